@@ -1,0 +1,102 @@
+// The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
+import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+
+import {ClawkitError, ExitCode} from './errors.js'
+import {OpenClawState} from './store/state.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** The `--json` error document: `{"error": {code, message, exitCode, suggestions?}}` on stdout. */
+export interface ErrorEnvelope {
+  error: {code: string; message: string; exitCode: number; suggestions?: string[]}
+}
+
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    'state-dir': Flags.string({
+      description: 'OpenClaw state directory (default: $OPENCLAW_STATE_DIR, the profile dir, or ~/.openclaw)',
+      helpGroup: 'GLOBAL',
+    }),
+    profile: Flags.string({description: 'use the OpenClaw profile state dir ~/.openclaw-<name>', helpGroup: 'GLOBAL'}),
+    dev: Flags.boolean({description: 'use the OpenClaw dev profile (~/.openclaw-dev)', helpGroup: 'GLOBAL'}),
+  }
+
+  protected flags!: BaseFlags<T>
+  protected args!: BaseArgs<T>
+
+  public override async init(): Promise<void> {
+    await super.init()
+    const {args, flags} = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as BaseArgs<T>
+  }
+
+  /** Resolve the OpenClaw state dir and config from the global flags. */
+  protected openState(): OpenClawState {
+    const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
+    return OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev})
+  }
+
+  /** Human output only: suppressed under --json so stdout stays one JSON document. */
+  protected out(text: string): void {
+    if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  protected override toErrorJson(err: unknown): ErrorEnvelope {
+    return {error: describeError(err)}
+  }
+
+  /**
+   * One place for failures: domain errors print `Error: <message>` (plus hints) on stderr and exit with their code;
+   * parse errors keep oclif's usage output and exit 2. Under --json the envelope goes to stdout with the same code
+   * (this also fixes core 4's "every JSON error exits 1", oclif-notes §3.3). Stack traces only with DEBUG.
+   */
+  protected override async catch(err: Error & {code?: string; oclif?: {exit?: false | number}}): Promise<unknown> {
+    const info = describeError(err)
+    if (err.code === 'EEXIT') {
+      process.exitCode = typeof err.oclif?.exit === 'number' ? err.oclif.exit : 0
+      return
+    }
+    process.exitCode = info.exitCode
+    if (this.jsonEnabled()) {
+      this.logJson(this.toErrorJson(err))
+      return
+    }
+    if (err instanceof ClawkitError || !(err instanceof Errors.CLIError)) {
+      const lines = [`Error: ${info.message}`]
+      for (const s of info.suggestions ?? []) lines.push(`  hint: ${s}`)
+      if (process.env.DEBUG && err.stack) lines.push(err.stack)
+      process.stderr.write(`${lines.join('\n')}\n`)
+      return
+    }
+    return super.catch(err)
+  }
+}
+
+export function describeError(err: unknown): ErrorEnvelope['error'] {
+  if (err instanceof ClawkitError) {
+    return {code: err.code, message: err.message, exitCode: err.exitCode, ...(err.suggestions ? {suggestions: err.suggestions} : {})}
+  }
+  const e = err as Error & {code?: string; oclif?: {exit?: number | false}}
+  if (e instanceof Errors.CLIError) {
+    // Flag and argument parse errors are usage errors.
+    const exit = typeof e.oclif?.exit === 'number' ? e.oclif.exit : ExitCode.usage
+    return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message: stripAnsi(e.message), exitCode: exit}
+  }
+  const code = typeof e?.code === 'string' ? `E_${e.code}` : 'E_UNEXPECTED'
+  return {code, message: e?.message ?? String(err), exitCode: ExitCode.failure}
+}
+
+function stripAnsi(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\u001B\[[0-9;]*m/g, '')
+}

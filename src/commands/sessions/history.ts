@@ -1,0 +1,105 @@
+// `clawkit sessions history`: the last messages of a session, read from the end of its transcript.
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {UsageError} from '../../errors.js'
+import {colorEnabled, paint} from '../../render/color.js'
+import {type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
+
+export type {HistoryEntry, SessionsHistoryResult} from '../../sessions/history.js'
+
+export default class SessionsHistory extends BaseCommand<typeof SessionsHistory> {
+  static override summary = 'Show the last messages of a session'
+  static override description =
+    'The session is a key (agent:main:main, or "main" for the agent\'s main session) or a sessionId. Only the end of the transcript is read, so large transcripts stay fast.'
+  static override examples = [
+    '<%= config.bin %> sessions history agent:main:main',
+    '<%= config.bin %> sessions history --session "agent:main:main" --limit 10',
+    '<%= config.bin %> sessions history 0caed29d-8df6-4457-a9cd-00bb9d2b22e3 --json',
+    '<%= config.bin %> sessions history main --raw --limit 5',
+  ]
+  static override args = {
+    session: Args.string({description: 'session key or sessionId'}),
+  }
+  static override flags = {
+    session: Flags.string({description: 'session key or sessionId (same as the argument)', helpValue: '<key>'}),
+    agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
+    limit: Flags.integer({description: 'last N messages', default: 20, min: 1}),
+    raw: Flags.boolean({description: 'print the JSONL lines exactly as stored'}),
+  }
+
+  async run(): Promise<SessionsHistoryResult> {
+    const target = this.args.session ?? this.flags.session
+    if (!target) throw new UsageError('Pass a session key or id: clawkit sessions history <key|sessionId> (or --session <key>)', 'E_MISSING_SESSION')
+    if (this.args.session && this.flags.session && this.args.session !== this.flags.session) {
+      throw new UsageError('Give the session once: either as an argument or with --session', 'E_FLAG_CONFLICT')
+    }
+    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit: this.flags.limit, raw: this.flags.raw})
+    if (!this.jsonEnabled()) {
+      if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
+      else process.stdout.write(renderHistory(result))
+    }
+    return result
+  }
+}
+
+const MAX_TEXT = 2000
+const MAX_TOOL = 300
+
+function shorten(s: string, max: number): string {
+  const one = s.replace(/\s+$/, '')
+  return one.length > max ? `${one.slice(0, max)}… (${one.length - max} more chars)` : one
+}
+
+function time(iso: string): string {
+  const d = new Date(iso)
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').slice(0, 19)
+}
+
+export function renderHistory(r: SessionsHistoryResult): string {
+  const c = colorEnabled()
+  const out: string[] = [paint(c, 'cyan', `Session ${r.key} (${r.sessionId})`), paint(c, 'dim', `Transcript: ${r.sessionFile}`)]
+  if (!r.transcriptExists) {
+    out.push('No transcript yet: the session has no completed turn.')
+    return `${out.join('\n')}\n`
+  }
+  if (r.truncated) out.push(paint(c, 'dim', `… earlier messages not shown (showing the last ${r.limit}; use --limit)`))
+  for (const e of r.entries) out.push(...renderEntry(e, c))
+  if (r.badLines.length > 0) {
+    out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); run "clawkit doctor".`))
+  }
+  return `${out.join('\n')}\n`
+}
+
+function renderEntry(e: HistoryEntry, c: boolean): string[] {
+  const t = paint(c, 'dim', `[${time(e.timestamp)}]`)
+  switch (e.type) {
+    case 'message': {
+      const lines: string[] = []
+      if (e.role === 'toolResult' && e.toolResult) {
+        const status = e.toolResult.isError ? paint(c, 'red', 'error') : 'ok'
+        lines.push(`${t} ${paint(c, 'gray', `tool result ${e.toolResult.toolName} (${status})`)}: ${shorten(e.text ?? '', MAX_TOOL)}`)
+        return lines
+      }
+      const who = e.role === 'user' ? paint(c, 'green', 'user') : e.role === 'assistant' ? paint(c, 'cyan', 'assistant') : (e.role ?? 'message')
+      const model = e.role === 'assistant' && e.model ? paint(c, 'dim', ` (${e.provider ? `${e.provider}/` : ''}${e.model})`) : ''
+      lines.push(`${t} ${who}${model}:${e.text ? ` ${shorten(e.text, MAX_TEXT)}` : ''}`)
+      if (e.thinking) lines.push(paint(c, 'dim', `    thinking: ${shorten(e.thinking, MAX_TOOL)}`))
+      for (const call of e.toolCalls ?? []) lines.push(paint(c, 'gray', `    → ${call.name} ${shorten(JSON.stringify(call.arguments), MAX_TOOL)}`))
+      if (e.stopReason === 'aborted' || e.stopReason === 'error') lines.push(paint(c, 'red', `    (${e.stopReason}${e.errorMessage ? `: ${e.errorMessage}` : ''})`))
+      return lines
+    }
+    case 'compaction':
+      return [`${t} ${paint(c, 'yellow', `── compaction (${e.tokensBefore ?? '?'} tokens before) ──`)}`, ...shorten(e.summary ?? '', MAX_TEXT).split('\n').map((l) => `    ${l}`)]
+    case 'branch_summary':
+      return [`${t} ${paint(c, 'yellow', '── branch summary ──')} ${shorten(e.summary ?? '', MAX_TEXT)}`]
+    case 'custom_message':
+      return [`${t} ${paint(c, 'gray', `custom (${e.customType ?? '?'})`)}: ${shorten(e.text ?? '', MAX_TEXT)}`]
+    case 'model_change':
+      return [`${t} ${paint(c, 'dim', `model → ${e.provider}/${e.model}`)}`]
+    case 'thinking_level_change':
+      return [`${t} ${paint(c, 'dim', `thinking → ${e.thinkingLevel}`)}`]
+    default:
+      return []
+  }
+}

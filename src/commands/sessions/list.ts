@@ -1,0 +1,76 @@
+// `clawkit sessions list`: the sessions of one agent, several agents or an explicit store, newest first.
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {colorEnabled, paint} from '../../render/color.js'
+import {formatFlags, formatTimeAgo, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
+import {listSessions, type SessionsListResult} from '../../sessions/list.js'
+
+export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
+
+export const listFlags = {
+  active: Flags.string({description: 'only sessions updated within the last N minutes', helpValue: '<minutes>'}),
+  agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
+  'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
+  store: Flags.string({description: 'read this sessions.json instead of the agent store', helpValue: '<path>'}),
+  limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
+}
+
+export default class SessionsList extends BaseCommand<typeof SessionsList> {
+  static override summary = 'List sessions with their age, model and token use'
+  static override description =
+    'Reads sessions.json without taking a lock. Same columns and --json shape as `openclaw sessions`; `count` is the true number of matching sessions.'
+  static override examples = [
+    '<%= config.bin %> sessions list',
+    '<%= config.bin %> sessions list --all-agents --active 60',
+    '<%= config.bin %> sessions list --agent work --json',
+    '<%= config.bin %> sessions list --store ~/backup/sessions.json --limit 20',
+  ]
+  static override flags = listFlags
+
+  async run(): Promise<SessionsListResult> {
+    const f = this.flags
+    const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit})
+    if (!this.jsonEnabled()) process.stdout.write(await renderSessionsList(result))
+    return result
+  }
+}
+
+export async function renderSessionsList(result: SessionsListResult): Promise<string> {
+  const color = colorEnabled()
+  const lines: string[] = []
+  if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length} (${result.stores.map((s) => s.agentId).join(', ')})`))
+  else lines.push(paint(color, 'cyan', `Session store: ${result.path}`))
+  lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
+  if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
+  if (result.count === 0) {
+    lines.push('No sessions found.')
+    return `${lines.join('\n')}\n`
+  }
+  const multi = Boolean(result.stores)
+  const {renderTable} = await import('../../render/table.js')
+  const columns = [
+    ...(multi ? [{header: 'Agent', width: 10}] : []),
+    {header: 'Kind', width: 6},
+    {header: 'Key', width: 26},
+    {header: 'Age', width: 9},
+    {header: 'Model', width: 14},
+    {header: 'Tokens (ctx %)', width: 20},
+    {header: 'Flags'},
+  ]
+  const rows = result.sessions.map((r) => {
+    const pct = percentUsed(r.totalTokens, r.contextTokens)
+    const style = pct === null ? 'dim' : pct >= 95 ? 'red' : pct >= 80 ? 'yellow' : pct >= 60 ? 'green' : 'dim'
+    return [
+      ...(multi ? [r.agentId] : []),
+      r.kind,
+      truncateKey(r.key),
+      formatTimeAgo(r.ageMs),
+      r.model ?? 'unknown',
+      paint(color, style, formatTokensCell(r.totalTokens, r.contextTokens)),
+      formatFlags(r),
+    ]
+  })
+  lines.push(await renderTable(columns, rows, color))
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,31 @@
+// `clawkit sessions reset`: start a fresh transcript for a session, archiving the old one.
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {UsageError} from '../../errors.js'
+import {resetSession, type SessionsResetResult} from '../../sessions/reset.js'
+
+export type {SessionsResetResult} from '../../sessions/reset.js'
+
+export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
+  static override summary = 'Reset a session: new sessionId, old transcript archived'
+  static override description =
+    'Like OpenClaw\'s reset: the old transcript is renamed to <file>.reset.<time>, labels, routing and overrides are kept, token counters are cleared. Works under the store and transcript locks.'
+  static override examples = ['<%= config.bin %> sessions reset agent:main:main', '<%= config.bin %> sessions reset --session agent:work:main --json']
+  static override args = {
+    session: Args.string({description: 'session key (or sessionId)'}),
+  }
+  static override flags = {
+    session: Flags.string({description: 'session key (same as the argument)', helpValue: '<key>'}),
+    agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
+  }
+
+  async run(): Promise<SessionsResetResult> {
+    const target = this.args.session ?? this.flags.session
+    if (!target) throw new UsageError('Pass a session key: clawkit sessions reset <key> (or --session <key>)', 'E_MISSING_SESSION')
+    const result = await resetSession(this.openState(), target, {agent: this.flags.agent})
+    this.out(`Reset ${result.key}: ${result.previousSessionId} → ${result.sessionId}`)
+    this.out(result.archivedTranscript ? `Old transcript archived as ${result.archivedTranscript}` : 'There was no transcript on disk to archive.')
+    return result
+  }
+}

@@ -1,0 +1,193 @@
+// Loads openclaw.json (JSON5) and answers the questions the store needs: agents, default agent, store paths, models.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import JSON5 from 'json5'
+
+import {ClawkitError} from '../errors.js'
+import {DEFAULT_AGENT_ID, isSafeAgentDirName, normalizeAgentId} from './agent-id.js'
+import {type Env, resolveConfigPath, resolveUserPath} from './paths.js'
+
+export const DEFAULT_CONTEXT_TOKENS = 200_000
+
+export interface ModelDefinition {
+  id: string
+  name?: string
+  contextWindow?: number
+  contextTokens?: number
+  maxTokens?: number
+  cost?: {input?: number; output?: number; cacheRead?: number; cacheWrite?: number}
+  [k: string]: unknown
+}
+
+export interface ProviderConfig {
+  baseUrl?: string
+  apiKey?: string
+  api?: string
+  models?: ModelDefinition[]
+  [k: string]: unknown
+}
+
+export interface AgentConfig {
+  id: string
+  default?: boolean
+  workspace?: string
+  model?: string | {primary?: string; fallbacks?: string[]}
+  [k: string]: unknown
+}
+
+/** The parts of openclaw.json that clawkit reads. Everything else is kept as unknown. */
+export interface OpenClawConfig {
+  agents?: {
+    defaults?: {model?: string | {primary?: string}; workspace?: string; contextTokens?: number; [k: string]: unknown}
+    list?: AgentConfig[]
+  }
+  session?: {store?: string; scope?: string; dmScope?: string; mainKey?: string; [k: string]: unknown}
+  models?: {providers?: Record<string, ProviderConfig>; [k: string]: unknown}
+  channels?: Record<string, unknown>
+  gateway?: {port?: number; [k: string]: unknown}
+  [k: string]: unknown
+}
+
+export class ConfigError extends ClawkitError {
+  readonly path: string
+  constructor(file: string, detail: string) {
+    super(`Config invalid: ${file}: ${detail}. Fix the file (it is JSON5) or point OPENCLAW_CONFIG_PATH elsewhere.`, {code: 'E_CONFIG_INVALID'})
+    this.path = file
+  }
+}
+
+export interface LoadedConfig {
+  path: string
+  exists: boolean
+  config: OpenClawConfig
+}
+
+export function loadConfig(stateDir: string, env: Env = process.env): LoadedConfig {
+  const file = resolveConfigPath(stateDir, env)
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {path: file, exists: false, config: {}}
+    throw new ConfigError(file, (error as Error).message)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON5.parse(text)
+  } catch (error) {
+    throw new ConfigError(file, (error as Error).message.replace(/^JSON5: /, ''))
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(file, 'the top level must be an object')
+  return {path: file, exists: true, config: parsed as OpenClawConfig}
+}
+
+function agentList(config: OpenClawConfig): AgentConfig[] {
+  const list = config.agents?.list
+  if (!Array.isArray(list)) return []
+  return list.filter((a): a is AgentConfig => Boolean(a) && typeof a === 'object' && typeof (a as AgentConfig).id === 'string')
+}
+
+/** OpenClaw: the agent marked default, else the first listed, else `main`. */
+export function resolveDefaultAgentId(config: OpenClawConfig): string {
+  const list = agentList(config)
+  const marked = list.find((a) => a.default === true)
+  if (marked) return normalizeAgentId(marked.id)
+  if (list.length > 0) return normalizeAgentId(list[0].id)
+  return DEFAULT_AGENT_ID
+}
+
+/** Configured agent ids (normalized, de-duplicated); `[main]` when none are listed. */
+export function listConfiguredAgentIds(config: OpenClawConfig): string[] {
+  const ids = agentList(config).map((a) => normalizeAgentId(a.id))
+  const unique = [...new Set(ids)]
+  return unique.length > 0 ? unique : [resolveDefaultAgentId(config)]
+}
+
+export function findAgentConfig(config: OpenClawConfig, agentId: string): AgentConfig | undefined {
+  return agentList(config).find((a) => normalizeAgentId(a.id) === agentId)
+}
+
+/** Agents found on disk: directories under `<stateDir>/agents` whose name is a valid agent id. */
+export function listAgentIdsOnDisk(stateDir: string): string[] {
+  let names: fs.Dirent[]
+  try {
+    names = fs.readdirSync(path.join(stateDir, 'agents'), {withFileTypes: true})
+  } catch {
+    return []
+  }
+  return names
+    .filter((d) => d.isDirectory() && isSafeAgentDirName(d.name) && d.name === d.name.toLowerCase())
+    .map((d) => d.name)
+    .sort()
+}
+
+/** Configured agents first (in config order), then any others found on disk. */
+export function listAllAgentIds(stateDir: string, config: OpenClawConfig): string[] {
+  const configured = listConfiguredAgentIds(config)
+  const extra = listAgentIdsOnDisk(stateDir).filter((id) => !configured.includes(id))
+  return [...configured, ...extra]
+}
+
+export function sessionsDirFor(stateDir: string, agentId: string): string {
+  return path.join(stateDir, 'agents', normalizeAgentId(agentId), 'sessions')
+}
+
+/** `session.store` with `{agentId}` templating and `~` expansion, else the per-agent default (§1.5). */
+export function resolveStorePath(stateDir: string, config: OpenClawConfig, agentId: string, env: Env = process.env): string {
+  const id = normalizeAgentId(agentId)
+  const configured = typeof config.session?.store === 'string' ? config.session.store.trim() : ''
+  if (!configured) return path.join(sessionsDirFor(stateDir, id), 'sessions.json')
+  const expanded = configured.includes('{agentId}') ? configured.replaceAll('{agentId}', id) : configured
+  return resolveUserPath(expanded, env)
+}
+
+/** Split `provider/model` as OpenClaw's model refs are written. */
+export function parseModelRef(ref: string | undefined): {provider?: string; model?: string} {
+  if (!ref) return {}
+  const trimmed = ref.trim()
+  const slash = trimmed.indexOf('/')
+  if (slash <= 0) return {model: trimmed || undefined}
+  return {provider: trimmed.slice(0, slash), model: trimmed.slice(slash + 1) || undefined}
+}
+
+function modelRefOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value
+  if (value && typeof value === 'object' && typeof (value as {primary?: unknown}).primary === 'string') return (value as {primary: string}).primary
+  return undefined
+}
+
+/** The agent's primary model ref (agent entry, else agents.defaults). */
+export function resolveAgentModelRef(config: OpenClawConfig, agentId: string): string | undefined {
+  return modelRefOf(findAgentConfig(config, agentId)?.model) ?? modelRefOf(config.agents?.defaults?.model)
+}
+
+/** Find a model definition in models.providers, optionally constrained to a provider. */
+export function findModelDefinition(config: OpenClawConfig, model: string | undefined, provider?: string): {provider: string; model: ModelDefinition; providerConfig: ProviderConfig} | undefined {
+  if (!model) return undefined
+  const providers = config.models?.providers
+  if (!providers || typeof providers !== 'object') return undefined
+  for (const [name, p] of Object.entries(providers)) {
+    if (provider && name !== provider) continue
+    const models = Array.isArray(p?.models) ? p.models : []
+    const hit = models.find((m) => m && m.id === model)
+    if (hit) return {provider: name, model: hit, providerConfig: p}
+  }
+  return undefined
+}
+
+/** The context window OpenClaw would report for a model: catalog contextWindow/contextTokens. */
+export function lookupContextWindow(config: OpenClawConfig, model: string | undefined, provider?: string): number | undefined {
+  const def = findModelDefinition(config, model, provider)?.model ?? (provider ? findModelDefinition(config, model)?.model : undefined)
+  const v = def?.contextWindow ?? def?.contextTokens
+  return typeof v === 'number' && v > 0 ? v : undefined
+}
+
+export function resolveWorkspaceDir(stateDir: string, config: OpenClawConfig, agentId: string, env: Env = process.env): string {
+  const agent = findAgentConfig(config, agentId)
+  if (typeof agent?.workspace === 'string' && agent.workspace.trim()) return resolveUserPath(agent.workspace, env)
+  const isDefault = agentId === resolveDefaultAgentId(config)
+  const defaults = config.agents?.defaults?.workspace
+  if (isDefault && typeof defaults === 'string' && defaults.trim()) return resolveUserPath(defaults, env)
+  return path.join(stateDir, isDefault ? 'workspace' : `workspace-${agentId}`)
+}

@@ -1,0 +1,64 @@
+// Text formats shared with OpenClaw's `sessions` table: token cells, relative ages, flags, key truncation.
+
+/** `formatTimeAgo` from OpenClaw (cli-surface.md §3.2). */
+export function formatTimeAgo(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return 'unknown'
+  const seconds = Math.round(ms / 1000)
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 1) return 'just now'
+  if (minutes < 60) return `${minutes}m ago`
+  const hours = Math.round(minutes / 60)
+  if (hours < 48) return `${hours}h ago`
+  return `${Math.round(hours / 24)}d ago`
+}
+
+/** 1000-based k with 0 decimals from 10k upwards, 1 decimal below: `2.0k`, `12k`, `200k`. */
+export function formatTokensK(n: number): string {
+  const k = n / 1000
+  return n >= 10_000 ? `${Math.round(k)}k` : `${k.toFixed(1)}k`
+}
+
+export function percentUsed(total: number | null, ctx: number): number | null {
+  if (total === null || !(ctx > 0)) return null
+  return Math.min(999, Math.round((total / ctx) * 100))
+}
+
+/** `<total>/<ctx> (<pct>%)`, or `unknown/<ctx> (?%)` when the total is not fresh. */
+export function formatTokensCell(total: number | null, ctx: number): string {
+  const pct = percentUsed(total, ctx)
+  if (total === null || pct === null) return `unknown/${formatTokensK(ctx)} (?%)`
+  return `${formatTokensK(total)}/${formatTokensK(ctx)} (${pct}%)`
+}
+
+/** Keys over 26 characters: first 16 + `...` + last 6. */
+export function truncateKey(key: string, width = 26): string {
+  return key.length > width ? `${key.slice(0, 16)}...${key.slice(-6)}` : key
+}
+
+export interface FlagSource {
+  thinkingLevel?: string
+  verboseLevel?: string
+  traceLevel?: string
+  reasoningLevel?: string
+  elevatedLevel?: string
+  responseUsage?: string
+  groupActivation?: string
+  systemSent?: boolean
+  abortedLastRun?: boolean
+  sessionId?: string
+}
+
+export function formatFlags(r: FlagSource): string {
+  const out: string[] = []
+  if (r.thinkingLevel) out.push(`think:${r.thinkingLevel}`)
+  if (r.verboseLevel) out.push(`verbose:${r.verboseLevel}`)
+  if (r.traceLevel) out.push(`trace:${r.traceLevel}`)
+  if (r.reasoningLevel) out.push(`reasoning:${r.reasoningLevel}`)
+  if (r.elevatedLevel) out.push(`elev:${r.elevatedLevel}`)
+  if (r.responseUsage) out.push(`usage:${r.responseUsage}`)
+  if (r.groupActivation) out.push(`activation:${r.groupActivation}`)
+  if (r.systemSent) out.push('system')
+  if (r.abortedLastRun) out.push('aborted')
+  if (r.sessionId) out.push(`id:${r.sessionId}`)
+  return out.join(' ')
+}

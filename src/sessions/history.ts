@@ -1,0 +1,143 @@
+// `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
+import {isEnoent} from '../store/fs-util.js'
+import type {OpenClawState} from '../store/state.js'
+import {resolveTranscriptPath, tailTranscript, type TranscriptLocation} from '../store/transcript.js'
+import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
+import {resolveSession} from './resolve.js'
+
+export interface HistoryToolCall {
+  id: string
+  name: string
+  arguments: unknown
+}
+
+/** One transcript entry, flattened for display and scripts. */
+export interface HistoryEntry {
+  id: string
+  parentId: string | null
+  type: string
+  timestamp: string
+  role?: string
+  text?: string
+  thinking?: string
+  toolCalls?: HistoryToolCall[]
+  toolResult?: {toolCallId: string; toolName: string; isError: boolean}
+  usage?: unknown
+  provider?: string
+  model?: string
+  stopReason?: string
+  errorMessage?: string
+  summary?: string
+  firstKeptEntryId?: string
+  tokensBefore?: number
+  customType?: string
+  thinkingLevel?: string
+}
+
+/** The `sessions history --json` document. */
+export interface SessionsHistoryResult {
+  key: string
+  agentId: string
+  sessionId: string
+  sessionFile: string
+  sessionFileLocation: TranscriptLocation
+  transcriptExists: boolean
+  limit: number
+  /** True when older entries exist before the first one returned. */
+  truncated: boolean
+  entries: HistoryEntry[]
+  /** The same entries as stored (only with --raw). */
+  raw?: string[]
+  badLines: BadLine[]
+}
+
+/** Entries that count toward --limit: what a person calls a message. */
+export function isHistoryMessage(e: TranscriptEntry): boolean {
+  return e.type === 'message' || e.type === 'compaction' || e.type === 'branch_summary' || e.type === 'custom_message'
+}
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  const parts = (content as ContentBlock[]).filter((b) => b?.type === 'text').map((b) => String((b as {text?: unknown}).text ?? ''))
+  return parts.length > 0 ? parts.join('\n') : undefined
+}
+
+export function toHistoryEntry(e: TranscriptEntry): HistoryEntry {
+  const out: HistoryEntry = {id: e.id, parentId: e.parentId ?? null, type: e.type, timestamp: e.timestamp}
+  if (e.type === 'message') {
+    const m = (e as {message?: Record<string, unknown>}).message ?? {}
+    out.role = typeof m.role === 'string' ? m.role : undefined
+    out.text = textOf(m.content)
+    if (Array.isArray(m.content)) {
+      const blocks = m.content as ContentBlock[]
+      const thinking = blocks.filter((b) => b?.type === 'thinking').map((b) => String((b as {thinking?: unknown}).thinking ?? ''))
+      if (thinking.length > 0) out.thinking = thinking.join('\n')
+      const calls = blocks.filter((b) => b?.type === 'toolCall') as {id: string; name: string; arguments: unknown}[]
+      if (calls.length > 0) out.toolCalls = calls.map((c) => ({id: c.id, name: c.name, arguments: c.arguments}))
+    }
+    if (m.role === 'toolResult') out.toolResult = {toolCallId: String(m.toolCallId ?? ''), toolName: String(m.toolName ?? ''), isError: m.isError === true}
+    if (m.role === 'assistant') {
+      out.usage = m.usage
+      out.provider = typeof m.provider === 'string' ? m.provider : undefined
+      out.model = typeof m.model === 'string' ? m.model : undefined
+      out.stopReason = typeof m.stopReason === 'string' ? m.stopReason : undefined
+      out.errorMessage = typeof m.errorMessage === 'string' ? m.errorMessage : undefined
+    }
+  } else if (e.type === 'compaction') {
+    out.summary = String(e.summary ?? '')
+    out.firstKeptEntryId = typeof e.firstKeptEntryId === 'string' ? e.firstKeptEntryId : undefined
+    out.tokensBefore = typeof e.tokensBefore === 'number' ? e.tokensBefore : undefined
+  } else if (e.type === 'branch_summary') {
+    out.summary = String(e.summary ?? '')
+  } else if (e.type === 'custom_message' || e.type === 'custom') {
+    out.customType = typeof e.customType === 'string' ? e.customType : undefined
+    if (e.type === 'custom_message') out.text = textOf(e.content)
+  } else if (e.type === 'model_change') {
+    out.provider = typeof e.provider === 'string' ? e.provider : undefined
+    out.model = typeof e.modelId === 'string' ? e.modelId : undefined
+  } else if (e.type === 'thinking_level_change') {
+    out.thinkingLevel = typeof e.thinkingLevel === 'string' ? e.thinkingLevel : undefined
+  }
+  return out
+}
+
+export interface HistoryOptions {
+  agent?: string
+  limit?: number
+  raw?: boolean
+}
+
+export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
+  const limit = opts.limit ?? 20
+  const s = await resolveSession(state, target, {agent: opts.agent})
+  const resolved = resolveTranscriptPath(state.sessionsDir(s.ref), s.entry, s.key)
+  const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: resolved.path, sessionFileLocation: resolved.location, limit}
+  let tail
+  try {
+    tail = await tailTranscript(resolved.path, {limit, count: isHistoryMessage})
+  } catch (error) {
+    if (!isEnoent(error)) throw error
+    return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}
+  }
+  // Start the window at the limit-th message from the end, keeping the non-message entries after it.
+  let seen = 0
+  let start = tail.entries.length
+  for (let i = tail.entries.length - 1; i >= 0 && seen < limit; i--) {
+    if (isHistoryMessage(tail.entries[i])) {
+      seen++
+      start = i
+    }
+  }
+  if (seen === 0) start = tail.entries.length
+  const window = tail.entries.slice(start)
+  const result: SessionsHistoryResult = {
+    ...base,
+    transcriptExists: true,
+    truncated: tail.partial || tail.entries.slice(0, start).some(isHistoryMessage),
+    entries: window.map(toHistoryEntry),
+    badLines: tail.badLines,
+  }
+  if (opts.raw) result.raw = tail.rawLines.slice(start).map((l, i) => l ?? JSON.stringify(window[i]))
+  return result
+}

@@ -1,0 +1,166 @@
+// `sessions list`: rows with the same fields and fallbacks as `openclaw sessions --json`, for every store asked for.
+import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
+import {resolveUserPath} from '../config/paths.js'
+import {UsageError} from '../errors.js'
+import {classifySessionKind, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
+import {openSessionStore, type OpenClawState} from '../store/state.js'
+import type {SessionEntry, StoreRef} from '../store/types.js'
+
+/** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
+export interface SessionRow {
+  key: string
+  updatedAt?: number
+  ageMs?: number
+  sessionId?: string
+  systemSent?: boolean
+  abortedLastRun?: boolean
+  thinkingLevel?: string
+  verboseLevel?: string
+  traceLevel?: string
+  reasoningLevel?: string
+  elevatedLevel?: string
+  responseUsage?: string
+  groupActivation?: string
+  inputTokens?: number
+  outputTokens?: number
+  /** Prompt size of the last call when fresh, else null. */
+  totalTokens: number | null
+  totalTokensFresh: boolean
+  /** Display model id (override, else runtime model, else the configured default). */
+  model?: string
+  modelProvider?: string
+  providerOverride?: string
+  modelOverride?: string
+  /** Context window after fallbacks (entry, model catalog, agents.defaults.contextTokens, 200000). */
+  contextTokens: number
+  agentId: string
+  kind: SessionKind
+}
+
+/** The `sessions list --json` document (a superset-compatible copy of `openclaw sessions --json`). */
+export interface SessionsListResult {
+  /** The store path, or null when several stores were read. */
+  path: string | null
+  stores?: StoreRef[]
+  allAgents?: true
+  /** Number of matching sessions (after --active, before --limit). */
+  count: number
+  activeMinutes: number | null
+  sessions: SessionRow[]
+}
+
+export interface ListOptions {
+  agent?: string
+  allAgents?: boolean
+  store?: string
+  /** Raw --active value (validated here with OpenClaw's parseInt semantics). */
+  active?: string
+  /** Raw --limit value: a positive integer or `all`. */
+  limit?: string
+  now?: number
+}
+
+export function parseActiveMinutes(raw: string | undefined): number | null {
+  if (raw === undefined) return null
+  const n = Number.parseInt(raw, 10)
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError('--active must be a positive integer (minutes)', 'E_BAD_ACTIVE')
+  return n
+}
+
+export function parseLimit(raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim().toLowerCase() === 'all') return null
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) <= 0) throw new UsageError('--limit must be a positive integer or "all"', 'E_BAD_LIMIT')
+  return Number(raw)
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined
+}
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined
+}
+function bool(v: unknown): boolean | undefined {
+  return typeof v === 'boolean' ? v : undefined
+}
+
+export function buildRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SessionRow {
+  const agentId = resolveAgentIdFromKey(key, storeAgentId)
+  const updatedAt = num(entry.updatedAt)
+  const rawTotal = num(entry.totalTokens)
+  const fresh = rawTotal !== undefined && entry.totalTokensFresh !== false
+  const configured = parseModelRef(resolveAgentModelRef(state.config, agentId))
+  const model = str(entry.modelOverride) ?? str(entry.model) ?? configured.model
+  const provider = str(entry.providerOverride) ?? str(entry.modelProvider) ?? configured.provider
+  const defaultsCtx = num(state.config.agents?.defaults?.contextTokens)
+  const contextTokens = num(entry.contextTokens) ?? lookupContextWindow(state.config, model, provider) ?? defaultsCtx ?? DEFAULT_CONTEXT_TOKENS
+  const row: SessionRow = {
+    key,
+    updatedAt,
+    ageMs: updatedAt === undefined ? undefined : now - updatedAt,
+    sessionId: str(entry.sessionId),
+    systemSent: bool(entry.systemSent),
+    abortedLastRun: bool(entry.abortedLastRun),
+    thinkingLevel: str(entry.thinkingLevel),
+    verboseLevel: str(entry.verboseLevel),
+    traceLevel: str(entry.traceLevel),
+    reasoningLevel: str(entry.reasoningLevel),
+    elevatedLevel: str(entry.elevatedLevel),
+    responseUsage: str(entry.responseUsage),
+    groupActivation: str(entry.groupActivation),
+    inputTokens: num(entry.inputTokens),
+    outputTokens: num(entry.outputTokens),
+    totalTokens: fresh ? rawTotal! : null,
+    totalTokensFresh: fresh,
+    model,
+    modelProvider: str(entry.modelProvider),
+    providerOverride: str(entry.providerOverride),
+    modelOverride: str(entry.modelOverride),
+    contextTokens,
+    agentId,
+    kind: classifySessionKind(key, entry),
+  }
+  return row
+}
+
+/** Which stores a list (or status) reads, with OpenClaw's validation of --agent/--all-agents/--store. */
+export function resolveTargets(state: OpenClawState, opts: {agent?: string; allAgents?: boolean; store?: string}): {targets: StoreRef[]; multi: boolean} {
+  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  if (opts.store && (opts.agent || opts.allAgents)) throw new UsageError('--store cannot be combined with --agent or --all-agents', 'E_FLAG_CONFLICT')
+  if (opts.store) return {targets: [{agentId: state.activeAgentId, path: resolveUserPath(opts.store, state.env)}], multi: false}
+  if (opts.allAgents) {
+    const seen = new Set<string>()
+    const targets: StoreRef[] = []
+    for (const id of state.allAgentIds()) {
+      const ref = state.storeRef(id)
+      if (seen.has(ref.path)) continue // a shared session.store without {agentId}
+      seen.add(ref.path)
+      targets.push(ref)
+    }
+    return {targets, multi: true}
+  }
+  const agentId = opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId
+  return {targets: [state.storeRef(agentId)], multi: false}
+}
+
+export async function listSessions(state: OpenClawState, opts: ListOptions = {}): Promise<SessionsListResult> {
+  const activeMinutes = parseActiveMinutes(opts.active)
+  const limit = parseLimit(opts.limit)
+  const {targets, multi} = resolveTargets(state, opts)
+  const now = opts.now ?? Date.now()
+  const rows: SessionRow[] = []
+  for (const ref of targets) {
+    const data = await openSessionStore(ref).read()
+    for (const [key, entry] of Object.entries(data)) {
+      if (!entry || typeof entry !== 'object' || Array.isArray(entry)) continue
+      const row = buildRow(state, key, entry, ref.agentId, now)
+      if (activeMinutes !== null && (row.updatedAt === undefined || now - row.updatedAt > activeMinutes * 60_000)) continue
+      rows.push(row)
+    }
+  }
+  rows.sort((a, b) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY))
+  const result: SessionsListResult = {path: multi ? null : targets[0].path, count: rows.length, activeMinutes, sessions: limit === null ? rows : rows.slice(0, limit)}
+  if (multi) {
+    return {path: null, stores: targets, ...(opts.allAgents ? {allAgents: true as const} : {}), count: result.count, activeMinutes, sessions: result.sessions}
+  }
+  return result
+}

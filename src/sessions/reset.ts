@@ -1,0 +1,104 @@
+// `sessions reset`: OpenClaw's reset semantics (new sessionId, archived transcript, metadata kept, counters cleared).
+import {randomUUID} from 'node:crypto'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {NotFoundError} from '../errors.js'
+import {archiveTimestamp} from '../store/fs-util.js'
+import {withLock} from '../store/lock.js'
+import type {OpenClawState} from '../store/state.js'
+import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
+import type {SessionEntry} from '../store/types.js'
+import {findEntry, resolveSession} from './resolve.js'
+
+/** The `sessions reset --json` document. */
+export interface SessionsResetResult {
+  key: string
+  agentId: string
+  previousSessionId: string
+  sessionId: string
+  /** Where the old transcript went (`<file>.reset.<ts>`), or null when there was none on disk. */
+  archivedTranscript: string | null
+  sessionFile: string
+}
+
+/**
+ * Fields a reset clears. The counters follow the gateway's `sessions.reset` (zeros with totalTokensFresh), per-run
+ * state and CLI-backend conversation ids rotate with the session, as on `/new`. Everything else on the entry (labels,
+ * routing, delivery context, overrides, unknown fields) is kept: clawkit never drops what it does not understand.
+ */
+const CLEARED_FIELDS = [
+  'cacheRead',
+  'cacheWrite',
+  'estimatedCostUsd',
+  'memoryFlushAt',
+  'memoryFlushCompactionCount',
+  'memoryFlushContextHash',
+  'lastInteractionAt',
+  'cliSessionIds',
+  'cliSessionBindings',
+  'claudeCliSessionId',
+  'abortCutoffMessageSid',
+  'abortCutoffTimestamp',
+  'compactionCheckpoints',
+] as const
+
+/** OpenClaw's later rewriteSessionFileForNewSessionId: keep the topic suffix or fork prefix, swap the id. */
+export function renameForNewSessionId(oldFileName: string, oldId: string, newId: string, key: string): string {
+  if (oldFileName === `${oldId}.jsonl`) return `${newId}.jsonl`
+  if (oldFileName.startsWith(`${oldId}-topic-`)) return `${newId}${oldFileName.slice(oldId.length)}`
+  const fork = /^(.+)_(.+)\.jsonl$/.exec(oldFileName)
+  if (fork && fork[2] === oldId) return `${fork[1]}_${newId}.jsonl`
+  void key
+  return transcriptFileName(newId)
+}
+
+export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {
+  const s = await resolveSession(state, target, {agent: opts.agent})
+  const sessionsDir = state.sessionsDir(s.ref)
+  const store = state.store(s.agentId)
+  // Lock order is transcript first, then store: an agent turn holds its transcript lock and takes the store lock at
+  // the end, so the opposite order here could deadlock until a timeout.
+  const firstGuess = resolveTranscriptPath(sessionsDir, s.entry, s.key).path
+  return withLock(firstGuess, () => store.update(async (data) => {
+    // Re-resolve inside the lock: another writer may have reset or removed it meanwhile.
+    const hit = findEntry(data, s.key)
+    if (!hit) throw new NotFoundError(`Session not found: ${s.key}`, 'E_SESSION_NOT_FOUND')
+    const entry = hit.entry
+    const previousSessionId = entry.sessionId
+    const oldTranscript = resolveTranscriptPath(sessionsDir, entry, s.key)
+    const newId = randomUUID()
+    const newFile = path.join(sessionsDir, renameForNewSessionId(path.basename(oldTranscript.path), previousSessionId, newId, s.key))
+    const now = opts.now ?? new Date()
+    let archived: string | null = null
+    // The transcript lock keeps a running agent turn from appending to the file while it moves.
+    await withLock(oldTranscript.path, async () => {
+      if (fs.existsSync(oldTranscript.path)) {
+        archived = `${oldTranscript.path}.reset.${archiveTimestamp(now)}`
+        await fsp.rename(oldTranscript.path, archived)
+      }
+    })
+    const next: SessionEntry = {...entry}
+    for (const f of CLEARED_FIELDS) delete next[f]
+    next.sessionId = newId
+    next.updatedAt = Math.max(now.getTime(), typeof entry.updatedAt === 'number' ? entry.updatedAt : 0)
+    next.sessionFile = newFile
+    next.systemSent = false
+    next.abortedLastRun = false
+    next.inputTokens = 0
+    next.outputTokens = 0
+    next.totalTokens = 0
+    next.totalTokensFresh = true
+    next.compactionCount = 0
+    if ('sessionStartedAt' in entry) next.sessionStartedAt = now.getTime()
+    // Fold mixed-case spellings into the canonical lowercase key, as OpenClaw's writers do.
+    for (const k of Object.keys(data)) if (k !== hit.storedKey && k.toLowerCase() === s.key) delete data[k]
+    if (hit.storedKey === s.key) data[s.key] = next
+    else {
+      delete data[hit.storedKey]
+      data[s.key] = next
+    }
+    return {key: s.key, agentId: s.agentId, previousSessionId, sessionId: newId, archivedTranscript: archived, sessionFile: newFile}
+  }))
+}

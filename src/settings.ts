@@ -1,0 +1,54 @@
+// clawkit's own settings (never OpenClaw state): `<config dir>/config.json` in the env-paths location for "clawkit".
+import fs from 'node:fs'
+import path from 'node:path'
+
+import envPaths from 'env-paths'
+
+import {ClawkitError} from './errors.js'
+
+export interface ClawkitSettings {
+  /** Default state dir when neither --state-dir, OPENCLAW_STATE_DIR nor a profile is given. */
+  stateDir?: string
+  /** Default agent for commands that take --agent. */
+  agent?: string
+}
+
+export interface ClawkitDirs {
+  config: string
+  cache: string
+  data: string
+}
+
+/** env-paths dirs for clawkit; CLAWKIT_CONFIG_DIR / CLAWKIT_CACHE_DIR / CLAWKIT_DATA_DIR override (as oclif does). */
+export function clawkitDirs(env: Record<string, string | undefined> = process.env): ClawkitDirs {
+  const p = envPaths('clawkit', {suffix: ''})
+  return {
+    config: env.CLAWKIT_CONFIG_DIR || p.config,
+    cache: env.CLAWKIT_CACHE_DIR || p.cache,
+    data: env.CLAWKIT_DATA_DIR || p.data,
+  }
+}
+
+export function settingsPath(env: Record<string, string | undefined> = process.env): string {
+  return path.join(clawkitDirs(env).config, 'config.json')
+}
+
+export function loadSettings(env: Record<string, string | undefined> = process.env): ClawkitSettings {
+  const file = settingsPath(env)
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return {}
+  }
+  try {
+    const v = JSON.parse(text)
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected an object')
+    const out: ClawkitSettings = {}
+    if (typeof v.stateDir === 'string' && v.stateDir.trim()) out.stateDir = v.stateDir
+    if (typeof v.agent === 'string' && v.agent.trim()) out.agent = v.agent
+    return out
+  } catch (error) {
+    throw new ClawkitError(`clawkit settings ${file} are invalid: ${(error as Error).message}. Fix or delete the file.`, {code: 'E_SETTINGS_INVALID'})
+  }
+}

@@ -1,0 +1,85 @@
+// Small filesystem primitives with OpenClaw's durability rules: atomic replace, private modes, dir fsync.
+import {randomUUID} from 'node:crypto'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+export const DIR_MODE = 0o700
+export const FILE_MODE = 0o600
+
+/** mkdir -p with 0700 for every directory it creates (existing ones are left alone). */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  const missing: string[] = []
+  let cur = path.resolve(dir)
+  while (!fs.existsSync(cur)) {
+    missing.unshift(cur)
+    const parent = path.dirname(cur)
+    if (parent === cur) break
+    cur = parent
+  }
+  for (const d of missing) {
+    try {
+      await fsp.mkdir(d, {mode: DIR_MODE})
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    // mkdir's mode is filtered by the umask; chmod makes 0700 hold whatever the umask is.
+    await fsp.chmod(d, DIR_MODE).catch(() => {})
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  let fh: fsp.FileHandle | undefined
+  try {
+    fh = await fsp.open(dir, 'r')
+    await fh.sync()
+  } catch {
+    // Best effort, as in OpenClaw: some filesystems refuse fsync on directories.
+  } finally {
+    await fh?.close().catch(() => {})
+  }
+}
+
+/**
+ * Replace `file` atomically: temp file `<file>.<uuid>.tmp` in the same directory (OpenClaw's name), mode 0600,
+ * fsync, rename, fsync the directory. Readers see the old or the new content, never a mix.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = FILE_MODE): Promise<void> {
+  const dir = path.dirname(file)
+  await ensurePrivateDir(dir)
+  const tmp = `${file}.${randomUUID()}.tmp`
+  let fh: fsp.FileHandle | undefined
+  try {
+    fh = await fsp.open(tmp, 'wx', mode)
+    await fh.writeFile(data)
+    await fh.sync()
+    await fh.chmod(mode)
+    await fh.close()
+    fh = undefined
+    await fsp.rename(tmp, file)
+    await fsyncDir(dir)
+  } finally {
+    await fh?.close().catch(() => {})
+    await fsp.rm(tmp, {force: true}).catch(() => {})
+  }
+}
+
+/** Append bytes with O_APPEND and fsync; the file is created 0600 when missing. */
+export async function appendDurable(file: string, data: string, mode = FILE_MODE): Promise<void> {
+  const fh = await fsp.open(file, 'a', mode)
+  try {
+    await fh.appendFile(data)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+/** ISO time with ':' replaced by '-', OpenClaw's archive suffix format. */
+export function archiveTimestamp(date = new Date()): string {
+  return date.toISOString().replaceAll(':', '-')
+}
+
+export function isEnoent(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException)?.code === 'ENOENT'
+}

@@ -1,0 +1,250 @@
+// OpenClaw's cross-process lock protocol: an O_EXCL regular file `<file>.lock` holding {pid, createdAt, starttime}.
+// Implemented by hand because lock libraries use a directory at the same path, which OpenClaw cannot see (oclif-notes §6.1).
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {LockTimeoutError} from '../errors.js'
+
+export interface LockPayload {
+  pid?: number
+  createdAt?: string
+  starttime?: number
+  /** Builds before 2026-02-13 wrote `startedAt` (epoch ms). */
+  startedAt?: number
+}
+
+export interface LockOptions {
+  /** Give up after this long (OpenClaw default 10 s). */
+  timeoutMs?: number
+  /** A lock older than this is stale whatever its pid (OpenClaw default 30 min). */
+  staleMs?: number
+}
+
+export type StaleReason = 'missing-pid' | 'dead-pid' | 'recycled-pid' | 'invalid-createdAt' | 'too-old'
+
+export interface LockInspection {
+  lockPath: string
+  payload?: LockPayload
+  /** Empty when the lock is live. */
+  staleReasons: StaleReason[]
+  stale: boolean
+  ageMs: number
+  mtimeMs: number
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000
+export const DEFAULT_STALE_MS = 30 * 60 * 1000
+
+const held = new Map<string, {fd: number; count: number}>()
+let exitHookInstalled = false
+
+/** `<realpath(dirname(file))>/<basename(file)>.lock`, as OpenClaw computes it. */
+export function lockPathFor(file: string): string {
+  const dir = path.dirname(path.resolve(file))
+  let real = dir
+  try {
+    real = fs.realpathSync(dir)
+  } catch {
+    // The directory may not exist yet; OpenClaw falls back to the unresolved path too.
+  }
+  return path.join(real, `${path.basename(file)}.lock`)
+}
+
+/** Field 22 of /proc/<pid>/stat (process start time in clock ticks); Linux only. */
+export function readProcessStartTime(pid: number): number | undefined {
+  if (process.platform !== 'linux') return undefined
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The command name (field 2) may contain spaces and parentheses; fields after the last ')' are fixed.
+    const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const v = Number(after[19])
+    return Number.isFinite(v) ? v : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+  } catch {
+    return false
+  }
+}
+
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    // EPERM means it exists but belongs to someone else.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+  }
+  return !isZombie(pid)
+}
+
+function parsePayload(text: string): LockPayload | undefined {
+  try {
+    const v = JSON.parse(text)
+    return v && typeof v === 'object' ? (v as LockPayload) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Apply OpenClaw's stale rules to an existing lock file. Returns undefined when the lock vanished. */
+export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: number} = {}): LockInspection | undefined {
+  const staleMs = opts.staleMs ?? DEFAULT_STALE_MS
+  const now = opts.now ?? Date.now()
+  let text: string
+  let mtimeMs: number
+  try {
+    mtimeMs = fs.statSync(lockPath).mtimeMs
+    text = fs.readFileSync(lockPath, 'utf8')
+  } catch {
+    return undefined
+  }
+  const payload = parsePayload(text)
+  const reasons: StaleReason[] = []
+  const pid = payload?.pid
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) reasons.push('missing-pid')
+  else if (!isPidAlive(pid)) reasons.push('dead-pid')
+  else if (typeof payload?.starttime === 'number') {
+    const current = readProcessStartTime(pid)
+    if (current !== undefined && current !== payload.starttime) reasons.push('recycled-pid')
+  }
+  let createdMs: number | undefined
+  if (typeof payload?.createdAt === 'string') createdMs = Date.parse(payload.createdAt)
+  else if (typeof payload?.startedAt === 'number') createdMs = payload.startedAt
+  if (createdMs === undefined || !Number.isFinite(createdMs)) reasons.push('invalid-createdAt')
+  const ageMs = now - (createdMs !== undefined && Number.isFinite(createdMs) ? createdMs : mtimeMs)
+  if (ageMs > staleMs) reasons.push('too-old')
+
+  // Payload problems alone (missing pid, bad createdAt) also describe a lock whose holder has not finished writing
+  // it yet, so OpenClaw reclaims those only once the file's mtime is older than staleMs.
+  let stale = reasons.length > 0
+  if (stale && reasons.every((r) => r === 'missing-pid' || r === 'invalid-createdAt') && now - mtimeMs <= staleMs) stale = false
+  // Our own pid without a hold in this process is an orphan left by an earlier crash of ... this very pid number.
+  if (!stale && pid === process.pid && !held.has(lockPath)) {
+    stale = true
+    reasons.push('dead-pid')
+  }
+  return {lockPath, payload, staleReasons: stale ? reasons : [], stale, ageMs, mtimeMs}
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  const releaseAll = () => {
+    for (const [lockPath, h] of held) {
+      try {
+        fs.closeSync(h.fd)
+      } catch {}
+      try {
+        fs.rmSync(lockPath, {force: true})
+      } catch {}
+    }
+    held.clear()
+  }
+  process.once('exit', releaseAll)
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      releaseAll()
+      // Re-raise with the default handler so the exit status still says "killed by signal".
+      process.kill(process.pid, sig)
+    })
+  }
+}
+
+export interface LockHandle {
+  lockPath: string
+  release(): Promise<void>
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}
+
+/**
+ * Take `<file>.lock` with OpenClaw's protocol: O_EXCL create, pretty JSON payload, stale reclaim, backoff
+ * `min(1000, 50·attempt)`, timeout error naming the holder. Re-entrant within this process.
+ */
+export async function acquireLock(file: string, opts: LockOptions = {}): Promise<LockHandle> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
+  const staleMs = opts.staleMs ?? DEFAULT_STALE_MS
+  const lockPath = lockPathFor(file)
+  const existing = held.get(lockPath)
+  if (existing) {
+    existing.count++
+    return {lockPath, release: () => releaseLock(lockPath)}
+  }
+  installExitHook()
+  const started = Date.now()
+  let attempt = 0
+  let lastHolder: number | undefined
+  for (;;) {
+    attempt++
+    try {
+      await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
+      const fd = fs.openSync(lockPath, 'wx', 0o600)
+      const starttime = readProcessStartTime(process.pid)
+      const payload: LockPayload = {pid: process.pid, createdAt: new Date().toISOString()}
+      if (starttime !== undefined) payload.starttime = starttime
+      fs.writeSync(fd, JSON.stringify(payload, null, 2))
+      held.set(lockPath, {fd, count: 1})
+      return {lockPath, release: () => releaseLock(lockPath)}
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    const info = inspectLock(lockPath, {staleMs})
+    if (!info) continue // released between our open and our read: retry at once
+    lastHolder = info.payload?.pid
+    if (info.stale) {
+      reclaimStaleLock(lockPath, info)
+      continue
+    }
+    const elapsed = Date.now() - started
+    if (elapsed >= timeoutMs) throw new LockTimeoutError(lockPath, timeoutMs, lastHolder)
+    await sleep(Math.min(1000, 50 * attempt, Math.max(1, timeoutMs - elapsed)))
+  }
+}
+
+/**
+ * Remove a stale lock only if it is still the same file we judged: another contender may have reclaimed it and
+ * taken a fresh lock in between, and deleting that one would break mutual exclusion.
+ */
+export function reclaimStaleLock(lockPath: string, info: LockInspection): boolean {
+  try {
+    const now = fs.statSync(lockPath)
+    const current = parsePayload(fs.readFileSync(lockPath, 'utf8'))
+    if (now.mtimeMs !== info.mtimeMs || current?.pid !== info.payload?.pid || current?.createdAt !== info.payload?.createdAt) return false
+    fs.rmSync(lockPath, {force: true})
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function releaseLock(lockPath: string): Promise<void> {
+  const h = held.get(lockPath)
+  if (!h) return
+  h.count--
+  if (h.count > 0) return
+  held.delete(lockPath)
+  try {
+    fs.closeSync(h.fd)
+  } catch {}
+  await fsp.rm(lockPath, {force: true})
+}
+
+export async function withLock<T>(file: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
+  const lock = await acquireLock(file, opts)
+  try {
+    return await fn()
+  } finally {
+    await lock.release()
+  }
+}

@@ -1,0 +1,109 @@
+// One resolved OpenClaw state dir: where it is and why, its config, its agents and their session stores.
+import path from 'node:path'
+
+import {normalizeAgentId} from '../config/agent-id.js'
+import {
+  listAllAgentIds,
+  listConfiguredAgentIds,
+  type LoadedConfig,
+  loadConfig,
+  type OpenClawConfig,
+  resolveDefaultAgentId,
+  resolveStorePath,
+} from '../config/config.js'
+import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
+import {NotFoundError} from '../errors.js'
+import {loadSettings} from '../settings.js'
+import {FileSessionStore} from './file-store.js'
+import type {SessionStore, StoreRef} from './types.js'
+
+export interface OpenStateOptions {
+  stateDir?: string
+  profile?: string
+  dev?: boolean
+  env?: Env
+  /** Skip clawkit's own settings file (tests, library use). */
+  ignoreSettings?: boolean
+}
+
+export class OpenClawState {
+  readonly stateDir: string
+  readonly stateDirSource: StateDirSource | 'clawkit-settings'
+  readonly stateDirReason: string
+  readonly configPath: string
+  readonly configExists: boolean
+  readonly config: OpenClawConfig
+  readonly env: Env
+  /** Agent from clawkit's settings, used when a command gets no --agent. */
+  readonly preferredAgent?: string
+
+  constructor(opts: {stateDir: string; source: OpenClawState['stateDirSource']; reason: string; loaded: LoadedConfig; env: Env; preferredAgent?: string}) {
+    this.stateDir = opts.stateDir
+    this.stateDirSource = opts.source
+    this.stateDirReason = opts.reason
+    this.configPath = opts.loaded.path
+    this.configExists = opts.loaded.exists
+    this.config = opts.loaded.config
+    this.env = opts.env
+    this.preferredAgent = opts.preferredAgent
+  }
+
+  static open(opts: OpenStateOptions = {}): OpenClawState {
+    const env = opts.env ?? process.env
+    const settings = opts.ignoreSettings ? {} : loadSettings(env)
+    let resolved = resolveStateDir({stateDir: opts.stateDir, profile: opts.profile, dev: opts.dev, env})
+    let source: OpenClawState['stateDirSource'] = resolved.source
+    // clawkit's settings only fill in where OpenClaw would fall back to its default home directory.
+    if (settings.stateDir && (resolved.source === 'default' || resolved.source === 'default-missing' || resolved.source === 'legacy')) {
+      resolved = {stateDir: resolveUserPath(settings.stateDir, env), source: 'default', reason: 'clawkit settings (stateDir)'}
+      source = 'clawkit-settings'
+    }
+    const loaded = loadConfig(resolved.stateDir, env)
+    return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined})
+  }
+
+  get defaultAgentId(): string {
+    return resolveDefaultAgentId(this.config)
+  }
+
+  /** The agent a command works on when none is named: clawkit settings, else OpenClaw's default agent. */
+  get activeAgentId(): string {
+    return this.preferredAgent ?? this.defaultAgentId
+  }
+
+  configuredAgentIds(): string[] {
+    return listConfiguredAgentIds(this.config)
+  }
+
+  /** Configured agents plus any found under `<stateDir>/agents`. */
+  allAgentIds(): string[] {
+    return listAllAgentIds(this.stateDir, this.config)
+  }
+
+  /** Validate a user-supplied agent id against configured and on-disk agents (OpenClaw's message). */
+  requireAgent(raw: string): string {
+    const id = normalizeAgentId(raw)
+    if (!this.allAgentIds().includes(id)) {
+      throw new NotFoundError(`Unknown agent id "${raw}". Use "openclaw agents list" to see configured agents.`, 'E_UNKNOWN_AGENT')
+    }
+    return id
+  }
+
+  storeRef(agentId: string): StoreRef {
+    return {agentId, path: resolveStorePath(this.stateDir, this.config, agentId, this.env)}
+  }
+
+  store(agentId: string): SessionStore {
+    return openSessionStore(this.storeRef(agentId))
+  }
+
+  /** The directory transcripts of a store live in: always dirname(sessions.json). */
+  sessionsDir(ref: StoreRef): string {
+    return path.dirname(ref.path)
+  }
+}
+
+/** Backend factory. Only the OpenClaw file layout exists today; a shared-database backend would plug in here. */
+export function openSessionStore(ref: StoreRef): SessionStore {
+  return new FileSessionStore(ref)
+}

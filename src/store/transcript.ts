@@ -1,0 +1,483 @@
+// Transcript files: locate them from an index entry, read them whole or from the end, and append OpenClaw-style entries.
+import {randomUUID} from 'node:crypto'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {UsageError} from '../errors.js'
+import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
+import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
+import {transcriptTopicId} from './session-key.js'
+import {
+  type BadLine,
+  CURRENT_TRANSCRIPT_VERSION,
+  type EntryBase,
+  type TranscriptEntry,
+  type TranscriptHeader,
+} from './transcript-types.js'
+import type {SessionEntry} from './types.js'
+
+export const SAFE_SESSION_ID_RE = /^[a-z0-9][a-z0-9._-]{0,127}$/i
+
+/** Files beside transcripts that are never transcripts themselves (trajectory, checkpoints, archives, locks, backups). */
+const SIDE_FILE_RES = [
+  /\.trajectory\.jsonl$/,
+  /\.trajectory-path\.json$/,
+  /\.checkpoint\.[^.]+\.jsonl$/,
+  /\.(reset|deleted|bak)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d{3})?Z$/,
+  /\.jsonl\.(reset|deleted|bak)\./,
+  /\.bak-\d+-\d+$/,
+  /\.lock$/,
+  /\.tmp$/,
+]
+
+export function isSideFile(name: string): boolean {
+  return SIDE_FILE_RES.some((re) => re.test(name))
+}
+
+/** A live transcript file name: `*.jsonl` that is not a side file. */
+export function isTranscriptFileName(name: string): boolean {
+  return name.endsWith('.jsonl') && !isSideFile(name)
+}
+
+export function isSafeSessionId(id: string): boolean {
+  return SAFE_SESSION_ID_RE.test(id.trim())
+}
+
+export function assertSafeSessionId(id: string): string {
+  const trimmed = id.trim()
+  if (!SAFE_SESSION_ID_RE.test(trimmed)) {
+    throw new UsageError(`Invalid session ID: ${JSON.stringify(id).slice(0, 140)}. Session ids are 1-128 characters of letters, digits, ".", "_" and "-", starting with a letter or digit.`, 'E_BAD_SESSION_ID')
+  }
+  return trimmed
+}
+
+/** `<sessionId>[-topic-<encoded topic>].jsonl`, OpenClaw's file name for a new transcript. */
+export function transcriptFileName(sessionId: string, topicId?: string | number): string {
+  const id = assertSafeSessionId(sessionId)
+  if (topicId === undefined || topicId === '') return `${id}.jsonl`
+  const topic = typeof topicId === 'number' ? String(topicId) : encodeURIComponent(topicId)
+  return `${id}-topic-${topic}.jsonl`
+}
+
+export type TranscriptLocation =
+  /** sessionFile resolved inside the sessions dir. */
+  | 'session-file'
+  /** sessionFile pointed elsewhere (a moved or copied state dir); the same file name exists locally and is used. */
+  | 'relocated'
+  /** No usable sessionFile: derived from sessionId (and topic). */
+  | 'derived'
+
+export interface ResolvedTranscript {
+  path: string
+  location: TranscriptLocation
+  exists: boolean
+  /** The stored sessionFile when it could not be used as-is. */
+  storedSessionFile?: string
+}
+
+function isInside(dir: string, file: string): boolean {
+  const rel = path.relative(dir, file)
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/**
+ * Find the transcript of an entry. `sessionFile` is authoritative when it resolves inside the sessions dir. An
+ * absolute path elsewhere (typically the old location of a moved or restored state dir) is never followed: clawkit
+ * looks for the same file name in this sessions dir instead, then falls back to `<sessionId>[-topic-<t>].jsonl`.
+ * OpenClaw 2026.4.27 follows such paths into the old directory; confining reads and writes to the store's own
+ * directory is a deliberate difference (README, "Compatibility decisions").
+ */
+export function resolveTranscriptPath(sessionsDir: string, entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): ResolvedTranscript {
+  const dir = path.resolve(sessionsDir)
+  const realDir = realpathOr(dir)
+  const stored = typeof entry.sessionFile === 'string' ? entry.sessionFile.trim() : ''
+  if (stored && !stored.includes('\0')) {
+    const candidate = path.isAbsolute(stored) ? path.normalize(stored) : path.resolve(dir, stored)
+    const realCandidate = realpathOr(candidate)
+    if ((isInside(dir, candidate) || isInside(realDir, candidate)) && isInside(realDir, realCandidate)) {
+      return {path: candidate, location: 'session-file', exists: fs.existsSync(candidate)}
+    }
+    const base = path.basename(stored)
+    if (isTranscriptFileName(base)) {
+      const local = path.join(dir, base)
+      if (fs.existsSync(local) && isInside(realDir, realpathOr(local))) {
+        return {path: local, location: 'relocated', exists: true, storedSessionFile: stored}
+      }
+    }
+  }
+  const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId : ''
+  if (!isSafeSessionId(sessionId)) {
+    throw new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
+  }
+  const topic = key ? transcriptTopicId(key) : undefined
+  if (topic) {
+    const topicPath = path.join(dir, transcriptFileName(sessionId, topic))
+    if (fs.existsSync(topicPath)) return {path: topicPath, location: 'derived', exists: true, storedSessionFile: stored || undefined}
+  }
+  const plain = path.join(dir, transcriptFileName(sessionId))
+  return {path: plain, location: 'derived', exists: fs.existsSync(plain), storedSessionFile: stored || undefined}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing
+
+export interface ParsedLine {
+  /** The exact line as stored (without its newline). */
+  raw: string
+  offset: number
+  value?: unknown
+  bad?: BadLine
+}
+
+function preview(s: string): string {
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s
+}
+
+function parseLine(raw: string, offset: number, lineNo: number, torn: boolean): ParsedLine {
+  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return {raw, offset, bad: {line: lineNo, offset, reason: torn ? 'torn' : 'invalid-json', preview: preview(text)}}
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return {raw, offset, bad: {line: lineNo, offset, reason: 'not-an-object', preview: preview(text)}}
+  }
+  return {raw, offset, value}
+}
+
+export interface TranscriptReadResult {
+  file: string
+  header?: TranscriptHeader
+  /** Header version as stored (1 when absent). */
+  version: number
+  entries: TranscriptEntry[]
+  /** Raw JSONL text of each entry, parallel to `entries` (migrated v1 entries have none). */
+  rawLines: (string | undefined)[]
+  badLines: BadLine[]
+  /** Extra `type:"session"` lines after the first (pi's duplicate-header quirk); ignored. */
+  duplicateHeaders: number
+  /** The first parsed line was not a session header: pi treats the file as empty. */
+  badHeader: boolean
+  /** The file does not end with "\n" (a torn or hand-edited tail). */
+  missingFinalNewline: boolean
+  size: number
+  /** True when only the end of the file was read. */
+  partial: boolean
+}
+
+function isHeader(v: unknown): v is TranscriptHeader {
+  return Boolean(v) && (v as {type?: unknown}).type === 'session' && typeof (v as {id?: unknown}).id === 'string'
+}
+
+function isEntry(v: unknown): v is EntryBase {
+  const e = v as EntryBase
+  return typeof e?.type === 'string' && e.type !== 'session'
+}
+
+/** v1 -> v2 -> v3 in memory (store-format.md §6.7). Never written back: a read must not rewrite a user's file. */
+export function migrateEntries(version: number, entries: Record<string, unknown>[]): TranscriptEntry[] {
+  let list = entries
+  if (version < 2) {
+    const ids = new Set<string>()
+    let prev: string | null = null
+    list = list.map((e) => {
+      const id = newEntryId(ids)
+      const out: Record<string, unknown> = {...e, id, parentId: prev}
+      prev = id
+      return out
+    })
+    // firstKeptEntryIndex counts file lines with the header at index 0.
+    for (const e of list) {
+      if (e.type === 'compaction' && typeof e.firstKeptEntryIndex === 'number') {
+        const target = list[e.firstKeptEntryIndex - 1]
+        if (target) e.firstKeptEntryId = target.id
+        delete e.firstKeptEntryIndex
+      }
+    }
+  }
+  if (version < 3) {
+    list = list.map((e) => {
+      const msg = e.message as {role?: string} | undefined
+      if (e.type === 'message' && msg?.role === 'hookMessage') return {...e, message: {...msg, role: 'custom'}}
+      return e
+    })
+  }
+  return list as TranscriptEntry[]
+}
+
+function buildResult(file: string, lines: ParsedLine[], size: number, missingFinalNewline: boolean, partial: boolean, header?: TranscriptHeader): TranscriptReadResult {
+  const badLines: BadLine[] = []
+  const entries: Record<string, unknown>[] = []
+  const rawLines: (string | undefined)[] = []
+  let duplicateHeaders = 0
+  let badHeader = false
+  let sawFirst = partial // a tail read has its header passed in separately
+  for (const l of lines) {
+    if (l.bad) {
+      badLines.push(l.bad)
+      continue
+    }
+    if (!sawFirst) {
+      sawFirst = true
+      if (isHeader(l.value)) {
+        header = l.value
+        continue
+      }
+      badHeader = true
+    }
+    if (isHeader(l.value)) {
+      if (!header) header = l.value
+      else duplicateHeaders++
+      continue
+    }
+    if (!isEntry(l.value)) {
+      badLines.push({line: 0, offset: l.offset, reason: 'missing-id', preview: preview(l.raw)})
+      continue
+    }
+    entries.push(l.value as Record<string, unknown>)
+    rawLines.push(l.raw)
+  }
+  const version = typeof header?.version === 'number' ? header.version : 1
+  const migrated = migrateEntries(version, entries)
+  return {
+    file,
+    header,
+    version,
+    entries: migrated,
+    rawLines: version < 2 ? migrated.map(() => undefined) : rawLines,
+    badLines,
+    duplicateHeaders,
+    badHeader,
+    missingFinalNewline,
+    size,
+    partial,
+  }
+}
+
+function splitLines(text: string, baseOffset: number, lineBase: number, lastIsComplete: boolean): ParsedLine[] {
+  const out: ParsedLine[] = []
+  let start = 0
+  let lineNo = lineBase
+  const bytes = (s: string) => Buffer.byteLength(s)
+  let offset = baseOffset
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start)
+    const end = nl < 0 ? text.length : nl
+    const raw = text.slice(start, end)
+    const isLast = nl < 0
+    if (raw.trim() !== '') out.push(parseLine(raw, offset, lineNo, isLast && !lastIsComplete))
+    offset += bytes(raw) + 1
+    lineNo++
+    start = end + 1
+  }
+  return out
+}
+
+/** Read and parse a whole transcript. Missing file: ENOENT is thrown to the caller. */
+export async function readTranscript(file: string): Promise<TranscriptReadResult> {
+  const buf = await fsp.readFile(file)
+  const text = buf.toString('utf8')
+  const missingFinalNewline = buf.length > 0 && buf[buf.length - 1] !== 0x0a
+  return buildResult(file, splitLines(text, 0, 1, !missingFinalNewline), buf.length, missingFinalNewline, false)
+}
+
+const CHUNK = 64 * 1024
+const MAX_HEADER_BYTES = 1024 * 1024
+
+async function readHeaderLine(fh: fsp.FileHandle, size: number): Promise<{header?: TranscriptHeader; endOffset: number}> {
+  let acc = Buffer.alloc(0)
+  let pos = 0
+  while (pos < size && acc.length < MAX_HEADER_BYTES) {
+    const len = Math.min(CHUNK, size - pos)
+    const b = Buffer.alloc(len)
+    const {bytesRead} = await fh.read(b, 0, len, pos)
+    if (bytesRead <= 0) break
+    acc = Buffer.concat([acc, b.subarray(0, bytesRead)])
+    pos += bytesRead
+    const nl = acc.indexOf(0x0a)
+    if (nl >= 0) {
+      const parsed = parseLine(acc.subarray(0, nl).toString('utf8'), 0, 1, false)
+      return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: nl + 1}
+    }
+  }
+  const parsed = parseLine(acc.toString('utf8'), 0, 1, true)
+  return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: acc.length}
+}
+
+export interface TailOptions {
+  /** Stop once this many entries accepted by `count` have been collected. */
+  limit: number
+  /** Which entries count toward the limit (default: every entry). */
+  count?: (e: TranscriptEntry) => boolean
+}
+
+/** Yield the lines of [start, end) from the last to the first, reading 64 KiB chunks backwards. */
+async function* linesFromEnd(fh: fsp.FileHandle, start: number, end: number): AsyncGenerator<{raw: string; offset: number; byteEnd: number}> {
+  let pos = end
+  let carry = Buffer.alloc(0) // the tail of a line whose start lies in an earlier chunk
+  while (pos > start) {
+    const len = Math.min(CHUNK, pos - start)
+    pos -= len
+    const chunk = Buffer.alloc(len)
+    await fh.read(chunk, 0, len, pos)
+    const buf = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk
+    let lineEnd = buf.length
+    for (let nl = buf.lastIndexOf(0x0a, lineEnd - 1); nl >= 0; nl = lineEnd > 0 ? buf.lastIndexOf(0x0a, lineEnd - 1) : -1) {
+      if (lineEnd - (nl + 1) > 0) yield {raw: buf.subarray(nl + 1, lineEnd).toString('utf8'), offset: pos + nl + 1, byteEnd: pos + lineEnd}
+      lineEnd = nl
+    }
+    carry = Buffer.from(buf.subarray(0, lineEnd))
+  }
+  if (carry.length > 0) yield {raw: carry.toString('utf8'), offset: start, byteEnd: start + carry.length}
+}
+
+/**
+ * Read only the end of a transcript, seeking backwards in 64 KiB chunks until `limit` counted entries are found.
+ * Memory stays proportional to what is shown, whatever the file size. v1 files (no ids) fall back to a whole read,
+ * since their ids only exist after migrating from the start.
+ */
+export async function tailTranscript(file: string, opts: TailOptions): Promise<TranscriptReadResult> {
+  const fh = await fsp.open(file, 'r')
+  let fallback = false
+  try {
+    const {size} = await fh.stat()
+    const {header, endOffset} = await readHeaderLine(fh, size)
+    if (!header || (typeof header.version === 'number' ? header.version : 1) < 2) {
+      fallback = true
+    } else {
+      const count = opts.count ?? (() => true)
+      const lastByte = Buffer.alloc(1)
+      if (size > 0) await fh.read(lastByte, 0, 1, size - 1)
+      const missingFinalNewline = size > 0 && lastByte[0] !== 0x0a
+      const collected: ParsedLine[] = []
+      let counted = 0
+      let reachedStart = true
+      for await (const line of linesFromEnd(fh, endOffset, size)) {
+        if (counted >= opts.limit) {
+          reachedStart = false
+          break
+        }
+        if (line.raw.trim() === '') continue
+        const parsed = parseLine(line.raw, line.offset, 0, missingFinalNewline && line.byteEnd === size)
+        collected.push(parsed)
+        if (parsed.value && isEntry(parsed.value) && count(parsed.value as TranscriptEntry)) counted++
+      }
+      collected.reverse()
+      const result = buildResult(file, collected, size, missingFinalNewline, true, header)
+      result.partial = !reachedStart
+      return result
+    }
+  } finally {
+    await fh.close().catch(() => {})
+  }
+  if (fallback) return readTranscript(file)
+  throw new Error('unreachable')
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Writing
+
+/** pi's id: the first 8 hex chars of a UUID, re-drawn on collision, a full UUID after 100 tries. */
+export function newEntryId(existing: Set<string>): string {
+  for (let i = 0; i < 100; i++) {
+    const id = randomUUID().slice(0, 8)
+    if (!existing.has(id)) {
+      existing.add(id)
+      return id
+    }
+  }
+  const id = randomUUID()
+  existing.add(id)
+  return id
+}
+
+export function makeHeader(sessionId: string, cwd: string, now = new Date()): TranscriptHeader {
+  return {type: 'session', version: CURRENT_TRANSCRIPT_VERSION, id: sessionId, timestamp: now.toISOString(), cwd}
+}
+
+/** An entry without the base fields; appendEntries fills id, parentId and timestamp. */
+export type NewEntry = {type: string; [k: string]: unknown}
+
+export interface AppendOptions {
+  /** Header to write when the file is missing or holds no entries yet. */
+  header?: TranscriptHeader
+  lockTimeoutMs?: number
+  now?: () => Date
+}
+
+export interface AppendResult {
+  entries: TranscriptEntry[]
+  created: boolean
+}
+
+/** The id of the last entry in the file (the leaf), read from the end. */
+export async function readLeafId(file: string): Promise<{leafId: string | null; ids: Set<string>; hasEntries: boolean; missingFinalNewline: boolean}> {
+  try {
+    const tail = await tailTranscript(file, {limit: 1, count: (e) => typeof e.id === 'string'})
+    const last = [...tail.entries].reverse().find((e) => typeof e.id === 'string')
+    return {leafId: last?.id ?? null, ids: new Set(tail.entries.map((e) => e.id)), hasEntries: tail.entries.length > 0, missingFinalNewline: tail.missingFinalNewline}
+  } catch (error) {
+    if (isEnoent(error)) return {leafId: null, ids: new Set(), hasEntries: false, missingFinalNewline: false}
+    throw error
+  }
+}
+
+/**
+ * Serialize entries in pi's field order (type, id, parentId, timestamp, then the rest) and chain them onto `leafId`.
+ * Custom entries keep pi's literal order (type, customType, data, id, parentId, timestamp).
+ */
+export function chainEntries(items: NewEntry[], leafId: string | null, ids: Set<string>, now: () => Date = () => new Date()): TranscriptEntry[] {
+  let parent = leafId
+  return items.map((item) => {
+    const id = newEntryId(ids)
+    const timestamp = now().toISOString()
+    const {type, ...rest} = item
+    const entry = type === 'custom' ? {type, ...rest, id, parentId: parent, timestamp} : {type, id, parentId: parent, timestamp, ...rest}
+    parent = id
+    return entry as TranscriptEntry
+  })
+}
+
+/**
+ * Append entries under `<file>.lock`, chained onto the current leaf. A missing file is created (0600) with the
+ * given header. A torn last line is left in place and fenced off with a newline so the new lines stay parseable.
+ */
+export async function appendEntries(file: string, items: NewEntry[], opts: AppendOptions = {}): Promise<AppendResult> {
+  return withLock(file, () => appendEntriesLocked(file, items, opts), {timeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS})
+}
+
+/** appendEntries for callers that already hold the transcript lock (an agent turn holds it for the whole turn). */
+export async function appendEntriesLocked(file: string, items: NewEntry[], opts: AppendOptions = {}): Promise<AppendResult> {
+  await ensurePrivateDir(path.dirname(file))
+  const state = await readLeafId(file)
+  let prefix = ''
+  let created = false
+  let size = 0
+  try {
+    size = (await fsp.stat(file)).size
+  } catch (error) {
+    if (!isEnoent(error)) throw error
+  }
+  if (size === 0) {
+    if (!opts.header) throw new Error(`cannot create ${file} without a session header`)
+    prefix = `${JSON.stringify(opts.header)}\n`
+    created = true
+  } else if (state.missingFinalNewline) {
+    prefix = '\n'
+  }
+  const entries = chainEntries(items, state.leafId, state.ids, opts.now)
+  const text = prefix + entries.map((e) => `${JSON.stringify(e)}\n`).join('')
+  await appendDurable(file, text, FILE_MODE)
+  return {entries, created}
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+
+function expectedRow(stateDir: string, agent: string, key: string) {
+  const entry = readJson(sessionsJsonPath(stateDir, agent))[key]
+  return {key, sessionId: entry.sessionId, updatedAt: entry.updatedAt, totalTokens: entry.totalTokens, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, contextTokens: entry.contextTokens, model: entry.model, modelProvider: entry.modelProvider}
+}
+
+describe('sessions list', () => {
+  it('lists every fixture session of every agent with keys, ids, kinds and token figures from the files', async () => {
+    for (const fixture of [TWO_AGENTS, COMPACTION]) {
+      const state = copyFixture(fixture)
+      const r = await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+      expect(r.code, r.stderr).toBe(0)
+      const doc = json(r)
+      expect(doc.path).toBeNull()
+      expect(doc.allAgents).toBe(true)
+      const expected: ReturnType<typeof expectedRow>[] = []
+      for (const agent of fs.readdirSync(path.join(state, 'agents'))) {
+        const file = sessionsJsonPath(state, agent)
+        if (!fs.existsSync(file)) continue
+        for (const key of Object.keys(readJson(file))) expected.push(expectedRow(state, agent, key))
+      }
+      expect(doc.count).toBe(expected.length)
+      expect(doc.sessions).toHaveLength(expected.length)
+      for (const want of expected) {
+        const row = doc.sessions.find((s: any) => s.key === want.key)
+        expect(row, want.key).toMatchObject({...want, kind: 'direct', totalTokensFresh: true, agentId: want.key.split(':')[1]})
+        expect(row.ageMs).toBeGreaterThan(0)
+      }
+      // newest first
+      const times = doc.sessions.map((s: any) => s.updatedAt)
+      expect([...times].sort((a, b) => b - a)).toEqual(times)
+    }
+  })
+
+  it('bare "sessions" lists the default agent store, like "openclaw sessions"', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const r = await runCli(['sessions', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stderr).toBe(0)
+    const doc = json(r)
+    expect(doc.path).toBe(sessionsJsonPath(state, 'main'))
+    expect(doc.sessions.map((s: any) => s.key)).toEqual(['agent:main:main'])
+    expect(doc).not.toHaveProperty('allAgents')
+  })
+
+  it('prints OpenClaw-style rows: kind, key, age, model and the tokens cell', async () => {
+    const state = copyFixture(COMPACTION)
+    const r = await runCli(['sessions', 'list', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`Session store: ${sessionsJsonPath(state)}`)
+    expect(r.stdout).toContain('Sessions listed: 2')
+    expect(r.stdout).toMatch(/^Kind\s+Key\s+Age\s+Model\s+Tokens \(ctx %\)\s+Flags$/m)
+    // 24756 / 48000 = 52%
+    expect(r.stdout).toMatch(/^direct agent:main:main\s+\S+ ago\s+claude-small\s+25k\/48k \(52%\)\s+id:f1ea83b9-e3d9-43c8-b4e4-5d101bf3ee2f$/m)
+    expect(r.stdout).toContain('agent:main:expli...000001')
+    expect(r.stdout).not.toMatch(/\u001B\[/)
+  })
+
+  it('--limit caps rows while count stays the true number of matches (no silent 500 cap)', async () => {
+    const state = tempDir()
+    const store: Record<string, unknown> = {}
+    const now = Date.now()
+    for (let i = 0; i < 600; i++) store[`agent:main:telegram:group:${i}`] = {sessionId: `id-${i}`, updatedAt: now - i * 1000, chatType: 'group'}
+    fs.mkdirSync(path.dirname(sessionsJsonPath(state)), {recursive: true})
+    fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2))
+    const r = await runCli(['sessions', 'list', '--json', '--limit', '5', '--state-dir', state], {env: baseEnv(tempDir())})
+    const doc = json(r)
+    expect(doc.count).toBe(600)
+    expect(doc.sessions.map((s: any) => s.key)).toEqual([0, 1, 2, 3, 4].map((i) => `agent:main:telegram:group:${i}`))
+    expect(doc.sessions[0].kind).toBe('group')
+    const all = json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: baseEnv(tempDir())}))
+    expect(all.sessions).toHaveLength(600)
+  })
+
+  it('--active keeps recent rows and drops rows without updatedAt', async () => {
+    const state = tempDir()
+    const now = Date.now()
+    fs.mkdirSync(path.dirname(sessionsJsonPath(state)), {recursive: true})
+    fs.writeFileSync(
+      sessionsJsonPath(state),
+      JSON.stringify({'agent:main:main': {sessionId: 'a', updatedAt: now - 60_000}, 'agent:main:old': {sessionId: 'b', updatedAt: now - 3 * 3600_000}, global: {sessionId: 'c'}}, null, 2),
+    )
+    const doc = json(await runCli(['sessions', '--json', '--active', '10', '--state-dir', state], {env: baseEnv(tempDir())}))
+    expect(doc.activeMinutes).toBe(10)
+    expect(doc.sessions.map((s: any) => s.key)).toEqual(['agent:main:main'])
+    const all = json(await runCli(['sessions', '--json', '--state-dir', state], {env: baseEnv(tempDir())}))
+    expect(all.sessions.find((s: any) => s.key === 'global').kind).toBe('global')
+  })
+
+  it('rejects conflicting or invalid flags with OpenClaw messages and exit code 2', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const env = baseEnv(tempDir())
+    const cases: [string[], string][] = [
+      [['--agent', 'main', '--all-agents'], '--agent and --all-agents cannot be used together'],
+      [['--store', '/tmp/x.json', '--agent', 'main'], '--store cannot be combined with --agent or --all-agents'],
+      [['--agent', 'nobody'], 'Unknown agent id "nobody". Use "openclaw agents list" to see configured agents.'],
+      [['--active', '0'], '--active must be a positive integer (minutes)'],
+    ]
+    for (const [flags, message] of cases) {
+      const r = await runCli(['sessions', 'list', '--state-dir', state, ...flags], {env})
+      expect(r.stderr).toContain(message)
+      expect(r.code).not.toBe(0)
+      const j = await runCli(['sessions', 'list', '--json', '--state-dir', state, ...flags], {env})
+      expect(json(j).error.message).toContain(message)
+      expect(j.code).toBe(r.code)
+    }
+  })
+
+  it('a missing sessions.json is an empty store, not an error', async () => {
+    const state = tempDir()
+    const r = await runCli(['sessions', 'list', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('No sessions found.')
+  })
+})

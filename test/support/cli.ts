@@ -1,0 +1,93 @@
+// Test support: run the real built CLI as a child process, and lay out temp state dirs from the shared fixtures.
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+export const BIN = path.join(ROOT, 'bin', 'run.js')
+export const FIXTURES = path.resolve(ROOT, '..', 'shared', 'fixtures')
+export const TWO_AGENTS = 'openclaw-2026.4.27-two-agents'
+export const COMPACTION = 'openclaw-2026.4.27-compaction'
+
+export interface RunResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>
+  input?: string
+  cwd?: string
+  timeoutMs?: number
+}
+
+/** A scratch HOME so no test ever reads the developer's ~/.openclaw or clawkit settings. */
+export function tempDir(prefix = 'clawkit-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+}
+
+export function baseEnv(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined) continue
+    if (k.startsWith('OPENCLAW_') || k.startsWith('CLAWKIT_') || k === 'NODE_ENV' || k.startsWith('VITEST') || k === 'DEBUG') continue
+    env[k] = v
+  }
+  Object.assign(env, {HOME: home, NO_COLOR: '1', CLAWKIT_CONFIG_DIR: path.join(home, '.config', 'clawkit'), CLAWKIT_CACHE_DIR: path.join(home, '.cache', 'clawkit'), CLAWKIT_DATA_DIR: path.join(home, '.local', 'share', 'clawkit')})
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k]
+    else env[k] = v
+  }
+  return env
+}
+
+export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: opts.cwd ?? ROOT, env: opts.env ?? baseEnv(tempDir()), stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({code, signal, stdout, stderr})
+    })
+    child.stdin.end(opts.input ?? '')
+  })
+}
+
+/** Parse stdout as the single JSON document a --json run must print. */
+export function json<T = any>(r: RunResult): T {
+  try {
+    return JSON.parse(r.stdout) as T
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\n--- stderr ---\n${r.stderr}`)
+  }
+}
+
+/** Copy a fixture state dir into a fresh temp dir (fixtures are read-only and must never be modified). */
+export function copyFixture(name: string, dest = path.join(tempDir(), 'state')): string {
+  fs.cpSync(path.join(FIXTURES, name), dest, {recursive: true})
+  makeWritable(dest)
+  return dest
+}
+
+function makeWritable(p: string): void {
+  const st = fs.statSync(p)
+  fs.chmodSync(p, st.isDirectory() ? 0o700 : 0o600)
+  if (st.isDirectory()) for (const name of fs.readdirSync(p)) makeWritable(path.join(p, name))
+}
+
+export function readJson<T = any>(file: string): T {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as T
+}
+
+export function sessionsJsonPath(stateDir: string, agent = 'main'): string {
+  return path.join(stateDir, 'agents', agent, 'sessions', 'sessions.json')
+}
