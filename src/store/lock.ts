@@ -33,8 +33,16 @@ export interface LockInspection {
   mtimeMs: number
 }
 
-export const DEFAULT_LOCK_TIMEOUT_MS = 10_000
-export const DEFAULT_STALE_MS = 30 * 60 * 1000
+function envMs(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === '') return fallback
+  const n = Number(raw)
+  return Number.isFinite(n) && n >= 0 ? n : fallback
+}
+
+/** OpenClaw's defaults, tunable with the env vars later OpenClaw versions read (store-format.md §3.3). */
+export const DEFAULT_LOCK_TIMEOUT_MS = envMs('OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS', 10_000)
+export const DEFAULT_STALE_MS = envMs('OPENCLAW_SESSION_WRITE_LOCK_STALE_MS', 30 * 60 * 1000)
 
 const held = new Map<string, {fd: number; count: number}>()
 let exitHookInstalled = false

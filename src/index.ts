@@ -1,0 +1,10 @@
+// Library entry: the store library plus the sessions operations, with no oclif and no heavy imports.
+export * from './config/agent-id.js'
+export * from './config/config.js'
+export * from './config/paths.js'
+export * from './errors.js'
+export * from './sessions/history.js'
+export * from './sessions/list.js'
+export * from './sessions/reset.js'
+export * from './sessions/resolve.js'
+export * from './store/index.js'

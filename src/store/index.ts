@@ -1,0 +1,11 @@
+// Public entry of the store library: everything needed to read and write an OpenClaw state dir without the CLI.
+export * from './context.js'
+export * from './file-store.js'
+export * from './fs-util.js'
+export * from './lock.js'
+export * from './session-key.js'
+export * from './state.js'
+export * from './transcript.js'
+export type * from './transcript-types.js'
+export type * from './types.js'
+export {CURRENT_TRANSCRIPT_VERSION} from './transcript-types.js'

@@ -1,0 +1,89 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {CorruptFileError} from '../../src/errors.js'
+import {FileSessionStore, serializeStore} from '../../src/store/file-store.js'
+import {baseEnv, COMPACTION, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+
+describe('sessions.json file store', () => {
+  it('round-trips every fixture store byte for byte (unknown fields and key order survive)', async () => {
+    for (const fixture of [TWO_AGENTS, COMPACTION]) {
+      const file = sessionsJsonPath(copyFixture(fixture))
+      const before = fs.readFileSync(file, 'utf8')
+      const store = new FileSessionStore({agentId: 'main', path: file})
+      expect(serializeStore(await store.read())).toBe(before)
+      // A real mutation touches only what it changes.
+      await store.update((d) => {
+        d['agent:main:main'].label = 'x'
+      })
+      await store.update((d) => {
+        delete d['agent:main:main'].label
+      })
+      expect(fs.readFileSync(file, 'utf8')).toBe(before)
+    }
+  })
+
+  it('writes 2-space JSON without a trailing newline, mode 0600, via an atomic temp file', async () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'agents', 'main', 'sessions', 'sessions.json')
+    const old = process.umask(0o022)
+    try {
+      await new FileSessionStore({agentId: 'main', path: file}).update((d) => {
+        d['agent:main:main'] = {sessionId: 'a', updatedAt: 1}
+      })
+    } finally {
+      process.umask(old)
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('{\n  "agent:main:main": {\n    "sessionId": "a",\n    "updatedAt": 1\n  }\n}')
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700)
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['sessions.json'])
+  })
+
+  it('an unchanged store is not rewritten', async () => {
+    const file = sessionsJsonPath(copyFixture(TWO_AGENTS))
+    const past = new Date(Date.now() - 3600_000)
+    fs.utimesSync(file, past, past)
+    await new FileSessionStore({agentId: 'main', path: file}).update(() => {})
+    expect(Math.round(fs.statSync(file).mtimeMs)).toBe(past.getTime())
+  })
+
+  it('corrupt sessions.json: typed error naming file and position, file never overwritten', async () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'sessions.json')
+    const text = '{\n  "agent:main:main": {\n    "sessionId": "a",\n    "updatedAt": 1,,\n  }\n}'
+    fs.writeFileSync(file, text)
+    const store = new FileSessionStore({agentId: 'main', path: file})
+    const err = await store.read().catch((error) => error)
+    expect(err).toBeInstanceOf(CorruptFileError)
+    expect(err.message).toContain(file)
+    expect(err.position).toEqual({line: 4, column: 20})
+    await expect(store.update(() => {})).rejects.toBeInstanceOf(CorruptFileError)
+    expect(fs.readFileSync(file, 'utf8')).toBe(text)
+  })
+
+  it('a 0-byte sessions.json (crash mid-write) is reported, not read as an empty store', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    fs.writeFileSync(file, '')
+    await expect(new FileSessionStore({agentId: 'main', path: file}).read()).rejects.toThrow(/is empty/)
+  })
+
+  it('CLI: corrupt index gives a one-line error, exit 1, no stack trace, and the file is untouched', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = sessionsJsonPath(state)
+    fs.writeFileSync(file, '{"agent:main:main": {"sessionId": ')
+    const before = fs.readFileSync(file)
+    for (const args of [['sessions', 'list'], ['sessions', 'reset', 'agent:main:main'], ['sessions', 'history', 'main']]) {
+      const r = await runCli([...args, '--state-dir', state], {env: baseEnv(tempDir())})
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/^Error: .*sessions\.json is not valid JSON at line 1, column \d+/)
+      expect(r.stderr).not.toMatch(/\n\s+at /)
+      const j = await runCli([...args, '--state-dir', state, '--json'], {env: baseEnv(tempDir())})
+      expect(json(j).error.code).toBe('E_CORRUPT_STORE')
+      expect(j.code).toBe(1)
+    }
+    expect(fs.readFileSync(file).equals(before)).toBe(true)
+  })
+})

@@ -1,0 +1,104 @@
+import {spawn, spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {LockTimeoutError} from '../../src/errors.js'
+import {acquireLock, inspectLock, lockPathFor, readProcessStartTime, withLock} from '../../src/store/lock.js'
+import {tempDir} from '../support/cli.js'
+
+const children: ReturnType<typeof spawn>[] = []
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL')
+})
+
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
+  return Number(r.stdout)
+}
+
+function liveChild(): number {
+  const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {stdio: 'ignore'})
+  children.push(c)
+  return c.pid!
+}
+
+function writeLock(file: string, payload: unknown, mtime?: Date): string {
+  const lockPath = lockPathFor(file)
+  fs.writeFileSync(lockPath, typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2))
+  if (mtime) fs.utimesSync(lockPath, mtime, mtime)
+  return lockPath
+}
+
+describe('OpenClaw lock protocol', () => {
+  it('writes the OpenClaw payload {pid, createdAt, starttime} in an O_EXCL lock file and removes it on release', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const lock = await acquireLock(file)
+    const payload = JSON.parse(fs.readFileSync(lock.lockPath, 'utf8'))
+    expect(payload.pid).toBe(process.pid)
+    expect(Date.parse(payload.createdAt)).toBeGreaterThan(Date.now() - 10_000)
+    expect(payload.starttime).toBe(readProcessStartTime(process.pid))
+    expect(fs.readFileSync(lock.lockPath, 'utf8')).toContain('\n  "pid"') // pretty-printed, as OpenClaw writes it
+    expect(fs.statSync(lock.lockPath).isFile()).toBe(true)
+    await lock.release()
+    expect(fs.existsSync(lock.lockPath)).toBe(false)
+  })
+
+  it('is re-entrant within one process', async () => {
+    const file = path.join(tempDir(), 'x.jsonl')
+    await withLock(file, async () => {
+      await withLock(file, async () => {
+        expect(fs.existsSync(lockPathFor(file))).toBe(true)
+      })
+      expect(fs.existsSync(lockPathFor(file))).toBe(true)
+    })
+    expect(fs.existsSync(lockPathFor(file))).toBe(false)
+  })
+
+  it('stale lock from a dead pid is reclaimed at once', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const pid = deadPid()
+    writeLock(file, {pid, createdAt: new Date().toISOString(), starttime: 1})
+    expect(inspectLock(lockPathFor(file))?.staleReasons).toContain('dead-pid')
+    const started = Date.now()
+    const lock = await acquireLock(file, {timeoutMs: 5000})
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(JSON.parse(fs.readFileSync(lock.lockPath, 'utf8')).pid).toBe(process.pid)
+    await lock.release()
+  })
+
+  it('stale lock from a recycled pid (live pid, different starttime) is reclaimed', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const pid = liveChild()
+    writeLock(file, {pid, createdAt: new Date().toISOString(), starttime: 1})
+    expect(inspectLock(lockPathFor(file))?.staleReasons).toEqual(['recycled-pid'])
+    await (await acquireLock(file, {timeoutMs: 2000})).release()
+  })
+
+  it('a lock older than staleMs is stale even with a live pid', () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const pid = liveChild()
+    writeLock(file, {pid, createdAt: new Date(Date.now() - 31 * 60_000).toISOString(), starttime: readProcessStartTime(pid)})
+    expect(inspectLock(lockPathFor(file))?.staleReasons).toEqual(['too-old'])
+  })
+
+  it('a lock without a pid is only reclaimed once its mtime is older than staleMs (its writer may still be filling it)', () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const lockPath = writeLock(file, '')
+    expect(inspectLock(lockPath)?.stale).toBe(false)
+    const old = new Date(Date.now() - 31 * 60_000)
+    fs.utimesSync(lockPath, old, old)
+    expect(inspectLock(lockPath)?.stale).toBe(true)
+  })
+
+  it('a live lock times out with a clear message naming the holder pid and the lock path', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const pid = liveChild()
+    const lockPath = writeLock(file, {pid, createdAt: new Date().toISOString(), starttime: readProcessStartTime(pid)})
+    const err = await acquireLock(file, {timeoutMs: 400}).catch((error) => error)
+    expect(err).toBeInstanceOf(LockTimeoutError)
+    expect(err.message).toContain(`session file locked (timeout 400ms): pid=${pid} ${lockPath}`)
+    expect(fs.existsSync(lockPath)).toBe(true) // a live lock is never stolen
+  })
+})

@@ -1,0 +1,91 @@
+import {describe, expect, it} from 'vitest'
+
+import {normalizeAgentId} from '../../src/config/agent-id.js'
+import {
+  buildPeerSessionKey,
+  canonicalizeLegacyKey,
+  classifySessionKind,
+  parseSessionKey,
+  toAgentStoreSessionKey,
+  transcriptTopicId,
+} from '../../src/store/session-key.js'
+
+describe('session keys', () => {
+  it.each([
+    ['agent:main:main', {shape: 'main', agentId: 'main'}],
+    ['agent:main:direct:+15551234567', {shape: 'direct', peerId: '+15551234567'}],
+    ['agent:main:dm:+15551234567', {shape: 'direct', legacyDm: true}],
+    ['agent:main:telegram:direct:42', {shape: 'direct', channel: 'telegram', peerId: '42'}],
+    ['agent:main:telegram:acct1:direct:42', {shape: 'direct', channel: 'telegram', accountId: 'acct1'}],
+    ['agent:main:telegram:group:-100123', {shape: 'group', channel: 'telegram', peerId: '-100123'}],
+    ['agent:main:telegram:group:-100123:topic:42', {shape: 'group', peerId: '-100123:topic:42', topicId: '42'}],
+    ['agent:main:discord:channel:987', {shape: 'channel', channel: 'discord'}],
+    ['agent:main:slack:channel:c1:thread:1700000000.1', {shape: 'channel', threadId: '1700000000.1'}],
+    ['agent:ops:subagent:2f1c', {shape: 'subagent', agentId: 'ops'}],
+    ['agent:main:cron:daily', {shape: 'cron'}],
+    ['agent:main:cron:daily:run:abc', {shape: 'cron-run'}],
+    ['agent:main:hook:gmail:1', {shape: 'hook'}],
+    ['agent:main:explicit:0a1b', {shape: 'explicit'}],
+    ['agent:main:acp:9f', {shape: 'acp'}],
+    ['agent:main:main:heartbeat', {shape: 'heartbeat'}],
+    ['global', {shape: 'global'}],
+    ['unknown', {shape: 'unknown'}],
+    ['main', {shape: 'legacy'}],
+    ['+15551234567', {shape: 'legacy'}],
+    ['Agent:Main:MAIN', {shape: 'main', key: 'agent:main:main'}],
+  ])('parses %s', (key, want) => {
+    expect(parseSessionKey(key)).toMatchObject(want)
+  })
+
+  it('kind matches OpenClaw 2026.4.27: literal global/unknown, group by chatType or key, else direct', () => {
+    expect(classifySessionKind('global')).toBe('global')
+    expect(classifySessionKind('unknown')).toBe('unknown')
+    expect(classifySessionKind('agent:main:telegram:group:-1')).toBe('group')
+    expect(classifySessionKind('agent:main:discord:channel:1')).toBe('group')
+    expect(classifySessionKind('agent:main:main', {chatType: 'group'})).toBe('group')
+    expect(classifySessionKind('agent:main:main', {chatType: 'channel'})).toBe('group')
+    expect(classifySessionKind('agent:main:subagent:x')).toBe('direct')
+    expect(classifySessionKind('agent:main:cron:x')).toBe('direct')
+    expect(classifySessionKind('+15551234567')).toBe('direct')
+  })
+
+  it('builds DM keys per dmScope and never collapses groups', () => {
+    const base = {agentId: 'Main', channel: 'Telegram', peerKind: 'direct' as const, peerId: 'Alice'}
+    expect(buildPeerSessionKey(base)).toBe('agent:main:main')
+    expect(buildPeerSessionKey({...base, dmScope: 'per-peer'})).toBe('agent:main:direct:alice')
+    expect(buildPeerSessionKey({...base, dmScope: 'per-channel-peer'})).toBe('agent:main:telegram:direct:alice')
+    expect(buildPeerSessionKey({...base, dmScope: 'per-account-channel-peer'})).toBe('agent:main:telegram:default:direct:alice')
+    expect(buildPeerSessionKey({...base, peerKind: 'group', peerId: '-100', topicId: 42})).toBe('agent:main:telegram:group:-100:topic:42')
+    expect(buildPeerSessionKey({...base, peerKind: 'channel', peerId: 'C1', threadId: '17.5'})).toBe('agent:main:telegram:channel:c1:thread:17.5')
+  })
+
+  it('maps request keys like toAgentStoreSessionKey', () => {
+    expect(toAgentStoreSessionKey('work', '')).toBe('agent:work:main')
+    expect(toAgentStoreSessionKey('work', 'main')).toBe('agent:work:main')
+    expect(toAgentStoreSessionKey('work', 'Agent:Ops:Main')).toBe('agent:ops:main')
+    expect(toAgentStoreSessionKey('main', 'hook:abc')).toBe('agent:main:hook:abc')
+  })
+
+  it('canonicalizes pre-multi-agent keys', () => {
+    expect(canonicalizeLegacyKey('main', 'main')).toBe('agent:main:main')
+    expect(canonicalizeLegacyKey('main', 'group:123@g.us')).toBe('agent:main:whatsapp:group:123@g.us')
+    expect(canonicalizeLegacyKey('main', 'group:abc')).toBe('agent:main:unknown:group:abc')
+    expect(canonicalizeLegacyKey('main', '+1555')).toBe('agent:main:+1555')
+    expect(canonicalizeLegacyKey('main', 'global')).toBe('global')
+  })
+
+  it('finds the topic id used in -topic- transcript names', () => {
+    expect(transcriptTopicId('agent:main:telegram:group:-100:topic:42')).toBe('42')
+    expect(transcriptTopicId('agent:main:slack:channel:c1:thread:171.2')).toBe('171.2')
+    expect(transcriptTopicId('agent:main:main')).toBeUndefined()
+  })
+
+  it('normalizes agent ids as OpenClaw', () => {
+    expect(normalizeAgentId('')).toBe('main')
+    expect(normalizeAgentId('Work')).toBe('work')
+    expect(normalizeAgentId(' My Agent! ')).toBe('my-agent')
+    expect(normalizeAgentId('../../etc')).toBe('etc')
+    expect(normalizeAgentId('x'.repeat(80))).toHaveLength(64)
+    expect(normalizeAgentId('!!!')).toBe('main')
+  })
+})
