@@ -51,6 +51,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
+  /**
+   * Plain `JSON.stringify(…, null, 2)` plus one newline, written straight to stdout. oclif's default runs the
+   * document through a regex colorizer that costs ~1 s on a 10k-session list and would put ANSI codes into
+   * what scripts parse whenever a theme is configured.
+   */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+  }
+
   protected override toErrorJson(err: unknown): ErrorEnvelope {
     return {error: describeError(err)}
   }

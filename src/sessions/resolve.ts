@@ -41,8 +41,11 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     const parsed = parseAgentSessionKey(key)
     const agentId = parsed ? normalizeAgentId(parsed.agentId) : (agentOpt ?? state.activeAgentId)
     const ref = state.storeRef(agentId)
-    const data = await state.store(agentId).read()
-    const hit = findEntry(data, key)
+    const store = state.store(agentId)
+    const exact = await store.getEntry(key)
+    if (exact) return {ref, key, storedKey: key, entry: exact, agentId}
+    // Not under the canonical spelling: look for legacy mixed-case spellings (OpenClaw folds them, newest wins).
+    const hit = findEntry(await store.read(), key)
     if (hit) return {ref, key, storedKey: hit.storedKey, entry: hit.entry, agentId}
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises'
 import {CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
-import type {SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
+import type {SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
 
 /** Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. */
 export function serializeStore(data: SessionStoreData): string {
@@ -39,6 +39,50 @@ export async function readStoreFile(file: string): Promise<{data: SessionStoreDa
   return {data: parseStoreText(text, file), text, exists: true}
 }
 
+/** Stores below this size are simply parsed whole; above it a key lookup slices out the one entry. */
+const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
+
+/** End offset (exclusive) of the JSON object or array starting at `start`, or -1 if it is unbalanced. */
+function matchingClose(buf: Buffer, start: number): number {
+  let depth = 0
+  let inString = false
+  for (let i = start; i < buf.length; i++) {
+    const c = buf[i]
+    if (inString) {
+      if (c === 0x5c) i++ // skip the escaped byte
+      else if (c === 0x22) inString = false
+      continue
+    }
+    if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) depth++
+    else if (c === 0x7d || c === 0x5d) {
+      depth--
+      if (depth === 0) return i + 1
+    }
+  }
+  return -1
+}
+
+/**
+ * One entry of a large sessions.json without parsing the rest: OpenClaw writes top-level keys at exactly two spaces
+ * of indent, so `\n  "<key>": {` can only be a top-level key. Returns undefined whenever that shortcut does not
+ * apply (other formatting, key absent or present twice); callers then parse the whole file.
+ */
+export function sliceStoreEntry(buf: Buffer, key: string): SessionEntry | undefined {
+  const needle = Buffer.from(`\n  ${JSON.stringify(key)}: {`)
+  const at = buf.indexOf(needle)
+  if (at < 0 || buf.indexOf(needle, at + 1) >= 0) return undefined
+  const start = at + needle.length - 1
+  const end = matchingClose(buf, start)
+  if (end < 0) return undefined
+  try {
+    const v = JSON.parse(buf.subarray(start, end).toString('utf8'))
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as SessionEntry) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export class FileSessionStore implements SessionStore {
   readonly ref: StoreRef
 
@@ -48,6 +92,27 @@ export class FileSessionStore implements SessionStore {
 
   async read(): Promise<SessionStoreData> {
     return (await readStoreFile(this.ref.path)).data
+  }
+
+  /**
+   * The entry stored under exactly `key`, for read commands on large stores (a 10k-session index is ~10 MB; parsing
+   * it whole costs ~40 MiB of RSS and ~100 ms). Falls back to a whole read when the file is small or unusual.
+   */
+  async getEntry(key: string): Promise<SessionEntry | undefined> {
+    let buf: Buffer
+    try {
+      buf = await fsp.readFile(this.ref.path)
+    } catch (error) {
+      if (isEnoent(error)) return undefined
+      throw error
+    }
+    if (buf.length >= FAST_LOOKUP_MIN_BYTES) {
+      const hit = sliceStoreEntry(buf, key)
+      if (hit) return hit
+    }
+    const data = parseStoreText(buf.toString('utf8'), this.ref.path)
+    const entry = Object.hasOwn(data, key) ? data[key] : undefined
+    return entry && typeof entry === 'object' ? entry : undefined
   }
 
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {

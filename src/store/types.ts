@@ -66,6 +66,8 @@ export interface SessionStore {
   readonly ref: StoreRef
   /** Read the index without taking a lock (atomic renames give a complete old or new file). */
   read(): Promise<SessionStoreData>
+  /** The entry stored under exactly this (normalized) key, without a lock; may avoid reading the whole index. */
+  getEntry(key: string): Promise<SessionEntry | undefined>
   /**
    * Read-modify-write under the store lock. The mutator sees a fresh read taken inside the lock; its return value
    * is passed through. Nothing is written when the mutator leaves the data unchanged.

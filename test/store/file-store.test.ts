@@ -87,3 +87,32 @@ describe('sessions.json file store', () => {
     expect(fs.readFileSync(file).equals(before)).toBe(true)
   })
 })
+
+describe('single-entry lookup on large stores', () => {
+  it('slices exactly the entry a whole parse gives, including braces, quotes and unicode inside strings', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const data: Record<string, any> = {}
+    for (let i = 0; i < 6000; i++) data[`agent:main:telegram:direct:${i}`] = {sessionId: `s${i}`, updatedAt: i, origin: {label: `u{${i}}"[x]\\ é 🦞`}, list: [1, {a: '}'}], pad: 'x'.repeat(100)}
+    data['agent:main:main'] = {sessionId: 'main', updatedAt: 1, systemPromptReport: {text: 'a "quoted" } brace'}}
+    fs.writeFileSync(file, serializeStore(data))
+    expect(fs.statSync(file).size).toBeGreaterThan(1024 * 1024) // large enough for the sliced path
+    const store = new FileSessionStore({agentId: 'main', path: file})
+    for (const key of ['agent:main:main', 'agent:main:telegram:direct:0', 'agent:main:telegram:direct:5999']) {
+      expect(await store.getEntry(key)).toEqual(data[key])
+    }
+    expect(await store.getEntry('agent:main:missing')).toBeUndefined()
+    const {sliceStoreEntry} = await import('../../src/store/file-store.js')
+    expect(sliceStoreEntry(fs.readFileSync(file), 'agent:main:main')).toEqual(data['agent:main:main'])
+  })
+
+  it('falls back to a whole parse for minified stores and still reports corruption', async () => {
+    const {sliceStoreEntry} = await import('../../src/store/file-store.js')
+    const minified = Buffer.from(JSON.stringify({'agent:main:main': {sessionId: 'a', updatedAt: 1}}))
+    expect(sliceStoreEntry(minified, 'agent:main:main')).toBeUndefined()
+    const file = path.join(tempDir(), 'sessions.json')
+    fs.writeFileSync(file, minified)
+    expect(await new FileSessionStore({agentId: 'main', path: file}).getEntry('agent:main:main')).toEqual({sessionId: 'a', updatedAt: 1})
+    fs.writeFileSync(file, '{"agent:main:main": ')
+    await expect(new FileSessionStore({agentId: 'main', path: file}).getEntry('agent:main:main')).rejects.toBeInstanceOf(CorruptFileError)
+  })
+})

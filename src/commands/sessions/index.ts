@@ -11,7 +11,7 @@ export default class Sessions extends BaseCommand<typeof Sessions> {
   async run(): Promise<SessionsListResult> {
     const f = this.flags
     const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit})
-    if (!this.jsonEnabled()) process.stdout.write(await renderSessionsList(result))
+    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result))
     return result
   }
 }

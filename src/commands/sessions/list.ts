@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {colorEnabled, paint} from '../../render/color.js'
+import {renderColumns} from '../../render/columns.js'
 import {formatFlags, formatTimeAgo, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
@@ -31,12 +32,12 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
   async run(): Promise<SessionsListResult> {
     const f = this.flags
     const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit})
-    if (!this.jsonEnabled()) process.stdout.write(await renderSessionsList(result))
+    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result))
     return result
   }
 }
 
-export async function renderSessionsList(result: SessionsListResult): Promise<string> {
+export function renderSessionsList(result: SessionsListResult): string {
   const color = colorEnabled()
   const lines: string[] = []
   if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length} (${result.stores.map((s) => s.agentId).join(', ')})`))
@@ -48,7 +49,6 @@ export async function renderSessionsList(result: SessionsListResult): Promise<st
     return `${lines.join('\n')}\n`
   }
   const multi = Boolean(result.stores)
-  const {renderTable} = await import('../../render/table.js')
   const columns = [
     ...(multi ? [{header: 'Agent', width: 10}] : []),
     {header: 'Kind', width: 6},
@@ -67,10 +67,10 @@ export async function renderSessionsList(result: SessionsListResult): Promise<st
       truncateKey(r.key),
       formatTimeAgo(r.ageMs),
       r.model ?? 'unknown',
-      paint(color, style, formatTokensCell(r.totalTokens, r.contextTokens)),
+      {text: formatTokensCell(r.totalTokens, r.contextTokens), style} as const,
       formatFlags(r),
     ]
   })
-  lines.push(await renderTable(columns, rows, color))
+  lines.push(renderColumns(columns, rows, color))
   return `${lines.join('\n')}\n`
 }
