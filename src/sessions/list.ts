@@ -83,12 +83,23 @@ function bool(v: unknown): boolean | undefined {
   return typeof v === 'boolean' ? v : undefined
 }
 
+const configuredModelCache = new WeakMap<OpenClawState, Map<string, {provider?: string; model?: string}>>()
+
+/** The agent's configured default model, memoized per state: a 10k-row list asks for it 10k times. */
+function configuredModel(state: OpenClawState, agentId: string): {provider?: string; model?: string} {
+  let perState = configuredModelCache.get(state)
+  if (!perState) configuredModelCache.set(state, (perState = new Map()))
+  let hit = perState.get(agentId)
+  if (!hit) perState.set(agentId, (hit = parseModelRef(resolveAgentModelRef(state.config, agentId))))
+  return hit
+}
+
 export function buildRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SessionRow {
   const agentId = resolveAgentIdFromKey(key, storeAgentId)
   const updatedAt = num(entry.updatedAt)
   const rawTotal = num(entry.totalTokens)
   const fresh = rawTotal !== undefined && entry.totalTokensFresh !== false
-  const configured = parseModelRef(resolveAgentModelRef(state.config, agentId))
+  const configured = configuredModel(state, agentId)
   const model = str(entry.modelOverride) ?? str(entry.model) ?? configured.model
   const provider = str(entry.providerOverride) ?? str(entry.modelProvider) ?? configured.provider
   const defaultsCtx = num(state.config.agents?.defaults?.contextTokens)

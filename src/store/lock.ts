@@ -159,11 +159,16 @@ function installExitHook(): void {
   }
   process.once('exit', releaseAll)
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGHUP'] as const) {
-    process.once(sig, () => {
+    const onSignal = () => {
+      // A command with its own handler (an agent turn saving what it received on Ctrl-C) owns the shutdown and
+      // still holds its locks while it writes; the 'exit' hook releases them afterwards.
+      if (process.listenerCount(sig) > 1) return
       releaseAll()
+      process.removeListener(sig, onSignal)
       // Re-raise with the default handler so the exit status still says "killed by signal".
       process.kill(process.pid, sig)
-    })
+    }
+    process.on(sig, onSignal)
   }
 }
 

@@ -102,3 +102,19 @@ describe('OpenClaw lock protocol', () => {
     expect(fs.existsSync(lockPath)).toBe(true) // a live lock is never stolen
   })
 })
+
+describe('lock release on signals', () => {
+  it('SIGTERM to a holder removes its lock file and still ends the process by the signal', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const script = `import {acquireLock} from ${JSON.stringify(path.resolve('dist/store/lock.js'))}
+      await acquireLock(${JSON.stringify(file)}); process.stdout.write('locked\\n'); setInterval(() => {}, 1000)`
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
+    children.push(child)
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
+    expect(fs.existsSync(lockPathFor(file))).toBe(true)
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)))
+    child.kill('SIGTERM')
+    expect(await exited).toBe('SIGTERM')
+    expect(fs.existsSync(lockPathFor(file))).toBe(false)
+  })
+})
