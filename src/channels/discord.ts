@@ -69,6 +69,7 @@ export async function sendDiscord(account: ChannelAccount, p: SendParams, io: Ch
     if (res) {
       const body = check(res, io, what)
       ids.push(String(body.id ?? 'unknown'))
+      io.delivered++
       if (body.channel_id) resultChannel = String(body.channel_id)
     } else ids.push('unknown')
   }

@@ -131,13 +131,16 @@ async function once(req: HttpRequest, opts: SendHttpOptions): Promise<HttpRespon
   return {status: res.status, headers: res.headers, text, json}
 }
 
-/** Split text at the platform limit, preferring paragraph, line, then word boundaries. */
+/**
+ * Split text at the platform limit, preferring paragraph, line, then word boundaries. Lengths are UTF-16 code units
+ * (what Telegram counts, and never less than what Discord and Slack count); a surrogate pair is never cut.
+ */
 export function splitText(text: string, limit: number): string[] {
   const parts: string[] = []
   let rest = text
-  while ([...rest].length > limit) {
-    const chars = [...rest]
-    const window = chars.slice(0, limit).join('')
+  while (rest.length > limit) {
+    let window = rest.slice(0, limit)
+    if (/[\uD800-\uDBFF]$/.test(window)) window = window.slice(0, -1)
     let cut = window.lastIndexOf('\n\n')
     if (cut < limit * 0.5) cut = window.lastIndexOf('\n')
     if (cut < limit * 0.5) cut = window.lastIndexOf(' ')

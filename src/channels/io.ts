@@ -5,6 +5,8 @@ import type {RequestPreview} from './types.js'
 export class ChannelIO {
   readonly previews: RequestPreview[] = []
   readonly requests: number[] = []
+  /** Message parts the platform confirmed; a later failure means the message arrived incomplete. */
+  delivered = 0
 
   constructor(
     readonly dryRun: boolean,

@@ -126,6 +126,17 @@ export function retryAfterFor(channel: ChannelId): SendHttpOptions['retryAfter']
 
 /** Run the platform client. */
 export async function deliver(r: ResolvedSend, params: SendParams, io: ChannelIO, idempotencyKey: string): Promise<ChannelSendResult> {
+  try {
+    return await deliverOnce(r, params, io, idempotencyKey)
+  } catch (error) {
+    if (io.delivered > 0 && error instanceof ClawkitError) {
+      throw new ClawkitError(`${error.message} (${io.delivered} earlier part(s) of this message were delivered; nothing was mirrored)`, {code: error.code, exitCode: error.exitCode, suggestions: error.suggestions, cause: error})
+    }
+    throw error
+  }
+}
+
+async function deliverOnce(r: ResolvedSend, params: SendParams, io: ChannelIO, idempotencyKey: string): Promise<ChannelSendResult> {
   switch (r.channel) {
     case 'telegram':
       return sendTelegram(r.account, params, io)

@@ -66,6 +66,7 @@ export async function sendSlack(account: ChannelAccount, p: SendParams, io: Chan
     if (done) {
       const body = check(done, io, what)
       ids.push(String(body.files?.[0]?.id ?? slot.file_id))
+      io.delivered++
     } else ids.push('unknown')
   }
   for (const chunk of chunks) {
@@ -75,6 +76,7 @@ export async function sendSlack(account: ChannelAccount, p: SendParams, io: Chan
     if (res) {
       const b = check(res, io, what)
       ids.push(String(b.ts ?? 'unknown'))
+      io.delivered++
       if (typeof b.channel === 'string') resultChannel = b.channel
     } else ids.push('unknown')
   }

@@ -58,6 +58,7 @@ export async function sendTelegram(account: ChannelAccount, p: SendParams, io: C
   const record = (body: TgResponse | undefined) => {
     const id = body?.result?.message_id
     ids.push(id === undefined ? 'unknown' : String(id))
+    if (body) io.delivered++
     if (body?.result?.chat?.id !== undefined) resultChat = String(body.result.chat.id)
   }
   const withReply = (fields: Record<string, unknown>) => {
@@ -73,7 +74,7 @@ export async function sendTelegram(account: ChannelAccount, p: SendParams, io: C
     const method = m.isImage ? 'sendPhoto' : 'sendDocument'
     const field = m.isImage ? 'photo' : 'document'
     // A caption over the limit is sent as separate text messages after the media.
-    const caption = text && [...text].length <= TELEGRAM_CAPTION_LIMIT ? text : undefined
+    const caption = text && text.length <= TELEGRAM_CAPTION_LIMIT ? text : undefined
     if (caption !== undefined) text = ''
     const fields = withReply(caption ? {caption} : {})
     let req: HttpRequest

@@ -41,7 +41,7 @@ export interface FakeChannels {
   /** Requests that reached a platform (upload and DM-open calls included). */
   of(platform: Platform): RecordedRequest[]
   /** The next `times` requests to `platform` (optionally only those whose path ends with `pathEnds`) get this reply. */
-  script(platform: Platform, reply: ScriptedReply, opts?: {times?: number; pathEnds?: string}): void
+  script(platform: Platform, reply: ScriptedReply, opts?: {times?: number; pathEnds?: string; after?: number}): void
   close(): Promise<void>
 }
 
@@ -49,6 +49,8 @@ interface Script extends ScriptedReply {
   platform: Platform
   times: number
   pathEnds?: string
+  /** Let this many matching requests through first. */
+  after: number
 }
 
 async function parseBody(req: http.IncomingMessage, raw: Buffer): Promise<any> {
@@ -96,7 +98,8 @@ export async function startFakeChannels(): Promise<FakeChannels> {
       }
       requests.push({platform, method: req.method ?? '', path: url.pathname, headers: req.headers, body, contentType: req.headers['content-type'] ?? '', raw})
       const script = scripts.find((s) => s.platform === platform && s.times > 0 && (!s.pathEnds || url.pathname.endsWith(s.pathEnds)))
-      if (script) {
+      if (script && script.after > 0) script.after--
+      else if (script) {
         script.times--
         send(script.status, script.body, script.headers)
         return
@@ -208,7 +211,7 @@ export async function startFakeChannels(): Promise<FakeChannels> {
     requests,
     of: (p) => requests.filter((r) => r.platform === p),
     script(platform, reply, opts = {}) {
-      scripts.push({...reply, platform, times: opts.times ?? 1, pathEnds: opts.pathEnds})
+      scripts.push({...reply, platform, times: opts.times ?? 1, pathEnds: opts.pathEnds, after: opts.after ?? 0})
     },
     close: () =>
       new Promise<void>((resolve) => {

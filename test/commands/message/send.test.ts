@@ -192,6 +192,17 @@ describe('message send: discord', () => {
     expect(m.map((l) => l.message.content[0].text)).toEqual([text])
   })
 
+  it('a failure after the first part of a split message says how much arrived, exits 1 and mirrors nothing', async () => {
+    const {state, env} = setup(fake)
+    const snap = snapshot(state)
+    fake.script('discord', {status: 500, body: {message: 'Internal Server Error', code: 0}}, {after: 1})
+    const r = await send(['--channel', 'discord', '-t', '123456789012345678', '-m', `${'a'.repeat(1900)}\n\n${'b'.repeat(1900)}`, '--state-dir', state], env)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('Error: Discord API error 500: Internal Server Error (1 earlier part(s) of this message were delivered; nothing was mirrored)')
+    expect(fake.of('discord')).toHaveLength(2)
+    expect(snapshot(state)).toEqual(snap)
+  })
+
   it('unknown channel (404) fails with a clear message and writes nothing; 429 with a fractional retry_after is retried', async () => {
     const {state, env} = setup(fake)
     const snap = snapshot(state)
