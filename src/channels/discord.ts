@@ -1,4 +1,5 @@
 // Discord REST client: channel messages, DM channels for user targets, replies, silent flag, attachments, splitting.
+import {UsageError} from '../errors.js'
 import {ChannelError, type HttpRequest, type HttpResponse, shortBody, splitText} from './http.js'
 import type {ChannelIO} from './io.js'
 import {describeFile, readMedia} from './media.js'
@@ -32,6 +33,8 @@ function check(res: HttpResponse, io: ChannelIO, what: string): Record<string, u
 }
 
 export async function sendDiscord(account: ChannelAccount, p: SendParams, io: ChannelIO): Promise<ChannelSendResult> {
+  if (p.replyTo !== undefined && !/^\d{1,25}$/.test(p.replyTo)) throw new UsageError(`Discord --reply-to must be a numeric message id (got "${p.replyTo.slice(0, 40)}")`, 'E_BAD_REPLY_TO')
+  if (p.threadId !== undefined && !/^\d{1,25}$/.test(p.threadId)) throw new UsageError(`Discord --thread-id must be the thread's numeric channel id (got "${p.threadId.slice(0, 40)}")`, 'E_BAD_THREAD_ID')
   const headers = {authorization: `Bot ${account.token}`}
   let channelId = p.target.id
   let what = `channel ${p.target.id}`

@@ -150,7 +150,19 @@ async function deliverOnce(r: ResolvedSend, params: SendParams, io: ChannelIO, i
 }
 
 export function makeIO(r: ResolvedSend, dryRun: boolean, sleep?: (ms: number) => Promise<void>): ChannelIO {
-  return new ChannelIO(dryRun, {label: CHANNEL_LABELS[r.channel], secrets: [r.account.token, ...Object.values(r.account.headers ?? {})], retryAfter: retryAfterFor(r.channel), sleep})
+  const secrets = [r.account.token, ...Object.values(r.account.headers ?? {}), ...webhookUrlSecrets(r.target)]
+  return new ChannelIO(dryRun, {label: CHANNEL_LABELS[r.channel], secrets, retryAfter: retryAfterFor(r.channel), sleep})
+}
+
+/** Webhook URLs often carry their secret in the query string or userinfo; treat those parts as tokens. */
+function webhookUrlSecrets(t: ParsedTarget): string[] {
+  if (t.channel !== 'webhook') return []
+  try {
+    const u = new URL(t.id)
+    return [u.search.slice(1), u.password, u.username].filter((s) => s.length >= 4)
+  } catch {
+    return []
+  }
 }
 
 export function messageMeta(r: ResolvedSend, res: ChannelSendResult, threadId?: string): MessageMeta {

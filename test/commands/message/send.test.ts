@@ -274,6 +274,13 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     expect(req.body).toMatchObject({channel: 'webhook', to: fake.webhookUrl, text: 'ping', mediaUrl: 'https://cdn.example.com/x.png', replyTo: null, silent: false})
     expect(json(r).payload.result.messageId).toMatch(/^wh-/)
     expect(mirrors(transcriptLines(state, 'agent:main:main')).at(-1).message.content[0].text).toBe('ping\nx.png')
+
+    // A secret in the webhook URL (query string) is redacted like a token in --dry-run and in "to".
+    const dry = await send(['--channel', 'webhook', '-t', `${fake.webhookUrl}?key=hook-secret-123`, '-m', 'x', '--dry-run', '--json', '--state-dir', state], env)
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).not.toContain('hook-secret-123')
+    expect(json(dry).payload.to).toBe(`${fake.webhookUrl}?<redacted>`)
+    expect(json(dry).payload.requests[0].url).toBe(`${fake.webhookUrl}?<redacted>`)
   })
 
   it('session.sendPolicy rules deny: "send blocked by session policy", nothing sent, nothing written', async () => {
@@ -372,6 +379,9 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     const badTarget = await send(['--channel', 'discord', '-t', 'channel:general', '-m', 'x', '--state-dir', state], env)
     expect(badTarget.code).toBe(2)
     expect(badTarget.stderr).toContain('Invalid Discord target "channel:general"')
+    const badReply = await send(['--channel', 'discord', '-t', '123456789012345678', '-m', 'x', '--reply-to', 'abc', '--state-dir', state], env)
+    expect(badReply.code).toBe(2)
+    expect(badReply.stderr).toContain('Discord --reply-to must be a numeric message id')
     const gateway = await send(['--channel', 'whatsapp', '-t', '+15550001', '-m', 'x', '--state-dir', state], env)
     expect(gateway.code).toBe(1)
     expect(gateway.stderr).toContain('Error: Channel is unavailable: whatsapp')
