@@ -51,7 +51,7 @@ export interface MessageMeta {
   chatType?: string
   providerMessageId?: string
   providerMessageIds?: string[]
-  threadId?: string
+  threadId?: string | number
 }
 
 export interface MirrorResult {

@@ -170,8 +170,8 @@ export function messageMeta(r: ResolvedSend, res: ChannelSendResult, threadId?: 
   const chat = res.chatId ?? res.channelId
   if (chat && r.channel !== 'webhook') meta.chatId = chat
   if (res.messageIds.length > 1) meta.providerMessageIds = res.messageIds
-  const thread = threadId ?? r.route.threadId
-  if (thread) meta.threadId = thread
+  const thread = r.route.threadId ?? threadId
+  if (thread !== undefined && thread !== '') meta.threadId = thread
   return meta
 }
 

@@ -77,7 +77,8 @@ export interface OutboundRoute {
   /** deliveryContext.to / lastTo / origin.to */
   to: string
   accountId: string
-  threadId?: string
+  /** Telegram topics are numbers (as OpenClaw stores them); Slack thread ts and Discord thread ids are strings. */
+  threadId?: string | number
   /** Group fields OpenClaw writes on group/channel sessions. */
   groupId?: string
 }
@@ -105,7 +106,7 @@ export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; 
         from: isGroup ? `telegram:group:${peerId}` : `telegram:${target.id}`,
         to: `telegram:${target.id}`,
         accountId,
-        threadId: thread,
+        threadId: thread === undefined ? undefined : Number(thread),
         groupId: isGroup ? peerId.toLowerCase() : undefined,
       }
     }

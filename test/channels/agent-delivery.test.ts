@@ -67,6 +67,13 @@ describe('deliverAgentReply', () => {
     expect(r.threadId).toBe('1712345678.000100')
   })
 
+  it('Telegram topic from a numeric lastThreadId reaches message_thread_id', async () => {
+    const {state} = setup({lastChannel: 'telegram', lastTo: 'telegram:-1001234567890', lastThreadId: 42, deliveryContext: {channel: 'telegram', to: 'telegram:-1001234567890', accountId: 'default', threadId: 42}})
+    const r = await deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'topic reply'})
+    expect(fake.of('telegram')[0].body).toEqual({chat_id: -1_001_234_567_890, message_thread_id: 42, text: 'topic reply'})
+    expect(r.mirrored?.sessionKey).toBe('agent:main:telegram:group:-1001234567890:topic:42')
+  })
+
   it('errors as OpenClaw: no channel anywhere, a channel without a target, an unknown channel', async () => {
     const {state} = setup()
     await expect(deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'x'})).rejects.toThrow(DELIVERY_CHANNEL_REQUIRED)

@@ -80,19 +80,19 @@ describe('message send: telegram', () => {
       chatType: 'group',
       channel: 'telegram',
       groupId: '-1001234567890:topic:42',
-      deliveryContext: {channel: 'telegram', to: 'telegram:-1001234567890', accountId: 'default', threadId: '42'},
+      deliveryContext: {channel: 'telegram', to: 'telegram:-1001234567890', accountId: 'default', threadId: 42},
       lastChannel: 'telegram',
       lastTo: 'telegram:-1001234567890',
       lastAccountId: 'default',
-      lastThreadId: '42',
-      origin: {provider: 'telegram', surface: 'telegram', chatType: 'group', from: 'telegram:group:-1001234567890:topic:42', to: 'telegram:-1001234567890', accountId: 'default', threadId: '42'},
+      lastThreadId: 42,
+      origin: {provider: 'telegram', surface: 'telegram', chatType: 'group', from: 'telegram:group:-1001234567890:topic:42', to: 'telegram:-1001234567890', accountId: 'default', threadId: 42},
     })
     expect(path.basename(entry.sessionFile)).toBe(`${entry.sessionId}-topic-42.jsonl`)
     const lines = transcriptLines(state, key)
     expect(lines[0]).toMatchObject({type: 'session', version: 3, id: entry.sessionId, cwd: '/home/user/.openclaw/workspace'})
     expect(lines[1].parentId).toBeNull()
     expect(lines[1].message.content[0].text).toBe('Weekly chart\nchart.png')
-    expect(lines[1].message.openclawMessageMeta).toMatchObject({channel: 'telegram', chatType: 'group', threadId: '42', providerMessageId: doc.payload.result.messageId})
+    expect(lines[1].message.openclawMessageMeta).toMatchObject({channel: 'telegram', chatType: 'group', threadId: 42, providerMessageId: doc.payload.result.messageId})
     const file = path.join(state, 'agents/main/sessions', path.basename(entry.sessionFile))
     expect(fs.statSync(file).mode & 0o777).toBe(0o600)
   })
@@ -388,6 +388,21 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     const noToken = await send(['--channel', 'telegram', '-t', '1', '-m', 'x', '--state-dir', state], {...env, TELEGRAM_BOT_TOKEN: ''})
     expect(noToken.stderr).toContain('Telegram token missing')
     expect(fake.requests).toHaveLength(0)
+  })
+
+  it('fresh state dir (no config, no agents yet): creates the private sessions dir, a 0600 index and a transcript with the workspace cwd', async () => {
+    const {env} = setup(fake)
+    const state = path.join(tempDir(), 'fresh')
+    const r = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'first words', '--json', '--state-dir', state], env)
+    expect(r.code, r.stderr).toBe(0)
+    const dir = path.join(state, 'agents/main/sessions')
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
+    expect(fs.statSync(path.join(dir, 'sessions.json')).mode & 0o777).toBe(0o600)
+    const key = 'agent:main:slack:channel:c0123abcd'
+    expect(Object.keys(store(state))).toEqual([key])
+    const lines = transcriptLines(state, key)
+    expect(lines[0]).toMatchObject({type: 'session', cwd: path.join(state, 'workspace')})
+    expect(lines[1].message.content[0].text).toBe('first words')
   })
 
   it('reads the token and base URL from openclaw.json (channels.telegram.botToken, apiBaseUrl) when the env has none', async () => {
