@@ -144,6 +144,13 @@ describe('message send: telegram', () => {
     expect(r2.stderr).toContain(`Error: Telegram chat not found: ${MISSING_TELEGRAM_CHAT}`)
     expect(snapshot(state)).toEqual(snap)
     assertNoSecrets([r2.stdout, r2.stderr])
+
+    // Unreachable API: a network error that names the origin only (the token lives in the path).
+    const down = await send(['--channel', 'telegram', '-t', '555', '-m', 'x', '--json', '--state-dir', ok.state], {...ok.env, TELEGRAM_API_BASE: 'http://127.0.0.1:9'})
+    expect(down.code).toBe(1)
+    expect(json(down).error.code).toBe('E_CHANNEL_NETWORK')
+    expect(json(down).error.message).toMatch(/^Telegram request failed: .+ \(http:\/\/127\.0\.0\.1:9\)$/)
+    assertNoSecrets([down.stdout, down.stderr])
   })
 })
 
