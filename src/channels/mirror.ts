@@ -1,0 +1,192 @@
+// Delivery mirror: create/refresh the target session entry under the store lock and append OpenClaw's
+// "delivery-mirror" assistant message to its transcript, at most once per idempotency key.
+import {randomUUID} from 'node:crypto'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {resolveWorkspaceDir} from '../config/config.js'
+import {findEntry} from '../sessions/resolve.js'
+import {isEnoent} from '../store/fs-util.js'
+import {withLock} from '../store/lock.js'
+import {transcriptTopicId} from '../store/session-key.js'
+import type {OpenClawState} from '../store/state.js'
+import {appendEntriesLocked, makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
+import type {SessionEntry} from '../store/types.js'
+import type {OutboundRoute} from './targets.js'
+import type {ChannelId} from './types.js'
+
+const ZERO_USAGE = {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}}
+
+function mediaName(url: string): string | undefined {
+  const clean = url.trim().split('#')[0].split('?')[0]
+  try {
+    const base = path.basename(new URL(clean).pathname)
+    try {
+      return decodeURIComponent(base) || undefined
+    } catch {
+      return base || undefined
+    }
+  } catch {
+    const base = path.basename(clean)
+    return base && base !== '/' && base !== '.' ? base : undefined
+  }
+}
+
+/** OpenClaw's resolveMirroredTranscriptText: the text, then the media file names on their own line. */
+export function mirrorText(text: string | undefined, mediaUrls: string[]): string | undefined {
+  const trimmed = (text ?? '').trim()
+  const urls = mediaUrls.filter((u) => u && u.trim())
+  if (urls.length > 0) {
+    const names = urls.map(mediaName).filter((n): n is string => Boolean(n))
+    const suffix = names.length > 0 ? names.join(', ') : 'media'
+    return trimmed ? `${trimmed}\n${suffix}` : suffix
+  }
+  return trimmed || undefined
+}
+
+export interface MessageMeta {
+  channel: string
+  accountId?: string
+  chatId?: string
+  chatType?: string
+  providerMessageId?: string
+  providerMessageIds?: string[]
+  threadId?: string | number
+}
+
+export interface MirrorResult {
+  agentId: string
+  sessionKey: string
+  sessionId: string
+  /** Transcript entry id of the mirror (the existing one when the key was already mirrored). */
+  entryId: string
+  /** The session entry did not exist and was created. */
+  created: boolean
+  /** The idempotency key was already in the transcript: nothing was appended. */
+  duplicate: boolean
+  sessionFile: string
+}
+
+export interface PriorMirror {
+  entryId: string
+  meta?: MessageMeta
+}
+
+/** Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey). */
+export async function findIdempotencyKey(file: string, key: string): Promise<PriorMirror | undefined> {
+  let text: string
+  try {
+    text = await fsp.readFile(file, 'utf8')
+  } catch (error) {
+    if (isEnoent(error)) return undefined
+    throw error
+  }
+  if (!text.includes(key)) return undefined
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.includes(key)) continue
+    try {
+      const v = JSON.parse(line) as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: MessageMeta}}
+      if (v.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
+    } catch {}
+  }
+  return undefined
+}
+
+function mergeOrigin(existing: Record<string, unknown> | undefined, next: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = {...existing}
+  for (const [k, v] of Object.entries(next)) if (v !== undefined && v !== null && v !== '') merged[k] = v
+  return merged
+}
+
+/** The fields OpenClaw's outbound path (ensureOutboundSessionEntry + delivery-field normalization) writes for a route. */
+function routeFields(channel: ChannelId, route: OutboundRoute): {origin: Record<string, unknown>; delivery: Partial<SessionEntry>; group: Partial<SessionEntry>} {
+  const origin: Record<string, unknown> = {provider: channel, surface: channel, chatType: route.chatType, from: route.from, to: route.to, accountId: route.accountId}
+  if (route.threadId !== undefined) origin.threadId = route.threadId
+  const deliveryContext: Record<string, unknown> = {channel, to: route.to, accountId: route.accountId}
+  if (route.threadId !== undefined) deliveryContext.threadId = route.threadId
+  const delivery: Partial<SessionEntry> = {deliveryContext, lastChannel: channel, lastTo: route.to, lastAccountId: route.accountId}
+  if (route.threadId !== undefined) delivery.lastThreadId = route.threadId
+  const group: Partial<SessionEntry> = route.chatType === 'direct' ? {} : {channel, groupId: route.groupId, displayName: `${channel}:${route.groupId}`}
+  return {origin, delivery, group}
+}
+
+export interface MirrorParams {
+  state: OpenClawState
+  agentId: string
+  sessionKey: string
+  channel: ChannelId
+  route: OutboundRoute
+  text?: string
+  mediaUrls: string[]
+  idempotencyKey: string
+  meta: MessageMeta
+  now?: () => Date
+}
+
+/** Where a session's transcript is (or would be created), without writing anything. */
+export async function lookupSession(state: OpenClawState, agentId: string, sessionKey: string): Promise<{entry?: SessionEntry; file?: string}> {
+  const ref = state.storeRef(agentId)
+  const data = await state.store(agentId).read()
+  const found = findEntry(data, sessionKey)
+  if (!found) return {}
+  return {entry: found.entry, file: resolveTranscriptPath(state.sessionsDir(ref), found.entry, sessionKey).path}
+}
+
+export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | undefined> {
+  const text = mirrorText(p.text, p.mediaUrls)
+  if (!text) return undefined
+  const {state, agentId, sessionKey} = p
+  const ref = state.storeRef(agentId)
+  const sessionsDir = state.sessionsDir(ref)
+  const now = p.now ?? (() => new Date())
+  // webhook is not an OpenClaw channel: its sends are recorded, but it never becomes a session's delivery route.
+  const fields = p.channel === 'webhook' ? undefined : routeFields(p.channel, p.route)
+  const {entry, created} = await state.store(agentId).update((data) => {
+    const found = findEntry(data, sessionKey)
+    const ts = now().getTime()
+    if (!found) {
+      const sessionId = randomUUID()
+      const e: SessionEntry = {
+        sessionId,
+        updatedAt: ts,
+        sessionFile: path.join(sessionsDir, transcriptFileName(sessionId, transcriptTopicId(sessionKey))),
+        chatType: p.route.chatType,
+        ...fields?.group,
+        ...fields?.delivery,
+        ...(fields ? {origin: fields.origin} : {}),
+      }
+      data[sessionKey] = e
+      return {entry: e, created: true}
+    }
+    const e = found.entry
+    // mergeSessionEntry: updatedAt never goes backwards; origin merges field by field.
+    e.updatedAt = Math.max(typeof e.updatedAt === 'number' ? e.updatedAt : 0, ts)
+    if (fields) {
+      e.origin = mergeOrigin(e.origin as Record<string, unknown> | undefined, fields.origin)
+      // An existing route is kept: a one-off send must not redirect where the agent's replies go.
+      if (!e.lastChannel && !e.deliveryContext) Object.assign(e, fields.delivery)
+    }
+    if (typeof e.sessionFile !== 'string' || !e.sessionFile.trim()) e.sessionFile = resolveTranscriptPath(sessionsDir, e, found.storedKey).path
+    return {entry: {...e}, created: false}
+  })
+  const file = resolveTranscriptPath(sessionsDir, entry, sessionKey).path
+  const header = makeHeader(entry.sessionId, resolveWorkspaceDir(state.stateDir, state.config, agentId, state.env), now())
+  return withLock(file, async () => {
+    const prior = await findIdempotencyKey(file, p.idempotencyKey)
+    if (prior) return {agentId, sessionKey, sessionId: entry.sessionId, entryId: prior.entryId, created, duplicate: true, sessionFile: file}
+    const message = {
+      role: 'assistant',
+      content: [{type: 'text', text}],
+      api: 'openai-responses',
+      provider: 'openclaw',
+      model: 'delivery-mirror',
+      usage: ZERO_USAGE,
+      stopReason: 'stop',
+      timestamp: now().getTime(),
+      idempotencyKey: p.idempotencyKey,
+      openclawMessageMeta: p.meta,
+    }
+    const res = await appendEntriesLocked(file, [{type: 'message', message}], {header, now})
+    return {agentId, sessionKey, sessionId: entry.sessionId, entryId: res.entries[0].id, created, duplicate: false, sessionFile: file}
+  })
+}

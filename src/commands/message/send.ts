@@ -1,0 +1,78 @@
+// `clawkit message send`: deliver a message straight to Telegram, Discord, Slack or a webhook and mirror it into the session.
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {formatSendLine, messageSend, type MessageSendResult} from '../../channels/send.js'
+
+export type {MessageSendResult} from '../../channels/send.js'
+
+export default class MessageSend extends BaseCommand<typeof MessageSend> {
+  static override summary = 'Send a message to a chat and copy it into the matching session'
+  static override description =
+    'Talks to the platform API directly (Telegram Bot API, Discord REST, Slack Web API, or a JSON webhook). On success the sent text is appended to the session the target maps to, as OpenClaw\'s "delivery-mirror" message, so the agent remembers it. Tokens come from openclaw.json (channels.<channel>) or TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN / SLACK_BOT_TOKEN.'
+  static override examples = [
+    '<%= config.bin %> message send --channel telegram -t 123456789 -m "Build finished"',
+    '<%= config.bin %> message send --channel discord -t channel:123456789012345678 -m "Deployed" --media ./report.pdf',
+    '<%= config.bin %> message send --channel slack -t channel:C0123ABCD -m "Follow-up" --thread-id 1712345678.000100',
+    '<%= config.bin %> message send --channel telegram -t -1001234567890:topic:42 -m "hi" --dry-run --json',
+  ]
+  static override flags = {
+    channel: Flags.string({description: 'telegram | discord | slack | webhook (default: the only configured channel)', helpValue: '<name>'}),
+    target: Flags.string({char: 't', required: true, description: 'destination: Telegram chat id or @username; Discord/Slack channel:<id> or user:<id>; webhook URL', helpValue: '<dest>'}),
+    message: Flags.string({char: 'm', description: 'message text (required unless --media)', helpValue: '<text>'}),
+    media: Flags.string({description: 'one local file or http(s) URL to attach', helpValue: '<path-or-url>'}),
+    'reply-to': Flags.string({description: 'reply to this message id (Slack: thread ts)', helpValue: '<id>'}),
+    'thread-id': Flags.string({description: 'Telegram forum topic id, Slack thread ts, Discord thread channel id', helpValue: '<id>'}),
+    silent: Flags.boolean({description: 'send without a notification (Telegram, Discord)'}),
+    account: Flags.string({description: 'channel account id (channels.<channel>.accounts.<id>)', helpValue: '<id>'}),
+    agent: Flags.string({description: 'agent whose session gets the copy (default: the default agent)', helpValue: '<id>'}),
+    'session-key': Flags.string({description: 'copy into this session instead of the one the target maps to', helpValue: '<key>'}),
+    mirror: Flags.boolean({description: 'copy the sent message into the session transcript', default: true, allowNo: true}),
+    'idempotency-key': Flags.string({description: 'a retried send with the same key is neither sent nor copied again', helpValue: '<key>'}),
+    'dry-run': Flags.boolean({description: 'validate and print the exact requests (token redacted); send and write nothing'}),
+  }
+
+  async run(): Promise<MessageSendResult> {
+    const f = this.flags
+    const spinner = !this.jsonEnabled() && !f['dry-run'] && process.stderr.isTTY ? (await import('ora')).default({text: 'Sending...', stream: process.stderr}).start() : undefined
+    let result: MessageSendResult
+    try {
+      result = await messageSend(this.openState(), {
+        channel: f.channel,
+        target: f.target,
+        message: f.message,
+        media: f.media,
+        replyTo: f['reply-to'],
+        threadId: f['thread-id'],
+        silent: f.silent,
+        account: f.account,
+        agent: f.agent,
+        sessionKey: f['session-key'],
+        mirror: f.mirror,
+        dryRun: f['dry-run'],
+        idempotencyKey: f['idempotency-key'],
+      })
+    } finally {
+      spinner?.stop()
+    }
+    if (!this.jsonEnabled()) this.out(renderSend(result))
+    return result
+  }
+}
+
+export function renderSend(r: MessageSendResult): string {
+  const p = r.payload
+  if (p.dryRun) {
+    const lines = [`[dry-run] would send via ${r.channel} to ${p.to}; nothing was sent or written.`]
+    for (const req of p.requests ?? []) {
+      lines.push(`${req.method} ${req.url}${req.note ? `   (${req.note})` : ''}`)
+      for (const [k, v] of Object.entries(req.headers)) lines.push(`  ${k}: ${v}`)
+      if (req.body !== undefined) lines.push(`  ${JSON.stringify(req.body)}`)
+    }
+    lines.push(`Session: ${p.session.sessionKey}${p.session.exists ? '' : ' (would be created)'}`)
+    return lines.join('\n')
+  }
+  const lines = [p.duplicate ? `Already sent (idempotency key ${p.idempotencyKey}); not sent again.` : formatSendLine(r)]
+  if (p.mirrored && !p.duplicate) lines.push(`Mirrored to ${p.mirrored.sessionKey}${p.mirrored.created ? ' (new session)' : ''}${p.mirrored.duplicate ? ' (already recorded)' : ''}`)
+  return lines.join('\n')
+}
