@@ -28,12 +28,12 @@ interface Collected {
 }
 
 /** Run the checks. `cheap` skips everything that reads transcript contents (what `status` uses). */
-export async function collectFindings(state: OpenClawState, agentIds: string[], opts: {cheap?: boolean; deep?: boolean; now: number}): Promise<Collected> {
+export async function collectFindings(state: OpenClawState, agentIds: string[], opts: {cheap?: boolean; deep?: boolean; now: number; scans?: StoreScan[]}): Promise<Collected> {
   const findings: PlannedFinding[] = []
   const exists = checkStateDir(state, findings)
   checkSplitState(state, findings)
   if (!exists) return {findings, scans: []}
-  const scans = scanStores(state, agentIds)
+  const scans = opts.scans ?? scanStores(state, agentIds)
   for (const scan of scans) await checkStore(state, scan, opts, findings)
   return {findings, scans}
 }
