@@ -12,7 +12,7 @@ import type {SessionEntry, SessionStoreData} from '../store/types.js'
 import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, repairTranscript} from './repairs.js'
 import {type FileInfo, isEntryObject, resolveFromScan, scanStore, type StoreScan} from './scan.js'
 import {findStateDirs} from './state-dirs.js'
-import {inspectTranscript, mapLimit, type TranscriptInspection} from './transcript-scan.js'
+import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
 import type {FindingId, PlannedFinding, Repair, Severity} from './types.js'
 
 export interface CheckOptions {
@@ -383,9 +383,9 @@ async function checkEntries(c: StoreContext): Promise<void> {
   }
 
   if (!opts.cheap) {
-    const inspections = await mapLimit(toInspect, 32, async (t) => {
+    const inspections = toInspect.map((t) => {
       try {
-        return await inspectTranscript(t.file, {deep: opts.deep, size: t.size})
+        return inspectTranscriptSync(t.file, {deep: opts.deep, size: t.size})
       } catch {
         return undefined
       }
@@ -406,9 +406,9 @@ async function checkEntries(c: StoreContext): Promise<void> {
     for (const o of orphans) out.push(finding(o.size === 0 ? 'orphan-transcript-empty' : 'orphan-transcript', o.size === 0 ? 'info' : 'warn', agentId, o.path, 'Transcript not referenced by any index entry. Run "clawkit doctor" for details.'))
     return
   }
-  const inspections = await mapLimit(orphans, 32, async (o) => {
+  const inspections = orphans.map((o) => {
     try {
-      return await inspectTranscript(o.path, {deep: opts.deep, size: o.size})
+      return inspectTranscriptSync(o.path, {deep: opts.deep, size: o.size})
     } catch {
       return undefined
     }

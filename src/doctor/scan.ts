@@ -140,6 +140,11 @@ export function scanStores(state: OpenClawState, agentIds: string[]): StoreScan[
 export function resolveFromScan(scan: StoreScan, entry: SessionEntry, key: string): ResolvedTranscript {
   const dir = scan.sessionsDir
   const stored = typeof entry.sessionFile === 'string' ? entry.sessionFile.trim() : ''
+  // Fast path for the shape OpenClaw writes: an absolute path straight inside this sessions dir.
+  if (stored.startsWith(dir) && stored.charCodeAt(dir.length) === 47 /* / */) {
+    const base = stored.slice(dir.length + 1)
+    if (base && !base.includes('/') && base !== '.' && base !== '..' && !base.includes('\0')) return {path: stored, location: 'session-file', exists: scan.names.has(base)}
+  }
   if (stored && !stored.includes('\0')) {
     const candidate = path.isAbsolute(stored) ? path.normalize(stored) : path.resolve(dir, stored)
     const parent = path.dirname(candidate)

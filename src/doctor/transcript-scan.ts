@@ -1,5 +1,5 @@
 // Lean transcript inspection for doctor: header, bad/torn lines and the last assistant message, with bounded reads.
-import fsp from 'node:fs/promises'
+import fs from 'node:fs'
 
 /** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
 export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024
@@ -58,17 +58,6 @@ function entryTime(v: Record<string, unknown>): number | undefined {
   return undefined
 }
 
-/** Lines of a buffer with their byte offsets; the last piece may lack a newline. */
-function* lines(buf: Buffer, base: number): Generator<{raw: string; offset: number; length: number; last: boolean}> {
-  let start = 0
-  while (start < buf.length) {
-    const nl = buf.indexOf(0x0a, start)
-    const end = nl < 0 ? buf.length : nl
-    yield {raw: buf.subarray(start, end).toString('utf8'), offset: base + start, length: end - start, last: nl < 0}
-    start = end + 1
-  }
-}
-
 function observe(out: TranscriptInspection, v: Record<string, unknown>): void {
   if (v.type === 'session') return
   const t = entryTime(v)
@@ -92,70 +81,76 @@ function classifyFirst(out: TranscriptInspection, raw: string): void {
   else out.badHeader = true
 }
 
-/** Inspect a transcript. `deep` forces a whole read of big files. ENOENT propagates. */
-export async function inspectTranscript(file: string, opts: {deep?: boolean; size?: number} = {}): Promise<TranscriptInspection> {
-  const fh = await fsp.open(file, 'r')
+function scanLines(out: TranscriptInspection, text: string, startLine: number, endsComplete: boolean, headerFromFirst: boolean): void {
+  const list = text.split('\n')
+  // split leaves '' after a final newline; without one, the last element is an unterminated line.
+  const lastIdx = list.length - 1
+  let first = headerFromFirst
+  for (let i = 0; i <= lastIdx; i++) {
+    const raw = list[i]
+    if (raw.trim() === '') continue
+    const isLast = i === lastIdx && !endsComplete
+    if (startLine > 0) out.lineCount++
+    const v = parse(raw)
+    if (first && isObject(v)) {
+      // pi decides on the first *parsed* object: unparseable lines before it are just bad lines.
+      first = false
+      if (v.type === 'session' && typeof v.id === 'string') {
+        out.header = v
+        continue
+      }
+      out.badHeader = true
+    }
+    if (!isObject(v)) {
+      const span = {line: startLine > 0 ? startLine + i : 0, offset: -1, length: Buffer.byteLength(raw)}
+      if (isLast) out.tornTail = span
+      else out.badLines.push(span)
+      continue
+    }
+    observe(out, v)
+  }
+  if (first && headerFromFirst && out.lineCount > 0) out.badHeader = true
+}
+
+/** Inspect a transcript synchronously (small reads; doctor is a batch job and sync I/O is cheapest per file). */
+export function inspectTranscriptSync(file: string, opts: {deep?: boolean; size?: number} = {}): TranscriptInspection {
+  const fd = fs.openSync(file, 'r')
   try {
-    const size = opts.size ?? (await fh.stat()).size
+    const size = opts.size ?? fs.fstatSync(fd).size
     const out: TranscriptInspection = {size, complete: true, badHeader: false, lineCount: 0, badLines: [], missingFinalNewline: false, hasMessages: false}
     if (size === 0) return out
     if (opts.deep || size <= FULL_SCAN_MAX_BYTES) {
-      const buf = Buffer.alloc(size)
-      await fh.read(buf, 0, size, 0)
-      out.missingFinalNewline = buf[size - 1] !== 0x0a
-      let lineNo = 0
-      let first = true
-      for (const l of lines(buf, 0)) {
-        lineNo++
-        if (l.raw.trim() === '') continue
-        out.lineCount++
-        if (first) {
-          first = false
-          classifyFirst(out, l.raw)
-          if (out.header) continue
-        }
-        const v = parse(l.raw)
-        if (!isObject(v)) {
-          const span = {line: lineNo, offset: l.offset, length: l.length}
-          if (l.last) out.tornTail = span
-          else out.badLines.push(span)
-          continue
-        }
-        observe(out, v)
-      }
-      // A bad first line is reported as a bad header, not again as a bad line.
-      if (out.badHeader && out.badLines[0]?.line === 1) out.badLines.shift()
+      const buf = Buffer.allocUnsafe(size)
+      const n = fs.readSync(fd, buf, 0, size, 0)
+      out.size = n
+      out.missingFinalNewline = buf[n - 1] !== 0x0a
+      scanLines(out, buf.toString('utf8', 0, n), 1, !out.missingFinalNewline, true)
       return out
     }
     // Big file: the header from the start, then complete lines from the last 64 KiB.
     out.complete = false
-    const head = Buffer.alloc(Math.min(EDGE_BYTES * 16, size))
-    await fh.read(head, 0, head.length, 0)
+    const head = Buffer.allocUnsafe(Math.min(EDGE_BYTES * 16, size))
+    fs.readSync(fd, head, 0, head.length, 0)
     const nl = head.indexOf(0x0a)
-    classifyFirst(out, head.subarray(0, nl < 0 ? head.length : nl).toString('utf8'))
+    scanLines(out, head.toString('utf8', 0, nl < 0 ? head.length : nl), 1, true, true)
+    out.lineCount = 0
     const tailStart = Math.max(0, size - EDGE_BYTES)
-    const tail = Buffer.alloc(size - tailStart)
-    await fh.read(tail, 0, tail.length, tailStart)
+    const tail = Buffer.allocUnsafe(size - tailStart)
+    fs.readSync(fd, tail, 0, tail.length, tailStart)
     out.missingFinalNewline = tail[tail.length - 1] !== 0x0a
-    const firstNl = tailStart === 0 ? -1 : tail.indexOf(0x0a)
-    const body = tail.subarray(firstNl + 1)
-    for (const l of lines(body, tailStart + firstNl + 1)) {
-      if (l.raw.trim() === '') continue
-      const v = parse(l.raw)
-      if (!isObject(v)) {
-        const span = {line: 0, offset: l.offset, length: l.length}
-        if (l.last) out.tornTail = span
-        else out.badLines.push(span)
-        continue
-      }
-      observe(out, v)
-    }
+    const firstNl = tail.indexOf(0x0a)
+    scanLines(out, tail.toString('utf8', firstNl + 1), 0, !out.missingFinalNewline, false)
     // Messages exist further up when the tail shows none (a big file is not header-only).
     out.hasMessages ||= size > EDGE_BYTES
     return out
   } finally {
-    await fh.close().catch(() => {})
+    fs.closeSync(fd)
   }
+}
+
+/** Async form for callers that await; the work is the same bounded reads. ENOENT propagates. */
+export async function inspectTranscript(file: string, opts: {deep?: boolean; size?: number} = {}): Promise<TranscriptInspection> {
+  return inspectTranscriptSync(file, opts)
 }
 
 /** Run `fn` over items with at most `limit` in flight (enough to keep the disk busy without 10 000 open files). */

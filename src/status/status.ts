@@ -139,11 +139,12 @@ function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionSt
 
 const byNewest = (a: {updatedAt: number | null}, b: {updatedAt: number | null}) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
 
-/** Keep the n newest rows without sorting everything (10 000 rows, 10 kept). */
+/** Keep the n newest rows without sorting everything (10 000 rows, 10 kept): insertion into a short sorted list. */
 function pushTop(top: SessionStatusRow[], row: SessionStatusRow, n: number): void {
   if (top.length === n && byNewest(top[n - 1], row) <= 0) return
-  top.push(row)
-  top.sort(byNewest)
+  let i = top.length
+  while (i > 0 && byNewest(top[i - 1], row) > 0) i--
+  top.splice(i, 0, row)
   if (top.length > n) top.pop()
 }
 
