@@ -285,6 +285,8 @@ async function checkEntries(c: StoreContext): Promise<void> {
   const mainKeys = new Set(scan.agentIds.map((id) => (state.config.session?.scope === 'global' ? 'global' : state.config.session?.mainKey ? `agent:${id}:${String(state.config.session.mainKey).toLowerCase()}` : buildMainSessionKey(id))))
   const bySessionId = new Map<string, string[]>()
   const toInspect: {key: string; entry: SessionEntry; file: string; size: number; main: boolean}[] = []
+  /** Entries whose transcript is missing, by sessionId: an orphan carrying that id is their file under another name. */
+  const missingBySid = new Map<string, {f: PlannedFinding; stored: unknown}>()
   if (data) {
     for (const [key, entry] of Object.entries(data)) {
       if (!isEntryObject(entry)) {
@@ -368,8 +370,10 @@ async function checkEntries(c: StoreContext): Promise<void> {
           out.push(finding('transcript-not-started', 'info', agentId, resolved.path, `Entry "${key}" has no transcript yet and no turns recorded (new or just reset); the file is created on the next turn.`, undefined, undefined, {key}))
         } else if (isMain) {
           out.push(finding('main-transcript-missing', 'error', agentId, resolved.path, `Main session transcript missing for "${key}": its history will appear to reset on the next turn. Restore ${path.basename(resolved.path)} from a backup if you have one; otherwise "clawkit sessions reset ${key}" starts it cleanly.`, undefined, undefined, {key}))
+          missingBySid.set(sid, {f: out[out.length - 1], stored: entry.sessionFile})
         } else {
           out.push(finding('transcript-missing', 'error', agentId, resolved.path, `Transcript missing for "${key}" (session ${sid}): its history is gone from this dir. Restore the file from a backup, or run "clawkit sessions reset ${key}" to start the session cleanly.`, undefined, undefined, {key}))
+          missingBySid.set(sid, {f: out[out.length - 1], stored: entry.sessionFile})
         }
         continue
       }
@@ -432,6 +436,29 @@ async function checkEntries(c: StoreContext): Promise<void> {
     const o = orphans[i]
     const ins = inspections[i]
     if (!ins) continue
+    const headerId = typeof ins.header?.id === 'string' ? ins.header.id.trim() : ''
+    const missing = headerId ? missingBySid.get(headerId) : undefined
+    if (missing?.f.key) {
+      // The entry's own transcript under another name (renamed, or sessionFile edited): point the entry at it.
+      missingBySid.delete(headerId)
+      const {f, stored} = missing
+      const key = f.key!
+      f.message += ` A transcript with this session id exists under another name (${o.name}); --fix points the entry at it.`
+      f.fixable = true
+      f.action = `set sessionFile to ${o.path}`
+      f.repair = {
+        kind: 'index',
+        storePath: scan.storePath,
+        agentId,
+        edit: (d) => {
+          const e = d[key]
+          if (!isEntryObject(e) || e.sessionId !== headerId || e.sessionFile !== stored) return false
+          e.sessionFile = o.path
+          return true
+        },
+      }
+      continue
+    }
     if (!ins.hasMessages) {
       out.push(
         finding(

@@ -75,7 +75,10 @@ export async function recoverStore(storePath: string): Promise<string> {
       } catch {}
     }
     const backup = storeBackupPath(storePath)
-    if (fs.existsSync(storePath)) await fsp.copyFile(storePath, backup, fs.constants.COPYFILE_EXCL)
+    if (fs.existsSync(storePath)) {
+      await fsp.copyFile(storePath, backup, fs.constants.COPYFILE_EXCL)
+      await fsp.chmod(backup, 0o600)
+    }
     await writeFileAtomic(storePath, JSON.stringify(recovered, null, 2))
     const kept = fs.existsSync(backup) ? `; the broken file is kept as ${backup}` : ''
     return source
@@ -184,6 +187,7 @@ export async function repairTranscript(file: string, opts: {sessionId: string; c
     }
     const backup = archivePath(file, 'bak')
     await fsp.copyFile(file, backup, fs.constants.COPYFILE_EXCL)
+    await fsp.chmod(backup, 0o600)
     const parts: Buffer[] = []
     let headerNote = ''
     if (!plan.hasHeader) {

@@ -171,6 +171,22 @@ describe('doctor: orphans (never archive a transcript that holds messages)', () 
     expect((await doctor(state)).doc.findings).toEqual([])
   })
 
+  it('a missing transcript whose file exists under another name (same header id) is re-attached, not duplicated', async () => {
+    const state = healthy(COMPACTION)
+    const renamed = path.join(sessionsDir(state), 'renamed-by-hand.jsonl')
+    fs.renameSync(transcriptOf(state, 'main', EXPLICIT_ID), renamed)
+    const {r, doc} = await doctor(state)
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['transcript-missing'])
+    expect(doc.findings[0]).toMatchObject({key: EXPLICIT_KEY, fixable: true, action: `set sessionFile to ${renamed}`})
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.r.code).toBe(0)
+    const store = readJson(sessionsJsonPath(state))
+    expect(store[EXPLICIT_KEY].sessionFile).toBe(renamed)
+    expect(Object.keys(store)).toHaveLength(2)
+    expect((await doctor(state)).doc.findings).toEqual([])
+  })
+
   it('empty and header-only orphans are archived as *.deleted.<ts>, not deleted', async () => {
     const state = healthy(TWO_AGENTS)
     const dir = sessionsDir(state)
