@@ -137,6 +137,47 @@ describe('doctor: transcripts of index entries', () => {
   })
 })
 
+describe('doctor: big transcripts and foreign paths', () => {
+  it('a transcript over 2 MiB gets a header + tail read: a torn tail is found; a bad middle line only with --deep', async () => {
+    const state = healthy(TWO_AGENTS)
+    const file = transcriptOf(state, 'work', WORK_ID)
+    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n')
+    const filler = JSON.stringify({type: 'custom', customType: 'filler', data: 'x'.repeat(1000), id: 'ffffffff', parentId: null, timestamp: '2026-11-25T21:33:24.300Z'})
+    const big = [lines[0], ...lines.slice(1, 4), 'garbage in the middle', ...Array.from({length: 2500}, () => filler), ...lines.slice(4)].join('\n') + '\n'
+    expect(Buffer.byteLength(big)).toBeGreaterThan(2 * 1024 * 1024)
+    fs.writeFileSync(file, `${big}{"type":"mess`)
+    const quick = await doctor(state)
+    expect(ids(quick.doc)).toEqual(['transcript-torn-line'])
+    const deep = await doctor(state, ['--deep'])
+    expect(ids(deep.doc)).toEqual(['transcript-bad-lines', 'transcript-torn-line'])
+    const before = transcriptLineHashes(state)
+    await doctor(state, ['--deep', '--fix'])
+    expect((await doctor(state, ['--deep'])).doc.findings).toEqual([])
+    expect(expectNoLineLost(before, state)).toEqual([])
+  })
+
+  it('a sessionFile into another directory where the file exists, with no local copy, is session-file-foreign (error)', async () => {
+    const state = healthy(TWO_AGENTS)
+    const elsewhere = path.join(tempDir(), 'agents', 'work', 'sessions')
+    fs.mkdirSync(elsewhere, {recursive: true})
+    const foreign = path.join(elsewhere, `${WORK_ID}.jsonl`)
+    fs.renameSync(transcriptOf(state, 'work', WORK_ID), foreign)
+    const store = readJson(sessionsJsonPath(state, 'work'))
+    store['agent:work:main'].sessionFile = foreign
+    fs.writeFileSync(sessionsJsonPath(state, 'work'), JSON.stringify(store, null, 2))
+    const {r, doc} = await doctor(state)
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['session-file-foreign'])
+    expect(doc.findings[0]).toMatchObject({path: foreign, key: 'agent:work:main', fixable: false, details: {expected: transcriptOf(state, 'work', WORK_ID)}})
+    // the advice works: copy it here, then --fix rewrites the path
+    fs.copyFileSync(foreign, transcriptOf(state, 'work', WORK_ID))
+    fs.chmodSync(transcriptOf(state, 'work', WORK_ID), 0o600)
+    expect(ids((await doctor(state)).doc)).toEqual(['session-file-relocated'])
+    await doctor(state, ['--fix'])
+    expect((await doctor(state)).doc.findings).toEqual([])
+  })
+})
+
 describe('doctor: orphans (never archive a transcript that holds messages)', () => {
   it('an unreferenced transcript with messages is re-indexed as agent:<id>:explicit:<sessionId> with figures from the file', async () => {
     const state = healthy(COMPACTION)
