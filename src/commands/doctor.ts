@@ -25,7 +25,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   ]
   static override flags = {
     agent: Flags.string({description: 'check only this agent (the state dir checks still run)', helpValue: '<id>'}),
-    fix: Flags.boolean({description: 'repair what can be repaired (backups first)', aliases: ['repair']}),
+    fix: Flags.boolean({description: 'repair what can be repaired, backups first (alias: --repair)', aliases: ['repair']}),
     yes: Flags.boolean({char: 'y', description: 'do not ask before repairing (implies --fix)'}),
     'dry-run': Flags.boolean({description: 'show what --fix would do and change nothing'}),
     deep: Flags.boolean({description: 'read big transcripts whole (default: header and tail only above 2 MiB)'}),
