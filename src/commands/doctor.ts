@@ -91,7 +91,8 @@ export function renderDoctor(result: DoctorResult, color: boolean): string {
   const c = result.counts
   const fixable = result.findings.filter((f) => f.fixable && !f.fixed).length
   lines.push('', `Summary: ${c.error} error(s), ${c.warn} warning(s), ${c.info} info${result.fixed ? `; ${result.fixed} fixed` : ''}.`)
-  if (result.dryRun) lines.push(fixable > 0 ? `Dry run: --fix would repair ${fixable} finding(s); nothing was changed.` : 'Dry run: nothing to repair.')
+  if (result.cancelled) lines.push('Repairs cancelled; nothing was changed.')
+  else if (result.dryRun) lines.push(fixable > 0 ? `Dry run: --fix would repair ${fixable} finding(s); nothing was changed.` : 'Dry run: nothing to repair.')
   else if (!result.repair && fixable > 0) lines.push(`Run "clawkit doctor --fix" to repair ${fixable} finding(s) (backups are written first; --dry-run shows the plan).`)
   return `${lines.join('\n')}\n`
 }

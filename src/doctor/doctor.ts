@@ -128,9 +128,11 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
   const repair = Boolean(opts.repair) && !opts.dryRun
   const done: PlannedFinding[] = []
   const failures = new Map<string, string>()
+  let cancelled = false
   if (repair) {
     let plan = collected.findings.filter((f) => f.repair)
     const proceed = plan.length === 0 || !opts.confirm || (await opts.confirm(plan.map(publicFinding)))
+    cancelled = !proceed
     const tried = new Set<string>()
     for (let pass = 0; proceed && pass < MAX_PASSES && plan.length > 0; pass++) {
       for (const f of plan) tried.add(identity(f))
@@ -163,6 +165,7 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
     fixed: done.length,
     dryRun: Boolean(opts.dryRun),
     repair,
+    ...(cancelled ? {cancelled: true} : {}),
     counts,
     exitCode,
   }

@@ -102,6 +102,8 @@ export interface DoctorResult {
   fixed: number
   dryRun: boolean
   repair: boolean
+  /** Present (true) when the repair prompt was declined: nothing was changed. */
+  cancelled?: true
   /** Remaining (unfixed) findings by severity. */
   counts: {error: number; warn: number; info: number}
   /** The exit code the command uses (0 healthy, 3 warnings remain, 4 errors remain). */

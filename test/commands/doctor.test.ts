@@ -1,8 +1,18 @@
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {BIN, baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+
+const hasScript = spawnSync('script', ['--version']).status === 0
+
+/** Run doctor on a pseudo-terminal (util-linux `script`) and answer the prompt once it has been printed. */
+function runOnTty(args: string[], answer: string, env: Record<string, string>) {
+  const cmd = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
+  const r = spawnSync('sh', ['-c', `(sleep 2; printf '${answer}\\n') | script -qec "${cmd.replaceAll('"', '\\"')}" /dev/null`], {env, encoding: 'utf8', timeout: 30_000})
+  return r.stdout
+}
 
 describe('doctor command', () => {
   it('--repair is an alias of --fix, and --yes alone repairs too; without a TTY nothing prompts', async () => {
@@ -15,6 +25,18 @@ describe('doctor command', () => {
       expect(json(r).repair).toBe(true)
       expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile.startsWith(state)).toBe(true)
     }
+  })
+
+  it.skipIf(!hasScript)('on a TTY, --fix shows the plan and asks once: "n" changes nothing, "y" repairs', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const env = baseEnv(tempDir())
+    const no = runOnTty(['doctor', '--fix', '--state-dir', state], 'n', env)
+    expect(no).toContain('Apply these repairs? [y/N]')
+    expect(no).toContain('Repairs cancelled; nothing was changed.')
+    expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile).toMatch(/^\/home\/user\//)
+    const yes = runOnTty(['doctor', '--fix', '--state-dir', state], 'y', env)
+    expect(yes).toContain('Summary: 0 error(s), 0 warning(s), 0 info; 2 fixed.')
+    expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile.startsWith(state)).toBe(true)
   })
 
   it('usage errors exit 2 (unknown flag); an unknown --agent is a clear error with exit 1, also as a JSON envelope', async () => {
