@@ -259,6 +259,9 @@ function checkIndexFile(c: StoreContext): void {
       ),
     )
   }
+  if (scan.readError) {
+    out.push(finding('store-unreadable', 'error', agentId, scan.storePath, `sessions.json cannot be read (${scan.readError}); its sessions are invisible. Fix its ownership or permissions (sudo chown $USER "${scan.storePath}"; chmod 600).`))
+  }
   for (const t of scan.tmps) {
     const young = c.opts.now - t.mtimeMs < TMP_GRACE_MS
     if (young) {
@@ -403,7 +406,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
   }
 
   // Orphans can only be told apart once the index is known.
-  if (!data && scan.storeError) return
+  if (!data && (scan.storeError || scan.readError)) return
   const orphans = scan.transcripts.filter((f) => !referenced.has(f.name))
   if (orphans.length === 0) return
   if (opts.cheap) {

@@ -100,7 +100,7 @@ function summarize(scans: StoreScan[]): DoctorAgentSummary[] {
     configured: s.configured,
     storePath: s.storePath,
     sessionsDir: s.sessionsDir,
-    sessions: s.data ? Object.keys(s.data).length : s.storeError ? null : 0,
+    sessions: s.data ? Object.keys(s.data).length : s.storeError || s.readError ? null : 0,
     transcripts: s.transcripts.length,
   }))
 }

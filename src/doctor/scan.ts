@@ -32,6 +32,8 @@ export interface StoreScan {
   /** Parsed index; undefined when missing or corrupt. */
   data?: SessionStoreData
   storeError?: CorruptFileError
+  /** sessions.json exists but cannot be read (permissions, I/O error). */
+  readError?: string
   /** Every name in the sessions dir. */
   names: Set<string>
   /** Live transcripts (`*.jsonl` that are not side files), with stats. */
@@ -108,12 +110,15 @@ export function scanStore(agentIds: string[], configured: boolean, storePath: st
     }
   }
   scan.storeStat = statOrUndefined(storePath)
-  if (scan.storeStat?.isFile()) {
+  if (scan.storeStat && !scan.storeStat.isFile()) {
+    scan.readError = 'it is not a regular file'
+    scan.storeStat = undefined
+  } else if (scan.storeStat) {
     try {
       scan.data = parseStoreText(fs.readFileSync(storePath, 'utf8'), storePath)
     } catch (error) {
       if (error instanceof CorruptFileError) scan.storeError = error
-      else throw error
+      else scan.readError = (error as Error).message
     }
   }
   return scan

@@ -23,6 +23,7 @@ export const FINDING_IDS = [
   'sqlite-store',
   // per agent: the index
   'store-corrupt',
+  'store-unreadable',
   'store-tmp-leftover',
   'entry-malformed',
   'entry-missing-session-id',

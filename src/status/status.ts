@@ -196,7 +196,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
       configured: Boolean(scan?.configured) || state.configuredAgentIds().includes(id),
       sessionsPath: storePath,
       sessionsCount: agentCount,
-      storeError: scan?.storeError ? scan.storeError.message : null,
+      storeError: scan?.storeError ? scan.storeError.message : (scan?.readError ?? null),
       lastUpdatedAt: last,
       lastActiveAgeMs: last === null ? null : now - last,
       workspaceDir,

@@ -85,6 +85,17 @@ describe('doctor: sessions.json', () => {
     expect(fs.readdirSync(sessionsDir(state)).some((n) => n.startsWith(`${path.basename(tmp)}.deleted.`))).toBe(true)
   })
 
+  it('a sessions.json that cannot be read (here: a directory) is store-unreadable, and its transcripts are not called orphans', async () => {
+    const state = healthy(TWO_AGENTS)
+    fs.rmSync(sessionsJsonPath(state, 'work'))
+    fs.mkdirSync(sessionsJsonPath(state, 'work'))
+    const {r, doc} = await doctor(state, ['--fix'])
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['store-unreadable'])
+    expect(doc.findings[0]).toMatchObject({agentId: 'work', fixable: false})
+    expect(doc.agents.find((a: any) => a.agentId === 'work').sessions).toBeNull()
+  })
+
   it('a fresh temp file (write in progress) is only info and left alone', async () => {
     const state = healthy(TWO_AGENTS)
     const tmp = `${sessionsJsonPath(state)}.aaaa.tmp`
