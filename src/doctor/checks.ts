@@ -4,11 +4,10 @@ import path from 'node:path'
 
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {inspectLock} from '../store/lock.js'
-import {readStoreFile} from '../store/file-store.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
-import type {SessionEntry, SessionStoreData} from '../store/types.js'
+import type {SessionEntry} from '../store/types.js'
 import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, repairTranscript} from './repairs.js'
 import {type FileInfo, isEntryObject, resolveFromScan, scanStore, type StoreScan} from './scan.js'
 import {findStateDirs} from './state-dirs.js'
@@ -608,13 +607,4 @@ export async function checkStore(state: OpenClawState, scan: StoreScan, opts: Ch
   checkLocks(c)
   checkIndexFile(c)
   await checkEntries(c)
-}
-
-/** Re-read an index for a repair that must see the latest data (unlocked: atomic renames give a whole file). */
-export async function readIndex(storePath: string): Promise<SessionStoreData | undefined> {
-  try {
-    return (await readStoreFile(storePath)).data
-  } catch {
-    return undefined
-  }
 }

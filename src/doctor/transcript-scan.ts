@@ -8,7 +8,6 @@ const EDGE_BYTES = 64 * 1024
 export interface LineSpan {
   /** 1-based line number (0 when unknown: tail reads of big files). */
   line: number
-  offset: number
   /** Bytes of the line, without its newline. */
   length: number
 }
@@ -102,7 +101,7 @@ function scanLines(out: TranscriptInspection, text: string, startLine: number, e
       out.badHeader = true
     }
     if (!isObject(v)) {
-      const span = {line: startLine > 0 ? startLine + i : 0, offset: -1, length: Buffer.byteLength(raw)}
+      const span = {line: startLine > 0 ? startLine + i : 0, length: Buffer.byteLength(raw)}
       if (isLast) out.tornTail = span
       else out.badLines.push(span)
       continue
@@ -151,18 +150,4 @@ export function inspectTranscriptSync(file: string, opts: {deep?: boolean; size?
 /** Async form for callers that await; the work is the same bounded reads. ENOENT propagates. */
 export async function inspectTranscript(file: string, opts: {deep?: boolean; size?: number} = {}): Promise<TranscriptInspection> {
   return inspectTranscriptSync(file, opts)
-}
-
-/** Run `fn` over items with at most `limit` in flight (enough to keep the disk busy without 10 000 open files). */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  const workers = Array.from({length: Math.min(limit, items.length)}, async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i])
-    }
-  })
-  await Promise.all(workers)
-  return out
 }
