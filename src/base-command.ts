@@ -41,9 +41,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** Resolve the OpenClaw state dir and config from the global flags. */
-  protected openState(): OpenClawState {
+  protected openState(opts: {tolerateConfigError?: boolean} = {}): OpenClawState {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
-    return OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev})
+    return OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
   }
 
   /** Human output only: suppressed under --json so stdout stays one JSON document. */

@@ -3,6 +3,7 @@ import path from 'node:path'
 
 import {normalizeAgentId} from '../config/agent-id.js'
 import {
+  ConfigError,
   listAllAgentIds,
   listConfiguredAgentIds,
   type LoadedConfig,
@@ -24,6 +25,8 @@ export interface OpenStateOptions {
   env?: Env
   /** Skip clawkit's own settings file (tests, library use). */
   ignoreSettings?: boolean
+  /** Keep going with an empty config when openclaw.json is invalid (doctor and status, like OpenClaw's). */
+  tolerateConfigError?: boolean
 }
 
 export class OpenClawState {
@@ -36,8 +39,10 @@ export class OpenClawState {
   readonly env: Env
   /** Agent from clawkit's settings, used when a command gets no --agent. */
   readonly preferredAgent?: string
+  /** Set when the config was invalid and `tolerateConfigError` let the state open with an empty config. */
+  readonly configError?: ConfigError
 
-  constructor(opts: {stateDir: string; source: OpenClawState['stateDirSource']; reason: string; loaded: LoadedConfig; env: Env; preferredAgent?: string}) {
+  constructor(opts: {stateDir: string; source: OpenClawState['stateDirSource']; reason: string; loaded: LoadedConfig; env: Env; preferredAgent?: string; configError?: ConfigError}) {
     this.stateDir = opts.stateDir
     this.stateDirSource = opts.source
     this.stateDirReason = opts.reason
@@ -46,6 +51,7 @@ export class OpenClawState {
     this.config = opts.loaded.config
     this.env = opts.env
     this.preferredAgent = opts.preferredAgent
+    this.configError = opts.configError
   }
 
   static open(opts: OpenStateOptions = {}): OpenClawState {
@@ -58,8 +64,16 @@ export class OpenClawState {
       resolved = {stateDir: resolveUserPath(settings.stateDir, env), source: 'default', reason: 'clawkit settings (stateDir)'}
       source = 'clawkit-settings'
     }
-    const loaded = loadConfig(resolved.stateDir, env)
-    return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined})
+    let loaded: LoadedConfig
+    let configError: ConfigError | undefined
+    try {
+      loaded = loadConfig(resolved.stateDir, env)
+    } catch (error) {
+      if (!opts.tolerateConfigError || !(error instanceof ConfigError)) throw error
+      configError = error
+      loaded = {path: error.path, exists: true, config: {}}
+    }
+    return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined, configError})
   }
 
   get defaultAgentId(): string {

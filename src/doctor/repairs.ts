@@ -1,0 +1,214 @@
+// Doctor's repairs: each one backs up what it changes first, works under OpenClaw's locks, and never drops data.
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {parseStoreText, readStoreFile} from '../store/file-store.js'
+import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
+import {inspectLock, reclaimStaleLock, withLock} from '../store/lock.js'
+import {openSessionStore} from '../store/state.js'
+import type {SessionStoreData} from '../store/types.js'
+
+/** `sessions.json.bak.<ms>`, OpenClaw's rotation name, never overwriting an existing backup. */
+export function storeBackupPath(storePath: string, now = Date.now()): string {
+  let ms = now
+  while (fs.existsSync(`${storePath}.bak.${ms}`)) ms++
+  return `${storePath}.bak.${ms}`
+}
+
+/** `<file>.<reason>.<ISO with : → ->`, OpenClaw's archive name (unique even within one millisecond). */
+export function archivePath(file: string, reason: 'deleted' | 'bak', date = new Date()): string {
+  let d = date
+  while (fs.existsSync(`${file}.${reason}.${archiveTimestamp(d)}`)) d = new Date(d.getTime() + 1)
+  return `${file}.${reason}.${archiveTimestamp(d)}`
+}
+
+export async function chmodPath(p: string, mode: number): Promise<string> {
+  await fsp.chmod(p, mode)
+  return `chmod ${mode.toString(8)} ${p}`
+}
+
+/** Remove a lock only if it is still the same stale lock (a live process may have taken a new one since). */
+export async function clearStaleLock(lockPath: string): Promise<string> {
+  const info = inspectLock(lockPath)
+  if (!info) return `${lockPath} was already gone`
+  if (!info.stale) throw new Error(`${lockPath} is held by a live process now (pid ${info.payload?.pid ?? 'unknown'}); left alone`)
+  if (!reclaimStaleLock(lockPath, info)) throw new Error(`${lockPath} changed while being removed; run doctor again`)
+  return `removed ${lockPath}`
+}
+
+/**
+ * Replace an unparseable sessions.json: the broken bytes go to `sessions.json.bak.<ms>` first, then the newest
+ * backup or leftover temp file that parses becomes the index (an empty index when none does; the transcripts are
+ * re-indexed by the next pass). Runs under sessions.json.lock and re-checks inside it.
+ */
+export async function recoverStore(storePath: string): Promise<string> {
+  return withLock(storePath, async () => {
+    let text: string
+    try {
+      text = await fsp.readFile(storePath, 'utf8')
+    } catch {
+      text = ''
+    }
+    try {
+      parseStoreText(text, storePath)
+      return 'the index parses again (another process repaired it); nothing to do'
+    } catch {}
+    const dir = path.dirname(storePath)
+    const base = path.basename(storePath)
+    const candidates = fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith(`${base}.bak.`) || (n.startsWith(`${base}.`) && n.endsWith('.tmp')))
+      .map((n) => {
+        const p = path.join(dir, n)
+        const bakMs = /\.bak\.(\d+)$/.exec(n)
+        return {p, t: bakMs ? Number(bakMs[1]) : fs.statSync(p).mtimeMs}
+      })
+      .sort((a, b) => b.t - a.t)
+    let source: string | undefined
+    let recovered: SessionStoreData = {}
+    for (const c of candidates) {
+      try {
+        recovered = parseStoreText(await fsp.readFile(c.p, 'utf8'), c.p)
+        source = c.p
+        break
+      } catch {}
+    }
+    const backup = storeBackupPath(storePath)
+    if (fs.existsSync(storePath)) {
+      await fsp.copyFile(storePath, backup, fs.constants.COPYFILE_EXCL)
+      await fsp.chmod(backup, 0o600)
+    }
+    await writeFileAtomic(storePath, JSON.stringify(recovered, null, 2))
+    const kept = fs.existsSync(backup) ? `; the broken file is kept as ${backup}` : ''
+    return source
+      ? `restored the index from ${source} (${Object.keys(recovered).length} entries)${kept}`
+      : `no valid backup found: started an empty index; transcripts on disk are re-indexed next${kept}`
+  })
+}
+
+/**
+ * Apply index edits in one read-modify-write under sessions.json.lock. The current file is copied to
+ * `sessions.json.bak.<ms>` inside the lock, before the new content is written, and only when something changes.
+ */
+export async function applyIndexEdits(storePath: string, agentId: string, edits: ((data: SessionStoreData) => boolean)[]): Promise<{changed: boolean; backup?: string}> {
+  const store = openSessionStore({agentId, path: storePath})
+  return store.update(async (data) => {
+    let changed = false
+    for (const edit of edits) changed = edit(data) || changed
+    if (!changed) return {changed}
+    const before = await readStoreFile(storePath)
+    if (!before.exists || before.text === undefined) return {changed}
+    const backup = storeBackupPath(storePath)
+    await writeFileAtomic(backup, before.text)
+    return {changed, backup}
+  })
+}
+
+export async function archiveTmp(file: string): Promise<string> {
+  const dest = archivePath(file, 'deleted')
+  await fsp.rename(file, dest)
+  return `renamed to ${dest}`
+}
+
+interface LinePlan {
+  keep: Buffer[]
+  dropped: number
+  hasHeader: boolean
+  firstTimestamp?: string
+}
+
+function planLines(buf: Buffer): LinePlan {
+  const plan: LinePlan = {keep: [], dropped: 0, hasHeader: false}
+  let start = 0
+  let sawFirstObject = false
+  while (start < buf.length) {
+    const nl = buf.indexOf(0x0a, start)
+    const end = nl < 0 ? buf.length : nl
+    const raw = buf.subarray(start, end)
+    start = end + 1
+    const text = raw.toString('utf8')
+    if (text.trim() === '') continue
+    let v: unknown
+    try {
+      v = JSON.parse(text.endsWith('\r') ? text.slice(0, -1) : text)
+    } catch {
+      plan.dropped++
+      continue
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) {
+      plan.dropped++
+      continue
+    }
+    const o = v as Record<string, unknown>
+    if (!sawFirstObject) {
+      sawFirstObject = true
+      plan.hasHeader = o.type === 'session' && typeof o.id === 'string'
+    }
+    if (!plan.firstTimestamp && typeof o.timestamp === 'string') plan.firstTimestamp = o.timestamp
+    plan.keep.push(raw)
+  }
+  return plan
+}
+
+/**
+ * Repair a transcript under its lock. A torn last line (or any unparseable tail) is moved byte for byte into
+ * `<file>.bak.<ts>` and cut off; a missing final newline is added; unparseable lines elsewhere or a missing header
+ * mean a whole-file rewrite, after copying the original to `<file>.bak.<ts>`. Parseable lines are kept verbatim.
+ */
+export async function repairTranscript(file: string, opts: {sessionId: string; cwd: string}): Promise<{action: string; backup?: string}> {
+  return withLock(file, async () => {
+    const buf = await fsp.readFile(file)
+    const st = await fsp.stat(file)
+    const plan = planLines(buf)
+    const endsWithNewline = buf.length === 0 || buf[buf.length - 1] === 0x0a
+    if (plan.dropped === 0 && plan.hasHeader) {
+      if (endsWithNewline) return {action: 'nothing to repair any more'}
+      await fsp.appendFile(file, '\n')
+      return {action: 'added the missing final newline'}
+    }
+    // Only the last line is bad: move just those bytes aside, whatever the file size.
+    const lastNl = buf.lastIndexOf(0x0a, buf.length - 2)
+    const tailStart = lastNl + 1
+    if (plan.hasHeader && plan.dropped === 1 && !endsWithNewline && tailStart > 0) {
+      const tailPlan = planLines(buf.subarray(tailStart))
+      if (tailPlan.dropped === 1) {
+        const backup = archivePath(file, 'bak')
+        await writeFileAtomic(backup, buf.subarray(tailStart))
+        const fh = await fsp.open(file, 'r+')
+        try {
+          await fh.truncate(tailStart)
+          await fh.sync()
+        } finally {
+          await fh.close()
+        }
+        return {action: `moved the torn last line (${buf.length - tailStart} bytes) to ${backup}`, backup}
+      }
+    }
+    const backup = archivePath(file, 'bak')
+    await fsp.copyFile(file, backup, fs.constants.COPYFILE_EXCL)
+    await fsp.chmod(backup, 0o600)
+    const parts: Buffer[] = []
+    let headerNote = ''
+    if (!plan.hasHeader) {
+      const timestamp = plan.firstTimestamp && Number.isFinite(Date.parse(plan.firstTimestamp)) ? plan.firstTimestamp : st.mtime.toISOString()
+      parts.push(Buffer.from(JSON.stringify({type: 'session', version: 3, id: opts.sessionId, timestamp, cwd: opts.cwd})))
+      headerNote = ', wrote a session header'
+    }
+    parts.push(...plan.keep)
+    const text = Buffer.concat(parts.flatMap((p) => [p, Buffer.from('\n')]))
+    await writeFileAtomic(file, text, st.mode & 0o777)
+    return {action: `copied the original to ${backup}, removed ${plan.dropped} unparseable line(s)${headerNote}`, backup}
+  })
+}
+
+/** Rename an empty or header-only orphan to `<file>.deleted.<ts>` if it is still unreferenced and still empty. */
+export async function archiveEmptyOrphan(file: string, stillOrphan: () => Promise<boolean>, stillEmpty: () => Promise<boolean>): Promise<string> {
+  return withLock(file, async () => {
+    if (!(await stillOrphan())) throw new Error(`${path.basename(file)} is referenced by the index now; left alone`)
+    if (!(await stillEmpty())) throw new Error(`${path.basename(file)} holds messages now; left alone`)
+    const dest = archivePath(file, 'deleted')
+    await fsp.rename(file, dest)
+    return `renamed to ${dest}`
+  })
+}

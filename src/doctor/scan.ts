@@ -1,0 +1,179 @@
+// One cheap pass over a store: its directory listing (with stats), its parsed index, and fast transcript resolution.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {CorruptFileError} from '../errors.js'
+import {parseStoreText} from '../store/file-store.js'
+import {transcriptTopicId} from '../store/session-key.js'
+import type {OpenClawState} from '../store/state.js'
+import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../store/transcript.js'
+import type {SessionEntry, SessionStoreData} from '../store/types.js'
+
+export interface FileInfo {
+  name: string
+  path: string
+  size: number
+  mode: number
+  uid: number
+  mtimeMs: number
+}
+
+export interface StoreScan {
+  /** The first agent using this store (a shared `session.store` without {agentId} serves several). */
+  agentId: string
+  agentIds: string[]
+  configured: boolean
+  storePath: string
+  sessionsDir: string
+  realSessionsDir: string
+  dirExists: boolean
+  dirStat?: fs.Stats
+  storeStat?: fs.Stats
+  /** Parsed index; undefined when missing or corrupt. */
+  data?: SessionStoreData
+  storeError?: CorruptFileError
+  /** sessions.json exists but cannot be read (permissions, I/O error). */
+  readError?: string
+  /** Every name in the sessions dir. */
+  names: Set<string>
+  /** Live transcripts (`*.jsonl` that are not side files), with stats. */
+  transcripts: FileInfo[]
+  /** The same transcripts by file name. */
+  byName: Map<string, FileInfo>
+  /** `*.lock` files in the sessions dir. */
+  locks: string[]
+  /** Leftover `sessions.json.*.tmp` files. */
+  tmps: FileInfo[]
+  /** `sessions.json.bak.*` files. */
+  backups: FileInfo[]
+}
+
+function statOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+function info(dir: string, name: string): FileInfo | undefined {
+  const p = path.join(dir, name)
+  const st = statOrUndefined(p)
+  if (!st || !st.isFile()) return undefined
+  return {name, path: p, size: st.size, mode: st.mode, uid: st.uid, mtimeMs: st.mtimeMs}
+}
+
+export function scanStore(agentIds: string[], configured: boolean, storePath: string): StoreScan {
+  const sessionsDir = path.dirname(storePath)
+  let realSessionsDir = sessionsDir
+  try {
+    realSessionsDir = fs.realpathSync(sessionsDir)
+  } catch {}
+  const scan: StoreScan = {
+    agentId: agentIds[0],
+    agentIds,
+    configured,
+    storePath,
+    sessionsDir,
+    realSessionsDir,
+    dirExists: false,
+    names: new Set(),
+    transcripts: [],
+    byName: new Map(),
+    locks: [],
+    tmps: [],
+    backups: [],
+  }
+  scan.dirStat = statOrUndefined(sessionsDir)
+  scan.dirExists = Boolean(scan.dirStat?.isDirectory())
+  if (!scan.dirExists) return scan
+  const storeBase = path.basename(storePath)
+  let names: string[] = []
+  try {
+    names = fs.readdirSync(sessionsDir)
+  } catch {}
+  for (const name of names) {
+    scan.names.add(name)
+    if (isTranscriptFileName(name)) {
+      const fi = info(sessionsDir, name)
+      if (fi) {
+        scan.transcripts.push(fi)
+        scan.byName.set(name, fi)
+      }
+    } else if (name.endsWith('.lock')) scan.locks.push(path.join(sessionsDir, name))
+    else if (name.startsWith(`${storeBase}.`) && name.endsWith('.tmp')) {
+      const fi = info(sessionsDir, name)
+      if (fi) scan.tmps.push(fi)
+    } else if (name.startsWith(`${storeBase}.bak.`)) {
+      const fi = info(sessionsDir, name)
+      if (fi) scan.backups.push(fi)
+    }
+  }
+  scan.storeStat = statOrUndefined(storePath)
+  if (scan.storeStat && !scan.storeStat.isFile()) {
+    scan.readError = 'it is not a regular file'
+    scan.storeStat = undefined
+  } else if (scan.storeStat) {
+    try {
+      scan.data = parseStoreText(fs.readFileSync(storePath, 'utf8'), storePath)
+    } catch (error) {
+      if (error instanceof CorruptFileError) scan.storeError = error
+      else scan.readError = (error as Error).message
+    }
+  }
+  return scan
+}
+
+/** Every distinct store of the agents in scope (agents sharing one sessions.json are scanned once). */
+export function scanStores(state: OpenClawState, agentIds: string[]): StoreScan[] {
+  const configured = new Set(state.configuredAgentIds())
+  const byPath = new Map<string, string[]>()
+  for (const id of agentIds) {
+    const p = state.storeRef(id).path
+    const list = byPath.get(p)
+    if (list) list.push(id)
+    else byPath.set(p, [id])
+  }
+  return [...byPath].map(([p, ids]) => scanStore(ids, ids.some((i) => configured.has(i)), p))
+}
+
+/**
+ * resolveTranscriptPath from the directory listing instead of per-entry stats: the same answers for the common
+ * shapes (a plain name in the sessions dir, a path into another state dir, no sessionFile), delegating anything
+ * unusual (subdirectories, symlinks) to the exact resolver.
+ */
+export function resolveFromScan(scan: StoreScan, entry: SessionEntry, key: string): ResolvedTranscript {
+  const dir = scan.sessionsDir
+  const stored = typeof entry.sessionFile === 'string' ? entry.sessionFile.trim() : ''
+  // Fast path for the shape OpenClaw writes: an absolute path straight inside this sessions dir.
+  if (stored.startsWith(dir) && stored.charCodeAt(dir.length) === 47 /* / */) {
+    const base = stored.slice(dir.length + 1)
+    if (base && !base.includes('/') && base !== '.' && base !== '..' && !base.includes('\0')) return {path: stored, location: 'session-file', exists: scan.names.has(base)}
+  }
+  if (stored && !stored.includes('\0')) {
+    const candidate = path.isAbsolute(stored) ? path.normalize(stored) : path.resolve(dir, stored)
+    const parent = path.dirname(candidate)
+    const base = path.basename(candidate)
+    if (parent === dir || parent === scan.realSessionsDir) {
+      return {path: path.join(dir, base), location: 'session-file', exists: scan.names.has(base)}
+    }
+    const rel = path.relative(dir, candidate)
+    if (!rel.startsWith('..') && !path.isAbsolute(rel)) return resolveTranscriptPath(dir, entry, key)
+    if (isTranscriptFileName(base) && scan.names.has(base)) {
+      return {path: path.join(dir, base), location: 'relocated', exists: true, storedSessionFile: stored}
+    }
+  }
+  const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId.trim() : ''
+  if (!isSafeSessionId(sessionId)) return resolveTranscriptPath(dir, entry, key) // throws the usual error
+  const topic = transcriptTopicId(key)
+  if (topic) {
+    const name = `${sessionId}-topic-${encodeURIComponent(topic)}.jsonl`
+    if (scan.names.has(name)) return {path: path.join(dir, name), location: 'derived', exists: true, storedSessionFile: stored || undefined}
+  }
+  const name = `${sessionId}.jsonl`
+  return {path: path.join(dir, name), location: 'derived', exists: scan.names.has(name), storedSessionFile: stored || undefined}
+}
+
+export function isEntryObject(v: unknown): v is SessionEntry {
+  return Boolean(v) && typeof v === 'object' && !Array.isArray(v)
+}

@@ -1,0 +1,153 @@
+// Lean transcript inspection for doctor: header, bad/torn lines and the last assistant message, with bounded reads.
+import fs from 'node:fs'
+
+/** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
+export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024
+const EDGE_BYTES = 64 * 1024
+
+export interface LineSpan {
+  /** 1-based line number (0 when unknown: tail reads of big files). */
+  line: number
+  /** Bytes of the line, without its newline. */
+  length: number
+}
+
+export interface TranscriptInspection {
+  size: number
+  /** Whole-file read (false: only the first and last 64 KiB were read). */
+  complete: boolean
+  /** Parsed first line when it is a session header. */
+  header?: {id?: unknown; version?: unknown; timestamp?: unknown; cwd?: unknown}
+  /** The first line exists but is not a `{type:"session", id}` header. */
+  badHeader: boolean
+  /** Non-blank lines (complete reads only). */
+  lineCount: number
+  /** Unparseable lines other than a torn last line. */
+  badLines: LineSpan[]
+  /** The last line has no newline and does not parse: an interrupted append. */
+  tornTail?: LineSpan
+  /** The file does not end with "\n" (whether or not the last line parses). */
+  missingFinalNewline: boolean
+  /** At least one `message` entry. */
+  hasMessages: boolean
+  lastAssistant?: {provider?: string; model?: string; usage?: Record<string, unknown>; timestamp?: number}
+  /** Timestamp (ms) of the last entry with one. */
+  lastTimestamp?: number
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text.endsWith('\r') ? text.slice(0, -1) : text)
+  } catch {
+    return undefined
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return Boolean(v) && typeof v === 'object' && !Array.isArray(v)
+}
+
+function entryTime(v: Record<string, unknown>): number | undefined {
+  if (typeof v.timestamp === 'string') {
+    const t = Date.parse(v.timestamp)
+    if (Number.isFinite(t)) return t
+  }
+  const msg = v.message as Record<string, unknown> | undefined
+  if (msg && typeof msg.timestamp === 'number') return msg.timestamp
+  return undefined
+}
+
+function observe(out: TranscriptInspection, v: Record<string, unknown>): void {
+  if (v.type === 'session') return
+  const t = entryTime(v)
+  if (t !== undefined) out.lastTimestamp = t
+  if (v.type !== 'message') return
+  out.hasMessages = true
+  const msg = v.message as Record<string, unknown> | undefined
+  if (msg?.role === 'assistant') {
+    out.lastAssistant = {
+      provider: typeof msg.provider === 'string' ? msg.provider : undefined,
+      model: typeof msg.model === 'string' ? msg.model : undefined,
+      usage: isObject(msg.usage) ? msg.usage : undefined,
+      timestamp: typeof msg.timestamp === 'number' ? msg.timestamp : undefined,
+    }
+  }
+}
+
+function classifyFirst(out: TranscriptInspection, raw: string): void {
+  const v = parse(raw)
+  if (isObject(v) && v.type === 'session' && typeof v.id === 'string') out.header = v
+  else out.badHeader = true
+}
+
+function scanLines(out: TranscriptInspection, text: string, startLine: number, endsComplete: boolean, headerFromFirst: boolean): void {
+  const list = text.split('\n')
+  // split leaves '' after a final newline; without one, the last element is an unterminated line.
+  const lastIdx = list.length - 1
+  let first = headerFromFirst
+  for (let i = 0; i <= lastIdx; i++) {
+    const raw = list[i]
+    if (raw.trim() === '') continue
+    const isLast = i === lastIdx && !endsComplete
+    if (startLine > 0) out.lineCount++
+    const v = parse(raw)
+    if (first && isObject(v)) {
+      // pi decides on the first *parsed* object: unparseable lines before it are just bad lines.
+      first = false
+      if (v.type === 'session' && typeof v.id === 'string') {
+        out.header = v
+        continue
+      }
+      out.badHeader = true
+    }
+    if (!isObject(v)) {
+      const span = {line: startLine > 0 ? startLine + i : 0, length: Buffer.byteLength(raw)}
+      if (isLast) out.tornTail = span
+      else out.badLines.push(span)
+      continue
+    }
+    observe(out, v)
+  }
+  if (first && headerFromFirst && out.lineCount > 0) out.badHeader = true
+}
+
+/** Inspect a transcript synchronously (small reads; doctor is a batch job and sync I/O is cheapest per file). */
+export function inspectTranscriptSync(file: string, opts: {deep?: boolean; size?: number} = {}): TranscriptInspection {
+  const fd = fs.openSync(file, 'r')
+  try {
+    const size = opts.size ?? fs.fstatSync(fd).size
+    const out: TranscriptInspection = {size, complete: true, badHeader: false, lineCount: 0, badLines: [], missingFinalNewline: false, hasMessages: false}
+    if (size === 0) return out
+    if (opts.deep || size <= FULL_SCAN_MAX_BYTES) {
+      const buf = Buffer.allocUnsafe(size)
+      const n = fs.readSync(fd, buf, 0, size, 0)
+      out.size = n
+      out.missingFinalNewline = buf[n - 1] !== 0x0a
+      scanLines(out, buf.toString('utf8', 0, n), 1, !out.missingFinalNewline, true)
+      return out
+    }
+    // Big file: the header from the start, then complete lines from the last 64 KiB.
+    out.complete = false
+    const head = Buffer.allocUnsafe(Math.min(EDGE_BYTES * 16, size))
+    fs.readSync(fd, head, 0, head.length, 0)
+    const nl = head.indexOf(0x0a)
+    scanLines(out, head.toString('utf8', 0, nl < 0 ? head.length : nl), 1, true, true)
+    out.lineCount = 0
+    const tailStart = Math.max(0, size - EDGE_BYTES)
+    const tail = Buffer.allocUnsafe(size - tailStart)
+    fs.readSync(fd, tail, 0, tail.length, tailStart)
+    out.missingFinalNewline = tail[tail.length - 1] !== 0x0a
+    const firstNl = tail.indexOf(0x0a)
+    scanLines(out, tail.toString('utf8', firstNl + 1), 0, !out.missingFinalNewline, false)
+    // Messages exist further up when the tail shows none (a big file is not header-only).
+    out.hasMessages ||= size > EDGE_BYTES
+    return out
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Async form for callers that await; the work is the same bounded reads. ENOENT propagates. */
+export async function inspectTranscript(file: string, opts: {deep?: boolean; size?: number} = {}): Promise<TranscriptInspection> {
+  return inspectTranscriptSync(file, opts)
+}

@@ -1,0 +1,141 @@
+// Types of doctor findings and results: the stable `--json` contract of `clawkit doctor` (docs/doctor.md).
+import type {SessionStoreData} from '../store/types.js'
+
+export type Severity = 'error' | 'warn' | 'info'
+
+/** Every finding id doctor can emit. Ids are stable: scripts match on them. */
+export const FINDING_IDS = [
+  // state dir as a whole
+  'state-dir-missing',
+  'state-dir-not-writable',
+  'state-dir-permissions',
+  'config-invalid',
+  'config-permissions',
+  'wrong-owner',
+  'split-state',
+  'legacy-sessions-dir',
+  // per agent: directories and files
+  'agent-dir-permissions',
+  'sessions-dir-permissions',
+  'sessions-dir-not-writable',
+  'store-permissions',
+  'transcript-permissions',
+  'sqlite-store',
+  // per agent: the index
+  'store-corrupt',
+  'store-unreadable',
+  'store-tmp-leftover',
+  'entry-malformed',
+  'entry-missing-session-id',
+  'entry-missing-updated-at',
+  'duplicate-session-id',
+  // per agent: entries and their transcripts
+  'transcript-missing',
+  'transcript-not-started',
+  'main-transcript-missing',
+  'main-transcript-header-only',
+  'session-file-relocated',
+  'session-file-foreign',
+  'orphan-transcript',
+  'orphan-transcript-empty',
+  // per agent: transcript contents
+  'transcript-torn-line',
+  'transcript-no-final-newline',
+  'transcript-bad-lines',
+  'transcript-bad-header',
+  'transcript-header-mismatch',
+  // locks
+  'stale-lock',
+  'live-lock',
+] as const
+
+export type FindingId = (typeof FINDING_IDS)[number]
+
+/** One finding of the `--json` document. */
+export interface Finding {
+  id: FindingId
+  severity: Severity
+  /** The agent concerned, or null for the state dir as a whole. */
+  agentId: string | null
+  /** The file or directory concerned. */
+  path: string
+  /** What is wrong and what to do. */
+  message: string
+  /** Whether `--fix` can repair it. */
+  fixable: boolean
+  /** Whether this run repaired it. */
+  fixed: boolean
+  /** Session key, for findings about one index entry. */
+  key?: string
+  /** What `--fix` does (or did) for this finding. */
+  action?: string
+  /** Where the backup of the previous state went, when a repair wrote one. */
+  backup?: string
+  /** Why a repair of this finding failed (the finding stays open). */
+  repairError?: string
+  /** Extra machine-readable details (lock holder, file lists, other state dirs, ...). */
+  details?: Record<string, unknown>
+}
+
+export interface DoctorAgentSummary {
+  agentId: string
+  /** Other agents that share this store (`session.store` without {agentId}). */
+  sharedWith?: string[]
+  configured: boolean
+  storePath: string
+  sessionsDir: string
+  /** Index entries (null when the index could not be read). */
+  sessions: number | null
+  /** Live transcript files in the sessions dir. */
+  transcripts: number
+}
+
+/** The `clawkit doctor --json` document. */
+export interface DoctorResult {
+  /** True when no error or warning remains (info findings do not count). */
+  ok: boolean
+  stateDir: string
+  stateDirReason: string
+  configPath: string
+  agents: DoctorAgentSummary[]
+  findings: Finding[]
+  /** How many findings this run repaired. */
+  fixed: number
+  dryRun: boolean
+  repair: boolean
+  /** Present (true) when the repair prompt was declined: nothing was changed. */
+  cancelled?: true
+  /** Remaining (unfixed) findings by severity. */
+  counts: {error: number; warn: number; info: number}
+  /** The exit code the command uses (0 healthy, 3 warnings remain, 4 errors remain). */
+  exitCode: number
+}
+
+export interface DoctorOptions {
+  agent?: string
+  repair?: boolean
+  dryRun?: boolean
+  /** Read every transcript whole, whatever its size (default: big files get a header + tail read). */
+  deep?: boolean
+  /** Asked once before repairs start; false cancels them. */
+  confirm?: (plan: Finding[]) => Promise<boolean>
+  now?: () => number
+}
+
+/** Internal: a finding plus how to repair it. */
+export interface PlannedFinding extends Finding {
+  repair?: Repair
+}
+
+export type Repair =
+  | {kind: 'lock'; run: () => Promise<string | void>}
+  | {kind: 'perm'; run: () => Promise<string | void>}
+  | {kind: 'store-recover'; run: () => Promise<string | void>}
+  | {kind: 'transcript'; run: () => Promise<string | void>}
+  | {kind: 'archive'; run: () => Promise<string | void>}
+  /** Index edits are batched per store: one lock, one backup, one write. Return true when data changed. */
+  | {kind: 'index'; storePath: string; agentId: string; edit: (data: SessionStoreData) => boolean}
+
+export const EXIT_HEALTHY = 0
+export const EXIT_WARNINGS = 3
+export const EXIT_ERRORS = 4

@@ -1,0 +1,239 @@
+// `clawkit status`: one fast look at the state dir, agents, recent sessions, cheap doctor checks and the gateway port.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, parseModelRef, resolveAgentModelRef, resolveWorkspaceDir} from '../config/config.js'
+import {collectFindings} from '../doctor/doctor.js'
+import {isEntryObject, scanStores} from '../doctor/scan.js'
+import {percentUsed} from '../sessions/format.js'
+import {buildRow, type SessionRow} from '../sessions/list.js'
+import type {OpenClawState} from '../store/state.js'
+import type {SessionKind} from '../store/session-key.js'
+import {type GatewayProbe, probeGateway, resolveGatewayPort} from './gateway.js'
+
+export const RECENT_LIMIT = 10
+
+/** One row of `sessions.recent` (OpenClaw's SessionStatus). */
+export interface SessionStatusRow {
+  agentId: string
+  key: string
+  kind: SessionKind
+  sessionId?: string
+  updatedAt: number | null
+  age: number | null
+  thinkingLevel?: string
+  fastMode?: boolean
+  verboseLevel?: string
+  reasoningLevel?: string
+  elevatedLevel?: string
+  systemSent?: boolean
+  abortedLastRun?: boolean
+  inputTokens?: number
+  outputTokens?: number
+  cacheRead?: number
+  cacheWrite?: number
+  /** Prompt size of the last call when fresh, else null. */
+  totalTokens: number | null
+  totalTokensFresh: boolean
+  remainingTokens: number | null
+  percentUsed: number | null
+  model: string | null
+  modelProvider?: string
+  contextTokens: number
+  flags: string[]
+}
+
+export interface AgentStatus {
+  id: string
+  configured: boolean
+  sessionsPath: string
+  sessionsCount: number
+  /** null when the index could not be parsed (run doctor). */
+  storeError: string | null
+  lastUpdatedAt: number | null
+  lastActiveAgeMs: number | null
+  workspaceDir: string
+  bootstrapPending: boolean
+  transcripts: {files: number; bytes: number}
+}
+
+/** The `clawkit status --json` document; `sessions` and `agents` mirror OpenClaw's status JSON. */
+export interface StatusResult {
+  stateDir: string
+  stateDirReason: string
+  configPath: string
+  configExists: boolean
+  configError: string | null
+  agents: {defaultId: string; agents: AgentStatus[]; totalSessions: number; bootstrapPendingCount: number}
+  sessions: {
+    paths: string[]
+    count: number
+    defaults: {model: string | null; contextTokens: number}
+    recent: SessionStatusRow[]
+    byAgent: {agentId: string; path: string; count: number; recent: SessionStatusRow[]}[]
+  }
+  transcripts: {files: number; bytes: number}
+  lastActivity: {key: string; agentId: string; updatedAt: number; ageMs: number} | null
+  /** Counts from doctor's cheap checks (no transcript contents read). */
+  doctor: {errors: number; warnings: number; info: number; ids: string[]; checks: 'cheap'}
+  gateway: GatewayProbe
+  all: boolean
+}
+
+export interface StatusOptions {
+  all?: boolean
+  profile?: string
+  now?: number
+  probeTimeoutMs?: number
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined
+}
+
+/** OpenClaw's status flags: like `sessions` but `elevated:` and `fast`/`fast:off`, as arrays. */
+export function statusFlags(row: SessionRow, fastMode: boolean | undefined): string[] {
+  const flags: string[] = []
+  if (row.thinkingLevel) flags.push(`think:${row.thinkingLevel}`)
+  if (row.verboseLevel) flags.push(`verbose:${row.verboseLevel}`)
+  if (fastMode === true) flags.push('fast')
+  else if (fastMode === false) flags.push('fast:off')
+  if (row.reasoningLevel) flags.push(`reasoning:${row.reasoningLevel}`)
+  if (row.elevatedLevel) flags.push(`elevated:${row.elevatedLevel}`)
+  if (row.systemSent) flags.push('system')
+  if (row.abortedLastRun) flags.push('aborted')
+  if (row.sessionId) flags.push(`id:${row.sessionId}`)
+  return flags
+}
+
+function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionStatusRow {
+  const fastMode = typeof entry.fastMode === 'boolean' ? entry.fastMode : undefined
+  return {
+    agentId: row.agentId,
+    key: row.key,
+    kind: row.kind,
+    sessionId: row.sessionId,
+    updatedAt: row.updatedAt ?? null,
+    age: row.ageMs ?? null,
+    thinkingLevel: row.thinkingLevel,
+    fastMode,
+    verboseLevel: row.verboseLevel,
+    reasoningLevel: row.reasoningLevel,
+    elevatedLevel: row.elevatedLevel,
+    systemSent: row.systemSent,
+    abortedLastRun: row.abortedLastRun,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    cacheRead: num(entry.cacheRead),
+    cacheWrite: num(entry.cacheWrite),
+    totalTokens: row.totalTokens,
+    totalTokensFresh: row.totalTokensFresh,
+    remainingTokens: row.totalTokens === null ? null : Math.max(0, row.contextTokens - row.totalTokens),
+    percentUsed: percentUsed(row.totalTokens, row.contextTokens),
+    model: row.model ?? null,
+    modelProvider: row.modelProvider,
+    contextTokens: row.contextTokens,
+    flags: statusFlags(row, fastMode),
+  }
+}
+
+const byNewest = (a: {updatedAt: number | null}, b: {updatedAt: number | null}) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
+
+/** Keep the n newest rows without sorting everything (10 000 rows, 10 kept): insertion into a short sorted list. */
+function pushTop(top: SessionStatusRow[], row: SessionStatusRow, n: number): void {
+  if (top.length === n && byNewest(top[n - 1], row) <= 0) return
+  let i = top.length
+  while (i > 0 && byNewest(top[i - 1], row) > 0) i--
+  top.splice(i, 0, row)
+  if (top.length > n) top.pop()
+}
+
+export async function getStatus(state: OpenClawState, opts: StatusOptions = {}): Promise<StatusResult> {
+  const now = opts.now ?? Date.now()
+  const {port, source} = resolveGatewayPort(state.config, state.env, opts.profile)
+  const gatewayPromise = probeGateway(port, source, opts.probeTimeoutMs)
+  const agentIds = state.allAgentIds()
+  const stateExists = fs.existsSync(state.stateDir)
+  const scans = stateExists ? scanStores(state, agentIds) : []
+  const {findings} = await collectFindings(state, agentIds, {cheap: true, now, scans})
+
+  const agents: AgentStatus[] = []
+  const byAgent: StatusResult['sessions']['byAgent'] = []
+  const recent: SessionStatusRow[] = []
+  let count = 0
+  const totals = {files: 0, bytes: 0}
+  for (const id of agentIds) {
+    const scan = scans.find((s) => s.agentIds.includes(id))
+    const storePath = scan?.storePath ?? state.storeRef(id).path
+    const agentRecent: SessionStatusRow[] = []
+    let agentCount = 0
+    let last: number | null = null
+    // A shared store is read once; its rows belong to the agent named in each key.
+    if (scan?.data) {
+      for (const [key, entry] of Object.entries(scan.data)) {
+        if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
+        const row = buildRow(state, key, entry, scan.agentId, now)
+        if (row.agentId !== id && !(scan.agentIds.length === 1 && id === scan.agentId)) continue
+        agentCount++
+        if (row.updatedAt !== undefined && (last === null || row.updatedAt > last)) last = row.updatedAt
+        const status = toStatusRow(row, entry)
+        pushTop(agentRecent, status, RECENT_LIMIT)
+        pushTop(recent, status, RECENT_LIMIT)
+      }
+    }
+    const owner = scan && scan.agentId === id
+    const files = owner ? scan.transcripts.length : 0
+    const bytes = owner ? scan.transcripts.reduce((s, t) => s + t.size, 0) : 0
+    totals.files += files
+    totals.bytes += bytes
+    count += agentCount
+    let workspaceDir = ''
+    try {
+      workspaceDir = resolveWorkspaceDir(state.stateDir, state.config, id, state.env)
+    } catch {}
+    agents.push({
+      id,
+      configured: Boolean(scan?.configured) || state.configuredAgentIds().includes(id),
+      sessionsPath: storePath,
+      sessionsCount: agentCount,
+      storeError: scan?.storeError ? scan.storeError.message : (scan?.readError ?? null),
+      lastUpdatedAt: last,
+      lastActiveAgeMs: last === null ? null : now - last,
+      workspaceDir,
+      bootstrapPending: workspaceDir ? fs.existsSync(path.join(workspaceDir, 'BOOTSTRAP.md')) : false,
+      transcripts: {files, bytes},
+    })
+    byAgent.push({agentId: id, path: storePath, count: agentCount, recent: agentRecent})
+  }
+  const defaultsRef = parseModelRef(resolveAgentModelRef(state.config, state.defaultAgentId))
+  const defaultsCtx = num(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
+  const newest = recent[0]
+  const open = findings.filter((f) => !f.fixed)
+  const gateway = await gatewayPromise
+  return {
+    stateDir: state.stateDir,
+    stateDirReason: state.stateDirReason,
+    configPath: state.configPath,
+    configExists: state.configExists,
+    configError: state.configError ? state.configError.message : null,
+    agents: {defaultId: state.defaultAgentId, agents, totalSessions: count, bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length},
+    sessions: {
+      paths: [...new Set(agents.map((a) => a.sessionsPath))],
+      count,
+      defaults: {model: defaultsRef.model ?? null, contextTokens: defaultsCtx},
+      recent,
+      byAgent,
+    },
+    transcripts: totals,
+    lastActivity: newest && newest.updatedAt !== null ? {key: newest.key, agentId: newest.agentId, updatedAt: newest.updatedAt, ageMs: now - newest.updatedAt} : null,
+    doctor: {
+      errors: open.filter((f) => f.severity === 'error').length,
+      warnings: open.filter((f) => f.severity === 'warn').length,
+      info: open.filter((f) => f.severity === 'info').length,
+      ids: [...new Set(open.map((f) => f.id))],
+      checks: 'cheap',
+    },
+    gateway,
+    all: Boolean(opts.all),
+  }
+}

@@ -1,0 +1,169 @@
+import {spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {COMPACTION, copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
+
+function healthy(fixture: string): string {
+  const state = copyFixture(fixture)
+  localizeSessionFiles(state)
+  return state
+}
+
+/** A pid that is certainly dead: a child that has already exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
+  return Number(r.stdout)
+}
+
+function writeLock(file: string, payload: object): void {
+  fs.writeFileSync(file, JSON.stringify(payload, null, 2), {mode: 0o600})
+}
+
+describe('doctor: sessions.json', () => {
+  it('a truncated sessions.json (crash mid-write, #77783) is store-corrupt; --fix restores the newest valid backup and keeps the broken bytes', async () => {
+    const state = healthy(COMPACTION)
+    const good = fs.readFileSync(sessionsJsonPath(state), 'utf8')
+    const dir = sessionsDir(state)
+    const oldBak = path.join(dir, 'sessions.json.bak.1700000000000')
+    fs.writeFileSync(oldBak, '{}', {mode: 0o600})
+    const newBak = path.join(dir, 'sessions.json.bak.1800000000000')
+    fs.writeFileSync(newBak, good, {mode: 0o600})
+    const newestBroken = path.join(dir, 'sessions.json.bak.1900000000000')
+    fs.writeFileSync(newestBroken, '{"agent:main:main": {', {mode: 0o600})
+    const broken = good.slice(0, Math.floor(good.length / 2))
+    fs.writeFileSync(sessionsJsonPath(state), broken)
+    const {r, doc} = await doctor(state)
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['store-corrupt'])
+    expect(doc.agents[0].sessions).toBeNull()
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
+    expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
+    const f = fixed.doc.findings.find((x: any) => x.id === 'store-corrupt')
+    expect(f.fixed).toBe(true)
+    expect(f.action).toContain(`restored the index from ${newBak}`)
+    const kept = fs.readdirSync(dir).filter((n) => /^sessions\.json\.bak\.\d+$/.test(n)).map((n) => fs.readFileSync(path.join(dir, n), 'utf8'))
+    expect(kept).toContain(broken)
+    expect((await doctor(state)).doc.findings).toEqual([])
+  })
+
+  it('a 0-byte sessions.json with no backup: --fix starts an empty index and re-indexes every transcript holding messages', async () => {
+    const state = healthy(COMPACTION)
+    fs.writeFileSync(sessionsJsonPath(state), '')
+    const before = transcriptLineHashes(state)
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.r.code).toBe(0)
+    expect(fixed.doc.findings.map((f: any) => [f.id, f.fixed]).sort()).toEqual([
+      ['orphan-transcript', true],
+      ['orphan-transcript', true],
+      ['store-corrupt', true],
+    ])
+    expect(Object.keys(readJson(sessionsJsonPath(state))).sort()).toEqual([EXPLICIT_KEY, 'agent:main:explicit:f1ea83b9-e3d9-43c8-b4e4-5d101bf3ee2f'])
+    expect(expectNoLineLost(before, state)).toEqual([])
+    expect((await doctor(state)).doc.findings).toEqual([])
+  })
+
+  it('a leftover sessions.json.<uuid>.tmp is the recovery source for a broken index, then archived', async () => {
+    const state = healthy(TWO_AGENTS)
+    const good = fs.readFileSync(sessionsJsonPath(state), 'utf8')
+    const tmp = `${sessionsJsonPath(state)}.3f0c1d2e-0000-4000-8000-000000000000.tmp`
+    fs.writeFileSync(tmp, good, {mode: 0o600})
+    const old = new Date(Date.now() - 3600_000)
+    fs.utimesSync(tmp, old, old)
+    fs.writeFileSync(sessionsJsonPath(state), '{"agent:main:main": {"sessionId": "0caed29d')
+    const {doc} = await doctor(state)
+    expect(ids(doc)).toEqual(['store-corrupt', 'store-tmp-leftover'])
+    expect(doc.findings.find((f: any) => f.id === 'store-tmp-leftover').fixable).toBe(false)
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
+    expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
+    expect(fs.existsSync(tmp)).toBe(false)
+    expect(fs.readdirSync(sessionsDir(state)).some((n) => n.startsWith(`${path.basename(tmp)}.deleted.`))).toBe(true)
+  })
+
+  it('a sessions.json that cannot be read (here: a directory) is store-unreadable, and its transcripts are not called orphans', async () => {
+    const state = healthy(TWO_AGENTS)
+    fs.rmSync(sessionsJsonPath(state, 'work'))
+    fs.mkdirSync(sessionsJsonPath(state, 'work'))
+    const {r, doc} = await doctor(state, ['--fix'])
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['store-unreadable'])
+    expect(doc.findings[0]).toMatchObject({agentId: 'work', fixable: false})
+    expect(doc.agents.find((a: any) => a.agentId === 'work').sessions).toBeNull()
+  })
+
+  it('a fresh temp file (write in progress) is only info and left alone', async () => {
+    const state = healthy(TWO_AGENTS)
+    const tmp = `${sessionsJsonPath(state)}.aaaa.tmp`
+    fs.writeFileSync(tmp, '{}', {mode: 0o600})
+    const {r, doc} = await doctor(state, ['--fix'])
+    expect(r.code).toBe(0)
+    expect(doc.findings).toMatchObject([{id: 'store-tmp-leftover', severity: 'info', fixable: false}])
+    expect(fs.existsSync(tmp)).toBe(true)
+  })
+
+  it('entries without sessionId or updatedAt, malformed entries and duplicate sessionIds', async () => {
+    const state = healthy(COMPACTION)
+    const store = readJson(sessionsJsonPath(state))
+    const explicitUpdated = store[EXPLICIT_KEY].updatedAt
+    delete store[EXPLICIT_KEY].updatedAt
+    store['agent:main:telegram:direct:42'] = {updatedAt: 1}
+    store['agent:main:dup'] = {sessionId: EXPLICIT_ID, updatedAt: 2, sessionFile: transcriptOf(state, 'main', EXPLICIT_ID)}
+    store['agent:main:junk'] = 'not an object'
+    fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2))
+    const {r, doc} = await doctor(state)
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['duplicate-session-id', 'entry-malformed', 'entry-missing-session-id', 'entry-missing-updated-at'])
+    expect(doc.findings.find((f: any) => f.id === 'duplicate-session-id').details.keys).toEqual([EXPLICIT_KEY, 'agent:main:dup'])
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.doc.findings.filter((f: any) => f.fixed).map((f: any) => f.id)).toEqual(['entry-missing-updated-at'])
+    const after = readJson(sessionsJsonPath(state))
+    // set from the transcript's last write, a real time close to the original
+    expect(typeof after[EXPLICIT_KEY].updatedAt).toBe('number')
+    expect(after[EXPLICIT_KEY].updatedAt).toBeGreaterThan(explicitUpdated - 1)
+    // doctor never drops index data it cannot repair
+    expect(after['agent:main:junk']).toBe('not an object')
+    expect(after['agent:main:telegram:direct:42']).toEqual({updatedAt: 1})
+    const again = await doctor(state)
+    expect(again.doc.findings.filter((f: any) => f.fixable)).toEqual([])
+  })
+})
+
+describe('doctor: locks', () => {
+  it('stale locks (dead pid, missing pid, too old) are reported and removed by --fix; a live lock is info and kept', async () => {
+    const state = healthy(TWO_AGENTS)
+    const dir = sessionsDir(state)
+    const old = new Date(Date.now() - 2 * 3600_000)
+    const dead = path.join(dir, 'sessions.json.lock')
+    writeLock(dead, {pid: deadPid(), createdAt: new Date().toISOString()})
+    const noPid = path.join(dir, `${MAIN_ID}.jsonl.lock`)
+    writeLock(noPid, {createdAt: old.toISOString()})
+    fs.utimesSync(noPid, old, old)
+    const tooOld = path.join(sessionsDir(state, 'work'), 'sessions.json.lock')
+    writeLock(tooOld, {pid: process.pid, createdAt: old.toISOString()})
+    const live = path.join(sessionsDir(state, 'work'), '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl.lock')
+    writeLock(live, {pid: process.pid, createdAt: new Date().toISOString()})
+    // a live pid whose start time differs from the one recorded: the pid was recycled (Linux only)
+    const recycled = path.join(dir, 'recycled.jsonl.lock')
+    const linux = process.platform === 'linux'
+    if (linux) writeLock(recycled, {pid: process.pid, createdAt: new Date().toISOString(), starttime: 1})
+    const {r, doc} = await doctor(state)
+    expect(r.code).toBe(3)
+    expect(ids(doc)).toEqual(['live-lock', 'stale-lock', 'stale-lock', 'stale-lock', ...(linux ? ['stale-lock'] : [])])
+    const reasons = Object.fromEntries(doc.findings.filter((f: any) => f.id === 'stale-lock').map((f: any) => [f.path, f.details.reasons]))
+    expect(reasons[dead]).toContain('dead-pid')
+    expect(reasons[noPid]).toContain('missing-pid')
+    expect(reasons[tooOld]).toContain('too-old')
+    if (linux) expect(reasons[recycled]).toEqual(['recycled-pid'])
+    expect(doc.findings.find((f: any) => f.id === 'live-lock')).toMatchObject({path: live, severity: 'info', fixable: false, details: {pid: process.pid}})
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.r.code).toBe(0)
+    expect(fs.existsSync(dead) || fs.existsSync(noPid) || fs.existsSync(tooOld)).toBe(false)
+    expect(fs.existsSync(live)).toBe(true)
+    expect(ids(fixed.doc, {open: true})).toEqual(['live-lock'])
+  })
+})
