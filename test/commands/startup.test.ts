@@ -13,14 +13,16 @@ describe('read commands stay light', () => {
     [['sessions', 'list']],
     [['sessions', 'history', 'main', '--json']],
     [['sessions', 'history', 'main']],
+    [['status', '--json']],
+    [['doctor', '--json']],
   ])('%j imports neither the Anthropic SDK, ora nor cli-table3', async (args) => {
     const state = copyFixture(TWO_AGENTS)
     const trace = path.join(tempDir(), 'imports.txt')
     const env = baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace})
     const r = await runCli([...args, '--state-dir', state], {env})
-    expect(r.code, r.stderr).toBe(0)
+    expect([0, 3], r.stderr).toContain(r.code) // doctor exits 3 on the fixture's warnings
     const loaded = fs.readFileSync(trace, 'utf8')
-    expect(loaded).toContain('/dist/commands/sessions/') // the trace really saw the command load
+    expect(loaded).toContain(`/dist/commands/${args[0]}`) // the trace really saw the command load
     for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(heavy)
   })
 
