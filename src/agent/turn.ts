@@ -346,7 +346,9 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
         }
       }
       sync()
-      if (!acc.complete && !controller.signal.aborted) {
+      // The SDK may end the iteration quietly on abort; a stream cut short by us is an abort, not a reply.
+      if (!acc.complete && controller.signal.aborted) throw new Error('Request was aborted.')
+      if (!acc.complete) {
         const e = new Error('The model stream ended before message_stop (connection dropped).') as SdkError
         throw Object.assign(e, {partial: acc})
       }

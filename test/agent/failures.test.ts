@@ -1,0 +1,237 @@
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {BIN, json, ROOT, TWO_AGENTS} from '../support/cli.js'
+import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, store, transcriptLines, userTexts} from './setup.js'
+
+let envs: AgentEnv[] = []
+async function make(opts: Parameters<typeof setup>[0] = {}): Promise<AgentEnv> {
+  const e = await setup(opts)
+  envs.push(e)
+  return e
+}
+afterEach(async () => {
+  await Promise.all(envs.map((e) => e.mock.close()))
+  envs = []
+})
+
+const PREFIX = 'The conversation history before this point was compacted into the following summary:'
+
+describe('context guard', () => {
+  it('400 prompt-too-long -> compaction entry written, compactionCount bumped, and the retried request is smaller', async () => {
+    const a = await make({config: (url) => providerConfig(url, {contextWindow: 8000})})
+    const words = (n: number, tag: string) => `${tag} ${'lorem ipsum dolor '.repeat(n)}`.trim()
+    for (const tag of ['first', 'second', 'third']) {
+      const r = await a.run(['agent', '--agent', 'main', '-m', words(110, tag)])
+      expect(r.code, r.stderr).toBe(0)
+    }
+    const file = sessionFile(a.state, 'agent:main:main')
+    const before = fs.readFileSync(file, 'utf8')
+    const seeded = a.mock.messageRequests().length
+    a.mock.push({kind: 'overflow'}, {kind: 'text', text: '## Goal\nKeep chatting.\n\n## Next Steps\n1. Answer.'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'fourth question', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).meta.agentMeta.compactionCount).toBe(1)
+
+    const reqs = a.mock.messageRequests().slice(seeded)
+    expect(reqs).toHaveLength(3)
+    const [overflowed, summary, retried] = reqs
+    expect(summary.body.system).toMatch(/context summarization assistant/)
+    expect(summary.body.messages[0].content[0].text).toContain('<conversation>\n[User]: first lorem')
+    expect(retried.inputTokens).toBeLessThan(overflowed.inputTokens)
+    expect(retried.body.messages[0].content[0].text.startsWith(PREFIX)).toBe(true)
+    expect(retried.body.messages[0].content[0].text).toContain('Keep chatting.')
+    expect(userTexts(retried.body).some((t) => t.startsWith('first'))).toBe(false)
+    expect(userTexts(retried.body).at(-1)).toBe('fourth question')
+
+    const after = fs.readFileSync(file, 'utf8')
+    expect(after.startsWith(before)).toBe(true)
+    const lines = transcriptLines(file)
+    expectLinearChain(lines)
+    const compaction = lines.find((l) => l.type === 'compaction')
+    expect(Object.keys(compaction)).toEqual(['type', 'id', 'parentId', 'timestamp', 'summary', 'firstKeptEntryId', 'tokensBefore', 'details', 'fromHook'])
+    expect(compaction).toMatchObject({summary: expect.stringContaining('## Goal'), tokensBefore: expect.any(Number), fromHook: false})
+    const kept = lines.find((l) => l.id === compaction.firstKeptEntryId)
+    expect(kept.type).toBe('message')
+    expect(['user', 'assistant']).toContain(kept.message.role)
+    expect(store(a.state)['agent:main:main'].compactionCount).toBe(1)
+  })
+
+  it('oversized tool results are shortened in the request first, before any compaction', async () => {
+    const a = await make({config: (url) => providerConfig(url)})
+    const ws = path.join(a.state, 'workspace')
+    fs.mkdirSync(ws)
+    fs.writeFileSync(path.join(ws, 'big.txt'), 'b'.repeat(40_000))
+    a.mock.push({kind: 'toolUse', calls: [{name: 'read', input: {path: 'big.txt'}}]}, {kind: 'overflow'}, {kind: 'text', text: 'read it'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'read big.txt'])
+    expect(r.code, r.stderr).toBe(0)
+    const [, overflowed, retried] = a.mock.messageRequests()
+    const resultText = (req: any) => req.body.messages.at(-1).content[0].content[0].text
+    expect(resultText(overflowed)).toHaveLength(40_000)
+    expect(resultText(retried).length).toBeLessThan(2500)
+    expect(resultText(retried)).toMatch(/Tool result truncated/)
+    // The transcript keeps the full result; only the request was shortened.
+    const tr = transcriptLines(sessionFile(a.state, 'agent:main:main')).find((l) => l.message?.role === 'toolResult')
+    expect(tr.message.content[0].text).toHaveLength(40_000)
+    expect(transcriptLines(sessionFile(a.state, 'agent:main:main')).some((l) => l.type === 'compaction')).toBe(false)
+  })
+
+  it('overflow that compaction cannot fix: exit 1 E_CONTEXT_OVERFLOW, earlier transcript intact, error recorded', async () => {
+    const a = await make({fixture: TWO_AGENTS, mock: {contextWindow: 50}})
+    const file = sessionFile(a.state, 'agent:main:main')
+    const before = fs.readFileSync(file, 'utf8')
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'too big', '--json'])
+    expect(r.code).toBe(1)
+    expect(json(r).error).toMatchObject({code: 'E_CONTEXT_OVERFLOW', exitCode: 1})
+    expect(json(r).error.message).toMatch(/prompt is too long/)
+    const after = fs.readFileSync(file, 'utf8')
+    expect(after.startsWith(before)).toBe(true)
+    const added = transcriptLines(file).slice(before.trim().split('\n').length)
+    expect(added.map((l) => l.message?.role ?? l.type)).toEqual(['user', 'assistant'])
+    expect(added[1].message).toMatchObject({stopReason: 'error', errorMessage: expect.stringMatching(/Context overflow/)})
+    expectLinearChain(transcriptLines(file))
+  })
+})
+
+describe('API failures', () => {
+  it('429 then success: the SDK retries and the turn completes', async () => {
+    const a = await make()
+    a.mock.push({kind: 'error', status: 429, type: 'rate_limit_error', message: 'Number of requests exceeded', headers: {'retry-after-ms': '0'}})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'retry me'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('Echo: retry me\n')
+    expect(a.mock.messageRequests().map((q) => q.headers['x-stainless-retry-count'])).toEqual(['0', '1'])
+  })
+
+  it('persistent 500: clear error after the retries, exit 1, the user message is kept with an error reply', async () => {
+    const a = await make()
+    for (let i = 0; i < 3; i++) a.mock.push({kind: 'error', status: 500, type: 'api_error', message: 'Internal server error', headers: {'retry-after-ms': '0'}})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'will fail'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^Error: The model API failed \(500 api_error\) and retries did not help: Internal server error/)
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/)
+    expect(a.mock.messageRequests()).toHaveLength(3)
+    const lines = transcriptLines(sessionFile(a.state, 'agent:main:main'))
+    const msgs = lines.filter((l) => l.type === 'message').map((l) => l.message)
+    expect(msgs.map((m) => [m.role, m.stopReason])).toEqual([['user', undefined], ['assistant', 'error']])
+    expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(false)
+  })
+
+  it('in-stream error event (overloaded mid-stream): exit 1 with the API message', async () => {
+    const a = await make()
+    a.mock.push({kind: 'sseError', type: 'overloaded_error', message: 'Overloaded'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'x', '--json'])
+    expect(r.code).toBe(1)
+    expect(json(r).error.message).toMatch(/Overloaded/)
+  })
+
+  it('rejected key (401): exit 1 naming the key settings', async () => {
+    const a = await make()
+    a.mock.push({kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'x'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/rejected the key \(401 authentication_error\): invalid x-api-key/)
+    expect(r.stderr).toMatch(/hint: Check ANTHROPIC_API_KEY/)
+  })
+})
+
+describe('aborts', () => {
+  it('timeout: exit 124, partial reply kept as an aborted message, abortedLastRun set; the next turn skips it', async () => {
+    const a = await make()
+    a.mock.push({kind: 'stall', text: 'partial answer'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'slow one', '--timeout', '1'])
+    expect(r.code).toBe(124)
+    expect(r.stdout).toContain('partial answer')
+    expect(r.stderr).toMatch(/timed out/)
+    const file = sessionFile(a.state, 'agent:main:main')
+    const last = transcriptLines(file).at(-1).message
+    expect(last).toMatchObject({role: 'assistant', stopReason: 'aborted', errorMessage: 'Request timed out.', content: [{type: 'text', text: 'partial answer'}]})
+    expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
+
+    const next = await a.run(['agent', '--agent', 'main', '-m', 'again', '--json'])
+    expect(next.code, next.stderr).toBe(0)
+    const body = a.mock.messageRequests().at(-1)!.body
+    expect(JSON.stringify(body.messages)).not.toContain('partial answer')
+    expect(userTexts(body)).toEqual(['slow one', 'again'])
+    expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(false)
+    expectLinearChain(transcriptLines(file))
+  })
+
+  it('--json timeout still prints the run document with aborted: true', async () => {
+    const a = await make()
+    a.mock.push({kind: 'stall', text: 'half'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'slow', '--timeout', '1', '--json'])
+    expect(r.code).toBe(124)
+    expect(json(r).meta).toMatchObject({aborted: true, stopReason: 'aborted'})
+    expect(json(r).payloads).toEqual([{text: 'half', mediaUrl: null}])
+  })
+
+  it('Ctrl-C (SIGINT): exit 130, what was received is kept, abortedLastRun set, lock released', async () => {
+    const a = await make()
+    a.mock.push({kind: 'stall', text: 'interrupted text'})
+    const child = spawn(process.execPath, [BIN, 'agent', '--agent', 'main', '-m', 'stop me', '--state-dir', a.state], {cwd: ROOT, env: a.env, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
+    const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    for (let i = 0; i < 400 && !stdout.includes('interrupted text'); i++) await new Promise((r) => setTimeout(r, 25))
+    child.kill('SIGINT')
+    expect(await exit).toBe(130)
+    const file = sessionFile(a.state, 'agent:main:main')
+    expect(transcriptLines(file).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request was aborted.', content: [{text: 'interrupted text'}]})
+    expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
+    expect(fs.existsSync(`${file}.lock`)).toBe(false)
+  })
+})
+
+describe('concurrency', () => {
+  it('two concurrent turns on one session serialize on the transcript lock: both turns present, chain intact', async () => {
+    const a = await make({fixture: TWO_AGENTS, mock: {delayMs: 400}})
+    const file = sessionFile(a.state, 'agent:main:main')
+    const before = transcriptLines(file).length
+    const [r1, r2] = await Promise.all([a.run(['agent', '--agent', 'main', '-m', 'alpha']), a.run(['agent', '--agent', 'main', '-m', 'beta'])])
+    expect(r1.code, r1.stderr).toBe(0)
+    expect(r2.code, r2.stderr).toBe(0)
+    const lines = transcriptLines(file)
+    expectLinearChain(lines)
+    const added = lines.slice(before).map((l) => [l.message.role, l.message.content[0].text])
+    const order = added[0][1] === 'alpha' ? ['alpha', 'beta'] : ['beta', 'alpha']
+    expect(added).toEqual([
+      ['user', order[0]],
+      ['assistant', `Echo: ${order[0]}`],
+      ['user', order[1]],
+      ['assistant', `Echo: ${order[1]}`],
+    ])
+    // The second turn saw the first one's exchange.
+    const second = a.mock.messageRequests()[1].body
+    expect(userTexts(second).slice(-2)).toEqual(order)
+    const [r1first, r2first] = a.mock.messageRequests()
+    expect(r2first.receivedAt).toBeGreaterThanOrEqual(r1first.finishedAt!)
+  })
+})
+
+describe('thinking', () => {
+  it('--thinking high sends a budget, stores thinking blocks with their signature, and persists the level', async () => {
+    const a = await make({fixture: TWO_AGENTS})
+    a.mock.push({kind: 'text', thinking: 'Let me think.', text: 'Thought about it.'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'think', '--thinking', 'ultrathink'])
+    expect(r.code, r.stderr).toBe(0)
+    const req = a.mock.messageRequests()[0].body
+    expect(req.thinking).toEqual({type: 'enabled', budget_tokens: 16_384})
+    expect(req.max_tokens).toBeGreaterThan(16_384)
+    const lines = transcriptLines(sessionFile(a.state, 'agent:main:main'))
+    const tl = lines.filter((l) => l.type === 'thinking_level_change').at(-1)
+    expect(tl.thinkingLevel).toBe('high')
+    const asst = lines.at(-1).message
+    expect(asst.content[0]).toMatchObject({type: 'thinking', thinking: 'Let me think.', thinkingSignature: expect.stringMatching(/^sig_/)})
+    expect(store(a.state)['agent:main:main'].thinkingLevel).toBe('high')
+    // The next turn inherits the level and replays the signed thinking block.
+    const r2 = await a.run(['agent', '--agent', 'main', '-m', 'again'])
+    expect(r2.code, r2.stderr).toBe(0)
+    const next = a.mock.messageRequests()[1].body
+    expect(next.thinking).toEqual({type: 'enabled', budget_tokens: 16_384})
+    expect(next.messages.at(-2).content[0]).toMatchObject({type: 'thinking', thinking: 'Let me think.'})
+  })
+})
