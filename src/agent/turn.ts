@@ -178,6 +178,9 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   const selected = await selectSession(state, opts.selector)
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
+  // Start loading the SDK now: its ~200 ms of module loading overlaps the store and lock I/O below.
+  const sdk = import('@anthropic-ai/sdk')
+  sdk.catch(() => {})
   const policy = toolPolicy(state, opts)
   const workspaceDir = resolveWorkspaceDir(state.stateDir, state.config, selected.agentId, env)
   const store = state.store(selected.agentId)
@@ -226,7 +229,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
     // 2. The transcript lock is held for the whole turn, so a concurrent turn waits and then continues from ours.
     const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
     try {
-      return await runLocked({opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey: pre.storedKey, controller, getAbortReason: () => abortReason, started})
+      return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey: pre.storedKey, controller, getAbortReason: () => abortReason, started})
     } finally {
       await lock.release()
     }
@@ -237,6 +240,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
 }
 
 interface LockedArgs {
+  sdk: Promise<typeof import('@anthropic-ai/sdk')>
   opts: AgentTurnOptions
   model: ResolvedModel
   policy: ToolPolicy
@@ -264,7 +268,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   if (writer.isNew) settings.push({type: 'custom', customType: 'model-snapshot', data: {timestamp: Date.now(), provider: model.provider, modelApi: model.api, modelId: model.model}})
   await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
 
-  const {default: Anthropic} = await import('@anthropic-ai/sdk')
+  const {default: Anthropic} = await a.sdk
   const client = new Anthropic({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000})
   const tools = toolSpecs(policy)
   const system = buildSystemPrompt({workspaceDir, toolNames: tools.map((t) => t.name)})
@@ -448,15 +452,19 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   let failure: ClawkitError | undefined
   let unexpected: unknown
   try {
-    // Guard before the first call: compact first when the estimate is already past the window minus the reserve.
-    if (estimateTokens(requestFor(currentApiMessages())) > model.contextWindow - reserveTokens) await compact('threshold')
-
     let overflowCompactions = 0
+    // Entry count at the last guard compaction: a compaction that did not help is not repeated for the same context.
+    let guardedAt = -1
     let truncatedHard = false
     for (let calls = 0; calls < MAX_MODEL_CALLS; ) {
       if (controller.signal.aborted) {
         await finishAborted(undefined, Date.now())
         break
+      }
+      // Guard before each call: compact first when the estimate is past the window minus the reserve.
+      if (guardedAt !== writer.entries.length && estimateTokens(requestFor(currentApiMessages())) > model.contextWindow - reserveTokens) {
+        await compact('threshold')
+        guardedAt = writer.entries.length
       }
       let apiMessages = currentApiMessages()
       if (truncatedHard) apiMessages = capToolResults(apiMessages, 2000).messages

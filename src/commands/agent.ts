@@ -78,7 +78,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
       spinner?.stop()
       if (!json) {
         if (streamed) process.stdout.write(result.text.endsWith('\n') ? '' : '\n')
-        else if (!result.text) this.out('No reply from agent.')
+        else if (!result.text && !result.aborted) this.out('No reply from agent.')
       }
       if (result.aborted) {
         process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : ExitCodes.interrupted

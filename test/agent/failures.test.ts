@@ -18,6 +18,14 @@ afterEach(async () => {
   envs = []
 })
 
+function transcriptLinesSafe(a: AgentEnv): any[] {
+  try {
+    return transcriptLines(sessionFile(a.state, 'agent:main:main'))
+  } catch {
+    return []
+  }
+}
+
 const PREFIX = 'The conversation history before this point was compacted into the following summary:'
 
 describe('context guard', () => {
@@ -58,6 +66,27 @@ describe('context guard', () => {
     expect(kept.type).toBe('message')
     expect(['user', 'assistant']).toContain(kept.message.role)
     expect(store(a.state)['agent:main:main'].compactionCount).toBe(1)
+  })
+
+  it('pre-call guard: past window minus reserve, the turn compacts before calling (no 400 needed)', async () => {
+    const summarize = (body: any) => (typeof body.system === 'string' && body.system.includes('summarization') ? {kind: 'text' as const, text: '## Goal\nShort summary.'} : {kind: 'text' as const, text: 'ok'})
+    const a = await make({config: (url) => providerConfig(url, {contextWindow: 4000}), mock: {fallback: summarize}})
+    let turns = 0
+    while (turns < 8 && !transcriptLinesSafe(a).some((l) => l.type === 'compaction')) {
+      const r = await a.run(['agent', '--agent', 'main', '-m', `turn ${turns} ${'words and more words '.repeat(60)}`])
+      expect(r.code, r.stderr).toBe(0)
+      turns++
+    }
+    const lines = transcriptLinesSafe(a)
+    const compaction = lines.find((l) => l.type === 'compaction')
+    expect(compaction, 'a compaction entry').toBeDefined()
+    expect(compaction.summary).toBe('## Goal\nShort summary.')
+    // One call per turn plus exactly one summary call: nothing was rejected and retried.
+    expect(a.mock.messageRequests()).toHaveLength(turns + 1)
+    const last = a.mock.messageRequests().at(-1)!
+    expect(last.body.messages[0].content[0].text.startsWith(PREFIX)).toBe(true)
+    expect(store(a.state)['agent:main:main'].compactionCount).toBe(1)
+    expectLinearChain(lines)
   })
 
   it('oversized tool results are shortened in the request first, before any compaction', async () => {
@@ -139,16 +168,18 @@ describe('API failures', () => {
 })
 
 describe('aborts', () => {
-  it('timeout: exit 124, partial reply kept as an aborted message, abortedLastRun set; the next turn skips it', async () => {
+  it('timeout: exit 124, what was received is kept as an aborted message, abortedLastRun set; the next turn skips it', async () => {
     const a = await make()
     a.mock.push({kind: 'stall', text: 'partial answer'})
-    const r = await a.run(['agent', '--agent', 'main', '-m', 'slow one', '--timeout', '1'])
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'slow one', '--timeout', '2'])
     expect(r.code).toBe(124)
-    expect(r.stdout).toContain('partial answer')
-    expect(r.stderr).toMatch(/timed out/)
+    expect(r.stderr).toMatch(/^Error: agent turn timed out; the partial reply was kept in /)
     const file = sessionFile(a.state, 'agent:main:main')
     const last = transcriptLines(file).at(-1).message
-    expect(last).toMatchObject({role: 'assistant', stopReason: 'aborted', errorMessage: 'Request timed out.', content: [{type: 'text', text: 'partial answer'}]})
+    expect(last).toMatchObject({role: 'assistant', stopReason: 'aborted', errorMessage: 'Request timed out.'})
+    // The stall sends its text at once; whatever reached stdout before the timeout is exactly what was stored.
+    const stored = last.content.map((b: any) => b.text).join('')
+    expect(r.stdout.trim()).toBe(stored)
     expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
 
     const next = await a.run(['agent', '--agent', 'main', '-m', 'again', '--json'])
@@ -165,8 +196,10 @@ describe('aborts', () => {
     a.mock.push({kind: 'stall', text: 'half'})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'slow', '--timeout', '1', '--json'])
     expect(r.code).toBe(124)
-    expect(json(r).meta).toMatchObject({aborted: true, stopReason: 'aborted'})
-    expect(json(r).payloads).toEqual([{text: 'half', mediaUrl: null}])
+    const doc = json(r)
+    expect(doc.meta).toMatchObject({aborted: true, stopReason: 'aborted'})
+    const stored = transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1).message.content.map((b: any) => b.text).join('')
+    expect(doc.payloads).toEqual(stored ? [{text: stored, mediaUrl: null}] : [])
   })
 
   it('Ctrl-C (SIGINT): exit 130, what was received is kept, abortedLastRun set, lock released', async () => {

@@ -185,6 +185,25 @@ describe('agent: continuing OpenClaw sessions', () => {
   })
 })
 
+describe('agent: --model', () => {
+  it('switching model on a continued session appends model_change and updates the index', async () => {
+    const a = await make({fixture: TWO_AGENTS})
+    const file = sessionFile(a.state, 'agent:main:main')
+    const n = transcriptLines(file).length
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'switch', '--model', 'anthropic/claude-haiku-4-5', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(a.mock.messageRequests()[0].body.model).toBe('claude-haiku-4-5')
+    const added = transcriptLines(file).slice(n)
+    expect(added.map((l) => l.type)).toEqual(['model_change', 'message', 'message'])
+    expect(added[0]).toMatchObject({provider: 'anthropic', modelId: 'claude-haiku-4-5'})
+    expect(added[2].message).toMatchObject({provider: 'anthropic', model: 'claude-haiku-4-5'})
+    expect(store(a.state)['agent:main:main']).toMatchObject({modelProvider: 'anthropic', model: 'claude-haiku-4-5', contextTokens: 200_000})
+    // A bare model id found in models.providers picks that provider.
+    const r2 = await a.run(['agent', '--agent', 'main', '-m', 'back', '--model', 'claude-mock', '--json'])
+    expect(json(r2).meta.agentMeta).toMatchObject({provider: 'mockant', model: 'claude-mock'})
+  })
+})
+
 describe('agent: validation errors (nothing written)', () => {
   it('no selector, unknown agent, bad thinking level, bad timeout, missing message', async () => {
     const a = await make()
