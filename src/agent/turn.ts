@@ -5,6 +5,7 @@ import path from 'node:path'
 import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
+import {clawkitDirs} from '../settings.js'
 import {findEntry} from '../sessions/resolve.js'
 import {buildSessionContext, toLlmMessages} from '../store/context.js'
 import {acquireLock} from '../store/lock.js'
@@ -168,6 +169,20 @@ function capToolResults(messages: ApiMessage[], maxChars: number): {messages: Ap
   return {messages: out, changed}
 }
 
+/**
+ * Import the SDK lazily. On Node 22+ the compile cache (in clawkit's cache dir) makes later imports much cheaper;
+ * on Node 20 the call does not exist and this is a plain dynamic import.
+ */
+async function loadSdk(env: Env): Promise<typeof import('@anthropic-ai/sdk')> {
+  const mod = (await import('node:module')) as {enableCompileCache?: (dir?: string) => unknown}
+  try {
+    mod.enableCompileCache?.(path.join(clawkitDirs(env).cache, 'compile-cache'))
+  } catch {
+    // A cache that cannot be created only costs speed.
+  }
+  return import('@anthropic-ai/sdk')
+}
+
 export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnResult> {
   const started = Date.now()
   const {state} = opts
@@ -179,7 +194,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
   // Start loading the SDK now: its ~200 ms of module loading overlaps the store and lock I/O below.
-  const sdk = import('@anthropic-ai/sdk')
+  const sdk = loadSdk(env)
   sdk.catch(() => {})
   const policy = toolPolicy(state, opts)
   const workspaceDir = resolveWorkspaceDir(state.stateDir, state.config, selected.agentId, env)
