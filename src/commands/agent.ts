@@ -44,7 +44,13 @@ export default class Agent extends BaseCommand<typeof Agent> {
     const state = this.openState()
     const json = this.jsonEnabled()
     const controller = new AbortController()
-    const onSigint = () => controller.abort()
+    // First Ctrl-C: abort the request and persist what was received. A second one: leave at once (the lock
+    // module's exit hook still removes our locks).
+    let interrupts = 0
+    const onSigint = () => {
+      if (++interrupts > 1) process.exit(ExitCodes.interrupted)
+      controller.abort()
+    }
     process.on('SIGINT', onSigint)
     let spinner: {stop(): void; start(): unknown} | undefined
     if (!json && process.stderr.isTTY) {

@@ -151,11 +151,16 @@ function installExitHook(): void {
   }
   process.once('exit', releaseAll)
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGHUP'] as const) {
-    process.once(sig, () => {
+    const onSignal = () => {
+      // A process that handles the signal itself (an agent turn aborts, persists, then exits) keeps its locks until
+      // it releases them; the 'exit' hook still cleans up if it exits while holding one.
+      if (process.listenerCount(sig) > 1) return
       releaseAll()
+      process.removeListener(sig, onSignal)
       // Re-raise with the default handler so the exit status still says "killed by signal".
       process.kill(process.pid, sig)
-    })
+    }
+    process.on(sig, onSignal)
   }
 }
 
