@@ -178,6 +178,8 @@ describe('agent: continuing OpenClaw sessions', () => {
     let r = await a.run(['agent', '--to', '+15555550123', '-m', 'sms', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(json(r).meta.agentMeta.sessionKey).toBe('agent:main:main')
+    r = await a.run(['agent', '--to', 'group:Team-42', '-m', 'to a group', '--json'])
+    expect(json(r).meta.agentMeta.sessionKey).toBe('agent:main:group:team-42')
     r = await a.run(['agent', '--session-key', 'agent:work:hooks:nightly', '-m', 'hook', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(json(r).meta.agentMeta).toMatchObject({sessionKey: 'agent:work:hooks:nightly', agentId: 'work'})
@@ -214,6 +216,9 @@ describe('agent: validation errors (nothing written)', () => {
       [['--agent', 'main', '-m', 'x', '--timeout', '-3'], 2, /--timeout must be a non-negative integer/],
       [['--agent', 'main', '-m', '   '], 2, /Message \(--message\) is required/],
       [['--agent', 'main', '--session-id', '../../etc', '-m', 'x'], 2, /Invalid session ID/],
+      [['--agent', 'main', '--session-key', 'agent:work:x', '-m', 'x'], 2, /belongs to agent "work", not "main"/],
+      [['--session-key', 'has space', '-m', 'x'], 2, /Invalid session key/],
+      [['--agent', 'main', '-m', 'x', '--message-file', '/etc/hostname'], 2, /either --message or --message-file, not both/],
     ]
     for (const [args, code, re] of cases) {
       const r = await a.run(['agent', ...args])
