@@ -544,6 +544,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       const e: SessionEntry = hit?.entry ?? {sessionId, updatedAt: Date.now()}
       e.sessionId = sessionId
       e.updatedAt = Date.now()
+      // OpenClaw stamps every run's interaction time too (see the fixtures' entries).
+      e.lastInteractionAt = e.updatedAt
       e.sessionFile = transcript
       e.contextTokens = model.contextWindow
       e.modelProvider = model.provider
