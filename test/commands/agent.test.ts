@@ -131,6 +131,8 @@ describe('agent: continuing OpenClaw sessions', () => {
     expect(entry.inputTokens).toBe(asst.usage.input)
     expect(entry.estimatedCostUsd).toBeCloseTo(oldEntry.estimatedCostUsd + asst.usage.cost.total, 9)
     expect(entry.updatedAt).toBeGreaterThan(oldEntry.updatedAt)
+    expect(entry.lastInteractionAt).toBe(entry.updatedAt)
+    expect(entry.agentHarnessId).toBe('pi')
   })
 
   it('two-agents work agent: --agent work continues agent:work:main in its own store', async () => {
