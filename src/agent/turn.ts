@@ -15,6 +15,7 @@ import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {AssistantMessage, ContentBlock, Usage} from '../store/transcript-types.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
 import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, SUMMARIZATION_SYSTEM_PROMPT} from './compaction.js'
+import {chooseFetch} from './http-fetch.js'
 import {type ApiMessage, estimateTokens, fromApiContent, mapStopReason, toApiMessages} from './convert.js'
 import {costOf, resolveModel, type ResolvedModel} from './model.js'
 import {buildSystemPrompt} from './prompt.js'
@@ -284,7 +285,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
 
   const {default: Anthropic} = await a.sdk
-  const client = new Anthropic({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000})
+  const client = new Anthropic({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: chooseFetch(opts.env ?? process.env)})
   const tools = toolSpecs(policy)
   const system = buildSystemPrompt({workspaceDir, toolNames: tools.map((t) => t.name)})
   const {reserveTokens, keepRecentTokens} = compactionSettings(model.contextWindow)
