@@ -57,9 +57,9 @@ describe('mock Anthropic server', () => {
     const unpaired = {...body, messages: [...body.messages, {role: 'assistant', content: [{type: 'tool_use', id: 't1', name: 'read', input: {}}]}, {role: 'user', content: [{type: 'text', text: 'no result'}]}]}
     let res = await fetch(`${mock.url}/v1/messages`, {method: 'POST', headers: {'x-api-key': 'k'}, body: JSON.stringify(unpaired)})
     expect(res.status).toBe(400)
-    expect((await res.json()).error.message).toMatch(/tool_use ids were found without tool_result blocks immediately after: t1/)
+    expect(((await res.json()) as any).error.message).toMatch(/tool_use ids were found without tool_result blocks immediately after: t1/)
     res = await fetch(`${mock.url}/v1/messages`, {method: 'POST', headers: {'x-api-key': 'k'}, body: JSON.stringify(body)})
     expect(res.status).toBe(400)
-    expect((await res.json()).error).toMatchObject({type: 'invalid_request_error', message: expect.stringMatching(/^prompt is too long: \d+ tokens > 5 maximum$/)})
+    expect(((await res.json()) as any).error).toMatchObject({type: 'invalid_request_error', message: expect.stringMatching(/^prompt is too long: \d+ tokens > 5 maximum$/)})
   })
 })
