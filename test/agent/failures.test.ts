@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {BIN, json, ROOT, TWO_AGENTS} from '../support/cli.js'
+import {BIN, json, ROOT, runCli, TWO_AGENTS} from '../support/cli.js'
 import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, store, transcriptLines, userTexts} from './setup.js'
 
 let envs: AgentEnv[] = []
@@ -133,6 +133,7 @@ describe('API failures', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toBe('Echo: retry me\n')
     expect(a.mock.messageRequests().map((q) => q.headers['x-stainless-retry-count'])).toEqual(['0', '1'])
+    expect(a.mock.messageRequests()[0].headers['accept-encoding']).toBeUndefined()
   })
 
   it('persistent 500: clear error after the retries, exit 1, the user message is kept with an error reply', async () => {
@@ -216,6 +217,24 @@ describe('aborts', () => {
     expect(transcriptLines(file).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request was aborted.', content: [{text: 'interrupted text'}]})
     expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
     expect(fs.existsSync(`${file}.lock`)).toBe(false)
+  })
+})
+
+describe('built-in fetch (CLAWKIT_BUILTIN_FETCH=1, as with HTTP(S)_PROXY set)', () => {
+  it('a turn, a 429 retry and a timeout abort behave the same as with the node:http fetch', async () => {
+    const a = await make()
+    const env = {...a.env, CLAWKIT_BUILTIN_FETCH: '1'}
+    a.mock.push({kind: 'error', status: 429, type: 'rate_limit_error', message: 'slow down', headers: {'retry-after-ms': '0'}})
+    let r = await runCli(['agent', '--agent', 'main', '-m', 'builtin', '--state-dir', a.state], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('Echo: builtin\n')
+    expect(a.mock.messageRequests().map((q) => q.headers['x-stainless-retry-count'])).toEqual(['0', '1'])
+    // undici announces compression support; the node:http fetch asks for identity. This tells the paths apart.
+    expect(a.mock.messageRequests()[0].headers['accept-encoding']).toMatch(/gzip/)
+    a.mock.push({kind: 'stall', text: 'partial'})
+    r = await runCli(['agent', '--agent', 'main', '-m', 'slow', '--timeout', '1', '--state-dir', a.state], {env})
+    expect(r.code).toBe(124)
+    expect(transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request timed out.'})
   })
 })
 
