@@ -421,14 +421,13 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
 
   const currentApiMessages = (): ApiMessage[] => capToolResults(toApiMessages(toLlmMessages(buildSessionContext(writer.entries).messages)), toolResultMaxChars).messages
 
-  const compact = async (reason: string): Promise<boolean> => {
+  const compact = async (): Promise<boolean> => {
     opts.onStatus?.('compacting')
     const ctx = buildSessionContext(writer.entries)
     const tokensBefore = estimateTokens(requestFor(currentApiMessages()))
     const plan = planCompaction(ctx, keepRecentTokens, tokensBefore)
     if (!plan) return false
     const prompt = buildSummaryPrompt(plan, Math.floor(model.contextWindow * 4 * 0.5))
-    const t0 = Date.now()
     let call: CallResult
     try {
       call = await stream({model: model.model, max_tokens: Math.max(256, Math.min(model.maxTokens, Math.floor(0.8 * reserveTokens))), system: SUMMARIZATION_SYSTEM_PROMPT, messages: [{role: 'user', content: [{type: 'text', text: prompt}]}]})
@@ -438,7 +437,6 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       throw error
     }
     addUsage(call.usage)
-    void t0
     const summary = finishSummary(
       call.content
         .filter((b) => b.type === 'text')
@@ -448,7 +446,6 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     )
     await writer.append([{type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore: plan.tokensBefore, details: {readFiles: plan.readFiles, modifiedFiles: plan.modifiedFiles}, fromHook: false}])
     compactions++
-    void reason
     return true
   }
 
@@ -479,7 +476,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       }
       // Guard before each call: compact first when the estimate is past the window minus the reserve.
       if (guardedAt !== writer.entries.length && estimateTokens(requestFor(currentApiMessages())) > model.contextWindow - reserveTokens) {
-        await compact('threshold')
+        await compact()
         guardedAt = writer.entries.length
       }
       let apiMessages = currentApiMessages()
@@ -501,7 +498,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
             truncatedHard = true
             continue
           }
-          if (overflowCompactions < MAX_OVERFLOW_COMPACTIONS && (await compact('overflow'))) {
+          if (overflowCompactions < MAX_OVERFLOW_COMPACTIONS && (await compact())) {
             overflowCompactions++
             continue
           }
