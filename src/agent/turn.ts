@@ -432,9 +432,9 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     try {
       call = await stream({model: model.model, max_tokens: Math.max(256, Math.min(model.maxTokens, Math.floor(0.8 * reserveTokens))), system: SUMMARIZATION_SYSTEM_PROMPT, messages: [{role: 'user', content: [{type: 'text', text: prompt}]}]})
     } catch (error) {
-      if (controller.signal.aborted) throw error
-      if (isOverflowError(error)) return false
-      throw error
+      // An abort or an overflow of the summary request itself just means "could not compact"; the caller decides.
+      if (controller.signal.aborted || isOverflowError(error)) return false
+      throw describeApiError(error, model)
     }
     addUsage(call.usage)
     const summary = finishSummary(
@@ -502,6 +502,10 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
             overflowCompactions++
             continue
           }
+          if (controller.signal.aborted) {
+            await finishAborted(undefined, Date.now())
+            break
+          }
           failure = new ContextOverflowError(apiMessageOf(error as SdkError))
         } else failure = describeApiError(error, model)
         stopReason = 'error'
@@ -529,8 +533,17 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       if (calls >= MAX_MODEL_CALLS) stopReason = 'toolUse'
     }
   } catch (error) {
-    // Unexpected (disk, bug): still record the run below, then rethrow.
-    unexpected = error
+    if (error instanceof ClawkitError) {
+      // A failed summary call during compaction: record it like any failed call.
+      failure = error
+      stopReason = 'error'
+      await writer
+        .append([{type: 'message', message: assistantMessage({content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, Date.now(), {stopReason: 'error', errorMessage: error.message})}])
+        .catch(() => {})
+    } else {
+      // Unexpected (disk, bug): still record the run below, then rethrow.
+      unexpected = error
+    }
   }
   {
     // 3. Index update under the store lock with OpenClaw's token semantics, whatever happened above.

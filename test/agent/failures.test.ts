@@ -89,6 +89,25 @@ describe('context guard', () => {
     expectLinearChain(lines)
   })
 
+  it('the summary call failing (500 after retries) fails the turn cleanly: no compaction entry, error recorded', async () => {
+    const a = await make({fixture: TWO_AGENTS, config: (url) => providerConfig(url, {contextWindow: 2000})})
+    const file = sessionFile(a.state, 'agent:main:main')
+    const before = fs.readFileSync(file, 'utf8')
+    for (let i = 0; i < 3; i++) a.mock.push({kind: 'error', status: 500, type: 'api_error', message: 'summarizer down', headers: {'retry-after-ms': '0'}})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'needs compaction', '--json'])
+    expect(r.code).toBe(1)
+    expect(json(r).error).toMatchObject({code: 'E_API_UNAVAILABLE', message: expect.stringContaining('summarizer down')})
+    // The guard compacted first: the failing calls were summary requests.
+    expect(a.mock.messageRequests()[0].body.system).toMatch(/context summarization assistant/)
+    const after = fs.readFileSync(file, 'utf8')
+    expect(after.startsWith(before)).toBe(true)
+    const lines = transcriptLines(file)
+    expect(lines.some((l) => l.type === 'compaction')).toBe(false)
+    expect(lines.at(-1).message).toMatchObject({role: 'assistant', stopReason: 'error'})
+    expect(lines.at(-2).message).toMatchObject({role: 'user', content: [{text: 'needs compaction'}]})
+    expectLinearChain(lines)
+  })
+
   it('oversized tool results are shortened in the request first, before any compaction', async () => {
     const a = await make({config: (url) => providerConfig(url)})
     const ws = path.join(a.state, 'workspace')
