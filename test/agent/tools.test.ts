@@ -47,6 +47,10 @@ describe('agent tools', () => {
     // Usage of both calls is summed for the run.
     const calls = msgs.filter((m) => m.role === 'assistant')
     expect(doc.meta.agentMeta.usage.input).toBe(calls[0].usage.input + calls[1].usage.input)
+    // The store library's own reader (sessions history) reads what the turn wrote.
+    const h = await a.run(['sessions', 'history', 'agent:main:main', '--json'])
+    expect(h.code, h.stderr).toBe(0)
+    expect(JSON.parse(h.stdout).entries.filter((e: any) => e.type === 'message').map((e: any) => e.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant'])
   })
 
   it('read outside the workspace is refused as a tool error: "..", absolute paths elsewhere, and symlinks pointing out', async () => {
