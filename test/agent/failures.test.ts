@@ -283,6 +283,21 @@ describe('concurrency', () => {
   })
 })
 
+describe('concurrency on a new session', () => {
+  it('two first turns on a key with no entry agree on one session id: one header, both turns, chain intact', async () => {
+    const a = await make({mock: {delayMs: 300}})
+    const [r1, r2] = await Promise.all([a.run(['agent', '--agent', 'main', '-m', 'one', '--json']), a.run(['agent', '--agent', 'main', '-m', 'two', '--json'])])
+    expect(r1.code, r1.stderr).toBe(0)
+    expect(r2.code, r2.stderr).toBe(0)
+    expect(json(r1).meta.agentMeta.sessionId).toBe(json(r2).meta.agentMeta.sessionId)
+    expect(Object.keys(store(a.state))).toEqual(['agent:main:main'])
+    const lines = transcriptLines(sessionFile(a.state, 'agent:main:main'))
+    expect(lines.filter((l) => l.type === 'session')).toHaveLength(1)
+    expect(lines.filter((l) => l.type === 'message').map((l) => l.message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expectLinearChain(lines)
+  })
+})
+
 describe('thinking', () => {
   it('--thinking high sends a budget, stores thinking blocks with their signature, and persists the level', async () => {
     const a = await make({fixture: TWO_AGENTS})
