@@ -1,3 +1,4 @@
+// Agent turns under stress through the real CLI: context guard, API failures, aborts, lock serialization, thinking.
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -1,3 +1,4 @@
+// Agent tools through the real CLI: round trips, workspace confinement, enablement switches, the loop bound.
 import fs from 'node:fs'
 import path from 'node:path'
 

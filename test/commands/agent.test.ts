@@ -1,3 +1,4 @@
+// `clawkit agent` through the real CLI: new and continued sessions (both fixtures), session selection, validation.
 import fs from 'node:fs'
 import path from 'node:path'
 
