@@ -30,7 +30,7 @@ export const MAX_MODEL_CALLS = 24
 export const MAX_OVERFLOW_COMPACTIONS = 3
 export const DEFAULT_TIMEOUT_SECONDS = 600
 
-export const ExitCodes = {timeout: 124, interrupted: 130} as const
+export const ExitCodes = {timeout: 124, interrupted: 130, terminated: 143} as const
 
 export interface AgentTurnOptions {
   state: OpenClawState

@@ -12,7 +12,7 @@ export type {AgentRunResult} from '../agent/output.js'
 export default class Agent extends BaseCommand<typeof Agent> {
   static override summary = 'Run one agent turn and store it in the OpenClaw session'
   static override description =
-    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 124 timeout, 130 interrupted.'
+    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
   static override examples = [
     '<%= config.bin %> agent --agent main -m "What is on my calendar?"',
     '<%= config.bin %> agent --session-id 1234 -m "continue" --json',
@@ -44,14 +44,17 @@ export default class Agent extends BaseCommand<typeof Agent> {
     const state = this.openState()
     const json = this.jsonEnabled()
     const controller = new AbortController()
-    // First Ctrl-C: abort the request and persist what was received. A second one: leave at once (the lock
-    // module's exit hook still removes our locks).
+    // First Ctrl-C (or SIGTERM): abort the request and persist what was received. A second one: leave at once (the
+    // lock module's exit hook still removes our locks).
     let interrupts = 0
-    const onSigint = () => {
-      if (++interrupts > 1) process.exit(ExitCodes.interrupted)
+    let signalExit: number = ExitCodes.interrupted
+    const onSignal = (sig: NodeJS.Signals) => {
+      signalExit = sig === 'SIGTERM' ? ExitCodes.terminated : ExitCodes.interrupted
+      if (++interrupts > 1) process.exit(signalExit)
       controller.abort()
     }
-    process.on('SIGINT', onSigint)
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
     let spinner: {stop(): void; start(): unknown} | undefined
     if (!json && process.stderr.isTTY) {
       const {default: ora} = await import('ora')
@@ -87,13 +90,14 @@ export default class Agent extends BaseCommand<typeof Agent> {
         else if (!result.text && !result.aborted) this.out('No reply from agent.')
       }
       if (result.aborted) {
-        process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : ExitCodes.interrupted
+        process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
         if (!json) process.stderr.write(`Error: agent turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}; the partial reply was kept in ${result.sessionFile}.\n`)
       }
       return toAgentRunResult(result)
     } finally {
       spinner?.stop()
-      process.off('SIGINT', onSigint)
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
     }
   }
 }

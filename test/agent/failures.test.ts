@@ -223,7 +223,10 @@ describe('aborts', () => {
     expect(doc.payloads).toEqual(stored ? [{text: stored, mediaUrl: null}] : [])
   })
 
-  it('Ctrl-C (SIGINT): exit 130, what was received is kept, abortedLastRun set, lock released', async () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s: exit %i, what was received is kept, abortedLastRun set, lock released', async (signal, exitCode) => {
     const a = await make()
     a.mock.push({kind: 'stall', text: 'interrupted text'})
     const child = spawn(process.execPath, [BIN, 'agent', '--agent', 'main', '-m', 'stop me', '--state-dir', a.state], {cwd: ROOT, env: a.env, stdio: ['ignore', 'pipe', 'pipe']})
@@ -231,8 +234,8 @@ describe('aborts', () => {
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
     const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
     for (let i = 0; i < 400 && !stdout.includes('interrupted text'); i++) await new Promise((r) => setTimeout(r, 25))
-    child.kill('SIGINT')
-    expect(await exit).toBe(130)
+    child.kill(signal)
+    expect(await exit).toBe(exitCode)
     const file = sessionFile(a.state, 'agent:main:main')
     expect(transcriptLines(file).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request was aborted.', content: [{text: 'interrupted text'}]})
     expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
