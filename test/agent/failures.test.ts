@@ -234,9 +234,11 @@ describe('aborts', () => {
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
     const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
     for (let i = 0; i < 400 && !stdout.includes('interrupted text'); i++) await new Promise((r) => setTimeout(r, 25))
+    const file = sessionFile(a.state, 'agent:main:main')
+    // Mid-turn the transcript lock is held by the turn's process (OpenClaw's payload format).
+    expect(JSON.parse(fs.readFileSync(`${file}.lock`, 'utf8')).pid).toBe(child.pid)
     child.kill(signal)
     expect(await exit).toBe(exitCode)
-    const file = sessionFile(a.state, 'agent:main:main')
     expect(transcriptLines(file).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request was aborted.', content: [{text: 'interrupted text'}]})
     expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
     expect(fs.existsSync(`${file}.lock`)).toBe(false)
