@@ -60,7 +60,10 @@ export default class Agent extends BaseCommand<typeof Agent> {
       const {default: ora} = await import('ora')
       spinner = ora({text: 'Waiting for agent reply…', stream: process.stderr})
     }
+    // Each model call of a tool loop streams its own text; a line break keeps them from running together.
     let streamed = false
+    let atLineStart = true
+    let newCall = false
     try {
       const result = await runAgentTurn({
         state,
@@ -73,6 +76,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
         allowExec: f['allow-exec'],
         signal: controller.signal,
         onStatus: (s) => {
+          if (s === 'waiting') newCall = true
           if (s === 'waiting' || s === 'compacting') spinner?.start()
           else spinner?.stop()
         },
@@ -80,13 +84,16 @@ export default class Agent extends BaseCommand<typeof Agent> {
           ? undefined
           : (d) => {
               spinner?.stop()
+              if (newCall && !atLineStart) process.stdout.write('\n')
+              newCall = false
               streamed = true
               process.stdout.write(d)
+              atLineStart = d.endsWith('\n')
             },
       })
       spinner?.stop()
       if (!json) {
-        if (streamed) process.stdout.write(result.text.endsWith('\n') ? '' : '\n')
+        if (streamed && !atLineStart) process.stdout.write('\n')
         else if (!result.text && !result.aborted) this.out('No reply from agent.')
       }
       if (result.aborted) {

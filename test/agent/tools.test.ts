@@ -54,6 +54,16 @@ describe('agent tools', () => {
     expect(JSON.parse(h.stdout).entries.filter((e: any) => e.type === 'message').map((e: any) => e.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant'])
   })
 
+  it('human output: the text of each model call in a tool loop is streamed on its own line', async () => {
+    const a = await make()
+    a.mock.push({kind: 'toolUse', text: 'Let me look.', calls: [{name: 'ls', input: {}}]}, {kind: 'text', text: 'There is notes.txt.'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'what is here?'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('Let me look.\nThere is notes.txt.\n')
+    const ls = transcriptLines(sessionFile(a.state, 'agent:main:main')).find((l) => l.message?.role === 'toolResult')
+    expect(ls.message.content[0].text).toBe('notes.txt')
+  })
+
   it('read outside the workspace is refused as a tool error: "..", absolute paths elsewhere, and symlinks pointing out', async () => {
     const a = await make()
     const secret = path.join(a.home, 'secret.txt')
