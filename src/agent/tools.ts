@@ -1,0 +1,183 @@
+// The agent's tools with OpenClaw's names and argument shapes; file access is confined to the agent workspace.
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+export interface ToolSpec {
+  name: string
+  description: string
+  input_schema: {type: 'object'; properties: Record<string, unknown>; required?: string[]}
+}
+
+export interface ToolOutcome {
+  text: string
+  isError: boolean
+  details?: Record<string, unknown>
+}
+
+export interface ToolContext {
+  workspaceDir: string
+  signal?: AbortSignal
+}
+
+/** Tool output is capped so one call cannot flood the context (pi's tools cap at about 50 KB). */
+export const TOOL_OUTPUT_MAX_CHARS = 50_000
+export const READ_DEFAULT_LIMIT = 2000
+export const EXEC_DEFAULT_TIMEOUT_S = 60
+
+const SPECS: Record<string, ToolSpec> = {
+  read: {
+    name: 'read',
+    description: 'Read a text file from the workspace. Use offset/limit (1-based lines) for large files.',
+    input_schema: {type: 'object', properties: {path: {type: 'string', description: 'Path relative to the workspace'}, offset: {type: 'number'}, limit: {type: 'number'}}, required: ['path']},
+  },
+  ls: {
+    name: 'ls',
+    description: 'List a workspace directory (directories end with "/").',
+    input_schema: {type: 'object', properties: {path: {type: 'string', description: 'Directory relative to the workspace (default ".")'}, limit: {type: 'number'}}},
+  },
+  write: {
+    name: 'write',
+    description: 'Create or overwrite a file in the workspace.',
+    input_schema: {type: 'object', properties: {path: {type: 'string'}, content: {type: 'string'}}, required: ['path', 'content']},
+  },
+  exec: {
+    name: 'exec',
+    description: 'Run a shell command in the workspace directory.',
+    input_schema: {type: 'object', properties: {command: {type: 'string'}, timeout: {type: 'number', description: 'Seconds'}}, required: ['command']},
+  },
+}
+
+export interface ToolPolicy {
+  write: boolean
+  exec: boolean
+}
+
+export function toolSpecs(policy: ToolPolicy): ToolSpec[] {
+  const out = [SPECS.read, SPECS.ls]
+  if (policy.write) out.push(SPECS.write)
+  if (policy.exec) out.push(SPECS.exec)
+  return out
+}
+
+class ToolError extends Error {}
+
+function isInside(root: string, p: string): boolean {
+  const rel = path.relative(root, p)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/**
+ * Map a model-supplied path into the workspace. Refused: anything that resolves outside (`..`, absolute paths
+ * elsewhere, NUL bytes) and anything whose real path leaves the workspace through a symlink. For files that do not
+ * exist yet (write), the nearest existing parent is checked instead.
+ */
+export function confinePath(workspaceDir: string, raw: unknown, {mustExist}: {mustExist: boolean}): string {
+  if (typeof raw !== 'string' || raw.includes('\0')) throw new ToolError('path must be a string')
+  const root = path.resolve(workspaceDir)
+  const realRoot = fs.existsSync(root) ? fs.realpathSync(root) : root
+  const given = raw.trim() === '' ? '.' : raw.trim()
+  const abs = path.resolve(root, given.startsWith('~') ? `./${given}` : given)
+  if (!isInside(root, abs) && !isInside(realRoot, abs)) throw new ToolError(`Access denied: ${raw} is outside the workspace (${root}).`)
+  let probe = abs
+  while (!fs.existsSync(probe)) {
+    if (mustExist) throw new ToolError(`No such file or directory: ${raw}`)
+    const parent = path.dirname(probe)
+    if (parent === probe) break
+    probe = parent
+  }
+  const real = fs.realpathSync(probe)
+  if (!isInside(realRoot, real)) throw new ToolError(`Access denied: ${raw} resolves outside the workspace (symlink to ${real}).`)
+  return abs
+}
+
+function cap(text: string): string {
+  if (text.length <= TOOL_OUTPUT_MAX_CHARS) return text
+  return `${text.slice(0, TOOL_OUTPUT_MAX_CHARS)}\n\n[Output truncated: showing ${TOOL_OUTPUT_MAX_CHARS} of ${text.length} characters. Use offset/limit to read more.]`
+}
+
+async function runRead(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
+  const file = confinePath(ctx.workspaceDir, args.path, {mustExist: true})
+  const st = await fsp.stat(file)
+  if (st.isDirectory()) throw new ToolError(`${String(args.path)} is a directory; use ls`)
+  const text = await fsp.readFile(file, 'utf8')
+  const lines = text.split('\n')
+  const offset = Math.max(1, Math.floor(Number(args.offset) || 1))
+  const limit = Math.max(1, Math.floor(Number(args.limit) || READ_DEFAULT_LIMIT))
+  if (offset > lines.length) throw new ToolError(`offset ${offset} is beyond the end of the file (${lines.length} lines)`)
+  let out = lines.slice(offset - 1, offset - 1 + limit).join('\n')
+  const rest = lines.length - (offset - 1 + limit)
+  if (rest > 0) out += `\n\n[${rest} more lines. Use offset=${offset + limit} to continue.]`
+  return {text: cap(out), isError: false}
+}
+
+async function runLs(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
+  const dir = confinePath(ctx.workspaceDir, args.path ?? '.', {mustExist: true})
+  const entries = await fsp.readdir(dir, {withFileTypes: true})
+  const limit = Math.max(1, Math.floor(Number(args.limit) || 500))
+  const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()))
+  let out = names.slice(0, limit).join('\n') || '(empty directory)'
+  if (names.length > limit) out += `\n\n[${names.length - limit} more entries not shown]`
+  return {text: out, isError: false}
+}
+
+async function runWrite(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
+  if (typeof args.content !== 'string') throw new ToolError('content must be a string')
+  const file = confinePath(ctx.workspaceDir, args.path, {mustExist: false})
+  await fsp.mkdir(path.dirname(file), {recursive: true})
+  // Re-check after mkdir: a racing symlink swap must not redirect the write.
+  confinePath(ctx.workspaceDir, args.path, {mustExist: false})
+  await fsp.writeFile(file, args.content)
+  return {text: `Successfully wrote ${Buffer.byteLength(args.content)} bytes to ${String(args.path)}`, isError: false}
+}
+
+function runExec(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
+  if (typeof args.command !== 'string' || !args.command.trim()) throw new ToolError('command must be a non-empty string')
+  const command = args.command
+  const timeoutS = Number(args.timeout) > 0 ? Number(args.timeout) : EXEC_DEFAULT_TIMEOUT_S
+  const started = Date.now()
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], {cwd: ctx.workspaceDir, stdio: ['ignore', 'pipe', 'pipe'], signal: ctx.signal})
+    let output = ''
+    const onData = (d: Buffer) => {
+      if (output.length < TOOL_OUTPUT_MAX_CHARS * 2) output += d.toString('utf8')
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve({text: `exec failed: ${error.message}`, isError: true, details: {status: 'failed', durationMs: Date.now() - started, cwd: ctx.workspaceDir}})
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const text = cap(output.trimEnd()) || '(no output)'
+      const failed = code !== 0
+      resolve({
+        text: failed ? `${text}\n\n(Command exited with ${code === null ? `signal ${signal}` : `code ${code}`})` : text,
+        isError: failed,
+        details: {status: failed ? 'failed' : 'completed', exitCode: code, durationMs: Date.now() - started, aggregated: output.trimEnd(), cwd: ctx.workspaceDir},
+      })
+    })
+  })
+}
+
+const RUNNERS: Record<string, (ctx: ToolContext, args: Record<string, unknown>) => Promise<ToolOutcome>> = {read: runRead, ls: runLs, write: runWrite, exec: runExec}
+
+/** Run one tool call. Every failure becomes a tool error result for the model; nothing here throws. */
+export async function runTool(name: string, args: unknown, ctx: ToolContext, policy: ToolPolicy): Promise<ToolOutcome> {
+  const enabled = name === 'read' || name === 'ls' || (name === 'write' && policy.write) || (name === 'exec' && policy.exec)
+  if (!enabled || !RUNNERS[name]) {
+    const hint = name === 'write' || name === 'exec' ? ` It is disabled; enable it with --allow-${name}.` : ''
+    return {text: `Tool ${name} is not available.${hint}`, isError: true}
+  }
+  const input = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {}
+  try {
+    return await RUNNERS[name](ctx, input)
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException
+    const msg = error instanceof ToolError ? e.message : e.code === 'ENOENT' ? `No such file or directory: ${String(input.path)}` : e.message
+    return {text: msg, isError: true}
+  }
+}

@@ -1,0 +1,75 @@
+// Appends a turn's entries to a transcript the way pi's SessionManager does: nothing hits disk before the first assistant reply.
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {CorruptFileError} from '../errors.js'
+import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from '../store/fs-util.js'
+import {chainEntries, makeHeader, type NewEntry, readTranscript} from '../store/transcript.js'
+import type {TranscriptEntry, TranscriptHeader} from '../store/transcript-types.js'
+
+export class TranscriptWriter {
+  readonly file: string
+  /** Every entry of the file plus this turn's (flushed or not), in file order. */
+  readonly entries: TranscriptEntry[]
+  readonly existed: boolean
+  private readonly ids: Set<string>
+  private leafId: string | null
+  private flushed: boolean
+  private pending: TranscriptEntry[] = []
+  private header?: TranscriptHeader
+  private needsNewline: boolean
+
+  private constructor(file: string, entries: TranscriptEntry[], opts: {existed: boolean; header?: TranscriptHeader; needsNewline: boolean}) {
+    this.file = file
+    this.entries = entries
+    this.existed = opts.existed
+    this.ids = new Set(entries.map((e) => e.id))
+    this.leafId = entries.at(-1)?.id ?? null
+    this.flushed = opts.existed
+    this.header = opts.header
+    this.needsNewline = opts.needsNewline
+  }
+
+  /**
+   * Open for a turn; the caller already holds `<file>.lock`. A file whose first line is not a session header is
+   * refused rather than rewritten (pi would treat it as empty and lose it).
+   */
+  static async open(file: string, sessionId: string, cwd: string): Promise<TranscriptWriter> {
+    let size = 0
+    try {
+      size = (await fsp.stat(file)).size
+    } catch (error) {
+      if (!isEnoent(error)) throw error
+    }
+    if (size === 0) return new TranscriptWriter(file, [], {existed: false, header: makeHeader(sessionId, cwd), needsNewline: false})
+    const t = await readTranscript(file)
+    if (t.badHeader || !t.header) throw new CorruptFileError(file, 'the first line is not a session header, so the transcript cannot be continued')
+    return new TranscriptWriter(file, t.entries, {existed: true, needsNewline: t.missingFinalNewline})
+  }
+
+  get isNew(): boolean {
+    return !this.existed
+  }
+
+  /** Chain entries onto the leaf; the first assistant message flushes the header and everything buffered. */
+  async append(items: NewEntry[]): Promise<TranscriptEntry[]> {
+    const chained = chainEntries(items, this.leafId, this.ids)
+    this.entries.push(...chained)
+    this.leafId = chained.at(-1)?.id ?? this.leafId
+    if (!this.flushed) {
+      this.pending.push(...chained)
+      const hasAssistant = this.pending.some((e) => e.type === 'message' && (e as {message?: {role?: string}}).message?.role === 'assistant')
+      if (!hasAssistant) return chained
+      await ensurePrivateDir(path.dirname(this.file))
+      const lines = [this.header!, ...this.pending].map((e) => `${JSON.stringify(e)}\n`).join('')
+      this.pending = []
+      this.flushed = true
+      await appendDurable(this.file, lines, FILE_MODE)
+      return chained
+    }
+    const prefix = this.needsNewline ? '\n' : ''
+    this.needsNewline = false
+    await appendDurable(this.file, prefix + chained.map((e) => `${JSON.stringify(e)}\n`).join(''), FILE_MODE)
+    return chained
+  }
+}

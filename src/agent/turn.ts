@@ -1,0 +1,615 @@
+// One agent turn end to end: pick the session, lock its transcript, call the model with tools, persist like OpenClaw.
+import {randomUUID} from 'node:crypto'
+import path from 'node:path'
+
+import {resolveWorkspaceDir} from '../config/config.js'
+import type {Env} from '../config/paths.js'
+import {ClawkitError, ExitCode} from '../errors.js'
+import {clawkitDirs} from '../settings.js'
+import {findEntry} from '../sessions/resolve.js'
+import {buildSessionContext, toLlmMessages} from '../store/context.js'
+import {acquireLock} from '../store/lock.js'
+import {transcriptTopicId} from '../store/session-key.js'
+import type {OpenClawState} from '../store/state.js'
+import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
+import type {AssistantMessage, ContentBlock, Usage} from '../store/transcript-types.js'
+import type {SessionEntry, StoreRef} from '../store/types.js'
+import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, SUMMARIZATION_SYSTEM_PROMPT} from './compaction.js'
+import {chooseFetch} from './http-fetch.js'
+import {type ApiMessage, estimateTokens, fromApiContent, mapStopReason, toApiMessages} from './convert.js'
+import {costOf, resolveModel, type ResolvedModel} from './model.js'
+import {buildSystemPrompt} from './prompt.js'
+import {selectSession, type SessionSelector} from './session-select.js'
+import {normalizeThinkingLevel, THINKING_BUDGETS, type ThinkingLevel} from './thinking.js'
+import {runTool, type ToolPolicy, toolSpecs} from './tools.js'
+import {TranscriptWriter} from './transcript-writer.js'
+
+/** Model calls per turn before the tool loop is cut off (each tool round trip is one call). */
+export const MAX_MODEL_CALLS = 24
+/** OpenClaw allows three compact-and-retry attempts on overflow. */
+export const MAX_OVERFLOW_COMPACTIONS = 3
+export const DEFAULT_TIMEOUT_SECONDS = 600
+
+export const ExitCodes = {timeout: 124, interrupted: 130, terminated: 143} as const
+
+export interface AgentTurnOptions {
+  state: OpenClawState
+  message: string
+  selector: SessionSelector
+  model?: string
+  thinking?: ThinkingLevel
+  /** 0 = no timeout. */
+  timeoutMs?: number
+  /** Tool switches from flags; OR-ed with openclaw.json `tools.allow` entries `write`/`exec`. */
+  allowWrite?: boolean
+  allowExec?: boolean
+  /** External abort (Ctrl-C). */
+  signal?: AbortSignal
+  onText?: (delta: string) => void
+  onStatus?: (status: 'waiting' | 'streaming' | 'tool' | 'compacting') => void
+  env?: Env
+}
+
+export interface TurnUsage {
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  total: number
+}
+
+export interface AgentTurnResult {
+  /** The final reply: text blocks of the last assistant message. */
+  text: string
+  agentId: string
+  sessionKey: string
+  sessionId: string
+  sessionFile: string
+  storeRef: StoreRef
+  provider: string
+  model: string
+  contextTokens: number
+  usage: TurnUsage
+  lastCallUsage?: TurnUsage
+  promptTokens?: number
+  compactionCount: number
+  compactionsThisRun: number
+  aborted: boolean
+  abortReason?: 'timeout' | 'interrupted'
+  stopReason: string
+  durationMs: number
+  /** Wall time spent inside model HTTP calls (for the overhead benchmark). */
+  modelMs: number
+  toolCalls: number
+}
+
+export class ContextOverflowError extends ClawkitError {
+  constructor(detail: string) {
+    super(`Context overflow: the prompt is too large for the model even after compaction (${detail}). The transcript is intact.`, {
+      code: 'E_CONTEXT_OVERFLOW',
+      exitCode: ExitCode.failure,
+      suggestions: ['Start a fresh session: clawkit sessions reset <key> (OpenClaw: /new).'],
+    })
+  }
+}
+
+interface CallResult {
+  content: ContentBlock[]
+  stopReason: string | null
+  responseId?: string
+  usage: {input: number; output: number; cacheRead: number; cacheWrite: number}
+  complete: boolean
+}
+
+const OVERFLOW_RE = /prompt is too long|request_too_large|request exceeds the maximum size|context length exceeded|maximum context length|exceeds (the |model )?context window|too many tokens/i
+
+type SdkError = Error & {status?: number; error?: {error?: {message?: string; type?: string}}; apiMessage?: string; type?: string}
+
+function apiMessageOf(e: SdkError): string {
+  return e.apiMessage ?? e.error?.error?.message ?? e.message
+}
+
+export function isOverflowError(error: unknown): boolean {
+  const e = error as SdkError
+  if (!e || typeof e !== 'object') return false
+  if (e.status === 413) return true
+  return (e.status === 400 || e.status === undefined) && OVERFLOW_RE.test(apiMessageOf(e) ?? '')
+}
+
+function zeroUsage(): TurnUsage {
+  return {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}
+}
+
+function describeApiError(error: unknown, model: ResolvedModel): ClawkitError {
+  const e = error as SdkError & {constructor: {name: string}}
+  const name = e?.constructor?.name ?? 'Error'
+  const where = model.baseURL ?? 'https://api.anthropic.com'
+  if (name === 'APIConnectionError' || name === 'APIConnectionTimeoutError') {
+    return new ClawkitError(`Could not reach the model API at ${where}: ${e.message}`, {code: 'E_API_CONNECTION', suggestions: ['Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.']})
+  }
+  const status = e?.status
+  const type = e?.error?.error?.type ?? e?.type
+  const msg = apiMessageOf(e)
+  const label = status ? `${status}${type ? ` ${type}` : ''}` : (type ?? 'stream error')
+  if (status === 401 || status === 403) {
+    return new ClawkitError(`The model API rejected the key (${label}): ${msg}`, {code: 'E_API_AUTH', suggestions: [`Check ANTHROPIC_API_KEY or models.providers.${model.provider}.apiKey.`]})
+  }
+  if (status === 429) return new ClawkitError(`The model API is rate limiting this key (${label}) and retries did not help: ${msg}`, {code: 'E_API_RATE_LIMIT', suggestions: ['Wait a little and run the command again.']})
+  if ((status && status >= 500) || type === 'overloaded_error' || type === 'api_error') {
+    return new ClawkitError(`The model API failed (${label}) and retries did not help: ${msg}`, {code: 'E_API_UNAVAILABLE', suggestions: ['Try again later.']})
+  }
+  return new ClawkitError(`The model API returned an error (${label}): ${msg}`, {code: 'E_API'})
+}
+
+function toolPolicy(state: OpenClawState, opts: AgentTurnOptions): ToolPolicy {
+  const allow = (state.config as {tools?: {allow?: unknown}}).tools?.allow
+  const list = Array.isArray(allow) ? allow.map((s) => String(s).toLowerCase()) : []
+  const env = opts.env ?? process.env
+  return {
+    write: Boolean(opts.allowWrite) || list.includes('write') || env.CLAWKIT_ALLOW_WRITE === '1',
+    exec: Boolean(opts.allowExec) || list.includes('exec') || env.CLAWKIT_ALLOW_EXEC === '1',
+  }
+}
+
+/** Cap tool results in the outgoing request only (OpenClaw: 30 % of the window in chars, at most 400k). */
+function capToolResults(messages: ApiMessage[], maxChars: number): {messages: ApiMessage[]; changed: boolean} {
+  let changed = false
+  const out = messages.map((m) => ({
+    role: m.role,
+    content: m.content.map((b) => {
+      if (b.type !== 'tool_result' || !Array.isArray(b.content)) return b
+      const content = (b.content as Array<{type: string; text?: string}>).map((c) => {
+        if (c.type !== 'text' || typeof c.text !== 'string' || c.text.length <= maxChars) return c
+        changed = true
+        const keep = Math.max(2000, maxChars)
+        return {type: 'text', text: `${c.text.slice(0, keep)}\n\n[Tool result truncated: kept ${keep} of ${c.text.length} characters to fit the context window. Use offset/limit to read less at a time.]`}
+      })
+      return {...b, content}
+    }),
+  }))
+  return {messages: out, changed}
+}
+
+/**
+ * Import the SDK lazily. On Node 22+ the compile cache (in clawkit's cache dir) makes later imports much cheaper;
+ * on Node 20 the call does not exist and this is a plain dynamic import.
+ */
+async function loadSdk(env: Env): Promise<typeof import('@anthropic-ai/sdk')> {
+  const mod = (await import('node:module')) as {enableCompileCache?: (dir?: string) => unknown}
+  try {
+    mod.enableCompileCache?.(path.join(clawkitDirs(env).cache, 'compile-cache'))
+  } catch {
+    // A cache that cannot be created only costs speed.
+  }
+  return import('@anthropic-ai/sdk')
+}
+
+export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnResult> {
+  const started = Date.now()
+  const {state} = opts
+  const env = opts.env ?? process.env
+  const message = opts.message
+  if (!message.trim()) throw new ClawkitError('Message (--message) is required', {code: 'E_NO_MESSAGE', exitCode: ExitCode.usage})
+
+  const selected = await selectSession(state, opts.selector)
+  // Everything that can fail on bad input or a missing key fails here, before anything is written.
+  const model = resolveModel(state.config, selected.agentId, opts.model, env)
+  // Start loading the SDK now: its ~200 ms of module loading overlaps the store and lock I/O below.
+  const sdk = loadSdk(env)
+  sdk.catch(() => {})
+  const policy = toolPolicy(state, opts)
+  const workspaceDir = resolveWorkspaceDir(state.stateDir, state.config, selected.agentId, env)
+  const store = state.store(selected.agentId)
+  const sessionsDir = state.sessionsDir(selected.ref)
+
+  // Abort wiring: the timeout and Ctrl-C share one controller; the reason says which fired.
+  const controller = new AbortController()
+  let abortReason: 'timeout' | 'interrupted' | undefined
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000
+  const timer = timeoutMs > 0 ? setTimeout(() => {
+    abortReason ??= 'timeout'
+    controller.abort()
+  }, timeoutMs) : undefined
+  const onExternalAbort = () => {
+    abortReason ??= 'interrupted'
+    controller.abort()
+  }
+  if (opts.signal?.aborted) onExternalAbort()
+  opts.signal?.addEventListener('abort', onExternalAbort)
+
+  try {
+    // 1. Index entry first, under the store lock, as OpenClaw does: concurrent turns on a new key agree on one id.
+    const pre = await store.update((data) => {
+      const hit = findEntry(data, selected.key)
+      const now = Date.now()
+      if (hit) {
+        const e = hit.entry
+        if (selected.sessionId && e.sessionId !== selected.sessionId) {
+          e.sessionId = selected.sessionId
+          e.sessionFile = path.join(sessionsDir, transcriptFileName(selected.sessionId, transcriptTopicId(selected.key)))
+          e.updatedAt = now
+        }
+        if (opts.thinking && e.thinkingLevel !== opts.thinking) e.thinkingLevel = opts.thinking
+        return {storedKey: hit.storedKey, entry: {...e}}
+      }
+      const sessionId = selected.sessionId ?? randomUUID()
+      const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: path.join(sessionsDir, transcriptFileName(sessionId, transcriptTopicId(selected.key)))}
+      if (opts.thinking) entry.thinkingLevel = opts.thinking
+      data[selected.key] = entry
+      return {storedKey: selected.key, entry: {...entry}}
+    })
+    const sessionId = pre.entry.sessionId
+    const transcript = resolveTranscriptPath(sessionsDir, pre.entry, selected.key).path
+    const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof pre.entry.thinkingLevel === 'string' ? pre.entry.thinkingLevel : undefined) ?? 'off'
+
+    // 2. The transcript lock is held for the whole turn, so a concurrent turn waits and then continues from ours.
+    const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
+    try {
+      return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey: pre.storedKey, controller, getAbortReason: () => abortReason, started})
+    } finally {
+      await lock.release()
+    }
+  } finally {
+    if (timer) clearTimeout(timer)
+    opts.signal?.removeEventListener('abort', onExternalAbort)
+  }
+}
+
+interface LockedArgs {
+  sdk: Promise<typeof import('@anthropic-ai/sdk')>
+  opts: AgentTurnOptions
+  model: ResolvedModel
+  policy: ToolPolicy
+  workspaceDir: string
+  transcript: string
+  sessionId: string
+  thinking: ThinkingLevel
+  selected: Awaited<ReturnType<typeof selectSession>>
+  store: ReturnType<OpenClawState['store']>
+  storedKey: string
+  controller: AbortController
+  getAbortReason: () => 'timeout' | 'interrupted' | undefined
+  started: number
+}
+
+async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
+  const {opts, model, policy, workspaceDir, transcript, sessionId, thinking, controller} = a
+  const writer = await TranscriptWriter.open(transcript, sessionId, workspaceDir)
+  const before = buildSessionContext(writer.entries)
+
+  // Settings entries: always for a new file (as OpenClaw starts every transcript), else only on change.
+  const settings: Array<{type: string; [k: string]: unknown}> = []
+  if (writer.isNew || before.model?.provider !== model.provider || before.model?.modelId !== model.model) settings.push({type: 'model_change', provider: model.provider, modelId: model.model})
+  if (writer.isNew || before.thinkingLevel !== thinking) settings.push({type: 'thinking_level_change', thinkingLevel: thinking})
+  if (writer.isNew) settings.push({type: 'custom', customType: 'model-snapshot', data: {timestamp: Date.now(), provider: model.provider, modelApi: model.api, modelId: model.model}})
+  await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
+
+  const {default: Anthropic} = await a.sdk
+  const client = new Anthropic({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: chooseFetch(opts.env ?? process.env)})
+  const tools = toolSpecs(policy)
+  const system = buildSystemPrompt({workspaceDir, toolNames: tools.map((t) => t.name)})
+  const {reserveTokens, keepRecentTokens} = compactionSettings(model.contextWindow)
+  const budget = thinking === 'off' ? 0 : THINKING_BUDGETS[thinking]
+  const maxTokens = budget > 0 && model.maxTokens <= budget ? budget + 4096 : model.maxTokens
+  const toolResultMaxChars = Math.min(Math.floor(model.contextWindow * 0.3 * 4), 400_000)
+
+  const runUsage = zeroUsage()
+  let lastCall: TurnUsage | undefined
+  let costUsd = 0
+  let compactions = 0
+  let modelMs = 0
+  let toolCalls = 0
+  let finalText = ''
+  let stopReason = 'stop'
+  let aborted = false
+
+  const stream = async (body: Record<string, unknown>, onText?: (d: string) => void): Promise<CallResult> => {
+    const t0 = Date.now()
+    const acc: CallResult = {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}
+    const blocks: Array<Record<string, unknown>> = []
+    const partialJson: string[] = []
+    const sync = () => {
+      acc.content = fromApiContent(blocks.filter(Boolean))
+    }
+    try {
+      const s = await client.messages.create({...body, stream: true} as never, {signal: controller.signal})
+      for await (const ev of s as unknown as AsyncIterable<Record<string, any>>) {
+        switch (ev.type) {
+          case 'message_start': {
+            acc.responseId = ev.message?.id
+            const u = ev.message?.usage ?? {}
+            acc.usage = {input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0}
+            break
+          }
+          case 'content_block_start':
+            blocks[ev.index] = {...ev.content_block, ...(ev.content_block?.type === 'tool_use' ? {input: {}} : {})}
+            partialJson[ev.index] = ''
+            opts.onStatus?.('streaming')
+            break
+          case 'content_block_delta': {
+            const b = blocks[ev.index]
+            const d = ev.delta ?? {}
+            if (!b) break
+            if (d.type === 'text_delta') {
+              b.text = String(b.text ?? '') + d.text
+              onText?.(d.text)
+            } else if (d.type === 'input_json_delta') partialJson[ev.index] += d.partial_json ?? ''
+            else if (d.type === 'thinking_delta') b.thinking = String(b.thinking ?? '') + d.thinking
+            else if (d.type === 'signature_delta') b.signature = String(b.signature ?? '') + d.signature
+            break
+          }
+          case 'content_block_stop': {
+            const b = blocks[ev.index]
+            if (b?.type === 'tool_use') {
+              try {
+                b.input = partialJson[ev.index] ? JSON.parse(partialJson[ev.index]) : {}
+              } catch {
+                b.input = {}
+              }
+            }
+            break
+          }
+          case 'message_delta': {
+            if (ev.delta?.stop_reason !== undefined) acc.stopReason = ev.delta.stop_reason
+            const u = ev.usage ?? {}
+            if (typeof u.output_tokens === 'number') acc.usage.output = u.output_tokens
+            if (typeof u.input_tokens === 'number') acc.usage.input = u.input_tokens
+            if (typeof u.cache_read_input_tokens === 'number') acc.usage.cacheRead = u.cache_read_input_tokens
+            if (typeof u.cache_creation_input_tokens === 'number') acc.usage.cacheWrite = u.cache_creation_input_tokens
+            break
+          }
+          case 'message_stop':
+            acc.complete = true
+            break
+          default:
+            break
+        }
+      }
+      sync()
+      // The SDK may end the iteration quietly on abort; a stream cut short by us is an abort, not a reply.
+      if (!acc.complete && controller.signal.aborted) throw new Error('Request was aborted.')
+      if (!acc.complete) {
+        const e = new Error('The model stream ended before message_stop (connection dropped).') as SdkError
+        throw Object.assign(e, {partial: acc})
+      }
+      return acc
+    } catch (error) {
+      sync()
+      throw Object.assign(error as object, {partial: acc})
+    } finally {
+      modelMs += Date.now() - t0
+    }
+  }
+
+  const addUsage = (u: CallResult['usage']) => {
+    runUsage.input += u.input
+    runUsage.output += u.output
+    runUsage.cacheRead += u.cacheRead
+    runUsage.cacheWrite += u.cacheWrite
+    runUsage.total += u.input + u.output + u.cacheRead + u.cacheWrite
+    lastCall = {...u, total: u.input + u.output + u.cacheRead + u.cacheWrite}
+    costUsd += costOf(model.cost, u).total
+  }
+
+  const assistantMessage = (call: CallResult, startedAt: number, extra: {stopReason: string; errorMessage?: string}): AssistantMessage => {
+    const u = call.usage
+    const msg: AssistantMessage = {
+      role: 'assistant',
+      content: call.content,
+      api: model.api,
+      provider: model.provider,
+      model: model.model,
+      usage: {...u, totalTokens: u.input + u.output + u.cacheRead + u.cacheWrite, cost: costOf(model.cost, u)} as Usage,
+      stopReason: extra.stopReason,
+      ...(extra.errorMessage ? {errorMessage: extra.errorMessage} : {}),
+      timestamp: startedAt,
+    }
+    if (call.responseId) msg.responseId = call.responseId
+    return msg
+  }
+
+  const requestFor = (ctxMessages: ApiMessage[]) => {
+    const messages = ctxMessages.map((m) => ({role: m.role, content: m.content.map((b) => ({...b}))}))
+    // Prompt caching as pi-ai does it: the system prompt and the last user block.
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user')
+    const lastBlock = lastUser?.content.at(-1)
+    if (lastBlock && (lastBlock.type === 'text' || lastBlock.type === 'tool_result')) lastBlock.cache_control = {type: 'ephemeral'}
+    const body: Record<string, unknown> = {model: model.model, max_tokens: maxTokens, system: [{type: 'text', text: system.prompt, cache_control: {type: 'ephemeral'}}], messages, tools}
+    if (budget > 0) body.thinking = {type: 'enabled', budget_tokens: budget}
+    return body
+  }
+
+  const currentApiMessages = (): ApiMessage[] => capToolResults(toApiMessages(toLlmMessages(buildSessionContext(writer.entries).messages)), toolResultMaxChars).messages
+
+  const compact = async (): Promise<boolean> => {
+    opts.onStatus?.('compacting')
+    const ctx = buildSessionContext(writer.entries)
+    const tokensBefore = estimateTokens(requestFor(currentApiMessages()))
+    const plan = planCompaction(ctx, keepRecentTokens, tokensBefore)
+    if (!plan) return false
+    const prompt = buildSummaryPrompt(plan, Math.floor(model.contextWindow * 4 * 0.5))
+    let call: CallResult
+    try {
+      call = await stream({model: model.model, max_tokens: Math.max(256, Math.min(model.maxTokens, Math.floor(0.8 * reserveTokens))), system: SUMMARIZATION_SYSTEM_PROMPT, messages: [{role: 'user', content: [{type: 'text', text: prompt}]}]})
+    } catch (error) {
+      // An abort or an overflow of the summary request itself just means "could not compact"; the caller decides.
+      if (controller.signal.aborted || isOverflowError(error)) return false
+      throw describeApiError(error, model)
+    }
+    addUsage(call.usage)
+    const summary = finishSummary(
+      call.content
+        .filter((b) => b.type === 'text')
+        .map((b) => String((b as {text: string}).text))
+        .join('\n'),
+      plan,
+    )
+    await writer.append([{type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore: plan.tokensBefore, details: {readFiles: plan.readFiles, modifiedFiles: plan.modifiedFiles}, fromHook: false}])
+    compactions++
+    return true
+  }
+
+  const finishAborted = async (call: CallResult | undefined, startedAt: number) => {
+    aborted = true
+    stopReason = 'aborted'
+    const reason = a.getAbortReason() ?? 'interrupted'
+    const c: CallResult = call ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}
+    addUsageIfAny(c)
+    finalText = textOf(c.content)
+    await writer.append([{type: 'message', message: assistantMessage(c, startedAt, {stopReason: 'aborted', errorMessage: reason === 'timeout' ? 'Request timed out.' : 'Request was aborted.'})}])
+  }
+  const addUsageIfAny = (c: CallResult) => {
+    if (c.usage.input + c.usage.output + c.usage.cacheRead + c.usage.cacheWrite > 0) addUsage(c.usage)
+  }
+
+  let failure: ClawkitError | undefined
+  let unexpected: unknown
+  try {
+    let overflowCompactions = 0
+    // Entry count at the last guard compaction: a compaction that did not help is not repeated for the same context.
+    let guardedAt = -1
+    let truncatedHard = false
+    for (let calls = 0; calls < MAX_MODEL_CALLS; ) {
+      if (controller.signal.aborted) {
+        await finishAborted(undefined, Date.now())
+        break
+      }
+      // Guard before each call: compact first when the estimate is past the window minus the reserve.
+      if (guardedAt !== writer.entries.length && estimateTokens(requestFor(currentApiMessages())) > model.contextWindow - reserveTokens) {
+        await compact()
+        guardedAt = writer.entries.length
+      }
+      let apiMessages = currentApiMessages()
+      if (truncatedHard) apiMessages = capToolResults(apiMessages, 2000).messages
+      const startedAt = Date.now()
+      opts.onStatus?.('waiting')
+      let call: CallResult
+      try {
+        call = await stream(requestFor(apiMessages), opts.onText)
+      } catch (error) {
+        const partial = (error as {partial?: CallResult}).partial
+        if (controller.signal.aborted) {
+          await finishAborted(partial, startedAt)
+          break
+        }
+        if (isOverflowError(error)) {
+          // (1) shorten oversized tool results in the request, (2) compact and retry, (3) give up with the transcript intact.
+          if (!truncatedHard && capToolResults(apiMessages, 2000).changed) {
+            truncatedHard = true
+            continue
+          }
+          if (overflowCompactions < MAX_OVERFLOW_COMPACTIONS && (await compact())) {
+            overflowCompactions++
+            continue
+          }
+          if (controller.signal.aborted) {
+            await finishAborted(undefined, Date.now())
+            break
+          }
+          failure = new ContextOverflowError(apiMessageOf(error as SdkError))
+        } else failure = describeApiError(error, model)
+        stopReason = 'error'
+        await writer.append([{type: 'message', message: assistantMessage(partial ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, startedAt, {stopReason: 'error', errorMessage: failure.message})}])
+        break
+      }
+      calls++
+      addUsage(call.usage)
+      stopReason = mapStopReason(call.stopReason)
+      await writer.append([{type: 'message', message: assistantMessage(call, startedAt, {stopReason})}])
+      finalText = textOf(call.content)
+      const pending = call.content.filter((b) => b.type === 'toolCall') as Array<{id: string; name: string; arguments: Record<string, unknown>}>
+      if (stopReason !== 'toolUse' || pending.length === 0) break
+      // Every call gets a result entry, even when aborted mid-way, so no tool call is ever left unpaired.
+      opts.onStatus?.('tool')
+      for (const tc of pending) {
+        const outcome = controller.signal.aborted ? {text: 'Tool execution aborted.', isError: true} : await runTool(tc.name, tc.arguments, {workspaceDir, signal: controller.signal}, policy)
+        toolCalls++
+        await writer.append([{type: 'message', message: {role: 'toolResult', toolCallId: tc.id, toolName: tc.name, content: [{type: 'text', text: outcome.text}], ...('details' in outcome && outcome.details ? {details: outcome.details} : {}), isError: outcome.isError, timestamp: Date.now()}}])
+      }
+      if (controller.signal.aborted) {
+        await finishAborted(undefined, Date.now())
+        break
+      }
+      if (calls >= MAX_MODEL_CALLS) stopReason = 'toolUse'
+    }
+  } catch (error) {
+    if (error instanceof ClawkitError) {
+      // A failed summary call during compaction: record it like any failed call.
+      failure = error
+      stopReason = 'error'
+      await writer
+        .append([{type: 'message', message: assistantMessage({content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, Date.now(), {stopReason: 'error', errorMessage: error.message})}])
+        .catch(() => {})
+    } else {
+      // Unexpected (disk, bug): still record the run below, then rethrow.
+      unexpected = error
+    }
+  }
+  {
+    // 3. Index update under the store lock with OpenClaw's token semantics, whatever happened above.
+    const promptTokens = lastCall ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
+    const result = await a.store.update((data) => {
+      const hit = findEntry(data, a.selected.key)
+      // Someone reset the session while we ran: their new id wins and our counters are dropped.
+      if (hit && hit.entry.sessionId !== sessionId) return hit.entry
+      const e: SessionEntry = hit?.entry ?? {sessionId, updatedAt: Date.now()}
+      e.sessionId = sessionId
+      e.updatedAt = Date.now()
+      // OpenClaw stamps every run's interaction time too (see the fixtures' entries).
+      e.lastInteractionAt = e.updatedAt
+      e.sessionFile = transcript
+      e.contextTokens = model.contextWindow
+      e.modelProvider = model.provider
+      e.model = model.model
+      e.abortedLastRun = aborted
+      if (runUsage.input + runUsage.output + runUsage.cacheRead + runUsage.cacheWrite > 0) {
+        e.inputTokens = runUsage.input
+        e.outputTokens = runUsage.output
+        e.cacheRead = lastCall?.cacheRead ?? runUsage.cacheRead
+        e.cacheWrite = lastCall?.cacheWrite ?? runUsage.cacheWrite
+        if (promptTokens && promptTokens > 0) {
+          e.totalTokens = promptTokens
+          e.totalTokensFresh = true
+        } else {
+          delete e.totalTokens
+          e.totalTokensFresh = false
+        }
+        e.estimatedCostUsd = Math.round(((typeof e.estimatedCostUsd === 'number' ? e.estimatedCostUsd : 0) + costUsd) * 1e9) / 1e9
+      }
+      if (compactions > 0) e.compactionCount = (typeof e.compactionCount === 'number' ? e.compactionCount : 0) + compactions
+      if (!hit) data[a.selected.key] = e
+      return e
+    })
+    if (unexpected) throw unexpected
+    if (failure) throw failure
+    return {
+      text: finalText,
+      agentId: a.selected.agentId,
+      sessionKey: a.selected.key,
+      sessionId,
+      sessionFile: transcript,
+      storeRef: a.selected.ref,
+      provider: model.provider,
+      model: model.model,
+      contextTokens: model.contextWindow,
+      usage: runUsage,
+      lastCallUsage: lastCall,
+      promptTokens,
+      compactionCount: typeof result.compactionCount === 'number' ? result.compactionCount : 0,
+      compactionsThisRun: compactions,
+      aborted,
+      abortReason: aborted ? (a.getAbortReason() ?? 'interrupted') : undefined,
+      stopReason,
+      durationMs: Date.now() - a.started,
+      modelMs,
+      toolCalls,
+    }
+  }
+}
+
+function textOf(content: ContentBlock[]): string {
+  return content
+    .filter((b) => b.type === 'text')
+    .map((b) => String((b as {text: string}).text))
+    .join('')
+}

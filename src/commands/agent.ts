@@ -1,0 +1,110 @@
+// `clawkit agent -m "..."`: one agent turn in an OpenClaw session, reply streamed to stdout.
+import {Flags} from '@oclif/core'
+
+import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
+import {parseThinkingFlag} from '../agent/thinking.js'
+import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
+import {BaseCommand} from '../base-command.js'
+import {UsageError} from '../errors.js'
+
+export type {AgentRunResult} from '../agent/output.js'
+
+export default class Agent extends BaseCommand<typeof Agent> {
+  static override summary = 'Run one agent turn and store it in the OpenClaw session'
+  static override description =
+    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
+  static override examples = [
+    '<%= config.bin %> agent --agent main -m "What is on my calendar?"',
+    '<%= config.bin %> agent --session-id 1234 -m "continue" --json',
+    '<%= config.bin %> agent --to +15555550123 --thinking low --message-file prompt.txt',
+  ]
+  static override flags = {
+    message: Flags.string({char: 'm', description: 'message to send', helpValue: '<text>'}),
+    'message-file': Flags.string({description: 'read the message from a UTF-8 file (max 4 MiB)', helpValue: '<path>'}),
+    to: Flags.string({char: 't', description: 'recipient number (E.164); selects the main session of agent "main"', helpValue: '<E.164>'}),
+    'session-id': Flags.string({description: 'explicit session id (found in any agent store, else agent:<agent|main>:explicit:<id>)', helpValue: '<id>'}),
+    'session-key': Flags.string({description: 'explicit session key', helpValue: '<key>'}),
+    agent: Flags.string({description: 'agent id; uses that agent\'s main session', helpValue: '<id>'}),
+    model: Flags.string({description: 'model (provider/model or a model id from openclaw.json)', helpValue: '<id>'}),
+    thinking: Flags.string({description: 'thinking level: off|minimal|low|medium|high', helpValue: '<level>'}),
+    timeout: Flags.string({description: `seconds before the turn is aborted (default ${DEFAULT_TIMEOUT_SECONDS}; 0 = none)`, helpValue: '<seconds>'}),
+    'allow-write': Flags.boolean({description: 'enable the write tool (also: openclaw.json tools.allow ["write"])'}),
+    'allow-exec': Flags.boolean({description: 'enable the exec tool (also: openclaw.json tools.allow ["exec"])'}),
+  }
+
+  async run(): Promise<AgentRunResult> {
+    const f = this.flags
+    const message = await readMessageInput(f.message, f['message-file'])
+    const thinking = f.thinking === undefined ? undefined : parseThinkingFlag(f.thinking)
+    let timeoutMs: number | undefined
+    if (f.timeout !== undefined) {
+      if (!/^\d+$/.test(f.timeout.trim())) throw new UsageError('--timeout must be a non-negative integer (seconds; 0 means no timeout)', 'E_BAD_TIMEOUT')
+      timeoutMs = Number(f.timeout.trim()) * 1000
+    }
+    const state = this.openState()
+    const json = this.jsonEnabled()
+    const controller = new AbortController()
+    // First Ctrl-C (or SIGTERM): abort the request and persist what was received. A second one: leave at once (the
+    // lock module's exit hook still removes our locks).
+    let interrupts = 0
+    let signalExit: number = ExitCodes.interrupted
+    const onSignal = (sig: NodeJS.Signals) => {
+      signalExit = sig === 'SIGTERM' ? ExitCodes.terminated : ExitCodes.interrupted
+      if (++interrupts > 1) process.exit(signalExit)
+      controller.abort()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    let spinner: {stop(): void; start(): unknown} | undefined
+    if (!json && process.stderr.isTTY) {
+      const {default: ora} = await import('ora')
+      spinner = ora({text: 'Waiting for agent reply…', stream: process.stderr})
+    }
+    // Each model call of a tool loop streams its own text; a line break keeps them from running together.
+    let streamed = false
+    let atLineStart = true
+    let newCall = false
+    try {
+      const result = await runAgentTurn({
+        state,
+        message,
+        selector: {to: f.to, sessionId: f['session-id'], sessionKey: f['session-key'], agent: f.agent},
+        model: f.model,
+        thinking,
+        timeoutMs,
+        allowWrite: f['allow-write'],
+        allowExec: f['allow-exec'],
+        signal: controller.signal,
+        onStatus: (s) => {
+          if (s === 'waiting') newCall = true
+          if (s === 'waiting' || s === 'compacting') spinner?.start()
+          else spinner?.stop()
+        },
+        onText: json
+          ? undefined
+          : (d) => {
+              spinner?.stop()
+              if (newCall && !atLineStart) process.stdout.write('\n')
+              newCall = false
+              streamed = true
+              process.stdout.write(d)
+              atLineStart = d.endsWith('\n')
+            },
+      })
+      spinner?.stop()
+      if (!json) {
+        if (streamed && !atLineStart) process.stdout.write('\n')
+        else if (!result.text && !result.aborted) this.out('No reply from agent.')
+      }
+      if (result.aborted) {
+        process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
+        if (!json) process.stderr.write(`Error: agent turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}; the partial reply was kept in ${result.sessionFile}.\n`)
+      }
+      return toAgentRunResult(result)
+    } finally {
+      spinner?.stop()
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    }
+  }
+}
