@@ -2,6 +2,7 @@
 import fsp from 'node:fs/promises'
 
 import {UsageError} from '../errors.js'
+import type {AgentDeliveryResult} from '../channels/agent-delivery.js'
 import type {AgentTurnResult, TurnUsage} from './turn.js'
 
 export interface AgentRunResult {
@@ -24,6 +25,10 @@ export interface AgentRunResult {
     aborted: boolean
     stopReason: string
   }
+  /** With --deliver, after a successful delivery. */
+  delivery?: AgentDeliveryResult
+  /** With --deliver, when delivery failed (the turn itself is stored; exit code 1). */
+  deliveryError?: {code: string; message: string}
 }
 
 export function toAgentRunResult(r: AgentTurnResult): AgentRunResult {

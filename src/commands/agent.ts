@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
 
 export type {AgentRunResult} from '../agent/output.js'
@@ -17,6 +17,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     '<%= config.bin %> agent --agent main -m "What is on my calendar?"',
     '<%= config.bin %> agent --session-id 1234 -m "continue" --json',
     '<%= config.bin %> agent --to +15555550123 --thinking low --message-file prompt.txt',
+    '<%= config.bin %> agent --agent main -m "Post the nightly summary" --deliver --channel telegram --reply-to -1001234567890',
   ]
   static override flags = {
     message: Flags.string({char: 'm', description: 'message to send', helpValue: '<text>'}),
@@ -30,6 +31,11 @@ export default class Agent extends BaseCommand<typeof Agent> {
     timeout: Flags.string({description: `seconds before the turn is aborted (default ${DEFAULT_TIMEOUT_SECONDS}; 0 = none)`, helpValue: '<seconds>'}),
     'allow-write': Flags.boolean({description: 'enable the write tool (also: openclaw.json tools.allow ["write"])'}),
     'allow-exec': Flags.boolean({description: 'enable the exec tool (also: openclaw.json tools.allow ["exec"])'}),
+    deliver: Flags.boolean({description: 'send the final reply to a chat channel (the session\'s last route unless --channel/--reply-to say otherwise)'}),
+    channel: Flags.string({description: 'delivery channel: telegram|discord|slack|webhook, or "last" (default: the session\'s last channel)', helpValue: '<channel>'}),
+    'reply-channel': Flags.string({description: 'delivery channel override (beats --channel)', helpValue: '<channel>'}),
+    'reply-to': Flags.string({description: 'delivery target (default: --to, else the session\'s last target)', helpValue: '<target>'}),
+    'reply-account': Flags.string({description: 'delivery account id (channels.<channel>.accounts.<id>)', helpValue: '<id>'}),
   }
 
   async run(): Promise<AgentRunResult> {
@@ -100,7 +106,30 @@ export default class Agent extends BaseCommand<typeof Agent> {
         process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
         if (!json) process.stderr.write(`Error: agent turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}; the partial reply was kept in ${result.sessionFile}.\n`)
       }
-      return toAgentRunResult(result)
+      const doc = toAgentRunResult(result)
+      // Delivery happens only after the turn is safely persisted, and never for an aborted turn (OpenClaw delivers
+      // completed payloads only). A failed delivery keeps the turn and exits 1, with the reason in the document.
+      if (f.deliver && !result.aborted) {
+        const {deliverAgentReply} = await import('../channels/agent-delivery.js')
+        try {
+          doc.delivery = await deliverAgentReply({
+            state,
+            agentId: result.agentId,
+            sessionKey: result.sessionKey,
+            text: result.text.trimEnd(),
+            channel: f['reply-channel'] ?? f.channel,
+            replyTo: f['reply-to'] ?? f.to,
+            accountId: f['reply-account'],
+          })
+          if (!json) process.stderr.write(`Delivered via ${doc.delivery.channel} to ${doc.delivery.to}. Message ID: ${doc.delivery.result.messageId}\n`)
+        } catch (error) {
+          const info = describeError(error)
+          doc.deliveryError = {code: info.code, message: info.message}
+          process.exitCode = 1
+          if (!json) process.stderr.write(`Error: ${info.message}\n`)
+        }
+      }
+      return doc
     } finally {
       spinner?.stop()
       process.off('SIGINT', onSignal)
