@@ -5,8 +5,18 @@ export const ExitCode = {
   ok: 0,
   /** Runtime failure: unknown session, corrupt file, lock timeout, API or channel failure. */
   failure: 1,
-  /** Usage error: bad flags, bad arguments, conflicting options. */
+  /** Usage error: bad flags, bad arguments, unknown agent, conflicting options. */
   usage: 2,
+  /** doctor: warnings remain (no errors). */
+  doctorWarnings: 3,
+  /** doctor: errors remain. */
+  doctorErrors: 4,
+  /** agent: the turn hit --timeout and was aborted (the partial reply is kept), as timeout(1) reports. */
+  timeout: 124,
+  /** agent: interrupted by SIGINT (128 + 2). */
+  interrupted: 130,
+  /** agent: terminated by SIGTERM (128 + 15). */
+  terminated: 143,
 } as const
 
 export class ClawkitError extends Error {

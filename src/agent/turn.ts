@@ -30,7 +30,8 @@ export const MAX_MODEL_CALLS = 24
 export const MAX_OVERFLOW_COMPACTIONS = 3
 export const DEFAULT_TIMEOUT_SECONDS = 600
 
-export const ExitCodes = {timeout: 124, interrupted: 130, terminated: 143} as const
+/** The agent's abort exit codes; the full table is ExitCode in src/errors.ts. */
+export const ExitCodes = {timeout: ExitCode.timeout, interrupted: ExitCode.interrupted, terminated: ExitCode.terminated} as const
 
 export interface AgentTurnOptions {
   state: OpenClawState

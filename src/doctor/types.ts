@@ -1,4 +1,5 @@
 // Types of doctor findings and results: the stable `--json` contract of `clawkit doctor` (docs/doctor.md).
+import {ExitCode} from '../errors.js'
 import type {SessionStoreData} from '../store/types.js'
 
 export type Severity = 'error' | 'warn' | 'info'
@@ -136,6 +137,6 @@ export type Repair =
   /** Index edits are batched per store: one lock, one backup, one write. Return true when data changed. */
   | {kind: 'index'; storePath: string; agentId: string; edit: (data: SessionStoreData) => boolean}
 
-export const EXIT_HEALTHY = 0
-export const EXIT_WARNINGS = 3
-export const EXIT_ERRORS = 4
+export const EXIT_HEALTHY = ExitCode.ok
+export const EXIT_WARNINGS = ExitCode.doctorWarnings
+export const EXIT_ERRORS = ExitCode.doctorErrors

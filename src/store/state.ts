@@ -13,7 +13,7 @@ import {
   resolveStorePath,
 } from '../config/config.js'
 import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
-import {NotFoundError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {loadSettings} from '../settings.js'
 import {FileSessionStore} from './file-store.js'
 import type {SessionStore, StoreRef} from './types.js'
@@ -98,7 +98,8 @@ export class OpenClawState {
   requireAgent(raw: string): string {
     const id = normalizeAgentId(raw)
     if (!this.allAgentIds().includes(id)) {
-      throw new NotFoundError(`Unknown agent id "${raw}". Use "openclaw agents list" to see configured agents.`, 'E_UNKNOWN_AGENT')
+      // A usage error (exit 2) like every other bad flag value; the text is OpenClaw's.
+      throw new UsageError(`Unknown agent id "${raw}". Use "openclaw agents list" to see configured agents.`, 'E_UNKNOWN_AGENT')
     }
     return id
   }

@@ -45,11 +45,11 @@ describe('doctor command', () => {
     const bad = await runCli(['doctor', '--bogus', '--state-dir', state], {env})
     expect(bad.code).toBe(2)
     const r = await runCli(['doctor', '--agent', 'nobody', '--state-dir', state], {env})
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toContain('Unknown agent id "nobody"')
     const j = await runCli(['doctor', '--agent', 'nobody', '--json', '--state-dir', state], {env})
-    expect(j.code).toBe(1)
-    expect(json(j).error).toMatchObject({code: 'E_UNKNOWN_AGENT', exitCode: 1})
+    expect(j.code).toBe(2)
+    expect(json(j).error).toMatchObject({code: 'E_UNKNOWN_AGENT', exitCode: 2})
   })
 
   it('--json prints exactly one document with the documented keys, and nothing on stderr', async () => {
