@@ -1,5 +1,8 @@
 // Crash trials: SIGKILL writers at seeded random points and prove the store is the old or the new state, never a third.
 // npm test runs a bounded number of trials; `npm run test:crash` runs the full set (CLAWKIT_CRASH_TRIALS, CLAWKIT_SEED).
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {describe, expect, it} from 'vitest'
 
 import {newTrialContext, runTrial, summarize, type TrialRecord, writeResults} from './support/crash.js'
@@ -17,7 +20,14 @@ describe('crash trials (SIGKILL mid-write)', () => {
     // Every writer gets at least its share: the first rounds cycle through the table, the rest are drawn by weight.
     for (let t = 0; t < TRIALS; t++) {
       const writer = t < CRASH_WRITERS.length ? CRASH_WRITERS[t] : rng.weighted(CRASH_WRITERS)
-      records.push(await runTrial(writer, newTrialContext(t, new Rng(rng.int(1, 2 ** 31)))))
+      const ctx = newTrialContext(t, new Rng(rng.int(1, 2 ** 31)))
+      const record = await runTrial(writer, ctx)
+      records.push(record)
+      // Keep failing trials on disk for inspection; clean the rest so 240 trials do not litter /tmp.
+      if (record.problems.length === 0) {
+        fs.rmSync(path.dirname(ctx.stateDir), {recursive: true, force: true})
+        if (ctx.env.HOME) fs.rmSync(ctx.env.HOME, {recursive: true, force: true})
+      } else record.problems.push(`state kept at ${ctx.stateDir}`)
     }
     const summary = summarize(SEED, records, Date.now() - started)
     const file = writeResults(TRIALS >= 200 ? 'crash-full' : 'crash', {summary, records})

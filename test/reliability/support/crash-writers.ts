@@ -5,6 +5,7 @@ import path from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
 import {cli, type CrashWriter, listMatching, runSpec, type TrialContext, type VerifyResult, WORKER} from './crash.js'
+import {inspectLock} from '../../../src/store/lock.js'
 import {scanJsonl} from './jsonl.js'
 import {sha256} from './tree.js'
 
@@ -106,13 +107,28 @@ async function recoverWithCliReset(ctx: TrialContext): Promise<string[]> {
     return problems
   }
   const doc = JSON.parse(r.stdout)
-  const locks = listMatching(ctx.sessionsDir, /\.lock$/)
-  if (locks.length > 0) problems.push(`locks left after the recovery command: ${locks.join(', ')}`)
   const post = readIndex(ctx, problems).data
   if (!post) return problems
+  problems.push(...checkLocksAfterRecovery(ctx, [ctx.indexPath, path.join(ctx.sessionsDir, `${doc.sessionId}.jsonl`), preTranscript]))
   if (post[MAIN]?.sessionId !== doc.sessionId || doc.previousSessionId !== preEntry.sessionId) problems.push('recovery reset did not land')
   for (const k of Object.keys(pre)) if (k !== MAIN && !isDeepStrictEqual(post[k], pre[k])) problems.push(`recovery changed entry ${k}`)
   if (preBytes && (!doc.archivedTranscript || sha256(fs.readFileSync(doc.archivedTranscript)) !== sha256(preBytes))) problems.push('recovery did not archive the transcript intact')
+  return problems
+}
+
+/**
+ * The locks the recovery command needed must be gone (reclaimed, then released). A lock on a file it did not touch
+ * (the old transcript of a session whose index row was already rotated) is left as OpenClaw leaves it, for doctor to
+ * clean; it must at least be recognisably stale.
+ */
+function checkLocksAfterRecovery(ctx: TrialContext, needed: string[]): string[] {
+  const problems: string[] = []
+  const neededLocks = new Set(needed.map((f) => `${path.basename(f)}.lock`))
+  for (const name of listMatching(ctx.sessionsDir, /\.lock$/)) {
+    if (neededLocks.has(name)) problems.push(`lock ${name} left after the recovery command`)
+    else if (!inspectLock(path.join(ctx.sessionsDir, name))?.stale) problems.push(`orphan lock ${name} is not recognisably stale`)
+    else ctx.scratch.orphanLocks = ((ctx.scratch.orphanLocks as number) ?? 0) + 1
+  }
   return problems
 }
 
@@ -162,8 +178,7 @@ async function recoverTranscript(ctx: TrialContext): Promise<string[]> {
   if (r.code !== 0) return [`recovery append exited ${r.code}: ${r.stderr.trim()}`]
   const appended = JSON.parse(r.stdout)
   if (appended.parentId !== ctx.scratch.leaf) problems.push(`recovery append chained onto ${appended.parentId}, not the last complete entry ${ctx.scratch.leaf}`)
-  const locks = listMatching(ctx.sessionsDir, /\.lock$/)
-  if (locks.length > 0) problems.push(`locks left after the recovery append: ${locks.join(', ')}`)
+  problems.push(...checkLocksAfterRecovery(ctx, [ctx.transcriptPath]))
   const scan = scanJsonl(ctx.transcriptPath)
   // At most the one torn line is lost: it stays in the file, fenced onto its own line, and nothing else is bad.
   if (scan.tail !== '') problems.push('file still ends without a newline after the recovery append')
@@ -209,7 +224,7 @@ export const CRASH_WRITERS: CrashWriter[] = [
     covers: 'index+transcript',
     weight: 3,
     trigger: 'lock',
-    maxDelayMs: 25,
+    maxDelayMs: 15,
     spawn: (ctx) => cli(['sessions', 'reset', MAIN, '--json', '--state-dir', ctx.stateDir]),
     verify: (ctx) => {
       const problems: string[] = []

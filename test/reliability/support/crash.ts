@@ -64,6 +64,8 @@ export interface TrialRecord {
   leftoverLocks: string[]
   leftoverTmp: string[]
   tornLine: boolean
+  /** Stale locks on files the recovery command did not need (left for doctor, as OpenClaw leaves them). */
+  orphanLocks: number
   problems: string[]
 }
 
@@ -168,6 +170,7 @@ export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<
     leftoverLocks: listMatching(ctx.sessionsDir, /\.lock$/),
     leftoverTmp: listMatching(ctx.sessionsDir, /\.tmp$/),
     tornLine: false,
+    orphanLocks: 0,
     problems: [],
   }
   if (!killed && child.exitCode !== 0) record.problems.push(`victim exited ${child.exitCode} before the kill: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)
@@ -177,6 +180,7 @@ export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<
     record.tornLine = Boolean(v.tornLine)
     record.problems.push(...v.problems)
     record.problems.push(...(await writer.recover(ctx)))
+    record.orphanLocks = (ctx.scratch.orphanLocks as number) ?? 0
   } catch (error) {
     record.problems.push(`check threw: ${(error as Error).stack ?? error}`)
   }
@@ -211,6 +215,7 @@ export interface CrashSummary {
   leftoverLocksReclaimed: number
   leftoverTmpIgnored: number
   tornLines: number
+  orphanLocksLeftForDoctor: number
   wallMs: number
   failures: TrialRecord[]
 }
@@ -235,6 +240,7 @@ export function summarize(seed: number, records: TrialRecord[], wallMs: number):
     leftoverLocksReclaimed: records.filter((r) => r.leftoverLocks.length > 0 && r.problems.length === 0).length,
     leftoverTmpIgnored: records.filter((r) => r.leftoverTmp.length > 0 && r.problems.length === 0).length,
     tornLines: records.filter((r) => r.tornLine).length,
+    orphanLocksLeftForDoctor: records.reduce((n, r) => n + r.orphanLocks, 0),
     wallMs,
     failures,
   }
