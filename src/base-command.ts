@@ -2,6 +2,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ClawkitError, ExitCode} from './errors.js'
+import {printable} from './render/safe.js'
 import {OpenClawState} from './store/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -81,6 +82,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
     if (err instanceof ClawkitError || !(err instanceof Errors.CLIError)) {
+      // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.
       const lines = [`Error: ${printable(info.message)}`]
       for (const s of info.suggestions ?? []) lines.push(`  hint: ${printable(s)}`)
       if (process.env.DEBUG && err.stack) lines.push(err.stack)
@@ -103,15 +105,6 @@ export function describeError(err: unknown): ErrorEnvelope['error'] {
   }
   const code = typeof e?.code === 'string' ? `E_${e.code}` : 'E_UNEXPECTED'
   return {code, message: e?.message ?? String(err), exitCode: ExitCode.failure}
-}
-
-/**
- * Messages can quote file content and ids (a JSON parse error shows the bytes it choked on): escape control characters
- * so a hostile file can neither break the one-line error nor send escape sequences to the terminal.
- */
-export function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001F\u007F-\u009F]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
 }
 
 function stripAnsi(s: string): string {

@@ -73,6 +73,25 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
     expect(failures.filter((f) => (f as {target: string}).target === 'transcript')).toEqual([])
   }, 30 * 60_000)
 
+  it('named edge cases: a toolCall without arguments, escape sequences in text, keys and ids (history and list render them inert)', async () => {
+    const esc = 'hi \u001b]0;pwned\u0007 \u001b[31mred\u001b[0m'
+    const lines = [
+      {type: 'message', id: 'abcdabcd', parentId: null, timestamp: '2026-01-01T00:00:00.000Z', message: {role: 'assistant', content: [{type: 'toolCall', id: 't1', name: 'x\u001b[2J'}, {type: 'text', text: esc}]}},
+      {type: 'message', id: 'bcdebcde', parentId: 'abcdabcd', timestamp: '2026-01-01T00:00:01.000Z', message: {role: 'toolResult', toolName: 'x\u0007', toolCallId: 't1', content: esc}},
+    ]
+    for (const name of ['sessions history', 'sessions list', 'sessions history --json']) {
+      const cmd = HOSTILE_COMMANDS.find((c) => c.name === name)!
+      const ok = await check('named', 'toolcall-no-arguments+escapes', (sb) => {
+        const dir = path.join(sb.stateDir, 'agents', 'main', 'sessions')
+        fs.appendFileSync(path.join(dir, `${MAIN_ID}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+        const index = JSON.parse(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8'))
+        index[`agent:main:evil\u001b[31m\u0007`] = {...index['agent:main:main'], model: 'm\u001b]0;x\u0007'}
+        fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(index, null, 2))
+      }, cmd)
+      expect(ok, JSON.stringify(failures.at(-1))).toBe(true)
+    }
+  })
+
   it('openclaw.json: arbitrary bytes, near-valid JSON5, wrongly typed agents/session/models, hostile agent ids and store paths', async () => {
     const fixture = fs.readFileSync(CONFIG, 'utf8')
     await fc.assert(

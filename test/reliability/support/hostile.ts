@@ -108,6 +108,10 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{res
         problems.push('--json output is not one JSON document')
       }
     }
+    // Human output shows keys and transcript text: no control character may reach the terminal (--raw excepted: it
+    // promises the stored bytes).
+    // eslint-disable-next-line no-control-regex
+    if (!cmd.json && !cmd.name.includes('--raw') && /[\u0000-\u0008\u000B-\u001F\u007F]/.test(stdout)) problems.push(`control characters in human output: ${JSON.stringify(stdout.match(/.{0,20}[\u0000-\u0008\u000B-\u001F\u007F].{0,20}/)?.[0])}`)
     if (problems.length === 0 && cmd.checkSuccess) problems.push(...cmd.checkSuccess(result, sb))
   }
   const diff = diffSnapshots(before, after)
