@@ -5,10 +5,11 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {NotFoundError} from '../errors.js'
-import {archiveTimestamp} from '../store/fs-util.js'
+import {resolveWorkspaceDir} from '../config/config.js'
+import {archiveTimestamp, FILE_MODE} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
 import type {OpenClawState} from '../store/state.js'
-import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
+import {makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
 import {findEntry, resolveSession} from './resolve.js'
 
@@ -98,6 +99,13 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
     // a crash kept the old index row but moved its transcript away (the session then read as empty); in this order a
     // crash leaves at worst the old transcript unarchived under its old name, with nothing lost. The transcript lock
     // keeps a running agent turn from appending while the file moves.
+    // Like the gateway's sessions.reset, the new id gets a header-only transcript (0600): a row whose transcript is
+    // missing is pruned by OpenClaw's `sessions cleanup --fix-missing`. Written after the index, so a crash in
+    // between leaves a brand-new row without a file, which every reader already tolerates.
+    const header = makeHeader(done.newId, resolveWorkspaceDir(state.stateDir, state.config, s.agentId, state.env), now)
+    await fsp.writeFile(done.newFile, `${JSON.stringify(header)}\n`, {flag: 'wx', mode: FILE_MODE}).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
     let archived: string | null = null
     await withLock(done.oldTranscriptPath, async () => {
       if (fs.existsSync(done.oldTranscriptPath)) {

@@ -97,6 +97,27 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     await expectSameListing(state, home)
   }, 300_000)
 
+  it('OpenClaw prunes a row with a missing transcript (it rewrites sessions.json) but keeps rows clawkit reset; clawkit reads and rewrites its file', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const home = tempDir()
+    // Resetting both main sessions also points their sessionFile into this temp dir (the fixture's point elsewhere).
+    const ids: string[] = []
+    for (const key of ['agent:main:main', 'agent:work:main']) ids.push(json(await runCli(['sessions', 'reset', key, '--json', '--state-dir', state], {env: baseEnv(home)})).sessionId)
+    // A row whose transcript is really missing, so OpenClaw has something to prune and rewrites sessions.json.
+    const index = JSON.parse(fs.readFileSync(sessionsJsonPath(state), 'utf8'))
+    index['agent:main:stale'] = {sessionId: '11111111-2222-4333-8444-555555555555', updatedAt: Date.now()}
+    fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(index, null, 2))
+    const cleanup = await openclaw(['sessions', 'cleanup', '--enforce', '--fix-missing', '--all-agents', '--json'], state, home)
+    expect(cleanup.code, cleanup.stderr).toBe(0)
+    expect(JSON.parse(fs.readFileSync(sessionsJsonPath(state), 'utf8'))).not.toHaveProperty(['agent:main:stale'])
+    // clawkit reads the file OpenClaw just wrote, agrees row for row, and can write it again.
+    const {clawkit: ck} = await expectSameListing(state, home)
+    expect(ck.sessions.map((s: {sessionId: string}) => s.sessionId).sort()).toEqual(ids.sort())
+    const again = await runCli(['sessions', 'reset', 'agent:main:main', '--json', '--state-dir', state], {env: baseEnv(home)})
+    expect(again.code, again.stderr).toBe(0)
+    await expectSameListing(state, home)
+  }, 300_000)
+
   // HOOK for the lead once `clawkit agent` (issue 3) lands: the agent round trip against the mock Anthropic server.
   //   1. start the mock Messages API on 127.0.0.1:0 (the one the agent tests use) and write openclaw.json with
   //      models.providers.mock = {baseUrl, apiKey: 'test', api: 'anthropic-messages', models: [{id: 'mock-1', name: 'Mock',
