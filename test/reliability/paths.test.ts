@@ -203,7 +203,10 @@ describe('permissions: every file clawkit creates is 0600 and every dir 0700, wh
       const diff = diffSnapshots(before, after)
       // The rewritten index is 0600 even though the old one was 0644; nothing else was created but the archive.
       expect(after.get(path.relative(w.stateDir, index))?.mode).toBe(0o600)
-      expect(diff.added.filter((p) => !/\.jsonl\.reset\./.test(p))).toEqual([])
+      const doc = JSON.parse(r.stdout)
+      const newTranscript = path.relative(w.stateDir, doc.sessionFile)
+      expect(diff.added.filter((p) => !/\.jsonl\.reset\./.test(p)).sort()).toEqual([newTranscript])
+      expect(after.get(newTranscript)?.mode).toBe(0o600)
       // The library path that creates directories: a new agent's index and a new transcript in missing dirs.
       const lib = path.join(ROOT, 'dist', 'store', 'index.js')
       const fresh = path.join(w.stateDir, 'agents', 'newagent', 'sessions')
