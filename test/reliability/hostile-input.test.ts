@@ -92,6 +92,23 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
     }
   })
 
+  it('API keys and bot tokens in openclaw.json never reach stdout or stderr, with a valid or a broken config', async () => {
+    const key = 'sk-ant-api03-CANARYKEY-0123456789'
+    const token = '123456789:CANARY-BOT-TOKEN'
+    const good = JSON.stringify({models: {providers: {anthropic: {apiKey: key, api: 'anthropic-messages', models: [{id: 'claude-sonnet-4-5', name: 'S', contextWindow: 200000}]}}}, channels: {telegram: {botToken: token}}}, null, 2)
+    // Broken right next to the secrets, where a parser quoting its context would leak them.
+    const broken = good.replace(`"${key}"`, `"${key}" x`).replace(`"${token}"`, `${token}`)
+    for (const text of [good, broken]) {
+      for (const cmd of HOSTILE_COMMANDS) {
+        const sb = makeSandbox()
+        fs.writeFileSync(path.join(sb.stateDir, 'openclaw.json'), text)
+        const {result, problems} = await runHostile(cmd, sb)
+        expect(problems, cmd.name).toEqual([])
+        expect(result.stdout + result.stderr, cmd.name).not.toMatch(/CANARYKEY|CANARY-BOT-TOKEN/)
+      }
+    }
+  })
+
   it('openclaw.json: arbitrary bytes, near-valid JSON5, wrongly typed agents/session/models, hostile agent ids and store paths', async () => {
     const fixture = fs.readFileSync(CONFIG, 'utf8')
     await fc.assert(
