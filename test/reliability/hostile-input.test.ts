@@ -14,7 +14,7 @@ import {HOSTILE_COMMANDS, makeSandbox, runHostile} from './support/hostile.js'
 import {intFromEnv, seedFromEnv} from './support/prng.js'
 
 /** CLI runs per property; three properties, so npm test spawns about 3x this many processes. */
-const RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 40)
+const RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 30)
 const SEED = seedFromEnv(20_261_125)
 
 const MAIN_INDEX = path.join(FIXTURES, TWO_AGENTS, 'agents', 'main', 'sessions', 'sessions.json')

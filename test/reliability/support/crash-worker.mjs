@@ -9,7 +9,7 @@ import {appendEntries, FileSessionStore} from '../../../dist/store/index.js'
 
 const [mode, file, a, b] = process.argv.slice(2)
 
-/** Must match expectedIndex() in crash.test.ts. */
+/** Must match expectedIndexText() in support/crash-writers.ts. */
 function applyIndexUpdate(data, i, pad) {
   data['agent:main:main'].crashSeq = i
   data[`agent:main:crash-${i}`] = {sessionId: `crash-${i}`, updatedAt: 1_800_000_000_000 + i, pad}
