@@ -118,8 +118,71 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     await expectSameListing(state, home)
   }, 300_000)
 
+  it('transcript round trip: clawkit writes a session, OpenClaw agent --local continues it (the model gets clawkit\'s history), clawkit reads OpenClaw\'s turn back', async () => {
+    const home = tempDir()
+    const state = path.join(tempDir(), 'state')
+    const requests = path.join(home, 'requests.jsonl')
+    const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
+    try {
+      const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
+      fs.mkdirSync(state, {recursive: true})
+      fs.writeFileSync(
+        path.join(state, 'openclaw.json'),
+        JSON.stringify({
+          models: {providers: {mock: {baseUrl: `http://127.0.0.1:${port}`, apiKey: 'test-key', api: 'anthropic-messages', models: [{id: 'mock-1', name: 'Mock', contextWindow: 200_000, maxTokens: 4096, input: ['text'], cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}}]}}},
+          agents: {defaults: {model: {primary: 'mock/mock-1'}}},
+        }, null, 2),
+      )
+      // OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy.
+      const cache = process.env.CLAWKIT_INTEROP_CACHE
+      if (cache) {
+        fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
+        fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
+      }
+      // 1. clawkit's store library writes the row and a two-message transcript, as `clawkit agent` will.
+      const lib = await import(path.join(ROOT, 'dist', 'store', 'index.js'))
+      const sessionsDir = path.join(state, 'agents', 'main', 'sessions')
+      const sessionFile = path.join(sessionsDir, 'rt-1.jsonl')
+      const usage = {input: 40, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 45, cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}}
+      const written = await lib.appendEntries(sessionFile, [
+        {type: 'message', message: {role: 'user', content: [{type: 'text', text: 'alpha from clawkit'}], timestamp: Date.now()}},
+        {type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'reply alpha from clawkit'}], api: 'anthropic-messages', provider: 'mock', model: 'mock-1', usage, stopReason: 'stop', timestamp: Date.now()}},
+      ], {header: lib.makeHeader('rt-1', path.join(state, 'workspace'))})
+      await new lib.FileSessionStore({agentId: 'main', path: path.join(sessionsDir, 'sessions.json')}).update((d: Record<string, unknown>) => {
+        d['agent:main:explicit:rt-1'] = {sessionId: 'rt-1', updatedAt: Date.now(), sessionFile, modelProvider: 'mock', model: 'mock-1', inputTokens: 40, outputTokens: 5, totalTokens: 40, totalTokensFresh: true, contextTokens: 200_000}
+      })
+      // 2. OpenClaw continues the session: the model must be sent clawkit's two messages before the new one.
+      const turn = await openclaw(['agent', '--local', '--session-id', 'rt-1', '-m', 'beta from openclaw', '--json'], state, home)
+      expect(turn.code, turn.stderr.slice(-2000)).toBe(0)
+      const sent = fs.readFileSync(requests, 'utf8').trim().split('\n').map((l) => JSON.parse(l).body)
+      const history = JSON.stringify(sent.at(-1).messages)
+      expect(history.indexOf('alpha from clawkit')).toBeGreaterThanOrEqual(0)
+      expect(history.indexOf('reply alpha from clawkit')).toBeGreaterThan(history.indexOf('alpha from clawkit'))
+      expect(history.indexOf('beta from openclaw')).toBeGreaterThan(history.indexOf('reply alpha from clawkit'))
+      // 3. clawkit reads OpenClaw's turn: same rows as OpenClaw lists, and one unbroken parentId chain across writers.
+      await expectSameListing(state, home)
+      const hist = json(await runCli(['sessions', 'history', 'agent:main:explicit:rt-1', '--json', '--limit', '10', '--state-dir', state], {env: baseEnv(home)}))
+      const texts = hist.entries.filter((e: {type: string}) => e.type === 'message').map((e: {text?: string}) => e.text ?? '')
+      expect(texts.some((t: string) => t.includes('alpha from clawkit'))).toBe(true)
+      expect(texts.some((t: string) => t.includes('beta from openclaw'))).toBe(true)
+      expect(texts.at(-1)).toMatch(/^echo \d+: /)
+      const lines = fs.readFileSync(sessionFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type !== 'session')
+      const ids = new Set(lines.map((e) => e.id))
+      expect(lines.filter((e) => e.parentId !== null && !ids.has(e.parentId))).toEqual([])
+      expect(lines.some((e) => e.parentId === written.entries[1].id)).toBe(true)
+      // 4. clawkit resets the OpenClaw-continued session; OpenClaw agrees on the new row.
+      const reset = json(await runCli(['sessions', 'reset', 'agent:main:explicit:rt-1', '--json', '--state-dir', state], {env: baseEnv(home)}))
+      const {openclaw: oc} = await expectSameListing(state, home)
+      expect(oc.sessions.find((r: {key: string}) => r.key === 'agent:main:explicit:rt-1').sessionId).toBe(reset.sessionId)
+    } finally {
+      mock.kill()
+    }
+  }, 900_000)
+
   // HOOK for the lead once `clawkit agent` (issue 3) lands: the agent round trip against the mock Anthropic server.
-  //   1. start the mock Messages API on 127.0.0.1:0 (the one the agent tests use) and write openclaw.json with
+  // The transcript round trip above already has the pieces (support/mock-anthropic.mjs, the provider config, the
+  // shared plugin-runtime-deps); replace its library writes with the real command:
+  //   1. start the mock Messages API on 127.0.0.1:0 and write openclaw.json with
   //      models.providers.mock = {baseUrl, apiKey: 'test', api: 'anthropic-messages', models: [{id: 'mock-1', name: 'Mock',
   //      contextWindow: 200000, maxTokens: 4096, input: ['text'], cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}}]}
   //      and agents.defaults.model.primary = 'mock/mock-1' (OpenClaw requires `name` on every model);
