@@ -37,7 +37,7 @@ if (mode === 'index') {
       seq++
       // Entries over 512 KiB are written by Node in several write(2) calls: the only way a kill can tear a line.
       const huge = hugeEvery > 0 && rand() * hugeEvery < 1
-      const text = `seq ${seq} ${'y'.repeat(huge ? 600_000 + Math.floor(rand() * 900_000) : Math.floor(rand() * 2000))}`
+      const text = `seq ${seq} ${'y'.repeat(huge ? 600_000 + Math.floor(rand() * 3_400_000) : Math.floor(rand() * 2000))}`
       items.push({type: 'message', message: {role: 'user', content: [{type: 'text', text}], timestamp: 1_800_000_000_000 + seq}})
     }
     await appendEntries(file, items, {lockTimeoutMs: 60_000})

@@ -214,7 +214,7 @@ export const CRASH_WRITERS: CrashWriter[] = [
       const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
       ctx.scratch.baseLeaf = entries.at(-1)?.id
       ctx.scratch.baseIds = entries.map((e) => e.id)
-      return {command: process.execPath, args: [WORKER, 'transcript', ctx.transcriptPath, String(ctx.rng.int(1, 2 ** 31)), String(ctx.rng.pick([0, 3, 6]))]}
+      return {command: process.execPath, args: [WORKER, 'transcript', ctx.transcriptPath, String(ctx.rng.int(1, 2 ** 31)), String(ctx.rng.pick([0, 2, 3]))]}
     },
     verify: verifyTranscriptWorker,
     recover: recoverTranscript,
