@@ -21,7 +21,7 @@ fs.writeFileSync(
   `{
   // Demo config (JSON5, as OpenClaw writes it). The provider points at a local stand-in; no real key is stored.
   agents: { defaults: { model: { primary: "anthropic/claude-sonnet-4-5" } }, list: [ { id: "main", default: true }, { id: "work" } ] },
-  models: { providers: { anthropic: { api: "anthropic-messages", baseUrl: "http://127.0.0.1:18089", models: [ { id: "claude-sonnet-4-5", contextWindow: 200000, maxTokens: 8192, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } } ] } } },
+  models: { providers: { anthropic: { api: "anthropic-messages", baseUrl: "http://127.0.0.1:18089", models: [ { id: "claude-sonnet-4-5", name: "Claude Sonnet 4.5", contextWindow: 200000, maxTokens: 8192, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } } ] } } },
 }
 `,
   {mode: 0o600},

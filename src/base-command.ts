@@ -2,6 +2,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ClawkitError, ExitCode} from './errors.js'
+import {printable} from './render/safe.js'
 import {OpenClawState} from './store/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -81,8 +82,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
     if (err instanceof ClawkitError || !(err instanceof Errors.CLIError)) {
-      const lines = [`Error: ${info.message}`]
-      for (const s of info.suggestions ?? []) lines.push(`  hint: ${s}`)
+      // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.
+      const lines = [`Error: ${printable(info.message)}`]
+      for (const s of info.suggestions ?? []) lines.push(`  hint: ${printable(s)}`)
       if (process.env.DEBUG && err.stack) lines.push(err.stack)
       process.stderr.write(`${lines.join('\n')}\n`)
       return

@@ -2,6 +2,7 @@
 // the row wider rather than being cut, exactly as OpenClaw prints them. Linear in rows (10k rows in milliseconds),
 // which is why `sessions list` does not go through cli-table3 (about 1 ms per row; 14 s for 10k sessions).
 import {paint, type Style} from './color.js'
+import {printable} from './safe.js'
 
 export interface FixedColumn {
   header: string
@@ -18,7 +19,9 @@ export function renderColumns(columns: FixedColumn[], rows: (string | StyledCell
   const line = (cells: (string | StyledCell)[], headStyle?: Style) =>
     cells
       .map((cell, i) => {
-        const {text, style} = typeof cell === 'string' ? {text: cell, style: headStyle} : {text: cell.text, style: cell.style ?? headStyle}
+        const raw = typeof cell === 'string' ? {text: cell, style: headStyle} : {text: cell.text, style: cell.style ?? headStyle}
+        // Cells carry keys, models and flags straight from sessions.json.
+        const {text, style} = {text: printable(raw.text), style: raw.style}
         const width = columns[i]?.width
         const padded = width ? text.padEnd(width) : text
         // Colour only the text, never the padding, so trimming and alignment stay exact.

@@ -5,10 +5,11 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {NotFoundError} from '../errors.js'
-import {archiveTimestamp} from '../store/fs-util.js'
+import {resolveWorkspaceDir} from '../config/config.js'
+import {archiveTimestamp, FILE_MODE} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
 import type {OpenClawState} from '../store/state.js'
-import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
+import {makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
 import {findEntry, resolveSession} from './resolve.js'
 
@@ -61,44 +62,57 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
   // Lock order is transcript first, then store: an agent turn holds its transcript lock and takes the store lock at
   // the end, so the opposite order here could deadlock until a timeout.
   const firstGuess = resolveTranscriptPath(sessionsDir, s.entry, s.key).path
-  return withLock(firstGuess, () => store.update(async (data) => {
-    // Re-resolve inside the lock: another writer may have reset or removed it meanwhile.
-    const hit = findEntry(data, s.key)
-    if (!hit) throw new NotFoundError(`Session not found: ${s.key}`, 'E_SESSION_NOT_FOUND')
-    const entry = hit.entry
-    const previousSessionId = entry.sessionId
-    const oldTranscript = resolveTranscriptPath(sessionsDir, entry, s.key)
-    const newId = randomUUID()
-    const newFile = path.join(sessionsDir, renameForNewSessionId(path.basename(oldTranscript.path), previousSessionId, newId, s.key))
+  return withLock(firstGuess, async () => {
     const now = opts.now ?? new Date()
+    const done = await store.update(async (data) => {
+      // Re-resolve inside the lock: another writer may have reset or removed it meanwhile.
+      const hit = findEntry(data, s.key)
+      if (!hit) throw new NotFoundError(`Session not found: ${s.key}`, 'E_SESSION_NOT_FOUND')
+      const entry = hit.entry
+      const previousSessionId = entry.sessionId
+      const oldTranscript = resolveTranscriptPath(sessionsDir, entry, s.key)
+      const newId = randomUUID()
+      const newFile = path.join(sessionsDir, renameForNewSessionId(path.basename(oldTranscript.path), previousSessionId, newId, s.key))
+      const next: SessionEntry = {...entry}
+      for (const f of CLEARED_FIELDS) delete next[f]
+      next.sessionId = newId
+      next.updatedAt = Math.max(now.getTime(), typeof entry.updatedAt === 'number' ? entry.updatedAt : 0)
+      next.sessionFile = newFile
+      next.systemSent = false
+      next.abortedLastRun = false
+      next.inputTokens = 0
+      next.outputTokens = 0
+      next.totalTokens = 0
+      next.totalTokensFresh = true
+      next.compactionCount = 0
+      if ('sessionStartedAt' in entry) next.sessionStartedAt = now.getTime()
+      // Fold mixed-case spellings into the canonical lowercase key, as OpenClaw's writers do.
+      for (const k of Object.keys(data)) if (k !== hit.storedKey && k.toLowerCase() === s.key) delete data[k]
+      if (hit.storedKey === s.key) data[s.key] = next
+      else {
+        delete data[hit.storedKey]
+        data[s.key] = next
+      }
+      return {previousSessionId, newId, newFile, oldTranscriptPath: oldTranscript.path}
+    })
+    // The old transcript is archived only once the index no longer points at it. Archiving first left a window where
+    // a crash kept the old index row but moved its transcript away (the session then read as empty); in this order a
+    // crash leaves at worst the old transcript unarchived under its old name, with nothing lost. The transcript lock
+    // keeps a running agent turn from appending while the file moves.
+    // Like the gateway's sessions.reset, the new id gets a header-only transcript (0600): a row whose transcript is
+    // missing is pruned by OpenClaw's `sessions cleanup --fix-missing`. Written after the index, so a crash in
+    // between leaves a brand-new row without a file, which every reader already tolerates.
+    const header = makeHeader(done.newId, resolveWorkspaceDir(state.stateDir, state.config, s.agentId, state.env), now)
+    await fsp.writeFile(done.newFile, `${JSON.stringify(header)}\n`, {flag: 'wx', mode: FILE_MODE}).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error
+    })
     let archived: string | null = null
-    // The transcript lock keeps a running agent turn from appending to the file while it moves.
-    await withLock(oldTranscript.path, async () => {
-      if (fs.existsSync(oldTranscript.path)) {
-        archived = `${oldTranscript.path}.reset.${archiveTimestamp(now)}`
-        await fsp.rename(oldTranscript.path, archived)
+    await withLock(done.oldTranscriptPath, async () => {
+      if (fs.existsSync(done.oldTranscriptPath)) {
+        archived = `${done.oldTranscriptPath}.reset.${archiveTimestamp(now)}`
+        await fsp.rename(done.oldTranscriptPath, archived)
       }
     })
-    const next: SessionEntry = {...entry}
-    for (const f of CLEARED_FIELDS) delete next[f]
-    next.sessionId = newId
-    next.updatedAt = Math.max(now.getTime(), typeof entry.updatedAt === 'number' ? entry.updatedAt : 0)
-    next.sessionFile = newFile
-    next.systemSent = false
-    next.abortedLastRun = false
-    next.inputTokens = 0
-    next.outputTokens = 0
-    next.totalTokens = 0
-    next.totalTokensFresh = true
-    next.compactionCount = 0
-    if ('sessionStartedAt' in entry) next.sessionStartedAt = now.getTime()
-    // Fold mixed-case spellings into the canonical lowercase key, as OpenClaw's writers do.
-    for (const k of Object.keys(data)) if (k !== hit.storedKey && k.toLowerCase() === s.key) delete data[k]
-    if (hit.storedKey === s.key) data[s.key] = next
-    else {
-      delete data[hit.storedKey]
-      data[s.key] = next
-    }
-    return {key: s.key, agentId: s.agentId, previousSessionId, sessionId: newId, archivedTranscript: archived, sessionFile: newFile}
-  }))
+    return {key: s.key, agentId: s.agentId, previousSessionId: done.previousSessionId, sessionId: done.newId, archivedTranscript: archived, sessionFile: done.newFile}
+  })
 }

@@ -1,7 +1,7 @@
 // The embedded backend: OpenClaw's sessions.json, read without a lock and rewritten atomically under sessions.json.lock.
 import fsp from 'node:fs/promises'
 
-import {CorruptFileError, jsonErrorPosition} from '../errors.js'
+import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import type {SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
@@ -20,12 +20,22 @@ export function parseStoreText(text: string, file: string): SessionStoreData {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    throw new CorruptFileError(file, (error as Error).message.replace(/ in JSON at position \d+.*$/, ''), jsonErrorPosition(text, error))
+    // V8 quotes the bytes around the error ("root:*:202"... is not valid JSON); the position is enough, and the quote
+    // would copy file content (control characters, secrets from a wrongly named file) into the message.
+    const detail = (error as Error).message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*is not valid JSON$/s, '')
+    throw new CorruptFileError(file, detail, jsonErrorPosition(text, error))
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new CorruptFileError(file, `the top level is ${Array.isArray(parsed) ? 'an array' : String(parsed === null ? 'null' : typeof parsed)}, expected an object of session entries`)
   }
   return parsed as SessionStoreData
+}
+
+/** EISDIR, EACCES, ENAMETOOLONG…: name the file and the reason instead of a bare errno message. */
+function unreadableStore(file: string, error: unknown): ClawkitError {
+  const e = error as NodeJS.ErrnoException
+  const why = e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : (e.code ?? e.message)
+  return new ClawkitError(`Cannot read session store ${file}: ${why}. Point --store or session.store at a sessions.json file.`, {code: 'E_STORE_UNREADABLE', cause: error})
 }
 
 export async function readStoreFile(file: string): Promise<{data: SessionStoreData; text?: string; exists: boolean}> {
@@ -34,7 +44,7 @@ export async function readStoreFile(file: string): Promise<{data: SessionStoreDa
     text = await fsp.readFile(file, 'utf8')
   } catch (error) {
     if (isEnoent(error)) return {data: {}, exists: false}
-    throw error
+    throw unreadableStore(file, error)
   }
   return {data: parseStoreText(text, file), text, exists: true}
 }
@@ -104,7 +114,7 @@ export class FileSessionStore implements SessionStore {
       buf = await fsp.readFile(this.ref.path)
     } catch (error) {
       if (isEnoent(error)) return undefined
-      throw error
+      throw unreadableStore(this.ref.path, error)
     }
     if (buf.length >= FAST_LOOKUP_MIN_BYTES) {
       const hit = sliceStoreEntry(buf, key)

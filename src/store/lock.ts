@@ -1,5 +1,6 @@
 // OpenClaw's cross-process lock protocol: an O_EXCL regular file `<file>.lock` holding {pid, createdAt, starttime}.
 // Implemented by hand because lock libraries use a directory at the same path, which OpenClaw cannot see (oclif-notes §6.1).
+import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
@@ -172,6 +173,55 @@ function installExitHook(): void {
   }
 }
 
+function lockPayloadText(): string {
+  const starttime = readProcessStartTime(process.pid)
+  const payload: LockPayload = {pid: process.pid, createdAt: new Date().toISOString()}
+  if (starttime !== undefined) payload.starttime = starttime
+  return JSON.stringify(payload, null, 2)
+}
+
+/**
+ * Create the lock file with its payload already inside, or return undefined when it exists. A plain O_EXCL open
+ * followed by a write leaves an empty lock file if the process is killed in between, and OpenClaw's rules keep a
+ * pid-less lock for 30 minutes: every writer would time out. Writing a private temp file and hard-linking it into
+ * place is just as exclusive (link fails with EEXIST) and the lock is never seen empty. Filesystems without hard
+ * links fall back to O_EXCL + write.
+ */
+function createLockFile(lockPath: string): number | undefined {
+  const tmp = `${lockPath}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`
+  let fd: number
+  try {
+    fd = fs.openSync(tmp, 'wx', 0o600)
+  } catch {
+    return createLockFileDirect(lockPath)
+  }
+  try {
+    fs.writeSync(fd, lockPayloadText())
+    fs.linkSync(tmp, lockPath)
+    return fd
+  } catch (error) {
+    fs.closeSync(fd)
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return undefined
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EXDEV') return createLockFileDirect(lockPath)
+    throw error
+  } finally {
+    fs.rmSync(tmp, {force: true})
+  }
+}
+
+function createLockFileDirect(lockPath: string): number | undefined {
+  let fd: number
+  try {
+    fd = fs.openSync(lockPath, 'wx', 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined
+    throw error
+  }
+  fs.writeSync(fd, lockPayloadText())
+  return fd
+}
+
 export interface LockHandle {
   lockPath: string
   release(): Promise<void>
@@ -200,17 +250,11 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
   let lastHolder: number | undefined
   for (;;) {
     attempt++
-    try {
-      await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
-      const fd = fs.openSync(lockPath, 'wx', 0o600)
-      const starttime = readProcessStartTime(process.pid)
-      const payload: LockPayload = {pid: process.pid, createdAt: new Date().toISOString()}
-      if (starttime !== undefined) payload.starttime = starttime
-      fs.writeSync(fd, JSON.stringify(payload, null, 2))
+    await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
+    const fd = createLockFile(lockPath)
+    if (fd !== undefined) {
       held.set(lockPath, {fd, count: 1})
       return {lockPath, release: () => releaseLock(lockPath)}
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const info = inspectLock(lockPath, {staleMs})
     if (!info) continue // released between our open and our read: retry at once

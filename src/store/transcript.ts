@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {UsageError} from '../errors.js'
+import {ClawkitError, UsageError} from '../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {transcriptTopicId} from './session-key.js'
@@ -100,11 +100,13 @@ export function resolveTranscriptPath(sessionsDir: string, entry: Pick<SessionEn
   const dir = path.resolve(sessionsDir)
   const realDir = realpathOr(dir)
   const stored = typeof entry.sessionFile === 'string' ? entry.sessionFile.trim() : ''
-  if (stored && !stored.includes('\0')) {
+  // A name no filesystem accepts (over 255 bytes, or a path over PATH_MAX) cannot be the transcript: ignore it like a
+  // NUL byte rather than fail later with ENAMETOOLONG.
+  if (stored && !stored.includes('\0') && stored.length < 4096 && Buffer.byteLength(path.basename(stored)) <= 255) {
     const candidate = path.isAbsolute(stored) ? path.normalize(stored) : path.resolve(dir, stored)
     const realCandidate = realpathOr(candidate)
     if ((isInside(dir, candidate) || isInside(realDir, candidate)) && isInside(realDir, realCandidate)) {
-      return {path: candidate, location: 'session-file', exists: fs.existsSync(candidate)}
+      return {path: assertConfined(realDir, candidate), location: 'session-file', exists: fs.existsSync(candidate)}
     }
     const base = path.basename(stored)
     if (isTranscriptFileName(base)) {
@@ -121,10 +123,30 @@ export function resolveTranscriptPath(sessionsDir: string, entry: Pick<SessionEn
   const topic = key ? transcriptTopicId(key) : undefined
   if (topic) {
     const topicPath = path.join(dir, transcriptFileName(sessionId, topic))
-    if (fs.existsSync(topicPath)) return {path: topicPath, location: 'derived', exists: true, storedSessionFile: stored || undefined}
+    if (fs.existsSync(topicPath)) return {path: assertConfined(realDir, topicPath), location: 'derived', exists: true, storedSessionFile: stored || undefined}
   }
   const plain = path.join(dir, transcriptFileName(sessionId))
-  return {path: plain, location: 'derived', exists: fs.existsSync(plain), storedSessionFile: stored || undefined}
+  return {path: assertConfined(realDir, plain), location: 'derived', exists: fs.existsSync(plain), storedSessionFile: stored || undefined}
+}
+
+/**
+ * A transcript named after its session id can still be a symlink to somewhere else. Reading or moving through it
+ * would leave the state dir, so it is refused with the link's target named.
+ */
+function assertConfined(realDir: string, file: string): string {
+  let link: string
+  try {
+    if (!fs.lstatSync(file).isSymbolicLink()) return file
+    link = fs.readlinkSync(file)
+  } catch {
+    return file
+  }
+  // A dangling link counts too: appending through it would create its target wherever it points.
+  const real = fs.existsSync(file) ? realpathOr(file) : path.resolve(path.dirname(file), link)
+  if (!isInside(realDir, real)) {
+    throw new ClawkitError(`Transcript ${file} is a symlink to ${real}, outside the sessions directory ${realDir}; clawkit does not follow it. Replace the link with the file itself (or move the file into the sessions directory).`, {code: 'E_UNSAFE_TRANSCRIPT'})
+  }
+  return file
 }
 
 // ---------------------------------------------------------------------------------------------------------------

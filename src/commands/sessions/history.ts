@@ -4,6 +4,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
 import {colorEnabled, paint} from '../../render/color.js'
+import {printable, printableLines} from '../../render/safe.js'
 import {type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
 export type {HistoryEntry, SessionsHistoryResult} from '../../sessions/history.js'
@@ -46,25 +47,43 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
 const MAX_TEXT = 2000
 const MAX_TOOL = 300
 
-function shorten(s: string, max: number): string {
-  const one = s.replace(/\s+$/, '')
+/** Transcript text is untrusted: a tool call without arguments has none, and any text may hold escape sequences. */
+function shorten(s: unknown, max: number): string {
+  const one = printableLines(typeof s === 'string' ? s : s === undefined ? '' : String(s)).replace(/\s+$/, '')
   return one.length > max ? `${one.slice(0, max)}… (${one.length - max} more chars)` : one
 }
 
-function time(iso: string): string {
-  const d = new Date(iso)
-  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').slice(0, 19)
+function time(iso: unknown): string {
+  const d = new Date(iso as string)
+  return Number.isNaN(d.getTime()) ? printable(String(iso)) : d.toISOString().replace('T', ' ').slice(0, 19)
+}
+
+/** Every short field a line shows, escaped for the terminal. */
+function safeEntry(e: HistoryEntry): HistoryEntry {
+  const f = (v: unknown) => (typeof v === 'string' ? printable(v) : v)
+  return {
+    ...e,
+    role: f(e.role) as string | undefined,
+    provider: f(e.provider) as string | undefined,
+    model: f(e.model) as string | undefined,
+    stopReason: f(e.stopReason) as string | undefined,
+    errorMessage: f(e.errorMessage) as string | undefined,
+    customType: f(e.customType) as string | undefined,
+    thinkingLevel: f(e.thinkingLevel) as string | undefined,
+    toolResult: e.toolResult && {...e.toolResult, toolName: printable(String(e.toolResult.toolName))},
+    toolCalls: e.toolCalls?.map((c) => ({...c, name: printable(String(c.name))})),
+  }
 }
 
 export function renderHistory(r: SessionsHistoryResult): string {
   const c = colorEnabled()
-  const out: string[] = [paint(c, 'cyan', `Session ${r.key} (${r.sessionId})`), paint(c, 'dim', `Transcript: ${r.sessionFile}`)]
+  const out: string[] = [paint(c, 'cyan', `Session ${printable(r.key)} (${printable(String(r.sessionId))})`), paint(c, 'dim', `Transcript: ${printable(r.sessionFile)}`)]
   if (!r.transcriptExists) {
     out.push('No transcript yet: the session has no completed turn.')
     return `${out.join('\n')}\n`
   }
   if (r.truncated) out.push(paint(c, 'dim', `… earlier messages not shown (showing the last ${r.limit}; use --limit)`))
-  for (const e of r.entries) out.push(...renderEntry(e, c))
+  for (const e of r.entries) out.push(...renderEntry(safeEntry(e), c))
   if (r.badLines.length > 0) {
     out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); run "clawkit doctor".`))
   }

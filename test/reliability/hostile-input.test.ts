@@ -1,0 +1,120 @@
+// Property-based hostile input through the real CLI: broken sessions.json, transcripts and openclaw.json must end in a
+// correct result or one clear `Error:` line (exit 1/2), never a stack trace, and read commands must modify nothing.
+// npm test runs a bounded number of cases; `npm run test:fuzz` runs many more (CLAWKIT_FUZZ_RUNS, CLAWKIT_SEED).
+import fs from 'node:fs'
+import path from 'node:path'
+
+import fc from 'fast-check'
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {FIXTURES, TWO_AGENTS} from '../support/cli.js'
+import {configArb, sessionsJsonArb, transcriptArb} from './support/arbitraries.js'
+import {writeResults} from './support/crash.js'
+import {HOSTILE_COMMANDS, makeSandbox, runHostile} from './support/hostile.js'
+import {intFromEnv, seedFromEnv} from './support/prng.js'
+
+/** CLI runs per property; three properties, so npm test spawns about 3x this many processes. */
+const RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 30)
+const SEED = seedFromEnv(20_261_125)
+
+const MAIN_INDEX = path.join(FIXTURES, TWO_AGENTS, 'agents', 'main', 'sessions', 'sessions.json')
+const MAIN_ID = JSON.parse(fs.readFileSync(MAIN_INDEX, 'utf8'))['agent:main:main'].sessionId as string
+const MAIN_TRANSCRIPT = path.join(FIXTURES, TWO_AGENTS, 'agents', 'main', 'sessions', `${MAIN_ID}.jsonl`)
+const CONFIG = path.join(FIXTURES, TWO_AGENTS, 'openclaw.json')
+
+const figures: Record<string, {cases: number; failures: number; exitCodes: Record<string, number>; kinds: Record<string, number>}> = {}
+const failures: unknown[] = []
+
+const commandArb = fc.constantFrom(...HOSTILE_COMMANDS)
+
+async function check(target: string, kind: string, write: (sb: ReturnType<typeof makeSandbox>) => void, cmd: (typeof HOSTILE_COMMANDS)[number]): Promise<boolean> {
+  const sb = makeSandbox()
+  write(sb)
+  const {result, problems} = await runHostile(cmd, sb)
+  const f = (figures[target] ??= {cases: 0, failures: 0, exitCodes: {}, kinds: {}})
+  f.cases++
+  f.exitCodes[String(result.code)] = (f.exitCodes[String(result.code)] ?? 0) + 1
+  f.kinds[kind] = (f.kinds[kind] ?? 0) + 1
+  if (problems.length > 0) {
+    f.failures++
+    failures.push({target, kind, command: cmd.name, problems, stderr: result.stderr.slice(0, 500), sandbox: sb.root})
+    return false
+  }
+  fs.rmSync(sb.root, {recursive: true, force: true})
+  return true
+}
+
+const params = (offset: number) => ({numRuns: RUNS, seed: SEED + offset, endOnFailure: true})
+
+describe('hostile and broken input through the CLI (fast-check)', () => {
+  afterAll(() => {
+    const file = writeResults(RUNS >= 200 ? 'fuzz-full' : 'fuzz', {seed: SEED, runsPerProperty: RUNS, figures, failures})
+    process.stderr.write(`hostile input: ${JSON.stringify({seed: SEED, figures})}\n(details: ${file})\n`)
+  })
+
+  it('sessions.json: arbitrary bytes, near-valid JSON, hostile keys, wrongly typed and path-like fields', async () => {
+    const fixture = fs.readFileSync(MAIN_INDEX, 'utf8')
+    await fc.assert(
+      fc.asyncProperty(sessionsJsonArb(fixture), commandArb, (input, cmd) =>
+        check('sessions.json', input.kind, (sb) => fs.writeFileSync(path.join(sb.stateDir, 'agents', 'main', 'sessions', 'sessions.json'), input.bytes), cmd),
+      ),
+      params(0),
+    )
+    expect(failures.filter((f) => (f as {target: string}).target === 'sessions.json')).toEqual([])
+  }, 30 * 60_000)
+
+  it('transcripts: bad headers, wrong versions, huge lines, invalid UTF-8, missing fields, wrong types, CRLF, torn tails', async () => {
+    await fc.assert(
+      fc.asyncProperty(transcriptArb(MAIN_ID, fs.readFileSync(MAIN_TRANSCRIPT)), commandArb, (input, cmd) =>
+        check('transcript', input.kind, (sb) => fs.writeFileSync(path.join(sb.stateDir, 'agents', 'main', 'sessions', `${MAIN_ID}.jsonl`), input.bytes), cmd),
+      ),
+      params(1),
+    )
+    expect(failures.filter((f) => (f as {target: string}).target === 'transcript')).toEqual([])
+  }, 30 * 60_000)
+
+  it('named edge cases: a toolCall without arguments, escape sequences in text, keys and ids (history and list render them inert)', async () => {
+    const esc = 'hi \u001b]0;pwned\u0007 \u001b[31mred\u001b[0m'
+    const lines = [
+      {type: 'message', id: 'abcdabcd', parentId: null, timestamp: '2026-01-01T00:00:00.000Z', message: {role: 'assistant', content: [{type: 'toolCall', id: 't1', name: 'x\u001b[2J'}, {type: 'text', text: esc}]}},
+      {type: 'message', id: 'bcdebcde', parentId: 'abcdabcd', timestamp: '2026-01-01T00:00:01.000Z', message: {role: 'toolResult', toolName: 'x\u0007', toolCallId: 't1', content: esc}},
+    ]
+    for (const name of ['sessions history', 'sessions list', 'sessions history --json']) {
+      const cmd = HOSTILE_COMMANDS.find((c) => c.name === name)!
+      const ok = await check('named', 'toolcall-no-arguments+escapes', (sb) => {
+        const dir = path.join(sb.stateDir, 'agents', 'main', 'sessions')
+        fs.appendFileSync(path.join(dir, `${MAIN_ID}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+        const index = JSON.parse(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8'))
+        index[`agent:main:evil\u001b[31m\u0007`] = {...index['agent:main:main'], model: 'm\u001b]0;x\u0007'}
+        fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(index, null, 2))
+      }, cmd)
+      expect(ok, JSON.stringify(failures.at(-1))).toBe(true)
+    }
+  })
+
+  it('API keys and bot tokens in openclaw.json never reach stdout or stderr, with a valid or a broken config', async () => {
+    const key = 'sk-ant-api03-CANARYKEY-0123456789'
+    const token = '123456789:CANARY-BOT-TOKEN'
+    const good = JSON.stringify({models: {providers: {anthropic: {apiKey: key, api: 'anthropic-messages', models: [{id: 'claude-sonnet-4-5', name: 'S', contextWindow: 200000}]}}}, channels: {telegram: {botToken: token}}}, null, 2)
+    // Broken right next to the secrets, where a parser quoting its context would leak them.
+    const broken = good.replace(`"${key}"`, `"${key}" x`).replace(`"${token}"`, `${token}`)
+    for (const text of [good, broken]) {
+      for (const cmd of HOSTILE_COMMANDS) {
+        const sb = makeSandbox()
+        fs.writeFileSync(path.join(sb.stateDir, 'openclaw.json'), text)
+        const {result, problems} = await runHostile(cmd, sb)
+        expect(problems, cmd.name).toEqual([])
+        expect(result.stdout + result.stderr, cmd.name).not.toMatch(/CANARYKEY|CANARY-BOT-TOKEN/)
+      }
+    }
+  })
+
+  it('openclaw.json: arbitrary bytes, near-valid JSON5, wrongly typed agents/session/models, hostile agent ids and store paths', async () => {
+    const fixture = fs.readFileSync(CONFIG, 'utf8')
+    await fc.assert(
+      fc.asyncProperty(configArb(fixture), commandArb, (input, cmd) => check('openclaw.json', input.kind, (sb) => fs.writeFileSync(path.join(sb.stateDir, 'openclaw.json'), input.bytes), cmd)),
+      params(2),
+    )
+    expect(failures.filter((f) => (f as {target: string}).target === 'openclaw.json')).toEqual([])
+  }, 30 * 60_000)
+})

@@ -1,0 +1,124 @@
+// Hostile-input harness: a sandbox (home, state dir, cwd) per case, the commands to run on it, and the oracle every
+// run must pass. To cover a new command, add a row to HOSTILE_COMMANDS.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {baseEnv, copyFixture, type RunResult, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {diffSnapshots, isEmptyDiff, snapshot} from './tree.js'
+
+export interface Sandbox {
+  root: string
+  home: string
+  cwd: string
+  stateDir: string
+  env: Record<string, string>
+}
+
+/** home/, cwd/ and state/ (a copy of the two-agents fixture) under one temp root, so one snapshot sees every write. */
+export function makeSandbox(): Sandbox {
+  const root = tempDir('clawkit-hostile-')
+  const home = path.join(root, 'home')
+  const cwd = path.join(root, 'cwd')
+  fs.mkdirSync(home)
+  fs.mkdirSync(cwd)
+  const stateDir = copyFixture(TWO_AGENTS, path.join(root, 'state'))
+  return {root, home, cwd, stateDir, env: baseEnv(home)}
+}
+
+export interface HostileCommand {
+  name: string
+  args: (sb: Sandbox) => string[]
+  /** Read commands must leave every byte of the sandbox as it was. */
+  readOnly: boolean
+  json: boolean
+  /** Extra checks on a successful run (the "correct result" half of the oracle). */
+  checkSuccess?: (r: RunResult, sb: Sandbox) => string[]
+}
+
+function listCheck(r: RunResult, sb: Sandbox): string[] {
+  const doc = JSON.parse(r.stdout)
+  // The store the command says it read (openclaw.json's session.store can move it); a missing store lists nothing.
+  const store = typeof doc.path === 'string' ? doc.path : path.join(sb.stateDir, 'agents', 'main', 'sessions', 'sessions.json')
+  const index = fs.existsSync(store) ? JSON.parse(fs.readFileSync(store, 'utf8')) : {}
+  const want = Object.entries(index).filter(([, e]) => e && typeof e === 'object' && !Array.isArray(e)).length
+  const problems: string[] = []
+  if (doc.count !== want) problems.push(`count ${doc.count}, but sessions.json has ${want} object entries`)
+  if (!Array.isArray(doc.sessions) || doc.sessions.some((s: {key?: unknown}) => typeof s.key !== 'string')) problems.push('rows without keys')
+  return problems
+}
+
+export const HOSTILE_COMMANDS: HostileCommand[] = [
+  {name: 'sessions list', args: (sb) => ['sessions', 'list', '--state-dir', sb.stateDir], readOnly: true, json: false},
+  {name: 'sessions list --json', args: (sb) => ['sessions', 'list', '--json', '--state-dir', sb.stateDir], readOnly: true, json: true, checkSuccess: listCheck},
+  {name: 'sessions list --all-agents --json', args: (sb) => ['sessions', 'list', '--all-agents', '--json', '--state-dir', sb.stateDir], readOnly: true, json: true},
+  {name: 'sessions history', args: (sb) => ['sessions', 'history', 'main', '--state-dir', sb.stateDir], readOnly: true, json: false},
+  {
+    name: 'sessions history --json',
+    args: (sb) => ['sessions', 'history', 'main', '--json', '--limit', '5', '--state-dir', sb.stateDir],
+    readOnly: true,
+    json: true,
+    checkSuccess: (r) => {
+      const doc = JSON.parse(r.stdout)
+      return Array.isArray(doc.entries) && doc.entries.filter((e: {type: string}) => ['message', 'compaction', 'branch_summary', 'custom_message'].includes(e.type)).length <= 5 ? [] : ['history returned more messages than --limit']
+    },
+  },
+  {name: 'sessions history --raw', args: (sb) => ['sessions', 'history', 'main', '--raw', '--state-dir', sb.stateDir], readOnly: true, json: false},
+  {name: 'sessions reset --json', args: (sb) => ['sessions', 'reset', 'main', '--json', '--state-dir', sb.stateDir], readOnly: false, json: true},
+  // Hook for the lead: `status`, `doctor` (read-only without --fix), `agent -m` and `message send --dry-run` rows.
+]
+
+/** A V8 stack frame line, as printed by an uncaught error. */
+const STACK_RE = /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/).+:\d+:\d+\)?$/m
+/** Messages that mean a TypeError escaped from our code rather than a deliberate error. */
+const CRASH_MESSAGE_RE = /Cannot read propert|is not a function|is not iterable|Cannot convert|Maximum call stack|\[object Object\]|undefined is not/
+
+/** The oracle: a correct result or one clear error line, exit 0/1/2, no stack trace, and reads modify nothing. */
+export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{result: RunResult; problems: string[]}> {
+  const before = snapshot(sb.root)
+  const result = await runCli(cmd.args(sb), {env: sb.env, cwd: sb.cwd, timeoutMs: 60_000})
+  const after = snapshot(sb.root)
+  const problems: string[] = []
+  const {code, signal, stdout, stderr} = result
+  if (signal) problems.push(`killed by ${signal}`)
+  if (code !== 0 && code !== 1 && code !== 2) problems.push(`exit code ${code}`)
+  if (STACK_RE.test(stderr) || STACK_RE.test(stdout)) problems.push('stack trace printed without DEBUG')
+  if (code !== 0) {
+    if (cmd.json) {
+      let doc: {error?: {code?: string; message?: string; exitCode?: number}} | undefined
+      try {
+        doc = JSON.parse(stdout)
+      } catch {
+        problems.push('--json error is not one JSON document on stdout')
+      }
+      if (doc && (!doc.error || doc.error.exitCode !== code || typeof doc.error.message !== 'string')) problems.push('--json error envelope missing or wrong exitCode')
+      if (doc?.error?.code === 'E_UNEXPECTED' || CRASH_MESSAGE_RE.test(doc?.error?.message ?? '')) problems.push(`unexpected error: ${doc?.error?.message}`)
+    } else {
+      const lines = stderr.trimEnd().split('\n')
+      if (!lines[0].startsWith('Error: ')) problems.push(`stderr does not start with "Error: ": ${lines[0].slice(0, 200)}`)
+      if (lines.slice(1).some((l) => !l.startsWith('  hint: '))) problems.push(`error is more than one line (plus hints): ${stderr.slice(0, 300)}`)
+      if (CRASH_MESSAGE_RE.test(lines[0])) problems.push(`unexpected error: ${lines[0].slice(0, 300)}`)
+      // eslint-disable-next-line no-control-regex
+      if (/[\u0000-\u0008\u000B-\u001F\u007F]/.test(stderr)) problems.push(`control characters in the error (terminal injection): ${JSON.stringify(stderr.slice(0, 200))}`)
+    }
+  } else {
+    if (cmd.json) {
+      try {
+        JSON.parse(stdout)
+      } catch {
+        problems.push('--json output is not one JSON document')
+      }
+    }
+    // Human output shows keys and transcript text: no control character may reach the terminal (--raw excepted: it
+    // promises the stored bytes).
+    // eslint-disable-next-line no-control-regex
+    if (!cmd.json && !cmd.name.includes('--raw') && /[\u0000-\u0008\u000B-\u001F\u007F]/.test(stdout)) problems.push(`control characters in human output: ${JSON.stringify(stdout.match(/.{0,20}[\u0000-\u0008\u000B-\u001F\u007F].{0,20}/)?.[0])}`)
+    if (problems.length === 0 && cmd.checkSuccess) problems.push(...cmd.checkSuccess(result, sb))
+  }
+  const diff = diffSnapshots(before, after)
+  if ((cmd.readOnly || code !== 0) && !isEmptyDiff(diff)) problems.push(`${cmd.readOnly ? 'read command' : 'failed write'} changed files: ${JSON.stringify(diff)}`)
+  if (!cmd.readOnly && code === 0) {
+    const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`))
+    if (outside.length > 0) problems.push(`reset wrote outside the state dir: ${outside.join(', ')}`)
+  }
+  return {result, problems}
+}
