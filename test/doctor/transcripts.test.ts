@@ -36,11 +36,23 @@ describe('doctor: transcripts of index entries', () => {
     expect(fixed.doc.fixed).toBe(0)
   })
 
-  it('a session just reset by "clawkit sessions reset" (no transcript until the next turn) is only info', async () => {
+  it('sessions just reset by "clawkit sessions reset" (header-only transcript, no turns yet) are healthy, main included', async () => {
     const state = healthy(COMPACTION)
     const env = baseEnv(tempDir())
-    const reset = await runCli(['sessions', 'reset', EXPLICIT_KEY, '--state-dir', state], {env})
-    expect(reset.code, reset.stderr).toBe(0)
+    for (const key of [EXPLICIT_KEY, 'agent:main:main']) {
+      const reset = await runCli(['sessions', 'reset', key, '--state-dir', state], {env})
+      expect(reset.code, reset.stderr).toBe(0)
+    }
+    const {r, doc} = await doctor(state, [], env)
+    expect(ids(doc)).toEqual([])
+    expect(r.code).toBe(0)
+  })
+
+  it('an entry without turns whose transcript is missing is only transcript-not-started (info)', async () => {
+    const state = healthy(COMPACTION)
+    const env = baseEnv(tempDir())
+    const reset = await runCli(['sessions', 'reset', EXPLICIT_KEY, '--json', '--state-dir', state], {env})
+    fs.rmSync(JSON.parse(reset.stdout).sessionFile)
     const {r, doc} = await doctor(state, [], env)
     expect(r.code).toBe(0)
     expect(ids(doc)).toEqual(['transcript-not-started'])

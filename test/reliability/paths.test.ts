@@ -151,7 +151,7 @@ describe('ids and paths stay inside the state dir', () => {
     fs.symlinkSync(w.outside, path.join(w.stateDir, 'agents', 'evil'))
     for (const agent of ['../../outside', '/outside', 'a/b', 'evil']) {
       const r = await confined(w, ['sessions', 'list', '--agent', agent, '--json'])
-      expect(r.code, r.stdout).toBe(1)
+      expect(r.code, r.stdout).toBe(2)
       expect(JSON.parse(r.stdout).error.code).toBe('E_UNKNOWN_AGENT')
     }
     // OpenClaw's normalization turns ".." into the default agent: still inside the state dir.
