@@ -11,7 +11,7 @@ import type {SessionEntry} from '../store/types.js'
 import {resolveChannelAccount, selectChannel} from './config.js'
 import {mirrorDelivery} from './mirror.js'
 import {resolveSendPolicy} from './policy.js'
-import {deliver, makeIO, messageMeta, resultFields, type ResolvedSend} from './send.js'
+import {deliver, makeIO, messageMeta, mirrorErrorOf, resultFields, type ResolvedSend} from './send.js'
 import {parseTarget, resolveOutboundRoute} from './targets.js'
 import type {ChannelId} from './types.js'
 
@@ -47,6 +47,8 @@ export interface AgentDeliveryResult {
    * its last assistant message) or the text was empty.
    */
   mirrored: {agentId: string; sessionKey: string; sessionId: string; entryId: string; created: boolean; duplicate: boolean} | null
+  /** Delivered, but the copy could not be written. */
+  mirrorError?: {code: string; message: string}
   idempotencyKey: string
 }
 
@@ -107,9 +109,15 @@ export async function deliverAgentReply(p: DeliverAgentReplyParams): Promise<Age
     throw error
   }
   let mirrored: AgentDeliveryResult['mirrored'] = null
+  let mirrorError: AgentDeliveryResult['mirrorError']
   if (route.sessionKey !== sessionKey) {
-    const m = await mirrorDelivery({state, agentId, sessionKey: route.sessionKey, channel, route, text: p.text, mediaUrls: [], idempotencyKey, meta: messageMeta(r, res, plan.threadId)})
-    if (m) mirrored = {agentId: m.agentId, sessionKey: m.sessionKey, sessionId: m.sessionId, entryId: m.entryId, created: m.created, duplicate: m.duplicate}
+    // Delivered already: a mirror failure is reported, not turned into a failed delivery (a retry would resend).
+    try {
+      const m = await mirrorDelivery({state, agentId, sessionKey: route.sessionKey, channel, route, text: p.text, mediaUrls: [], idempotencyKey, meta: messageMeta(r, res, plan.threadId)})
+      if (m) mirrored = {agentId: m.agentId, sessionKey: m.sessionKey, sessionId: m.sessionId, entryId: m.entryId, created: m.created, duplicate: m.duplicate}
+    } catch (error) {
+      mirrorError = mirrorErrorOf(error)
+    }
   }
-  return {channel, to: plan.to, targetMode: plan.targetMode, accountId: account.accountId, threadId: plan.threadId, result: resultFields(channel, res), mirrored, idempotencyKey}
+  return {channel, to: plan.to, targetMode: plan.targetMode, accountId: account.accountId, threadId: plan.threadId, result: resultFields(channel, res), mirrored, ...(mirrorError ? {mirrorError} : {}), idempotencyKey}
 }

@@ -51,6 +51,8 @@ export interface MessageSendResult {
     result: {messageId: string; chatId?: string; channelId?: string; messageIds: string[]; parts: number} | null
     /** Where the send was copied; null with --no-mirror, in a dry run, or when there was nothing to copy. */
     mirrored: {agentId: string; sessionKey: string; sessionId: string; entryId: string; created: boolean; duplicate: boolean} | null
+    /** The message was delivered but its copy could not be written to the session (exit code stays 0). */
+    mirrorError?: {code: string; message: string}
     /** The session the send maps to and the send policy that allowed it. */
     session: {agentId: string; sessionKey: string; exists: boolean; policy: SendPolicyResult['source']}
     idempotencyKey: string
@@ -234,20 +236,32 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
   const res = await deliver(r, params, io, idempotencyKey)
   base.payload.result = resultFields(r.channel, res)
   if (mirror) {
-    const m: MirrorResult | undefined = await mirrorDelivery({
-      state,
-      agentId: r.agentId,
-      sessionKey: r.sessionKey,
-      channel: r.channel,
-      route: r.route,
-      text,
-      mediaUrls: r.media ? [r.media.kind === 'file' ? r.media.path! : r.media.source] : [],
-      idempotencyKey,
-      meta: messageMeta(r, res, threadId),
-    })
-    if (m) base.payload.mirrored = {agentId: m.agentId, sessionKey: m.sessionKey, sessionId: m.sessionId, entryId: m.entryId, created: m.created, duplicate: m.duplicate}
+    // The message is out. A mirror that cannot be written (a running turn holds the transcript lock past the
+    // timeout, a damaged transcript) must not turn that into a reported failure: a script would retry and the chat
+    // would get the message twice. The send succeeds, with mirrorError saying what was not recorded.
+    try {
+      const m: MirrorResult | undefined = await mirrorDelivery({
+        state,
+        agentId: r.agentId,
+        sessionKey: r.sessionKey,
+        channel: r.channel,
+        route: r.route,
+        text,
+        mediaUrls: r.media ? [r.media.kind === 'file' ? r.media.path! : r.media.source] : [],
+        idempotencyKey,
+        meta: messageMeta(r, res, threadId),
+      })
+      if (m) base.payload.mirrored = {agentId: m.agentId, sessionKey: m.sessionKey, sessionId: m.sessionId, entryId: m.entryId, created: m.created, duplicate: m.duplicate}
+    } catch (error) {
+      base.payload.mirrorError = mirrorErrorOf(error)
+    }
   }
   return base
+}
+
+export function mirrorErrorOf(error: unknown): {code: string; message: string} {
+  const e = error as {code?: unknown; message?: unknown}
+  return {code: typeof e?.code === 'string' ? (e.code.startsWith('E_') ? e.code : `E_${e.code}`) : 'E_MIRROR_FAILED', message: String(e?.message ?? error)}
 }
 
 /** OpenClaw's success line: `✅ Sent via <Label>. Message ID: <id>` plus ` (chat <id>)` / ` (channel <id>)`. */

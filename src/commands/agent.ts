@@ -121,7 +121,10 @@ export default class Agent extends BaseCommand<typeof Agent> {
             replyTo: f['reply-to'] ?? f.to,
             accountId: f['reply-account'],
           })
-          if (!json) process.stderr.write(`Delivered via ${doc.delivery.channel} to ${doc.delivery.to}. Message ID: ${doc.delivery.result.messageId}\n`)
+          if (!json) {
+            process.stderr.write(`Delivered via ${doc.delivery.channel} to ${doc.delivery.to}. Message ID: ${doc.delivery.result.messageId}\n`)
+            if (doc.delivery.mirrorError) process.stderr.write(`Warning: the reply was delivered, but its copy could not be written: ${doc.delivery.mirrorError.message}\n`)
+          }
         } catch (error) {
           const info = describeError(error)
           doc.deliveryError = {code: info.code, message: info.message}

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {LockTimeoutError} from '../errors.js'
+import {ClawkitError, LockTimeoutError} from '../errors.js'
 
 export interface LockPayload {
   pid?: number
@@ -45,7 +45,7 @@ function envMs(name: string, fallback: number): number {
 export const DEFAULT_LOCK_TIMEOUT_MS = envMs('OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS', 10_000)
 export const DEFAULT_STALE_MS = envMs('OPENCLAW_SESSION_WRITE_LOCK_STALE_MS', 30 * 60 * 1000)
 
-const held = new Map<string, {fd: number; count: number}>()
+const held = new Map<string, {fd: number; count: number; refresh?: NodeJS.Timeout}>()
 let exitHookInstalled = false
 
 /** `<realpath(dirname(file))>/<basename(file)>.lock`, as OpenClaw computes it. */
@@ -149,11 +149,10 @@ function installExitHook(): void {
   exitHookInstalled = true
   const releaseAll = () => {
     for (const [lockPath, h] of held) {
+      if (h.refresh) clearInterval(h.refresh)
+      removeIfOurs(lockPath, h.fd)
       try {
         fs.closeSync(h.fd)
-      } catch {}
-      try {
-        fs.rmSync(lockPath, {force: true})
       } catch {}
     }
     held.clear()
@@ -253,15 +252,25 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
     const fd = createLockFile(lockPath)
     if (fd !== undefined) {
-      held.set(lockPath, {fd, count: 1})
+      held.set(lockPath, {fd, count: 1, refresh: startRefresh(fd, staleMs)})
       return {lockPath, release: () => releaseLock(lockPath)}
     }
     const info = inspectLock(lockPath, {staleMs})
-    if (!info) continue // released between our open and our read: retry at once
-    lastHolder = info.payload?.pid
-    if (info.stale) {
-      reclaimStaleLock(lockPath, info)
-      continue
+    if (info) {
+      lastHolder = info.payload?.pid
+      // A reclaimed lock is retried at once; one we could not remove is waited on like a live one.
+      if (info.stale && reclaimStaleLock(lockPath, info)) continue
+    } else {
+      const kind = lockPathKind(lockPath)
+      if (kind === 'missing') continue // released between our create and our read: retry at once
+      if (kind === 'other') {
+        throw new ClawkitError(
+          `${lockPath} exists but is not a lock file (a directory or special file, as lock libraries such as proper-lockfile create). ` +
+            'OpenClaw cannot see such a lock either; remove it once the tool that made it is gone.',
+          {code: 'E_FOREIGN_LOCK'},
+        )
+      }
+      // A regular file we cannot read: someone else's lock; wait for it like a live one.
     }
     const elapsed = Date.now() - started
     if (elapsed >= timeoutMs) throw new LockTimeoutError(lockPath, timeoutMs, lastHolder)
@@ -285,16 +294,59 @@ export function reclaimStaleLock(lockPath: string, info: LockInspection): boolea
   }
 }
 
+/**
+ * Contenders call a lock older than staleMs stale (OpenClaw's too-old rule). A long hold (an agent turn with
+ * --timeout 0) rewrites its own payload with a fresh createdAt well before that, through the descriptor it holds,
+ * so the file keeps its inode and OpenClaw's age check keeps seeing a live lock.
+ */
+function startRefresh(fd: number, staleMs: number): NodeJS.Timeout | undefined {
+  const every = Math.max(1000, Math.min(5 * 60_000, Math.floor(staleMs / 3)))
+  const timer = setInterval(() => {
+    try {
+      const text = lockPayloadText()
+      fs.ftruncateSync(fd, 0)
+      fs.writeSync(fd, text, 0)
+    } catch {
+      // Best effort: a failed refresh only means the old createdAt stays.
+    }
+  }, every)
+  timer.unref()
+  return timer
+}
+
+function lockPathKind(lockPath: string): 'missing' | 'file' | 'other' {
+  try {
+    return fs.lstatSync(lockPath).isFile() ? 'file' : 'other'
+  } catch {
+    return 'missing'
+  }
+}
+
+/**
+ * Remove the lock file only if it is still the one we created (same inode as our open descriptor). If another
+ * process judged it stale and replaced it, deleting the path would drop *their* live lock.
+ */
+function removeIfOurs(lockPath: string, fd: number): void {
+  try {
+    const mine = fs.fstatSync(fd)
+    const now = fs.statSync(lockPath)
+    if (mine.ino === now.ino && mine.dev === now.dev) fs.rmSync(lockPath, {force: true})
+  } catch {
+    // Already gone, or our descriptor is closed: nothing of ours to remove.
+  }
+}
+
 async function releaseLock(lockPath: string): Promise<void> {
   const h = held.get(lockPath)
   if (!h) return
   h.count--
   if (h.count > 0) return
   held.delete(lockPath)
+  if (h.refresh) clearInterval(h.refresh)
+  removeIfOurs(lockPath, h.fd)
   try {
     fs.closeSync(h.fd)
   } catch {}
-  await fsp.rm(lockPath, {force: true})
 }
 
 export async function withLock<T>(file: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {

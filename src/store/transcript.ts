@@ -105,7 +105,9 @@ export function resolveTranscriptPath(sessionsDir: string, entry: Pick<SessionEn
   if (stored && !stored.includes('\0') && stored.length < 4096 && Buffer.byteLength(path.basename(stored)) <= 255) {
     const candidate = path.isAbsolute(stored) ? path.normalize(stored) : path.resolve(dir, stored)
     const realCandidate = realpathOr(candidate)
-    if ((isInside(dir, candidate) || isInside(realDir, candidate)) && isInside(realDir, realCandidate)) {
+    // Only a transcript name counts: a sessionFile naming sessions.json, a lock, a backup or a trajectory side file
+    // must never become the file an append writes into.
+    if ((isInside(dir, candidate) || isInside(realDir, candidate)) && isInside(realDir, realCandidate) && isTranscriptFileName(path.basename(candidate))) {
       return {path: assertConfined(realDir, candidate), location: 'session-file', exists: fs.existsSync(candidate)}
     }
     const base = path.basename(stored)
@@ -431,6 +433,16 @@ export function makeHeader(sessionId: string, cwd: string, now = new Date()): Tr
 /** An entry without the base fields; appendEntries fills id, parentId and timestamp. */
 export type NewEntry = {type: string; [k: string]: unknown}
 
+/** The session header of a transcript (its first line), or undefined when the first line is not one. */
+export async function readTranscriptHeader(file: string): Promise<TranscriptHeader | undefined> {
+  const fh = await fsp.open(file, 'r')
+  try {
+    return (await readHeaderLine(fh, (await fh.stat()).size)).header
+  } finally {
+    await fh.close()
+  }
+}
+
 export interface AppendOptions {
   /** Header to write when the file is missing or holds no entries yet. */
   header?: TranscriptHeader
@@ -495,6 +507,10 @@ export async function appendEntriesLocked(file: string, items: NewEntry[], opts:
     if (!opts.header) throw new Error(`cannot create ${file} without a session header`)
     prefix = `${JSON.stringify(opts.header)}\n`
     created = true
+  } else if (!(await readTranscriptHeader(file))) {
+    // pi would rewrite such a file with a fresh header; appending JSONL to something that is not a transcript (or
+    // whose header is damaged) could only make things worse, so the user gets an error and doctor gets the file.
+    throw new ClawkitError(`${file} does not start with a session header, so it is not a transcript clawkit can append to. Nothing was written; run "clawkit doctor" to inspect it.`, {code: 'E_NOT_A_TRANSCRIPT'})
   } else if (state.missingFinalNewline) {
     prefix = '\n'
   }

@@ -118,3 +118,41 @@ describe('lock release on signals', () => {
     expect(fs.existsSync(lockPathFor(file))).toBe(false)
   })
 })
+
+describe('lock edge cases', () => {
+  it('a directory at the lock path (proper-lockfile style) fails fast with a clear error instead of spinning', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    fs.mkdirSync(lockPathFor(file))
+    const started = Date.now()
+    const err = await acquireLock(file, {timeoutMs: 60_000}).catch((error) => error)
+    expect(err.code).toBe('E_FOREIGN_LOCK')
+    expect(err.message).toContain('is not a lock file')
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('release never deletes a lock that another process put in place after judging ours stale', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const lock = await acquireLock(file)
+    // Another process removes our (supposedly stale) lock and takes its own.
+    fs.rmSync(lock.lockPath)
+    const theirs = JSON.stringify({pid: 1, createdAt: new Date().toISOString()}, null, 2)
+    fs.writeFileSync(lock.lockPath, theirs)
+    await lock.release()
+    expect(fs.readFileSync(lock.lockPath, 'utf8')).toBe(theirs)
+  })
+
+  it('a long hold refreshes createdAt in place so contenders never see it as too old', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const lock = await acquireLock(file, {staleMs: 3000})
+    const first = JSON.parse(fs.readFileSync(lock.lockPath, 'utf8'))
+    const ino = fs.statSync(lock.lockPath).ino
+    await new Promise((r) => setTimeout(r, 2300))
+    const later = JSON.parse(fs.readFileSync(lock.lockPath, 'utf8'))
+    expect(Date.parse(later.createdAt)).toBeGreaterThan(Date.parse(first.createdAt))
+    expect(later.pid).toBe(process.pid)
+    expect(fs.statSync(lock.lockPath).ino).toBe(ino)
+    expect(inspectLock(lock.lockPath, {staleMs: 3000})?.stale).toBe(false)
+    await lock.release()
+    expect(fs.existsSync(lock.lockPath)).toBe(false)
+  })
+})

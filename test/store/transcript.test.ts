@@ -183,3 +183,21 @@ describe('context view', () => {
     expect(ctx.messages.map((m: any) => m.content ?? m.summary)).toEqual(['S', 'kept', 'new'])
   })
 })
+
+describe('appends only ever go into transcripts', () => {
+  it('a sessionFile naming sessions.json (or any non-transcript) is not used; the derived transcript name is', () => {
+    const state = copyFixture(TWO_AGENTS)
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    for (const bad of ['sessions.json', 'sessions.json.lock', `${MAIN_TWO}.trajectory.jsonl`, `${MAIN_TWO}.jsonl.bak.2026-01-01T00-00-00.000Z`]) {
+      expect(resolveTranscriptPath(dir, {sessionId: MAIN_TWO, sessionFile: bad})).toMatchObject({path: path.join(dir, `${MAIN_TWO}.jsonl`), location: 'derived'})
+    }
+  })
+
+  it('appending to a file whose first line is not a session header is refused and writes nothing', async () => {
+    const file = path.join(tempDir(), 'x.jsonl')
+    const text = '{"agent:main:main": {"sessionId": "a"}}'
+    fs.writeFileSync(file, text)
+    await expect(appendEntries(file, [{type: 'message', message: {role: 'user', content: 'x', timestamp: 1}}], {header: makeHeader('x', '/w')})).rejects.toThrow(/does not start with a session header/)
+    expect(fs.readFileSync(file, 'utf8')).toBe(text)
+  })
+})

@@ -55,7 +55,11 @@ export default class MessageSend extends BaseCommand<typeof MessageSend> {
     } finally {
       spinner?.stop()
     }
-    if (!this.jsonEnabled()) this.out(renderSend(result))
+    if (!this.jsonEnabled()) {
+      this.out(renderSend(result))
+      const me = result.payload.mirrorError
+      if (me) process.stderr.write(`Warning: the message was sent, but its copy could not be written to ${result.payload.session.sessionKey}: ${me.message}\n`)
+    }
     return result
   }
 }
