@@ -24,6 +24,8 @@ export function archivePath(file: string, reason: 'deleted' | 'bak', date = new 
 }
 
 export async function chmodPath(p: string, mode: number): Promise<string> {
+  // chmod follows symlinks: a link planted in the state dir must never let a repair change a file elsewhere.
+  if ((await fsp.lstat(p)).isSymbolicLink()) return `skipped ${p}: it is a symbolic link`
   await fsp.chmod(p, mode)
   return `chmod ${mode.toString(8)} ${p}`
 }

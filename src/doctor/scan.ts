@@ -58,7 +58,13 @@ function statOrUndefined(p: string): fs.Stats | undefined {
 
 function info(dir: string, name: string): FileInfo | undefined {
   const p = path.join(dir, name)
-  const st = statOrUndefined(p)
+  // lstat: a symlink is not one of this store's files (its target may live outside the state dir).
+  let st: fs.Stats | undefined
+  try {
+    st = fs.lstatSync(p)
+  } catch {
+    st = undefined
+  }
   if (!st || !st.isFile()) return undefined
   return {name, path: p, size: st.size, mode: st.mode, uid: st.uid, mtimeMs: st.mtimeMs}
 }
