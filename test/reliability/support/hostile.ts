@@ -33,6 +33,10 @@ export interface HostileCommand {
   json: boolean
   /** Extra checks on a successful run (the "correct result" half of the oracle). */
   checkSuccess?: (r: RunResult, sb: Sandbox) => string[]
+  /** Exit codes that mean "ran and reported" (default [0]; doctor also exits 3 and 4 with a full report). */
+  successCodes?: number[]
+  /** Extra environment for this command. */
+  env?: Record<string, string>
 }
 
 function listCheck(r: RunResult, sb: Sandbox): string[] {
@@ -64,7 +68,18 @@ export const HOSTILE_COMMANDS: HostileCommand[] = [
   },
   {name: 'sessions history --raw', args: (sb) => ['sessions', 'history', 'main', '--raw', '--state-dir', sb.stateDir], readOnly: true, json: false},
   {name: 'sessions reset --json', args: (sb) => ['sessions', 'reset', 'main', '--json', '--state-dir', sb.stateDir], readOnly: false, json: true},
-  // Hook for the lead: `status`, `doctor` (read-only without --fix), `agent -m` and `message send --dry-run` rows.
+  {name: 'status', args: (sb) => ['status', '--state-dir', sb.stateDir], readOnly: true, json: false},
+  {name: 'status --json --all', args: (sb) => ['status', '--json', '--all', '--state-dir', sb.stateDir], readOnly: true, json: true},
+  {name: 'doctor', args: (sb) => ['doctor', '--state-dir', sb.stateDir], readOnly: true, json: false, successCodes: [0, 3, 4]},
+  {name: 'doctor --json', args: (sb) => ['doctor', '--json', '--state-dir', sb.stateDir], readOnly: true, json: true, successCodes: [0, 3, 4]},
+  {
+    name: 'message send --dry-run --json',
+    args: (sb) => ['message', 'send', '--channel', 'telegram', '-t', '12345', '-m', 'hi', '--dry-run', '--json', '--state-dir', sb.stateDir],
+    readOnly: true,
+    json: true,
+    env: {TELEGRAM_BOT_TOKEN: '123:hostile-test-token', TELEGRAM_API_BASE: 'http://127.0.0.1:9'},
+  },
+  // Not covered here: `agent -m` (needs the mock model server; its own tests feed it the fixtures and broken input).
 ]
 
 /** A V8 stack frame line, as printed by an uncaught error. */
@@ -75,14 +90,16 @@ const CRASH_MESSAGE_RE = /Cannot read propert|is not a function|is not iterable|
 /** The oracle: a correct result or one clear error line, exit 0/1/2, no stack trace, and reads modify nothing. */
 export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{result: RunResult; problems: string[]}> {
   const before = snapshot(sb.root)
-  const result = await runCli(cmd.args(sb), {env: sb.env, cwd: sb.cwd, timeoutMs: 60_000})
+  const result = await runCli(cmd.args(sb), {env: {...sb.env, ...cmd.env}, cwd: sb.cwd, timeoutMs: 60_000})
   const after = snapshot(sb.root)
   const problems: string[] = []
   const {code, signal, stdout, stderr} = result
   if (signal) problems.push(`killed by ${signal}`)
-  if (code !== 0 && code !== 1 && code !== 2) problems.push(`exit code ${code}`)
+  const successCodes = cmd.successCodes ?? [0]
+  const success = code !== null && successCodes.includes(code)
+  if (!success && code !== 1 && code !== 2) problems.push(`exit code ${code}`)
   if (STACK_RE.test(stderr) || STACK_RE.test(stdout)) problems.push('stack trace printed without DEBUG')
-  if (code !== 0) {
+  if (!success) {
     if (cmd.json) {
       let doc: {error?: {code?: string; message?: string; exitCode?: number}} | undefined
       try {
@@ -115,8 +132,8 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{res
     if (problems.length === 0 && cmd.checkSuccess) problems.push(...cmd.checkSuccess(result, sb))
   }
   const diff = diffSnapshots(before, after)
-  if ((cmd.readOnly || code !== 0) && !isEmptyDiff(diff)) problems.push(`${cmd.readOnly ? 'read command' : 'failed write'} changed files: ${JSON.stringify(diff)}`)
-  if (!cmd.readOnly && code === 0) {
+  if ((cmd.readOnly || !success) && !isEmptyDiff(diff)) problems.push(`${cmd.readOnly ? 'read command' : 'failed write'} changed files: ${JSON.stringify(diff)}`)
+  if (!cmd.readOnly && success) {
     const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`))
     if (outside.length > 0) problems.push(`reset wrote outside the state dir: ${outside.join(', ')}`)
   }
