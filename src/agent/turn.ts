@@ -457,7 +457,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     const c: CallResult = call ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}
     addUsageIfAny(c)
     finalText = textOf(c.content)
-    await writer.append([{type: 'message', message: assistantMessage(c, startedAt, {stopReason: 'aborted', errorMessage: reason === 'timeout' ? 'Request timed out.' : 'Request was aborted.'})}])
+    await writer.append([{type: 'message', message: assistantMessage(c, startedAt, {stopReason: 'aborted', errorMessage: reason === 'timeout' ? 'Request timed out.' : 'Request was aborted'})}])
   }
   const addUsageIfAny = (c: CallResult) => {
     if (c.usage.input + c.usage.output + c.usage.cacheRead + c.usage.cacheWrite > 0) addUsage(c.usage)
