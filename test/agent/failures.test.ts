@@ -226,7 +226,7 @@ describe('aborts', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s: exit %i, what was received is kept with OpenClaw's errorMessage "Request was aborted" (no trailing period), abortedLastRun set, lock released', async (signal, exitCode) => {
+  ] as const)('%s: exit %i, what was received is kept with the OpenClaw errorMessage "Request was aborted" (no trailing period), abortedLastRun set, lock released', async (signal, exitCode) => {
     const a = await make()
     a.mock.push({kind: 'stall', text: 'interrupted text'})
     const child = spawn(process.execPath, [BIN, 'agent', '--agent', 'main', '-m', 'stop me', '--state-dir', a.state], {cwd: ROOT, env: a.env, stdio: ['ignore', 'pipe', 'pipe']})
