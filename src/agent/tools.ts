@@ -132,33 +132,81 @@ async function runWrite(ctx: ToolContext, args: Record<string, unknown>): Promis
   return {text: `Successfully wrote ${Buffer.byteLength(args.content)} bytes to ${String(args.path)}`, isError: false}
 }
 
+/** How long output may keep arriving after the shell exits (a background job holding the pipe gets no more). */
+export const EXEC_DRAIN_GRACE_MS = 200
+
+/**
+ * The shell runs in its own process group so a timeout or abort can kill everything it started (pipelines,
+ * background jobs), not just /bin/sh. The result is settled on the shell's exit plus a short drain: a background job
+ * that keeps stdout open must not hold the turn (and its transcript lock) hostage. Such a job keeps running after a
+ * normal exit (the model may have started a server on purpose), but it loses its output pipe.
+ */
 function runExec(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
   if (typeof args.command !== 'string' || !args.command.trim()) throw new ToolError('command must be a non-empty string')
   const command = args.command
   const timeoutS = Number(args.timeout) > 0 ? Number(args.timeout) : EXEC_DEFAULT_TIMEOUT_S
   const started = Date.now()
+  if (ctx.signal?.aborted) return Promise.resolve({text: 'Tool execution aborted.', isError: true, details: {status: 'failed', durationMs: 0, cwd: ctx.workspaceDir}})
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {cwd: ctx.workspaceDir, stdio: ['ignore', 'pipe', 'pipe'], signal: ctx.signal})
+    const child = spawn('/bin/sh', ['-c', command], {cwd: ctx.workspaceDir, stdio: ['ignore', 'pipe', 'pipe'], detached: true})
     let output = ''
+    let killedBy: 'timeout' | 'abort' | undefined
+    let settled = false
     const onData = (d: Buffer) => {
       if (output.length < TOOL_OUTPUT_MAX_CHARS * 2) output += d.toString('utf8')
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000)
-    child.on('error', (error) => {
+    const killGroup = () => {
+      if (child.pid === undefined) return
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // The group is already gone.
+      }
+    }
+    const onAbort = () => {
+      killedBy ??= 'abort'
+      killGroup()
+    }
+    const timer = setTimeout(() => {
+      killedBy ??= 'timeout'
+      killGroup()
+    }, timeoutS * 1000)
+    ctx.signal?.addEventListener('abort', onAbort)
+    const cleanup = () => {
       clearTimeout(timer)
+      ctx.signal?.removeEventListener('abort', onAbort)
+      child.stdout.destroy()
+      child.stderr.destroy()
+      child.unref()
+    }
+    child.on('error', (error) => {
+      if (settled) return
+      settled = true
+      cleanup()
       resolve({text: `exec failed: ${error.message}`, isError: true, details: {status: 'failed', durationMs: Date.now() - started, cwd: ctx.workspaceDir}})
     })
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      const text = cap(output.trimEnd()) || '(no output)'
-      const failed = code !== 0
-      resolve({
-        text: failed ? `${text}\n\n(Command exited with ${code === null ? `signal ${signal}` : `code ${code}`})` : text,
-        isError: failed,
-        details: {status: failed ? 'failed' : 'completed', exitCode: code, durationMs: Date.now() - started, aggregated: output.trimEnd(), cwd: ctx.workspaceDir},
-      })
+    child.on('exit', (code, signal) => {
+      const finish = () => {
+        if (settled) return
+        settled = true
+        clearTimeout(grace)
+        // After a timeout/abort nothing of the group may survive, even a job that ignored the first kill.
+        if (killedBy) killGroup()
+        cleanup()
+        const text = cap(output.trimEnd()) || '(no output)'
+        const failed = code !== 0 || killedBy !== undefined
+        const why = killedBy === 'timeout' ? `Command timed out after ${timeoutS} seconds and was killed` : killedBy === 'abort' ? 'Command aborted' : `Command exited with ${code === null ? `signal ${signal}` : `code ${code}`}`
+        resolve({
+          text: failed ? `${text}\n\n(${why})` : text,
+          isError: failed,
+          details: {status: failed ? 'failed' : 'completed', exitCode: code, ...(killedBy ? {killed: killedBy} : {}), durationMs: Date.now() - started, aggregated: output.trimEnd(), cwd: ctx.workspaceDir},
+        })
+      }
+      // 'close' comes once every pipe is drained; a background job holding a pipe only gets the grace period.
+      const grace = setTimeout(finish, EXEC_DRAIN_GRACE_MS)
+      child.once('close', finish)
     })
   })
 }
