@@ -298,6 +298,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   let lastCall: TurnUsage | undefined
   let costUsd = 0
   let compactions = 0
+  // Set by a compaction, cleared by the next successful call: the prompt size to record when no call followed.
+  let postCompactionTokens: number | undefined
   let modelMs = 0
   let toolCalls = 0
   let finalText = ''
@@ -437,7 +439,9 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       if (controller.signal.aborted || isOverflowError(error)) return false
       throw describeApiError(error, model)
     }
-    addUsage(call.usage)
+    // Summary calls are not turn calls (store-format §7/§5.4): they cost money but are neither lastCallUsage nor
+    // part of inputTokens/outputTokens.
+    costUsd += costOf(model.cost, call.usage).total
     const summary = finishSummary(
       call.content
         .filter((b) => b.type === 'text')
@@ -447,6 +451,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     )
     await writer.append([{type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore: plan.tokensBefore, details: {readFiles: plan.readFiles, modifiedFiles: plan.modifiedFiles}, fromHook: false}])
     compactions++
+    postCompactionTokens = estimateTokens(requestFor(currentApiMessages()))
     return true
   }
 
@@ -515,6 +520,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       }
       calls++
       addUsage(call.usage)
+      postCompactionTokens = undefined
       stopReason = mapStopReason(call.stopReason)
       await writer.append([{type: 'message', message: assistantMessage(call, startedAt, {stopReason})}])
       finalText = textOf(call.content)
@@ -548,7 +554,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   }
   {
     // 3. Index update under the store lock with OpenClaw's token semantics, whatever happened above.
-    const promptTokens = lastCall ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
+    // A compaction with no successful call after it: the last call's prompt size describes the pre-compaction context.
+    const promptTokens = lastCall && postCompactionTokens === undefined ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
     const result = await a.store.update((data) => {
       const hit = findEntry(data, a.selected.key)
       // Someone reset the session while we ran: their new id wins and our counters are dropped.
@@ -563,20 +570,30 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       e.modelProvider = model.provider
       e.model = model.model
       e.abortedLastRun = aborted
-      if (runUsage.input + runUsage.output + runUsage.cacheRead + runUsage.cacheWrite > 0) {
+      const hasUsage = runUsage.input + runUsage.output + runUsage.cacheRead + runUsage.cacheWrite > 0
+      if (hasUsage) {
         e.inputTokens = runUsage.input
         e.outputTokens = runUsage.output
         e.cacheRead = lastCall?.cacheRead ?? runUsage.cacheRead
         e.cacheWrite = lastCall?.cacheWrite ?? runUsage.cacheWrite
-        if (promptTokens && promptTokens > 0) {
-          e.totalTokens = promptTokens
-          e.totalTokensFresh = true
-        } else {
-          delete e.totalTokens
-          e.totalTokensFresh = false
-        }
-        e.estimatedCostUsd = Math.round(((typeof e.estimatedCostUsd === 'number' ? e.estimatedCostUsd : 0) + costUsd) * 1e9) / 1e9
+      } else if (postCompactionTokens !== undefined) {
+        // §5.4: a compaction clears the counters that described the old context.
+        delete e.inputTokens
+        delete e.outputTokens
+        delete e.cacheRead
+        delete e.cacheWrite
       }
+      if (promptTokens && promptTokens > 0) {
+        e.totalTokens = promptTokens
+        e.totalTokensFresh = true
+      } else if (postCompactionTokens !== undefined) {
+        e.totalTokens = postCompactionTokens
+        e.totalTokensFresh = true
+      } else if (hasUsage) {
+        delete e.totalTokens
+        e.totalTokensFresh = false
+      }
+      if (hasUsage || costUsd > 0) e.estimatedCostUsd = Math.round(((typeof e.estimatedCostUsd === 'number' ? e.estimatedCostUsd : 0) + costUsd) * 1e9) / 1e9
       if (compactions > 0) e.compactionCount = (typeof e.compactionCount === 'number' ? e.compactionCount : 0) + compactions
       if (!hit) data[a.selected.key] = e
       return e
