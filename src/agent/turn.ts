@@ -29,6 +29,8 @@ export const MAX_MODEL_CALLS = 24
 /** OpenClaw allows three compact-and-retry attempts on overflow. */
 export const MAX_OVERFLOW_COMPACTIONS = 3
 export const DEFAULT_TIMEOUT_SECONDS = 600
+/** Lock-then-recheck rounds when the session keeps being rotated under the turn (reset, /new) before giving up. */
+export const MAX_ROTATION_RETRIES = 5
 
 /** The agent's abort exit codes; the full table is ExitCode in src/errors.ts. */
 export const ExitCodes = {timeout: ExitCode.timeout, interrupted: ExitCode.interrupted, terminated: ExitCode.terminated} as const
@@ -239,16 +241,34 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
       data[selected.key] = entry
       return {storedKey: selected.key, entry: {...entry}}
     })
-    const sessionId = pre.entry.sessionId
-    const transcript = resolveTranscriptPath(sessionsDir, pre.entry, selected.key).path
-    const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof pre.entry.thinkingLevel === 'string' ? pre.entry.thinkingLevel : undefined) ?? 'off'
-
     // 2. The transcript lock is held for the whole turn, so a concurrent turn waits and then continues from ours.
-    const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
-    try {
-      return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey: pre.storedKey, controller, getAbortReason: () => abortReason, started})
-    } finally {
-      await lock.release()
+    // Whoever held it before us may have rotated the session (sessions reset, OpenClaw /new: file renamed, new
+    // sessionId), so the entry is re-read once the lock is ours and the turn follows the rotation.
+    let entry = pre.entry
+    let storedKey = pre.storedKey
+    for (let attempt = 0; ; attempt++) {
+      const sessionId = entry.sessionId
+      const transcript = resolveTranscriptPath(sessionsDir, entry, selected.key).path
+      const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof entry.thinkingLevel === 'string' ? entry.thinkingLevel : undefined) ?? 'off'
+      const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
+      try {
+        const current = findEntry(await store.read(), selected.key)
+        const rotated = current !== undefined && (current.entry.sessionId !== sessionId || resolveTranscriptPath(sessionsDir, current.entry, selected.key).path !== transcript)
+        if (rotated) {
+          if (attempt + 1 >= MAX_ROTATION_RETRIES) {
+            throw new ClawkitError(`Session ${selected.key} changed ${MAX_ROTATION_RETRIES} times while this turn waited for its transcript lock; the turn was not run.`, {
+              code: 'E_SESSION_ROTATING',
+              suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.'],
+            })
+          }
+          entry = {...current.entry}
+          storedKey = current.storedKey
+          continue
+        }
+        return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey, controller, getAbortReason: () => abortReason, started})
+      } finally {
+        await lock.release()
+      }
     }
   } finally {
     if (timer) clearTimeout(timer)
