@@ -66,6 +66,8 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
   if (sel.to !== undefined && sel.to.trim()) {
     const to = sel.to.trim()
     // OpenClaw hard-codes agent "main" here (resolveAgentIdFromSessionKey(undefined)), not the default agent.
+    // With session.scope "global" every sender shares the literal key `global`, still in main's store.
+    if (state.config.session?.scope === 'global') return {agentId: 'main', key: 'global', ref: state.storeRef('main'), how: 'to'}
     const key = groupLike(to) ? `agent:main:${normalizeSessionKey(to.replace(/^(group|channel):/i, (m) => m.toLowerCase()))}` : buildMainSessionKey('main')
     return {agentId: 'main', key, ref: state.storeRef('main'), how: 'to'}
   }

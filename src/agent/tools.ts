@@ -68,10 +68,55 @@ function isInside(root: string, p: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
+/** Symlink hops followed while resolving a would-be path (the kernel's own limit is 40). */
+const MAX_LINK_HOPS = 40
+
+/**
+ * The real path `abs` would have once created: its longest existing prefix is resolved with lstat probing, so a
+ * dangling symlink is followed to its would-be target instead of being mistaken for a missing file (existsSync
+ * follows links, and writing through a dangling link creates its target wherever it points).
+ */
+function wouldBeRealPath(abs: string, hops = 0): string {
+  if (hops > MAX_LINK_HOPS) throw new ToolError('Too many levels of symbolic links')
+  const tail: string[] = []
+  let probe = abs
+  let st: fs.Stats | undefined
+  for (;;) {
+    try {
+      st = fs.lstatSync(probe)
+      break
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+      const parent = path.dirname(probe)
+      if (parent === probe) return abs
+      tail.unshift(path.basename(probe))
+      probe = parent
+    }
+  }
+  if (st.isSymbolicLink()) {
+    let real: string | undefined
+    try {
+      real = fs.realpathSync(probe)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+    }
+    if (real === undefined) {
+      // Dangling: continue from where the link points, as the kernel would on create.
+      const target = path.resolve(fs.realpathSync(path.dirname(probe)), fs.readlinkSync(probe))
+      return wouldBeRealPath(path.join(target, ...tail), hops + 1)
+    }
+    return path.join(real, ...tail)
+  }
+  return path.join(fs.realpathSync(probe), ...tail)
+}
+
 /**
  * Map a model-supplied path into the workspace. Refused: anything that resolves outside (`..`, absolute paths
- * elsewhere, NUL bytes) and anything whose real path leaves the workspace through a symlink. For files that do not
- * exist yet (write), the nearest existing parent is checked instead.
+ * elsewhere, NUL bytes) and anything whose real path, or for a path that does not exist yet its would-be real path,
+ * leaves the workspace through a symlink (dangling ones included). With mustExist false the resolved real path is
+ * returned, so the caller can open it with O_NOFOLLOW.
  */
 export function confinePath(workspaceDir: string, raw: unknown, {mustExist}: {mustExist: boolean}): string {
   if (typeof raw !== 'string' || raw.includes('\0')) throw new ToolError('path must be a string')
@@ -80,16 +125,15 @@ export function confinePath(workspaceDir: string, raw: unknown, {mustExist}: {mu
   const given = raw.trim() === '' ? '.' : raw.trim()
   const abs = path.resolve(root, given.startsWith('~') ? `./${given}` : given)
   if (!isInside(root, abs) && !isInside(realRoot, abs)) throw new ToolError(`Access denied: ${raw} is outside the workspace (${root}).`)
-  let probe = abs
-  while (!fs.existsSync(probe)) {
-    if (mustExist) throw new ToolError(`No such file or directory: ${raw}`)
-    const parent = path.dirname(probe)
-    if (parent === probe) break
-    probe = parent
+  if (mustExist) {
+    if (!fs.existsSync(abs)) throw new ToolError(`No such file or directory: ${raw}`)
+    const real = fs.realpathSync(abs)
+    if (!isInside(realRoot, real)) throw new ToolError(`Access denied: ${raw} resolves outside the workspace (symlink to ${real}).`)
+    return abs
   }
-  const real = fs.realpathSync(probe)
+  const real = wouldBeRealPath(abs)
   if (!isInside(realRoot, real)) throw new ToolError(`Access denied: ${raw} resolves outside the workspace (symlink to ${real}).`)
-  return abs
+  return real
 }
 
 function cap(text: string): string {
@@ -127,38 +171,92 @@ async function runWrite(ctx: ToolContext, args: Record<string, unknown>): Promis
   const file = confinePath(ctx.workspaceDir, args.path, {mustExist: false})
   await fsp.mkdir(path.dirname(file), {recursive: true})
   // Re-check after mkdir: a racing symlink swap must not redirect the write.
-  confinePath(ctx.workspaceDir, args.path, {mustExist: false})
-  await fsp.writeFile(file, args.content)
+  if (confinePath(ctx.workspaceDir, args.path, {mustExist: false}) !== file) throw new ToolError(`Access denied: ${String(args.path)} changed while it was being written.`)
+  // `file` is a real path; O_NOFOLLOW refuses a symlink planted at the last component since the check.
+  const fh = await fsp.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o666)
+  try {
+    await fh.writeFile(args.content)
+  } finally {
+    await fh.close()
+  }
   return {text: `Successfully wrote ${Buffer.byteLength(args.content)} bytes to ${String(args.path)}`, isError: false}
 }
 
+/** How long output may keep arriving after the shell exits (a background job holding the pipe gets no more). */
+export const EXEC_DRAIN_GRACE_MS = 200
+
+/**
+ * The shell runs in its own process group so a timeout or abort can kill everything it started (pipelines,
+ * background jobs), not just /bin/sh. The result is settled on the shell's exit plus a short drain: a background job
+ * that keeps stdout open must not hold the turn (and its transcript lock) hostage. Such a job keeps running after a
+ * normal exit (the model may have started a server on purpose), but it loses its output pipe.
+ */
 function runExec(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
   if (typeof args.command !== 'string' || !args.command.trim()) throw new ToolError('command must be a non-empty string')
   const command = args.command
   const timeoutS = Number(args.timeout) > 0 ? Number(args.timeout) : EXEC_DEFAULT_TIMEOUT_S
   const started = Date.now()
+  if (ctx.signal?.aborted) return Promise.resolve({text: 'Tool execution aborted.', isError: true, details: {status: 'failed', durationMs: 0, cwd: ctx.workspaceDir}})
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {cwd: ctx.workspaceDir, stdio: ['ignore', 'pipe', 'pipe'], signal: ctx.signal})
+    const child = spawn('/bin/sh', ['-c', command], {cwd: ctx.workspaceDir, stdio: ['ignore', 'pipe', 'pipe'], detached: true})
     let output = ''
+    let killedBy: 'timeout' | 'abort' | undefined
+    let settled = false
     const onData = (d: Buffer) => {
       if (output.length < TOOL_OUTPUT_MAX_CHARS * 2) output += d.toString('utf8')
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000)
-    child.on('error', (error) => {
+    const killGroup = () => {
+      if (child.pid === undefined) return
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // The group is already gone.
+      }
+    }
+    const onAbort = () => {
+      killedBy ??= 'abort'
+      killGroup()
+    }
+    const timer = setTimeout(() => {
+      killedBy ??= 'timeout'
+      killGroup()
+    }, timeoutS * 1000)
+    ctx.signal?.addEventListener('abort', onAbort)
+    const cleanup = () => {
       clearTimeout(timer)
+      ctx.signal?.removeEventListener('abort', onAbort)
+      child.stdout.destroy()
+      child.stderr.destroy()
+      child.unref()
+    }
+    child.on('error', (error) => {
+      if (settled) return
+      settled = true
+      cleanup()
       resolve({text: `exec failed: ${error.message}`, isError: true, details: {status: 'failed', durationMs: Date.now() - started, cwd: ctx.workspaceDir}})
     })
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      const text = cap(output.trimEnd()) || '(no output)'
-      const failed = code !== 0
-      resolve({
-        text: failed ? `${text}\n\n(Command exited with ${code === null ? `signal ${signal}` : `code ${code}`})` : text,
-        isError: failed,
-        details: {status: failed ? 'failed' : 'completed', exitCode: code, durationMs: Date.now() - started, aggregated: output.trimEnd(), cwd: ctx.workspaceDir},
-      })
+    child.on('exit', (code, signal) => {
+      const finish = () => {
+        if (settled) return
+        settled = true
+        clearTimeout(grace)
+        // After a timeout/abort nothing of the group may survive, even a job that ignored the first kill.
+        if (killedBy) killGroup()
+        cleanup()
+        const text = cap(output.trimEnd()) || '(no output)'
+        const failed = code !== 0 || killedBy !== undefined
+        const why = killedBy === 'timeout' ? `Command timed out after ${timeoutS} seconds and was killed` : killedBy === 'abort' ? 'Command aborted' : `Command exited with ${code === null ? `signal ${signal}` : `code ${code}`}`
+        resolve({
+          text: failed ? `${text}\n\n(${why})` : text,
+          isError: failed,
+          details: {status: failed ? 'failed' : 'completed', exitCode: code, ...(killedBy ? {killed: killedBy} : {}), durationMs: Date.now() - started, aggregated: output.trimEnd(), cwd: ctx.workspaceDir},
+        })
+      }
+      // 'close' comes once every pipe is drained; a background job holding a pipe only gets the grace period.
+      const grace = setTimeout(finish, EXEC_DRAIN_GRACE_MS)
+      child.once('close', finish)
     })
   })
 }

@@ -29,6 +29,8 @@ export const MAX_MODEL_CALLS = 24
 /** OpenClaw allows three compact-and-retry attempts on overflow. */
 export const MAX_OVERFLOW_COMPACTIONS = 3
 export const DEFAULT_TIMEOUT_SECONDS = 600
+/** Lock-then-recheck rounds when the session keeps being rotated under the turn (reset, /new) before giving up. */
+export const MAX_ROTATION_RETRIES = 5
 
 /** The agent's abort exit codes; the full table is ExitCode in src/errors.ts. */
 export const ExitCodes = {timeout: ExitCode.timeout, interrupted: ExitCode.interrupted, terminated: ExitCode.terminated} as const
@@ -239,16 +241,34 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
       data[selected.key] = entry
       return {storedKey: selected.key, entry: {...entry}}
     })
-    const sessionId = pre.entry.sessionId
-    const transcript = resolveTranscriptPath(sessionsDir, pre.entry, selected.key).path
-    const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof pre.entry.thinkingLevel === 'string' ? pre.entry.thinkingLevel : undefined) ?? 'off'
-
     // 2. The transcript lock is held for the whole turn, so a concurrent turn waits and then continues from ours.
-    const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
-    try {
-      return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey: pre.storedKey, controller, getAbortReason: () => abortReason, started})
-    } finally {
-      await lock.release()
+    // Whoever held it before us may have rotated the session (sessions reset, OpenClaw /new: file renamed, new
+    // sessionId), so the entry is re-read once the lock is ours and the turn follows the rotation.
+    let entry = pre.entry
+    let storedKey = pre.storedKey
+    for (let attempt = 0; ; attempt++) {
+      const sessionId = entry.sessionId
+      const transcript = resolveTranscriptPath(sessionsDir, entry, selected.key).path
+      const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof entry.thinkingLevel === 'string' ? entry.thinkingLevel : undefined) ?? 'off'
+      const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
+      try {
+        const current = findEntry(await store.read(), selected.key)
+        const rotated = current !== undefined && (current.entry.sessionId !== sessionId || resolveTranscriptPath(sessionsDir, current.entry, selected.key).path !== transcript)
+        if (rotated) {
+          if (attempt + 1 >= MAX_ROTATION_RETRIES) {
+            throw new ClawkitError(`Session ${selected.key} changed ${MAX_ROTATION_RETRIES} times while this turn waited for its transcript lock; the turn was not run.`, {
+              code: 'E_SESSION_ROTATING',
+              suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.'],
+            })
+          }
+          entry = {...current.entry}
+          storedKey = current.storedKey
+          continue
+        }
+        return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey, controller, getAbortReason: () => abortReason, started})
+      } finally {
+        await lock.release()
+      }
     }
   } finally {
     if (timer) clearTimeout(timer)
@@ -298,6 +318,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   let lastCall: TurnUsage | undefined
   let costUsd = 0
   let compactions = 0
+  // Set by a compaction, cleared by the next successful call: the prompt size to record when no call followed.
+  let postCompactionTokens: number | undefined
   let modelMs = 0
   let toolCalls = 0
   let finalText = ''
@@ -437,7 +459,9 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       if (controller.signal.aborted || isOverflowError(error)) return false
       throw describeApiError(error, model)
     }
-    addUsage(call.usage)
+    // Summary calls are not turn calls (store-format §7/§5.4): they cost money but are neither lastCallUsage nor
+    // part of inputTokens/outputTokens.
+    costUsd += costOf(model.cost, call.usage).total
     const summary = finishSummary(
       call.content
         .filter((b) => b.type === 'text')
@@ -447,6 +471,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     )
     await writer.append([{type: 'compaction', summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore: plan.tokensBefore, details: {readFiles: plan.readFiles, modifiedFiles: plan.modifiedFiles}, fromHook: false}])
     compactions++
+    postCompactionTokens = estimateTokens(requestFor(currentApiMessages()))
     return true
   }
 
@@ -457,7 +482,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     const c: CallResult = call ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}
     addUsageIfAny(c)
     finalText = textOf(c.content)
-    await writer.append([{type: 'message', message: assistantMessage(c, startedAt, {stopReason: 'aborted', errorMessage: reason === 'timeout' ? 'Request timed out.' : 'Request was aborted.'})}])
+    await writer.append([{type: 'message', message: assistantMessage(c, startedAt, {stopReason: 'aborted', errorMessage: reason === 'timeout' ? 'Request timed out.' : 'Request was aborted'})}])
   }
   const addUsageIfAny = (c: CallResult) => {
     if (c.usage.input + c.usage.output + c.usage.cacheRead + c.usage.cacheWrite > 0) addUsage(c.usage)
@@ -515,6 +540,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       }
       calls++
       addUsage(call.usage)
+      postCompactionTokens = undefined
       stopReason = mapStopReason(call.stopReason)
       await writer.append([{type: 'message', message: assistantMessage(call, startedAt, {stopReason})}])
       finalText = textOf(call.content)
@@ -548,7 +574,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   }
   {
     // 3. Index update under the store lock with OpenClaw's token semantics, whatever happened above.
-    const promptTokens = lastCall ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
+    // A compaction with no successful call after it: the last call's prompt size describes the pre-compaction context.
+    const promptTokens = lastCall && postCompactionTokens === undefined ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
     const result = await a.store.update((data) => {
       const hit = findEntry(data, a.selected.key)
       // Someone reset the session while we ran: their new id wins and our counters are dropped.
@@ -563,20 +590,30 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       e.modelProvider = model.provider
       e.model = model.model
       e.abortedLastRun = aborted
-      if (runUsage.input + runUsage.output + runUsage.cacheRead + runUsage.cacheWrite > 0) {
+      const hasUsage = runUsage.input + runUsage.output + runUsage.cacheRead + runUsage.cacheWrite > 0
+      if (hasUsage) {
         e.inputTokens = runUsage.input
         e.outputTokens = runUsage.output
         e.cacheRead = lastCall?.cacheRead ?? runUsage.cacheRead
         e.cacheWrite = lastCall?.cacheWrite ?? runUsage.cacheWrite
-        if (promptTokens && promptTokens > 0) {
-          e.totalTokens = promptTokens
-          e.totalTokensFresh = true
-        } else {
-          delete e.totalTokens
-          e.totalTokensFresh = false
-        }
-        e.estimatedCostUsd = Math.round(((typeof e.estimatedCostUsd === 'number' ? e.estimatedCostUsd : 0) + costUsd) * 1e9) / 1e9
+      } else if (postCompactionTokens !== undefined) {
+        // §5.4: a compaction clears the counters that described the old context.
+        delete e.inputTokens
+        delete e.outputTokens
+        delete e.cacheRead
+        delete e.cacheWrite
       }
+      if (promptTokens && promptTokens > 0) {
+        e.totalTokens = promptTokens
+        e.totalTokensFresh = true
+      } else if (postCompactionTokens !== undefined) {
+        e.totalTokens = postCompactionTokens
+        e.totalTokensFresh = true
+      } else if (hasUsage) {
+        delete e.totalTokens
+        e.totalTokensFresh = false
+      }
+      if (hasUsage || costUsd > 0) e.estimatedCostUsd = Math.round(((typeof e.estimatedCostUsd === 'number' ? e.estimatedCostUsd : 0) + costUsd) * 1e9) / 1e9
       if (compactions > 0) e.compactionCount = (typeof e.compactionCount === 'number' ? e.compactionCount : 0) + compactions
       if (!hit) data[a.selected.key] = e
       return e

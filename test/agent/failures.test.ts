@@ -69,6 +69,49 @@ describe('context guard', () => {
     expect(store(a.state)['agent:main:main'].compactionCount).toBe(1)
   })
 
+  it('token accounting after an overflow compaction: the summary call is not lastCallUsage nor in inputTokens/outputTokens, only in the cost', async () => {
+    const a = await make({config: (url) => providerConfig(url, {contextWindow: 8000})})
+    const words = (n: number, tag: string) => `${tag} ${'lorem ipsum dolor '.repeat(n)}`.trim()
+    for (const tag of ['first', 'second', 'third']) expect((await a.run(['agent', '--agent', 'main', '-m', words(110, tag)])).code).toBe(0)
+    const costBefore = store(a.state)['agent:main:main'].estimatedCostUsd
+    const seeded = a.mock.messageRequests().length
+    a.mock.push({kind: 'overflow'}, {kind: 'text', text: '## Goal\nKeep chatting.'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'fourth question', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const [, summary, retried] = a.mock.messageRequests().slice(seeded)
+    expect(summary.body.system).toMatch(/context summarization assistant/)
+    const e = store(a.state)['agent:main:main']
+    // Only the retried call counts: its prompt is totalTokens and its input is the run's whole inputTokens.
+    expect(e).toMatchObject({compactionCount: 1, inputTokens: retried.inputTokens, totalTokens: retried.inputTokens, totalTokensFresh: true})
+    expect(json(r).meta.agentMeta.lastCallUsage.input).toBe(retried.inputTokens)
+    // The summary still costs money: input at $3/M on top of the retried call's cost.
+    const retriedCost = (retried.inputTokens * 3 + e.outputTokens * 15) / 1e6
+    expect(e.estimatedCostUsd - costBefore).toBeGreaterThan(retriedCost + (summary.inputTokens * 3) / 1e6 - 1e-9)
+  })
+
+  it('a turn that compacts and then fails (no later call succeeds) records the post-compaction estimate as a fresh totalTokens and clears the old counters', async () => {
+    const a = await make({config: (url) => providerConfig(url, {contextWindow: 8000})})
+    const words = (n: number, tag: string) => `${tag} ${'lorem ipsum dolor '.repeat(n)}`.trim()
+    for (const tag of ['first', 'second', 'third']) expect((await a.run(['agent', '--agent', 'main', '-m', words(110, tag)])).code).toBe(0)
+    const before = store(a.state)['agent:main:main']
+    const seeded = a.mock.messageRequests().length
+    a.mock.push({kind: 'overflow'}, {kind: 'text', text: '## Goal\nKeep chatting.'})
+    for (let i = 0; i < 3; i++) a.mock.push({kind: 'error', status: 500, type: 'api_error', message: 'down after compaction', headers: {'retry-after-ms': '0'}})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'fourth question', '--json'])
+    expect(r.code).toBe(1)
+    const [overflowed, summary] = a.mock.messageRequests().slice(seeded)
+    const e = store(a.state)['agent:main:main']
+    expect(e.compactionCount).toBe(1)
+    expect(e.totalTokensFresh).toBe(true)
+    // The estimate of the compacted context: positive, and below the prompt that overflowed.
+    expect(e.totalTokens).toBeGreaterThan(0)
+    expect(e.totalTokens).toBeLessThan(overflowed.inputTokens)
+    expect(e.totalTokens).not.toBe(summary.inputTokens)
+    expect(e.inputTokens).toBeUndefined()
+    expect(e.outputTokens).toBeUndefined()
+    expect(e.estimatedCostUsd).toBeGreaterThan(before.estimatedCostUsd)
+  })
+
   it('pre-call guard: past window minus reserve, the turn compacts before calling (no 400 needed)', async () => {
     const summarize = (body: any) => (typeof body.system === 'string' && body.system.includes('summarization') ? {kind: 'text' as const, text: '## Goal\nShort summary.'} : {kind: 'text' as const, text: 'ok'})
     const a = await make({config: (url) => providerConfig(url, {contextWindow: 4000}), mock: {fallback: summarize}})
@@ -226,7 +269,7 @@ describe('aborts', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s: exit %i, what was received is kept, abortedLastRun set, lock released', async (signal, exitCode) => {
+  ] as const)('%s: exit %i, what was received is kept with the OpenClaw errorMessage "Request was aborted" (no trailing period), abortedLastRun set, lock released', async (signal, exitCode) => {
     const a = await make()
     a.mock.push({kind: 'stall', text: 'interrupted text'})
     const child = spawn(process.execPath, [BIN, 'agent', '--agent', 'main', '-m', 'stop me', '--state-dir', a.state], {cwd: ROOT, env: a.env, stdio: ['ignore', 'pipe', 'pipe']})
@@ -239,7 +282,7 @@ describe('aborts', () => {
     expect(JSON.parse(fs.readFileSync(`${file}.lock`, 'utf8')).pid).toBe(child.pid)
     child.kill(signal)
     expect(await exit).toBe(exitCode)
-    expect(transcriptLines(file).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request was aborted.', content: [{text: 'interrupted text'}]})
+    expect(transcriptLines(file).at(-1).message).toMatchObject({stopReason: 'aborted', errorMessage: 'Request was aborted', content: [{text: 'interrupted text'}]})
     expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
     expect(fs.existsSync(`${file}.lock`)).toBe(false)
   })

@@ -190,6 +190,22 @@ describe('agent: continuing OpenClaw sessions', () => {
   })
 })
 
+describe('agent: --to with session.scope "global"', () => {
+  it('scope global: --to (a number or a group) uses the literal key `global` in agent main\'s store, not agent:main:main', async () => {
+    const a = await make({config: (url) => providerConfig(url, {}, {session: {scope: 'global'}})})
+    let r = await a.run(['agent', '--to', '+15555550123', '-m', 'sms', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).meta.agentMeta.sessionKey).toBe('global')
+    r = await a.run(['agent', '--to', 'group:Team-42', '-m', 'to a group', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).meta.agentMeta.sessionKey).toBe('global')
+    const s = store(a.state)
+    expect(Object.keys(s)).toEqual(['global'])
+    const lines = transcriptLines(sessionFile(a.state, 'global'))
+    expect(lines.filter((l) => l.type === 'message' && l.message.role === 'user').map((l) => l.message.content[0].text)).toEqual(['sms', 'to a group'])
+  })
+})
+
 describe('agent: --model', () => {
   it('switching model on a continued session appends model_change and updates the index', async () => {
     const a = await make({fixture: TWO_AGENTS})

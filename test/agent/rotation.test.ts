@@ -1,0 +1,97 @@
+// A turn waiting on the transcript lock while another writer rotates the session (sessions reset, OpenClaw /new).
+import {spawn} from 'node:child_process'
+import {randomUUID} from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {json, sessionsJsonPath} from '../support/cli.js'
+import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, store, transcriptLines, userTexts} from './setup.js'
+
+let envs: AgentEnv[] = []
+const children: Array<ReturnType<typeof spawn>> = []
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL')
+  await Promise.all(envs.map((e) => e.mock.close()))
+  envs = []
+})
+
+/** A live foreign process that takes `<file>.lock` as OpenClaw does and drops it when told to on stdin. */
+async function holdLock(file: string): Promise<{release(): Promise<void>}> {
+  const script = `
+    const fs = require('node:fs')
+    const lock = process.argv[1] + '.lock'
+    const starttime = Number(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[19])
+    const fd = fs.openSync(lock, 'wx')
+    fs.writeSync(fd, JSON.stringify({pid: process.pid, createdAt: new Date().toISOString(), starttime}, null, 2))
+    fs.closeSync(fd)
+    process.stdout.write('locked\\n')
+    process.stdin.once('data', () => { fs.rmSync(lock); process.stdout.write('released\\n'); process.exit(0) })
+  `
+  const child = spawn(process.execPath, ['-e', script, file], {stdio: ['pipe', 'pipe', 'inherit']})
+  children.push(child)
+  let out = ''
+  child.stdout!.setEncoding('utf8').on('data', (d) => (out += d))
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  for (let i = 0; i < 400 && !out.includes('locked'); i++) await new Promise((r) => setTimeout(r, 10))
+  expect(out).toContain('locked')
+  return {
+    async release() {
+      child.stdin!.write('go\n')
+      await exited
+    },
+  }
+}
+
+describe('session rotated while the turn waits for the transcript lock', () => {
+  it('reset-style rotation (transcript renamed to .reset.<ts>, new sessionId/sessionFile, header-only file) under a held lock: the turn lands in the new session and its counters are written', async () => {
+    const a = await setup({config: (url) => providerConfig(url)})
+    envs.push(a)
+    expect((await a.run(['agent', '--agent', 'main', '-m', 'first turn'])).code).toBe(0)
+    const oldFile = sessionFile(a.state, 'agent:main:main')
+    const oldId = store(a.state)['agent:main:main'].sessionId
+    const holder = await holdLock(oldFile)
+
+    // --thinking makes the turn's first store update visible: once it is on disk the turn has fixed its path.
+    const turn = a.run(['agent', '--agent', 'main', '-m', 'second turn', '--thinking', 'low', '--json'], {timeoutMs: 30_000})
+    for (let i = 0; i < 1000 && store(a.state)['agent:main:main'].thinkingLevel !== 'low'; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(store(a.state)['agent:main:main'].thinkingLevel).toBe('low')
+
+    // What `clawkit sessions reset` / OpenClaw /new do while holding the transcript lock.
+    const archived = `${oldFile}.reset.2026-11-25T23-00-00.000Z`
+    fs.renameSync(oldFile, archived)
+    const newId = randomUUID()
+    const newFile = path.join(path.dirname(oldFile), `${newId}.jsonl`)
+    const data = store(a.state)
+    Object.assign(data['agent:main:main'], {sessionId: newId, sessionFile: newFile, updatedAt: Date.now()})
+    for (const k of ['inputTokens', 'outputTokens', 'totalTokens', 'estimatedCostUsd']) delete data['agent:main:main'][k]
+    const tmp = `${sessionsJsonPath(a.state)}.${randomUUID()}.tmp`
+    fs.writeFileSync(tmp, JSON.stringify(data, null, 2), {mode: 0o600})
+    fs.renameSync(tmp, sessionsJsonPath(a.state))
+    fs.writeFileSync(newFile, `${JSON.stringify({type: 'session', version: 3, id: newId, timestamp: new Date().toISOString(), cwd: path.join(a.state, 'workspace')})}\n`, {mode: 0o600})
+    await holder.release()
+
+    const r = await turn
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).meta.agentMeta).toMatchObject({sessionId: newId, sessionFile: newFile})
+    // The old path was not recreated; the archive holds only the first turn.
+    expect(fs.existsSync(oldFile)).toBe(false)
+    expect(transcriptLines(archived).filter((l) => l.type === 'message' && l.message.role === 'user').map((l) => l.message.content[0].text)).toEqual(['first turn'])
+    // The turn continued the rotated (empty) session: the model saw no old history.
+    expect(userTexts(a.mock.messageRequests().at(-1)!.body)).toEqual(['second turn'])
+    const lines = transcriptLines(newFile)
+    expect(lines[0]).toMatchObject({type: 'session', id: newId})
+    expect(lines.filter((l) => l.type === 'session')).toHaveLength(1)
+    expect(lines.filter((l) => l.type === 'message').map((l) => l.message.role)).toEqual(['user', 'assistant'])
+    expectLinearChain(lines)
+    const e = store(a.state)['agent:main:main']
+    expect(e).toMatchObject({sessionId: newId, sessionFile: newFile, totalTokensFresh: true, thinkingLevel: 'low'})
+    expect(e.inputTokens).toBe(a.mock.messageRequests().at(-1)!.inputTokens)
+    expect(e.totalTokens).toBeGreaterThan(0)
+    expect(e.estimatedCostUsd).toBeGreaterThan(0)
+    expect(oldId).not.toBe(newId)
+    expect(fs.existsSync(`${newFile}.lock`)).toBe(false)
+    expect(fs.existsSync(`${oldFile}.lock`)).toBe(false)
+  })
+})
