@@ -250,7 +250,15 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
       const sessionId = entry.sessionId
       const transcript = resolveTranscriptPath(sessionsDir, entry, selected.key).path
       const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof entry.thinkingLevel === 'string' ? entry.thinkingLevel : undefined) ?? 'off'
-      const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000})
+      const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000, signal: controller.signal}).catch((error: unknown) => {
+        // Ctrl-C or --timeout while another writer holds the session: nothing ran, nothing was written.
+        if ((error as {code?: string}).code !== 'E_LOCK_WAIT_ABORTED') throw error
+        const timedOut = abortReason === 'timeout'
+        throw new ClawkitError(`${timedOut ? 'Timed out' : 'Interrupted'} while waiting for another writer of ${selected.key}; the turn was not run and nothing was written.`, {
+          code: 'E_LOCK_WAIT_ABORTED',
+          exitCode: timedOut ? ExitCode.timeout : ExitCode.interrupted,
+        })
+      })
       try {
         const current = findEntry(await store.read(), selected.key)
         const rotated = current !== undefined && (current.entry.sessionId !== sessionId || resolveTranscriptPath(sessionsDir, current.entry, selected.key).path !== transcript)

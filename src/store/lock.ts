@@ -20,6 +20,8 @@ export interface LockOptions {
   timeoutMs?: number
   /** A lock older than this is stale whatever its pid (OpenClaw default 30 min). */
   staleMs?: number
+  /** Stop waiting when this fires (Ctrl-C, a turn timeout): E_LOCK_WAIT_ABORTED. */
+  signal?: AbortSignal
 }
 
 export type StaleReason = 'missing-pid' | 'dead-pid' | 'recycled-pid' | 'invalid-createdAt' | 'too-old'
@@ -226,8 +228,16 @@ export interface LockHandle {
   release(): Promise<void>
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms))
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, {once: true})
+  })
 }
 
 /**
@@ -274,8 +284,14 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     }
     const elapsed = Date.now() - started
     if (elapsed >= timeoutMs) throw new LockTimeoutError(lockPath, timeoutMs, lastHolder)
-    await sleep(Math.min(1000, 50 * attempt, Math.max(1, timeoutMs - elapsed)))
+    if (opts.signal?.aborted) throw lockWaitAborted(lockPath, lastHolder)
+    await sleep(Math.min(1000, 50 * attempt, Math.max(1, timeoutMs - elapsed)), opts.signal)
+    if (opts.signal?.aborted) throw lockWaitAborted(lockPath, lastHolder)
   }
+}
+
+function lockWaitAborted(lockPath: string, holder: number | undefined): ClawkitError {
+  return new ClawkitError(`Stopped waiting for ${lockPath} (held by pid ${holder ?? 'unknown'}); nothing was written.`, {code: 'E_LOCK_WAIT_ABORTED'})
 }
 
 /**

@@ -95,3 +95,22 @@ describe('session rotated while the turn waits for the transcript lock', () => {
     expect(fs.existsSync(`${oldFile}.lock`)).toBe(false)
   })
 })
+
+describe('--timeout while another writer holds the session', () => {
+  it('stops waiting for the transcript lock at the timeout: exit 124, the model is never called, nothing is written', async () => {
+    const a = await setup({config: (url) => providerConfig(url)})
+    envs.push(a)
+    const first = await a.run(['agent', '--agent', 'main', '-m', 'first'])
+    expect(first.code, first.stderr).toBe(0)
+    const file = sessionFile(a.state, 'agent:main:main')
+    const before = fs.readFileSync(file)
+    const holder = await holdLock(file)
+    const requests = a.mock.messageRequests().length
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'second', '--timeout', '1'])
+    expect(r.code).toBe(124)
+    expect(r.stderr).toContain('Timed out while waiting for another writer of agent:main:main')
+    expect(a.mock.messageRequests().length).toBe(requests)
+    expect(fs.readFileSync(file).equals(before)).toBe(true)
+    await holder.release()
+  })
+})

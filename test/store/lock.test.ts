@@ -156,3 +156,18 @@ describe('lock edge cases', () => {
     expect(fs.existsSync(lock.lockPath)).toBe(false)
   })
 })
+
+describe('aborting a lock wait', () => {
+  it('an AbortSignal stops the wait on a live lock at once, leaving the holder\'s lock alone', async () => {
+    const file = path.join(tempDir(), 'x.jsonl')
+    const pid = liveChild()
+    const lockPath = writeLock(file, {pid, createdAt: new Date().toISOString(), starttime: readProcessStartTime(pid)})
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 200)
+    const started = Date.now()
+    const err = await acquireLock(file, {timeoutMs: 30_000, signal: controller.signal}).catch((error) => error)
+    expect(err.code).toBe('E_LOCK_WAIT_ABORTED')
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(fs.existsSync(lockPath)).toBe(true)
+  })
+})
