@@ -126,6 +126,10 @@ describe('doctor: everything at once', () => {
     const extra = copyFixture(TWO_AGENTS)
     // a third agent on disk only (not configured), copied from the other fixture
     fs.cpSync(path.join(extra, 'agents', 'work'), path.join(state, 'agents', 'work'), {recursive: true})
+    // cpSync's modes for new directories differ between Node versions (Node 24 applies the umask): pin them, so the
+    // only permission damage is the one this test makes on purpose.
+    for (const d of [path.join(state, 'agents', 'work'), sessionsDir(state, 'work')]) fs.chmodSync(d, 0o700)
+    for (const f of fs.readdirSync(sessionsDir(state, 'work'))) fs.chmodSync(path.join(sessionsDir(state, 'work'), f), 0o600)
     const dir = sessionsDir(state)
     fs.chmodSync(state, 0o755)
     fs.appendFileSync(transcriptOf(state, 'main', 'f1ea83b9-e3d9-43c8-b4e4-5d101bf3ee2f'), '{"type":"message","id":"torn')
