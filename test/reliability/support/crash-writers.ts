@@ -251,7 +251,7 @@ export const CRASH_WRITERS: CrashWriter[] = [
     covers: 'index+transcript',
     weight: 3,
     trigger: 'lock',
-    maxDelayMs: 1000,
+    maxDelayMs: 420,
     spawn: spawnAgentTurn,
     verify: verifyAgentTurn,
     recover: recoverAgentTurn,
