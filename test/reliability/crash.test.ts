@@ -3,17 +3,19 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
 
 import {newTrialContext, runTrial, summarize, type TrialRecord, writeResults} from './support/crash.js'
-import {CRASH_WRITERS} from './support/crash-writers.js'
+import {closeCrashWriterServers, CRASH_WRITERS} from './support/crash-writers.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
 
 const TRIALS = intFromEnv('CLAWKIT_CRASH_TRIALS', 40)
 const SEED = seedFromEnv(20_261_125)
 
 describe('crash trials (SIGKILL mid-write)', () => {
-  it(`${TRIALS} seeded kills over index rewrites, transcript appends and CLI resets: 0 corruptions, dead locks reclaimed, torn tails fenced`, async () => {
+  afterAll(closeCrashWriterServers)
+
+  it(`${TRIALS} seeded kills over index rewrites, transcript appends, CLI resets and agent turns: 0 corruptions, dead locks reclaimed, torn tails fenced, doctor --fix leaves no fixable finding`, async () => {
     const rng = new Rng(SEED)
     const started = Date.now()
     const records: TrialRecord[] = []

@@ -59,6 +59,26 @@ function demoState(): string {
   return dest
 }
 
+/** openclaw.json for a fresh state dir: a custom anthropic-messages provider at the mock (OpenClaw requires `name`). */
+function writeMockProviderConfig(state: string, port: number): void {
+  fs.mkdirSync(state, {recursive: true})
+  fs.writeFileSync(
+    path.join(state, 'openclaw.json'),
+    JSON.stringify({
+      models: {providers: {mock: {baseUrl: `http://127.0.0.1:${port}`, apiKey: 'test-key', api: 'anthropic-messages', models: [{id: 'mock-1', name: 'Mock', contextWindow: 200_000, maxTokens: 4096, input: ['text'], cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}}]}}},
+      agents: {defaults: {model: {primary: 'mock/mock-1'}}},
+    }, null, 2),
+  )
+}
+
+/** OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy. */
+function shareCachedPluginRuntime(state: string): void {
+  const cache = process.env.CLAWKIT_INTEROP_CACHE
+  if (!cache) return
+  fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
+  fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
+}
+
 describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTEROP_VERSION ?? ''}`, () => {
   it('the demo state clawkit wrote (examples/demo-state): OpenClaw accepts the config and lists the same keys, ids and tokens', async () => {
     const home = tempDir()
@@ -179,16 +199,67 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     }
   }, 900_000)
 
-  // HOOK for the lead once `clawkit agent` (issue 3) lands: the agent round trip against the mock Anthropic server.
-  // The transcript round trip above already has the pieces (support/mock-anthropic.mjs, the provider config, the
-  // shared plugin-runtime-deps); replace its library writes with the real command:
-  //   1. start the mock Messages API on 127.0.0.1:0 and write openclaw.json with
-  //      models.providers.mock = {baseUrl, apiKey: 'test', api: 'anthropic-messages', models: [{id: 'mock-1', name: 'Mock',
-  //      contextWindow: 200000, maxTokens: 4096, input: ['text'], cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}}]}
-  //      and agents.defaults.model.primary = 'mock/mock-1' (OpenClaw requires `name` on every model);
-  //   2. clawkit agent -m "one" --session-id S --json          -> mock sees [one]
-  //   3. openclaw agent --local --session-id S -m "two" --json -> mock sees [one, reply, two]
-  //   4. clawkit agent -m "three" --session-id S --json        -> mock sees the whole history;
-  //   5. expectSameListing(state, home) and the transcript's parentId chain is intact.
-  it.todo('agent round trip: clawkit agent -m -> openclaw agent --local -> clawkit agent -m, the mock sees the whole history each time')
+  it('agent round trip: clawkit agent -m -> openclaw agent --local -> clawkit agent -m; the mock gets the whole history (both writers\' turns, in order) each time, one parentId chain, same listing', async () => {
+    const home = tempDir()
+    const state = path.join(tempDir(), 'state')
+    const requests = path.join(home, 'requests.jsonl')
+    const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
+    try {
+      const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
+      writeMockProviderConfig(state, port)
+      shareCachedPluginRuntime(state)
+      // No ANTHROPIC_* in the env: both CLIs must reach the mock through openclaw.json's provider alone.
+      const env = baseEnv(home, {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined})
+      const sent = (): any[] => fs.readFileSync(requests, 'utf8').trim().split('\n').map((l) => JSON.parse(l).body)
+      /**
+       * The texts of every message the model was sent, in order, as role: text. OpenClaw prefixes its own user turn with
+       * a "[Bootstrap pending]" notice while the workspace's BOOTSTRAP.md is unfinished (its behaviour, not what either
+       * tool stored); that block is cut so the comparison is about the history.
+       */
+      const unbootstrap = (text: string): string => text.replace(/^\[Bootstrap pending\]\n[\s\S]*?\n\n/, '')
+      const transcriptOf = (body: any): string[] =>
+        body.messages.map((m: any) => `${m.role}: ${unbootstrap(typeof m.content === 'string' ? m.content : m.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join(' '))}`)
+      const sid = 'rt-agent-1'
+      const key = 'agent:main:explicit:rt-agent-1'
+
+      // 1. clawkit starts the session.
+      const one = await runCli(['agent', '-m', 'one from clawkit', '--session-id', sid, '--json', '--state-dir', state], {env, timeoutMs: 60_000})
+      expect(one.code, one.stderr).toBe(0)
+      expect(transcriptOf(sent().at(-1))).toEqual(['user: one from clawkit'])
+      const sessionFile = path.join(state, 'agents', 'main', 'sessions', `${sid}.jsonl`)
+      expect(JSON.parse(fs.readFileSync(sessionsJsonPath(state), 'utf8'))[key]).toMatchObject({sessionId: sid})
+
+      // 2. OpenClaw continues it: the model must see clawkit's turn before OpenClaw's message.
+      const two = await openclaw(['agent', '--local', '--session-id', sid, '-m', 'two from openclaw', '--json'], state, home)
+      expect(two.code, two.stderr.slice(-2000)).toBe(0)
+      expect(transcriptOf(sent().at(-1))).toEqual(['user: one from clawkit', 'assistant: echo 1: one from clawkit', 'user: two from openclaw'])
+      await expectSameListing(state, home)
+
+      // 3. clawkit again: the whole history, OpenClaw's turn included, in order.
+      const three = await runCli(['agent', '-m', 'three from clawkit', '--session-id', sid, '--json', '--state-dir', state], {env, timeoutMs: 60_000})
+      expect(three.code, three.stderr).toBe(0)
+      const last = sent()
+      // The mock echoed the last 200 characters OpenClaw sent, bootstrap notice included: match the reply by its ends.
+      const third = transcriptOf(last.at(-1))
+      expect(third).toHaveLength(5)
+      expect(third.slice(0, 3)).toEqual(['user: one from clawkit', 'assistant: echo 1: one from clawkit', 'user: two from openclaw'])
+      expect(third[3]).toMatch(new RegExp(`^assistant: echo ${last.length - 1}: [\\s\\S]*two from openclaw$`))
+      expect(third[4]).toBe('user: three from clawkit')
+
+      // 4. One unbroken parentId chain across both writers, and both tools agree on ids and token figures.
+      const lines = fs.readFileSync(sessionFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+      expect(lines.filter((e) => e.type === 'session')).toHaveLength(1)
+      const entries = lines.filter((e) => e.type !== 'session')
+      for (let i = 1; i < entries.length; i++) expect(entries[i].parentId, `entry ${i} (${entries[i].type})`).toBe(entries[i - 1].id)
+      const texts = entries.filter((e) => e.type === 'message').map((e) => `${e.message.role}: ${unbootstrap((e.message.content as any[]).filter((b) => b.type === 'text').map((b) => b.text).join(' '))}`)
+      expect(texts.filter((t) => t.startsWith('user: '))).toEqual(['user: one from clawkit', 'user: two from openclaw', 'user: three from clawkit'])
+      const {openclaw: oc, clawkit: ck} = await expectSameListing(state, home)
+      const ocRow = oc.sessions.find((r: {key: string}) => r.key === key)
+      expect(ocRow).toMatchObject({sessionId: sid})
+      expect(ck.sessions.find((r: {key: string}) => r.key === key)).toMatchObject({sessionId: sid, inputTokens: ocRow.inputTokens, outputTokens: ocRow.outputTokens, totalTokens: ocRow.totalTokens})
+      process.stderr.write(`interop: agent round trip: ${last.length} model requests, ${entries.length} entries in one chain, row ${JSON.stringify(Object.fromEntries(COMPARED.map((k) => [k, ocRow[k]])))}\n`)
+    } finally {
+      mock.kill()
+    }
+  }, 900_000)
 })

@@ -4,8 +4,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
-import {cli, type CrashWriter, listMatching, runSpec, type TrialContext, type VerifyResult, WORKER} from './crash.js'
+import {cli, type CrashWriter, listMatching, runSpec, type SpawnSpec, type TrialContext, type VerifyResult, WORKER} from './crash.js'
 import {inspectLock} from '../../../src/store/lock.js'
+import {type MockAnthropic, startMockAnthropic} from '../../support/mock-anthropic.js'
 import {scanJsonl} from './jsonl.js'
 import {sha256} from './tree.js'
 
@@ -245,7 +246,147 @@ export const CRASH_WRITERS: CrashWriter[] = [
     },
     recover: recoverWithCliReset,
   },
-  // Hook for the lead: `clawkit agent -m` (issue 3) and `clawkit message send` (issue 5) rows go here, spawned against
-  // the mock Anthropic server, with verify() checking the index (old or new row) and the transcript (verifyTranscript
-  // style: prefix intact, chain intact, at most one torn line) and recover() running the same command again.
+  {
+    name: 'clawkit agent -m (CLI against the mock Anthropic server, kill after its first lock appears)',
+    covers: 'index+transcript',
+    weight: 3,
+    trigger: 'lock',
+    maxDelayMs: 420,
+    spawn: spawnAgentTurn,
+    verify: verifyAgentTurn,
+    recover: recoverAgentTurn,
+  },
+  // `clawkit message send` rows go here the same way.
 ]
+
+// --- clawkit agent -m -------------------------------------------------------------------------------------------
+
+/** One in-process mock Messages API for every agent trial (echoes the last user text); closed by the test's afterAll. */
+let mockAnthropic: Promise<MockAnthropic> | undefined
+
+export async function closeCrashWriterServers(): Promise<void> {
+  const m = mockAnthropic
+  mockAnthropic = undefined
+  if (m) await (await m).close()
+}
+
+/** Fields an agent turn may set on an existing entry; every other field must survive it byte for byte. */
+const AGENT_TOUCHED = new Set([
+  'updatedAt', 'lastInteractionAt', 'sessionFile', 'contextTokens', 'modelProvider', 'model', 'abortedLastRun', 'inputTokens', 'outputTokens',
+  'cacheRead', 'cacheWrite', 'totalTokens', 'totalTokensFresh', 'estimatedCostUsd',
+])
+
+async function spawnAgentTurn(ctx: TrialContext): Promise<SpawnSpec> {
+  const mock = await (mockAnthropic ??= startMockAnthropic())
+  // The fixture's provider `mockant` points at a port that is not listening here; point it at this run's mock.
+  const configPath = path.join(ctx.stateDir, 'openclaw.json')
+  fs.writeFileSync(configPath, fs.readFileSync(configPath, 'utf8').replace('http://127.0.0.1:18089', mock.url))
+  const base = scanJsonl(ctx.transcriptPath)
+  const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
+  ctx.scratch.baseLineCount = base.lines.length
+  ctx.scratch.baseLeaf = entries.at(-1)?.id
+  ctx.scratch.baseIds = entries.map((e) => e.id)
+  ctx.scratch.message = `crash trial ${ctx.trial} ${ctx.rng.int(1, 2 ** 31)}`
+  return cli(['agent', '-m', ctx.scratch.message as string, '--agent', 'main', '--json', '--state-dir', ctx.stateDir])
+}
+
+function messageText(e: Record<string, any>): string {
+  return ((e.message?.content ?? []) as any[]).filter((b) => b?.type === 'text').map((b) => b.text).join('')
+}
+
+/**
+ * What a killed turn may leave: the index row old (the turn writes it once, at the end) or new (the turn's figures,
+ * every other field kept, no other row touched); the transcript's old bytes intact, then a gap-free prefix of the
+ * turn's entries (settings entries, the user message, the reply) chained onto the old leaf, and at most one torn
+ * last line. A new row requires the whole reply on disk, since the index is written after it.
+ */
+function verifyAgentTurn(ctx: TrialContext): VerifyResult {
+  const problems: string[] = []
+  const {text, data} = readIndex(ctx, problems)
+  const scan = scanJsonl(ctx.transcriptPath)
+  if (!scan.bytes.subarray(0, ctx.baseTranscript.length).equals(ctx.baseTranscript)) problems.push('the transcript bytes before the turn changed')
+  if (scan.badComplete.length > 0) problems.push(`complete transcript lines that do not parse: ${scan.badComplete.join(', ')}`)
+  if (scan.tail !== '' && !scan.tail.startsWith('{"type":')) problems.push(`unterminated tail is not the start of an entry: ${scan.tail.slice(0, 40)}`)
+  const ours = scan.lines.slice(ctx.scratch.baseLineCount as number)
+  let parent = ctx.scratch.baseLeaf as string
+  const ids = new Set<string>(ctx.scratch.baseIds as string[])
+  let stage = 'none' as 'none' | 'settings' | 'user' | 'reply'
+  for (const [i, e] of ours.entries()) {
+    if (e.parentId !== parent) problems.push(`turn entry ${i + 1} parentId ${e.parentId} != ${parent}`)
+    if (typeof e.id !== 'string' || ids.has(e.id)) problems.push(`turn entry ${i + 1} has a bad or duplicate id ${e.id}`)
+    ids.add(String(e.id))
+    parent = String(e.id)
+    const role = e.type === 'message' ? (e.message as any)?.role : undefined
+    if (role === undefined && stage !== 'user' && stage !== 'reply' && e.type !== 'message') stage = 'settings'
+    else if (role === 'user' && (stage === 'none' || stage === 'settings') && messageText(e) === ctx.scratch.message) stage = 'user'
+    else if (role === 'assistant' && stage === 'user') stage = 'reply'
+    else problems.push(`unexpected turn entry ${i + 1} (${e.type}${role ? `/${role}` : ''}) after ${stage}`)
+  }
+  if (stage === 'reply' && messageText(ours.at(-1)!) !== `Echo: ${ctx.scratch.message}`) problems.push(`reply text is ${JSON.stringify(messageText(ours.at(-1)!))}`)
+  ctx.scratch.leaf = parent
+  ctx.scratch.reachedUser = stage === 'user' || stage === 'reply'
+  const transcriptState = `${stage}${scan.tail ? '+torn' : ''}`
+  if (!data) return {outcome: 'unparseable', problems, tornLine: scan.tail !== ''}
+  if (text !== JSON.stringify(data, null, 2)) problems.push('sessions.json is not in OpenClaw\'s 2-space serialization')
+  for (const k of Object.keys(ctx.baseIndex)) if (k !== MAIN && !isDeepStrictEqual(data[k], ctx.baseIndex[k])) problems.push(`entry ${k} changed`)
+  const extra = Object.keys(data).filter((k) => !(k in ctx.baseIndex))
+  if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`)
+  const before = ctx.baseIndex[MAIN]
+  const after = data[MAIN]
+  if (isDeepStrictEqual(after, before)) return {outcome: `old/${transcriptState}`, problems, tornLine: scan.tail !== ''}
+  if (!after || typeof after !== 'object') {
+    problems.push('main entry missing')
+    return {outcome: 'broken', problems}
+  }
+  for (const [k, v] of Object.entries(before)) if (!AGENT_TOUCHED.has(k) && !isDeepStrictEqual(after[k], v)) problems.push(`turn changed field ${k}`)
+  for (const k of Object.keys(after)) if (!(k in before) && !AGENT_TOUCHED.has(k)) problems.push(`turn added field ${k}`)
+  if (after.sessionFile !== ctx.transcriptPath) problems.push(`sessionFile ${after.sessionFile} is not the transcript the turn wrote`)
+  if (!(after.updatedAt > before.updatedAt) || after.lastInteractionAt !== after.updatedAt) problems.push('updatedAt/lastInteractionAt not stamped')
+  if (after.modelProvider !== 'mockant' || after.model !== 'claude-mock' || after.abortedLastRun !== false) problems.push(`row model ${after.modelProvider}/${after.model} aborted=${after.abortedLastRun}`)
+  if (!(after.inputTokens > 0) || !(after.totalTokens > 0) || after.totalTokensFresh !== true) problems.push(`row tokens input=${after.inputTokens} total=${after.totalTokens} fresh=${after.totalTokensFresh}`)
+  if (stage !== 'reply' || scan.tail !== '') problems.push(`new index row but the transcript holds only ${transcriptState}`)
+  return {outcome: `new/${transcriptState}`, problems, tornLine: scan.tail !== ''}
+}
+
+/**
+ * The next command after a killed turn is the next turn: it must reclaim the dead pid's locks, send the model the
+ * history (the old conversation, the killed turn's complete entries), chain onto the last complete entry and fence a
+ * torn line onto its own line.
+ */
+async function recoverAgentTurn(ctx: TrialContext): Promise<string[]> {
+  const problems: string[] = []
+  const mock = await mockAnthropic!
+  const pre = scanJsonl(ctx.transcriptPath)
+  const hadTail = pre.tail !== ''
+  const preCount = pre.lines.length
+  const next = `after crash ${ctx.trial}`
+  const r = await runSpec(cli(['agent', '-m', next, '--agent', 'main', '--json', '--state-dir', ctx.stateDir]), ctx.env)
+  if (r.code !== 0) return [`recovery turn exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`]
+  const doc = JSON.parse(r.stdout)
+  // The mock echoes the last user message; after a kill that left the user message without a reply, the model gets
+  // both user texts in one turn, so the echo ends with (rather than equals) the recovery message.
+  const reply = String(doc.payloads?.[0]?.text)
+  if (!reply.startsWith('Echo: ') || !reply.endsWith(next)) problems.push(`recovery turn replied ${JSON.stringify(reply)}`)
+  const sent = mock.messageRequests().filter((q) => JSON.stringify(q.body.messages).includes(next)).at(-1)
+  const history = sent ? JSON.stringify(sent.body.messages) : ''
+  if (!sent) problems.push('the mock never received the recovery turn')
+  else if (ctx.scratch.reachedUser && !history.includes(String(ctx.scratch.message))) problems.push('the recovery turn did not send the killed turn\'s recorded user message')
+  problems.push(...checkLocksAfterRecovery(ctx, [ctx.indexPath, ctx.transcriptPath]))
+  const scan = scanJsonl(ctx.transcriptPath)
+  if (scan.tail !== '') problems.push('transcript still ends without a newline after the recovery turn')
+  if (scan.badComplete.length !== (hadTail ? 1 : 0)) problems.push(`${scan.badComplete.length} unparseable lines after recovery (expected ${hadTail ? 1 : 0})`)
+  // The recovery turn's entries are the complete lines after the ones that were there before it; the first hangs off
+  // the last complete entry of the killed turn (or the old leaf), the rest chain one after the other.
+  const run = scan.lines.slice(preCount)
+  let parent = ctx.scratch.leaf as string
+  run.forEach((e, i) => {
+    if (e.parentId !== parent) problems.push(`recovery entry ${i + 1} parentId ${e.parentId} != ${parent}`)
+    parent = String(e.id)
+  })
+  if (!run.some((e) => (e.message as any)?.role === 'user' && messageText(e) === next)) problems.push('the recovery turn\'s user message is not in the transcript')
+  const last = scan.lines.at(-1)
+  if (!last || (last.message as any)?.role !== 'assistant' || messageText(last) !== reply) problems.push('the recovery reply is not the last line')
+  const row = readIndex(ctx, problems).data?.[MAIN]
+  if (row?.sessionId !== ctx.baseIndex[MAIN].sessionId || row?.sessionFile !== ctx.transcriptPath || row?.abortedLastRun !== false) problems.push('recovery turn did not land in the index row')
+  return problems
+}

@@ -47,7 +47,8 @@ export interface CrashWriter {
   trigger: 'spawn' | 'ready' | 'lock'
   /** The kill lands uniformly in [0, maxDelayMs] after the trigger. */
   maxDelayMs: number
-  spawn(ctx: TrialContext): SpawnSpec
+  /** May be async (a row that needs a server first). */
+  spawn(ctx: TrialContext): SpawnSpec | Promise<SpawnSpec>
   /** Check the disk right after the kill. `progress` is the last completed step the victim printed (0 if none). */
   verify(ctx: TrialContext, progress: number): VerifyResult | Promise<VerifyResult>
   /** The next command after the crash; must reclaim any lock left by the dead pid and leave a consistent state. */
@@ -66,6 +67,8 @@ export interface TrialRecord {
   tornLine: boolean
   /** Stale locks on files the recovery command did not need (left for doctor, as OpenClaw leaves them). */
   orphanLocks: number
+  /** Ids of the findings `clawkit doctor --fix --yes` repaired after the recovery command. */
+  doctorFixed: string[]
   problems: string[]
 }
 
@@ -121,7 +124,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<TrialRecord> {
   const delayMs = ctx.rng.next() * writer.maxDelayMs
-  const spec = writer.spawn(ctx)
+  const spec = await writer.spawn(ctx)
   let watcher: fs.FSWatcher | undefined
   let armed!: () => void
   const triggered = new Promise<void>((r) => (armed = r))
@@ -171,6 +174,7 @@ export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<
     leftoverTmp: listMatching(ctx.sessionsDir, /\.tmp$/),
     tornLine: false,
     orphanLocks: 0,
+    doctorFixed: [],
     problems: [],
   }
   if (!killed && child.exitCode !== 0) record.problems.push(`victim exited ${child.exitCode} before the kill: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)
@@ -181,10 +185,38 @@ export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<
     record.problems.push(...v.problems)
     record.problems.push(...(await writer.recover(ctx)))
     record.orphanLocks = (ctx.scratch.orphanLocks as number) ?? 0
+    const doctor = await doctorFix(ctx)
+    record.doctorFixed = doctor.fixed
+    record.problems.push(...doctor.problems)
   } catch (error) {
     record.problems.push(`check threw: ${(error as Error).stack ?? error}`)
   }
   return record
+}
+
+/**
+ * The last step after every crash and its next command: `clawkit doctor --fix --yes --json` must end with a report in
+ * which no fixable finding remains (every one it found is fixed, no repair failed) and no lock is left in the sessions
+ * dir (the orphan locks the next command left for doctor included).
+ */
+export async function doctorFix(ctx: TrialContext): Promise<{fixed: string[]; problems: string[]}> {
+  const r = await runSpec(cli(['doctor', '--fix', '--yes', '--json', '--state-dir', ctx.stateDir]), ctx.env)
+  // Exit 3/4 are reports with remaining (non-fixable) warnings/errors, e.g. the index worker's rows without transcripts.
+  if (![0, 3, 4].includes(r.code ?? -1)) return {fixed: [], problems: [`doctor --fix exited ${r.code}: ${(r.stderr.trim() || r.stdout.trim()).slice(0, 500)}`]}
+  let doc: {findings: Array<{id: string; fixable: boolean; fixed: boolean; repairError?: string; path: string}>; exitCode: number; repair: boolean}
+  try {
+    doc = JSON.parse(r.stdout)
+  } catch {
+    return {fixed: [], problems: [`doctor --fix --json printed no JSON document: ${r.stdout.slice(0, 200)}`]}
+  }
+  const problems: string[] = []
+  if (!doc.repair || doc.exitCode !== r.code) problems.push(`doctor report repair=${doc.repair} exitCode=${doc.exitCode} (process exited ${r.code})`)
+  for (const f of doc.findings) {
+    if (f.fixable && !f.fixed) problems.push(`doctor --fix left a fixable finding ${f.id} on ${path.basename(f.path)}${f.repairError ? `: ${f.repairError}` : ''}`)
+  }
+  const locks = listMatching(ctx.sessionsDir, /\.lock$/)
+  if (locks.length > 0) problems.push(`locks left after doctor --fix: ${locks.join(', ')}`)
+  return {fixed: doc.findings.filter((f) => f.fixed).map((f) => f.id), problems}
 }
 
 /** setTimeout for whole milliseconds, then a short spin for the fraction, so sub-ms delays are not all rounded to 1 ms. */
@@ -216,6 +248,8 @@ export interface CrashSummary {
   leftoverTmpIgnored: number
   tornLines: number
   orphanLocksLeftForDoctor: number
+  /** Findings doctor --fix repaired after the recovery commands, by id (summed over trials). */
+  doctorFixed: Record<string, number>
   wallMs: number
   failures: TrialRecord[]
 }
@@ -241,6 +275,7 @@ export function summarize(seed: number, records: TrialRecord[], wallMs: number):
     leftoverTmpIgnored: records.filter((r) => r.leftoverTmp.length > 0 && r.problems.length === 0).length,
     tornLines: records.filter((r) => r.tornLine).length,
     orphanLocksLeftForDoctor: records.reduce((n, r) => n + r.orphanLocks, 0),
+    doctorFixed: records.flatMap((r) => r.doctorFixed).reduce<Record<string, number>>((acc, id) => ((acc[id] = (acc[id] ?? 0) + 1), acc), {}),
     wallMs,
     failures,
   }
