@@ -6,7 +6,7 @@ import JSON5 from 'json5'
 
 import {ClawkitError} from '../errors.js'
 import {DEFAULT_AGENT_ID, isSafeAgentDirName, normalizeAgentId} from './agent-id.js'
-import {type Env, resolveConfigPath, resolveUserPath} from './paths.js'
+import {type Env, resolveConfigPath, resolveHomeDir, resolveUserPath} from './paths.js'
 
 export const DEFAULT_CONTEXT_TOKENS = 200_000
 
@@ -183,11 +183,22 @@ export function lookupContextWindow(config: OpenClawConfig, model: string | unde
   return typeof v === 'number' && v > 0 ? v : undefined
 }
 
+/**
+ * The agent workspace exactly as OpenClaw 2026.4.27 resolves it (resolveAgentWorkspaceDir): the agent's own
+ * `workspace`; for the default agent `agents.defaults.workspace`, else `~/.openclaw/workspace` (or
+ * `~/.openclaw/workspace-<profile>` under OPENCLAW_PROFILE) whatever the state dir is; for other agents
+ * `<defaults.workspace>/<id>`, else `<stateDir>/workspace-<id>`.
+ */
 export function resolveWorkspaceDir(stateDir: string, config: OpenClawConfig, agentId: string, env: Env = process.env): string {
-  const agent = findAgentConfig(config, agentId)
-  if (typeof agent?.workspace === 'string' && agent.workspace.trim()) return resolveUserPath(agent.workspace, env)
-  const isDefault = agentId === resolveDefaultAgentId(config)
-  const defaults = config.agents?.defaults?.workspace
-  if (isDefault && typeof defaults === 'string' && defaults.trim()) return resolveUserPath(defaults, env)
-  return path.join(stateDir, isDefault ? 'workspace' : `workspace-${agentId}`)
+  const id = normalizeAgentId(agentId)
+  const own = findAgentConfig(config, id)?.workspace
+  if (typeof own === 'string' && own.trim()) return resolveUserPath(own, env)
+  const fallback = typeof config.agents?.defaults?.workspace === 'string' ? config.agents.defaults.workspace.trim() : ''
+  if (id === resolveDefaultAgentId(config)) {
+    if (fallback) return resolveUserPath(fallback, env)
+    const profile = env.OPENCLAW_PROFILE?.trim()
+    return path.join(resolveHomeDir(env), '.openclaw', profile && profile.toLowerCase() !== 'default' ? `workspace-${profile}` : 'workspace')
+  }
+  if (fallback) return path.join(resolveUserPath(fallback, env), id)
+  return path.join(stateDir, `workspace-${id}`)
 }

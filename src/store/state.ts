@@ -55,7 +55,10 @@ export class OpenClawState {
   }
 
   static open(opts: OpenStateOptions = {}): OpenClawState {
-    const env = opts.env ?? process.env
+    let env = opts.env ?? process.env
+    // Like OpenClaw's CLI, --profile/--dev set OPENCLAW_PROFILE unless it is set already (it picks the workspace).
+    const flagProfile = opts.dev ? 'dev' : opts.profile
+    if (flagProfile && !env.OPENCLAW_PROFILE?.trim()) env = {...env, OPENCLAW_PROFILE: flagProfile}
     const settings = opts.ignoreSettings ? {} : loadSettings(env)
     let resolved = resolveStateDir({stateDir: opts.stateDir, profile: opts.profile, dev: opts.dev, env})
     let source: OpenClawState['stateDirSource'] = resolved.source

@@ -83,7 +83,7 @@ describe('exec tool process handling', () => {
   it('CLI: --timeout 2 while exec runs `sleep 20; echo done` -> exit 124 well before the sleep ends, tool result paired, lock released', async () => {
     const a = await setup({config: (url) => providerConfig(url)})
     envs.push(a)
-    fs.mkdirSync(path.join(a.state, 'workspace'))
+    fs.mkdirSync(a.workspace, {recursive: true})
     a.mock.push({kind: 'toolUse', calls: [{name: 'exec', input: {command: 'sleep 30 & echo bg=$! > bg.txt; sleep 20; echo done'}}]}, {kind: 'text', text: 'never'})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'run it', '--allow-exec', '--timeout', '2'], {timeoutMs: 15_000})
     expect(r.code, r.stderr).toBe(124)
@@ -95,6 +95,6 @@ describe('exec tool process handling', () => {
     expect(msgs.at(-1)).toMatchObject({role: 'assistant', stopReason: 'aborted', errorMessage: 'Request timed out.'})
     expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(true)
     expect(fs.existsSync(`${file}.lock`)).toBe(false)
-    expect(await gone(bgPid(fs.readFileSync(path.join(a.state, 'workspace', 'bg.txt'), 'utf8')))).toBe(true)
+    expect(await gone(bgPid(fs.readFileSync(path.join(a.workspace, 'bg.txt'), 'utf8')))).toBe(true)
   }, 20_000)
 })

@@ -154,8 +154,8 @@ describe('context guard', () => {
 
   it('oversized tool results are shortened in the request first, before any compaction', async () => {
     const a = await make({config: (url) => providerConfig(url)})
-    const ws = path.join(a.state, 'workspace')
-    fs.mkdirSync(ws)
+    const ws = a.workspace
+    fs.mkdirSync(ws, {recursive: true})
     fs.writeFileSync(path.join(ws, 'big.txt'), 'b'.repeat(40_000))
     a.mock.push({kind: 'toolUse', calls: [{name: 'read', input: {path: 'big.txt'}}]}, {kind: 'overflow'}, {kind: 'text', text: 'read it'})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'read big.txt'])

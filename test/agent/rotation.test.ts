@@ -69,7 +69,7 @@ describe('session rotated while the turn waits for the transcript lock', () => {
     const tmp = `${sessionsJsonPath(a.state)}.${randomUUID()}.tmp`
     fs.writeFileSync(tmp, JSON.stringify(data, null, 2), {mode: 0o600})
     fs.renameSync(tmp, sessionsJsonPath(a.state))
-    fs.writeFileSync(newFile, `${JSON.stringify({type: 'session', version: 3, id: newId, timestamp: new Date().toISOString(), cwd: path.join(a.state, 'workspace')})}\n`, {mode: 0o600})
+    fs.writeFileSync(newFile, `${JSON.stringify({type: 'session', version: 3, id: newId, timestamp: new Date().toISOString(), cwd: a.workspace})}\n`, {mode: 0o600})
     await holder.release()
 
     const r = await turn

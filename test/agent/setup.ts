@@ -10,6 +10,8 @@ export interface AgentEnv {
   state: string
   home: string
   env: Record<string, string>
+  /** The default agent's workspace when openclaw.json names none: OpenClaw's ~/.openclaw/workspace under HOME. */
+  workspace: string
   run(args: string[], opts?: {timeoutMs?: number}): ReturnType<typeof runCli>
 }
 
@@ -25,7 +27,7 @@ export async function setup(opts: {fixture?: string; config?: (mockUrl: string) 
   }
   if (opts.config !== undefined) fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify(opts.config(mock.url), null, 2))
   const env = baseEnv(home, opts.envKey === false ? {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined} : {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_AUTH_TOKEN: undefined})
-  return {mock, state, home, env, run: (args, o) => runCli([...args, '--state-dir', state], {env, timeoutMs: o?.timeoutMs})}
+  return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: (args, o) => runCli([...args, '--state-dir', state], {env, timeoutMs: o?.timeoutMs})}
 }
 
 export function transcriptLines(file: string): any[] {

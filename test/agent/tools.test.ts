@@ -10,8 +10,8 @@ let envs: AgentEnv[] = []
 async function make(extra: Record<string, unknown> = {}): Promise<AgentEnv & {ws: string}> {
   const e = await setup({config: (url) => providerConfig(url, {}, extra)})
   envs.push(e)
-  const ws = path.join(e.state, 'workspace')
-  fs.mkdirSync(ws)
+  const ws = e.workspace
+  fs.mkdirSync(ws, {recursive: true})
   fs.writeFileSync(path.join(ws, 'notes.txt'), 'line one\nline two\n')
   return {...e, ws}
 }

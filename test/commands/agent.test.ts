@@ -21,8 +21,8 @@ afterEach(async () => {
 describe('agent: new session', () => {
   it('creates the index entry and an OpenClaw-shaped transcript, streams the reply, sends both bootstrap files and auth', async () => {
     const a = await make({config: (url) => providerConfig(url)})
-    const ws = path.join(a.state, 'workspace')
-    fs.mkdirSync(ws)
+    const ws = a.workspace
+    fs.mkdirSync(ws, {recursive: true})
     fs.writeFileSync(path.join(ws, 'AGENTS.md'), 'Always answer in haiku.')
     fs.writeFileSync(path.join(ws, 'SOUL.md'), 'x'.repeat(20_000))
     const r = await a.run(['agent', '--agent', 'main', '-m', 'hello there'])

@@ -74,3 +74,26 @@ describe('state dir resolution (OpenClaw order)', () => {
     expect(OpenClawState.open({env: {...env, OPENCLAW_STATE_DIR: '/x'}}).stateDir).toBe('/x')
   })
 })
+
+describe('agent workspace (OpenClaw resolveAgentWorkspaceDir)', () => {
+  it('own workspace, then defaults.workspace (default agent) or <defaults>/<id>, else ~/.openclaw/workspace[-profile] or <state>/workspace-<id>', async () => {
+    const {resolveWorkspaceDir} = await import('../../src/config/config.js')
+    const env = {HOME: '/h'}
+    const listed = {agents: {list: [{id: 'main', default: true}, {id: 'work'}, {id: 'ops', workspace: '~/ops-ws'}]}}
+    expect(resolveWorkspaceDir('/state', listed, 'ops', env)).toBe('/h/ops-ws')
+    expect(resolveWorkspaceDir('/state', listed, 'main', env)).toBe('/h/.openclaw/workspace')
+    expect(resolveWorkspaceDir('/state', listed, 'main', {...env, OPENCLAW_PROFILE: 'work'})).toBe('/h/.openclaw/workspace-work')
+    expect(resolveWorkspaceDir('/state', listed, 'main', {...env, OPENCLAW_PROFILE: 'default'})).toBe('/h/.openclaw/workspace')
+    expect(resolveWorkspaceDir('/state', listed, 'work', env)).toBe('/state/workspace-work')
+    const withDefaults = {agents: {...listed.agents, defaults: {workspace: '~/ws'}}}
+    expect(resolveWorkspaceDir('/state', withDefaults, 'main', env)).toBe('/h/ws')
+    expect(resolveWorkspaceDir('/state', withDefaults, 'work', env)).toBe('/h/ws/work')
+  })
+
+  it('--profile sets OPENCLAW_PROFILE for the workspace as OpenClaw\'s CLI does', () => {
+    const home = tempDir()
+    const s = OpenClawState.open({profile: 'work', env: {HOME: home}, ignoreSettings: true})
+    expect(s.stateDir).toBe(path.join(home, '.openclaw-work'))
+    expect(s.env.OPENCLAW_PROFILE).toBe('work')
+  })
+})
