@@ -398,7 +398,7 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
   })
 
   it('fresh state dir (no config, no agents yet): creates the private sessions dir, a 0600 index and a transcript with the workspace cwd', async () => {
-    const {env} = setup(fake)
+    const {env, home} = setup(fake)
     const state = path.join(tempDir(), 'fresh')
     const r = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'first words', '--json', '--state-dir', state], env)
     expect(r.code, r.stderr).toBe(0)
@@ -408,7 +408,8 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     const key = 'agent:main:slack:channel:c0123abcd'
     expect(Object.keys(store(state))).toEqual([key])
     const lines = transcriptLines(state, key)
-    expect(lines[0]).toMatchObject({type: 'session', cwd: path.join(state, 'workspace')})
+    // OpenClaw's default workspace: ~/.openclaw/workspace whatever the state dir.
+    expect(lines[0]).toMatchObject({type: 'session', cwd: path.join(home, '.openclaw', 'workspace')})
     expect(lines[1].message.content[0].text).toBe('first words')
   })
 
