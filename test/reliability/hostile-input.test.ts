@@ -5,9 +5,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import fc from 'fast-check'
-import {afterAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {FIXTURES, TWO_AGENTS} from '../support/cli.js'
+import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
+import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {configArb, sessionsJsonArb, transcriptArb} from './support/arbitraries.js'
 import {writeResults} from './support/crash.js'
 import {HOSTILE_COMMANDS, makeSandbox, runHostile} from './support/hostile.js'
@@ -26,6 +28,20 @@ const figures: Record<string, {cases: number; failures: number; exitCodes: Recor
 const failures: unknown[] = []
 
 const commandArb = fc.constantFrom(...HOSTILE_COMMANDS)
+
+// The agent and message rows reach these real servers on 127.0.0.1 (their URLs go to the CLI through the env).
+let mock: MockAnthropic
+let fake: FakeChannels
+beforeAll(async () => {
+  mock = await startMockAnthropic()
+  fake = await startFakeChannels()
+  process.env.CLAWKIT_HOSTILE_ANTHROPIC_URL = mock.url
+  process.env.CLAWKIT_HOSTILE_WEBHOOK_URL = fake.webhookUrl
+})
+afterAll(async () => {
+  await mock?.close()
+  await fake?.close()
+})
 
 async function check(target: string, kind: string, write: (sb: ReturnType<typeof makeSandbox>) => void, cmd: (typeof HOSTILE_COMMANDS)[number]): Promise<boolean> {
   const sb = makeSandbox()

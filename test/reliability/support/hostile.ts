@@ -35,8 +35,8 @@ export interface HostileCommand {
   checkSuccess?: (r: RunResult, sb: Sandbox) => string[]
   /** Exit codes that mean "ran and reported" (default [0]; doctor also exits 3 and 4 with a full report). */
   successCodes?: number[]
-  /** Extra environment for this command. */
-  env?: Record<string, string>
+  /** Extra environment for this command (a function when it names servers the test file starts). */
+  env?: Record<string, string> | (() => Record<string, string>)
 }
 
 function listCheck(r: RunResult, sb: Sandbox): string[] {
@@ -79,7 +79,21 @@ export const HOSTILE_COMMANDS: HostileCommand[] = [
     json: true,
     env: {TELEGRAM_BOT_TOKEN: '123:hostile-test-token', TELEGRAM_API_BASE: 'http://127.0.0.1:9'},
   },
-  // Not covered here: `agent -m` (needs the mock model server; its own tests feed it the fixtures and broken input).
+  // The two writers that talk to a remote API: hostile-input.test.ts starts a mock Messages API and a fake webhook and
+  // exports their URLs through these variables before any case runs.
+  {
+    name: 'agent -m --json',
+    args: (sb) => ['agent', '--agent', 'main', '-m', 'hostile check', '--json', '--state-dir', sb.stateDir],
+    readOnly: false,
+    json: true,
+    env: () => ({ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: process.env.CLAWKIT_HOSTILE_ANTHROPIC_URL ?? 'http://127.0.0.1:9'}),
+  },
+  {
+    name: 'message send (webhook) --json',
+    args: (sb) => ['message', 'send', '--channel', 'webhook', '-t', process.env.CLAWKIT_HOSTILE_WEBHOOK_URL ?? 'http://127.0.0.1:9/hook', '-m', 'hostile check', '--json', '--state-dir', sb.stateDir],
+    readOnly: false,
+    json: true,
+  },
 ]
 
 /** A V8 stack frame line, as printed by an uncaught error. */
@@ -90,7 +104,8 @@ const CRASH_MESSAGE_RE = /Cannot read propert|is not a function|is not iterable|
 /** The oracle: a correct result or one clear error line, exit 0/1/2, no stack trace, and reads modify nothing. */
 export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{result: RunResult; problems: string[]}> {
   const before = snapshot(sb.root)
-  const result = await runCli(cmd.args(sb), {env: {...sb.env, ...cmd.env}, cwd: sb.cwd, timeoutMs: 60_000})
+  const extra = typeof cmd.env === 'function' ? cmd.env() : cmd.env
+  const result = await runCli(cmd.args(sb), {env: {...sb.env, ...extra}, cwd: sb.cwd, timeoutMs: 60_000})
   const after = snapshot(sb.root)
   const problems: string[] = []
   const {code, signal, stdout, stderr} = result
@@ -135,7 +150,7 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{res
   if ((cmd.readOnly || !success) && !isEmptyDiff(diff)) problems.push(`${cmd.readOnly ? 'read command' : 'failed write'} changed files: ${JSON.stringify(diff)}`)
   if (!cmd.readOnly && success) {
     const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`))
-    if (outside.length > 0) problems.push(`reset wrote outside the state dir: ${outside.join(', ')}`)
+    if (outside.length > 0) problems.push(`${cmd.name} wrote outside the state dir: ${outside.join(', ')}`)
   }
   return {result, problems}
 }
