@@ -1,8 +1,9 @@
 // Delivery mirror: create/refresh the target session entry under the store lock and append OpenClaw's
 // "delivery-mirror" assistant message to its transcript, at most once per idempotency key.
 import {randomUUID} from 'node:crypto'
-import fsp from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
+import readline from 'node:readline'
 
 import {resolveWorkspaceDir} from '../config/config.js'
 import {findEntry} from '../sessions/resolve.js'
@@ -72,22 +73,26 @@ export interface PriorMirror {
   meta?: MessageMeta
 }
 
-/** Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey). */
+/**
+ * Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey). The file
+ * is streamed line by line: transcripts reach gigabytes, and a whole-file string would cost that much memory (and
+ * fails outright past V8's ~512 MB string limit). Only lines that contain the key are parsed.
+ */
 export async function findIdempotencyKey(file: string, key: string): Promise<PriorMirror | undefined> {
-  let text: string
+  const lines = readline.createInterface({input: fs.createReadStream(file, {encoding: 'utf8'}), crlfDelay: Number.POSITIVE_INFINITY})
   try {
-    text = await fsp.readFile(file, 'utf8')
+    for await (const line of lines) {
+      if (!line.includes(key)) continue
+      try {
+        const v = JSON.parse(line) as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: MessageMeta}}
+        if (v.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
+      } catch {}
+    }
   } catch (error) {
     if (isEnoent(error)) return undefined
     throw error
-  }
-  if (!text.includes(key)) return undefined
-  for (const line of text.split(/\r?\n/)) {
-    if (!line.includes(key)) continue
-    try {
-      const v = JSON.parse(line) as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: MessageMeta}}
-      if (v.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
-    } catch {}
+  } finally {
+    lines.close()
   }
   return undefined
 }
