@@ -9,14 +9,6 @@ import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
 export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
 
-export const listFlags = {
-  active: Flags.string({description: 'only sessions updated within the last N minutes', helpValue: '<minutes>'}),
-  agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
-  'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
-  store: Flags.string({description: 'read this sessions.json instead of the agent store', helpValue: '<path>'}),
-  limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
-}
-
 export default class SessionsList extends BaseCommand<typeof SessionsList> {
   static override summary = 'List sessions with their age, model and token use'
   static override description =
@@ -27,7 +19,13 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     '<%= config.bin %> sessions list --agent work --json',
     '<%= config.bin %> sessions list --store ~/backup/sessions.json --limit 20',
   ]
-  static override flags = listFlags
+  static override flags = {
+    active: Flags.string({description: 'only sessions updated within the last N minutes', helpValue: '<minutes>'}),
+    agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
+    'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
+    store: Flags.string({description: 'read this sessions.json instead of the agent store', helpValue: '<path>'}),
+    limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
+  }
 
   async run(): Promise<SessionsListResult> {
     const f = this.flags
