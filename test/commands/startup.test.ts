@@ -5,7 +5,16 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
-const HEAVY = ['@anthropic-ai/sdk', '/ora/', 'cli-table3']
+const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3']
+
+/** esbuild (scripts/bundle.js) marks each bundled module with a `// node_modules/<pkg>/<file>` comment. */
+const marker = (pkg: string) => `// node_modules/${pkg}/`
+
+/** The bundle files in dist/ a process loaded, from its import trace. */
+function loadedBundleFiles(trace: string): string[] {
+  const dist = `file://${path.join(ROOT, 'dist')}/`
+  return [...new Set(fs.readFileSync(trace, 'utf8').split('\n'))].filter((url) => url.startsWith(dist)).map((url) => decodeURIComponent(url.slice('file://'.length)))
+}
 
 describe('read commands stay light', () => {
   it.each([
@@ -22,8 +31,19 @@ describe('read commands stay light', () => {
     const r = await runCli([...args, '--state-dir', state], {env})
     expect([0, 3], r.stderr).toContain(r.code) // doctor exits 3 on the fixture's warnings
     const loaded = fs.readFileSync(trace, 'utf8')
-    expect(loaded).toContain(`/dist/commands/${args[0]}`) // the trace really saw the command load
-    for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(heavy)
+    expect(loaded).toContain('/dist/cli.js') // the trace really saw the bundle load
+    for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(`/node_modules/${heavy}/`)
+    const files = loadedBundleFiles(trace)
+    for (const file of files) {
+      const text = fs.readFileSync(file, 'utf8')
+      for (const heavy of HEAVY) expect(text.includes(marker(heavy)), `${heavy} inside ${file}`).toBe(false)
+    }
+  })
+
+  it('the bundle keeps the SDK, ora and cli-table3 in chunks of their own (so the check above can fail)', () => {
+    const chunks = fs.readdirSync(path.join(ROOT, 'dist', 'chunks')).map((f) => fs.readFileSync(path.join(ROOT, 'dist', 'chunks', f), 'utf8'))
+    for (const heavy of HEAVY) expect(chunks.some((text) => text.includes(marker(heavy))), heavy).toBe(true)
+    expect(fs.readFileSync(path.join(ROOT, 'dist', 'cli.js'), 'utf8')).toContain(marker('@oclif/core'))
   })
 
   it('the README quick-start command works on the committed demo state', async () => {

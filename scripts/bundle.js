@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Bundles the CLI (our code, @oclif/core and the lazily imported SDK, ora and cli-table3) into dist/cli.js plus
+// split chunks. Why: Node 20 has no compile cache, and resolving and reading ~200 small CommonJS files cost about
+// 45 ms of every start and ~230 ms of importing @anthropic-ai/sdk (BENCHMARKS.md). Dynamic imports stay dynamic:
+// each becomes its own chunk, so read commands never load the SDK.
+import {build} from 'esbuild'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+await build({
+  absWorkingDir: root,
+  entryPoints: {cli: 'src/cli.ts'},
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // oclif reaches for these only in development mode (bin/dev.js), where the bundle is not used.
+  external: ['typescript', 'tsx', 'tsx/*', 'ts-node'],
+  // CommonJS dependencies call require() for built-ins and read __dirname; an ES module has neither.
+  banner: {
+    js: [
+      "import {createRequire as __ckCreateRequire} from 'node:module'",
+      "import {fileURLToPath as __ckFileURLToPath} from 'node:url'",
+      "import {dirname as __ckDirname} from 'node:path'",
+      'const require = __ckCreateRequire(import.meta.url)',
+      'const __filename = __ckFileURLToPath(import.meta.url)',
+      'const __dirname = __ckDirname(__filename)',
+    ].join('\n'),
+  },
+  legalComments: 'linked',
+  logLevel: 'warning',
+})
