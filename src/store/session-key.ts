@@ -127,8 +127,15 @@ export function classifySessionKind(key: string, entry?: {chatType?: unknown}): 
   return 'direct'
 }
 
+const CANONICAL_AGENT_KEY_RE = /^agent:([a-z0-9][a-z0-9_-]{0,63}):[^:\s]/
+
 /** The agent that owns a key, falling back to the store's agent for legacy/global keys. */
 export function resolveAgentIdFromKey(key: string, fallback: string = DEFAULT_AGENT_ID): string {
+  // Fast path for the form OpenClaw writes, lowercase `agent:<valid id>:<rest>`: a 10k-row list asks once per row,
+  // and the general parse (trim, lowercase, split, filter, join) was a tenth of the list's own time. Such an id is
+  // already normalized; anything else (case, spaces, empty segments) takes the general path.
+  const fast = CANONICAL_AGENT_KEY_RE.exec(key)
+  if (fast) return fast[1]
   const parsed = parseAgentSessionKey(key)
   return parsed ? normalizeAgentId(parsed.agentId) : fallback
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 
 import {normalizeAgentId} from '../../src/config/agent-id.js'
@@ -5,7 +6,9 @@ import {
   buildPeerSessionKey,
   canonicalizeLegacyKey,
   classifySessionKind,
+  parseAgentSessionKey,
   parseSessionKey,
+  resolveAgentIdFromKey,
   toAgentStoreSessionKey,
   transcriptTopicId,
 } from '../../src/store/session-key.js'
@@ -87,5 +90,37 @@ describe('session keys', () => {
     expect(normalizeAgentId('../../etc')).toBe('etc')
     expect(normalizeAgentId('x'.repeat(80))).toHaveLength(64)
     expect(normalizeAgentId('!!!')).toBe('main')
+  })
+})
+
+describe('resolveAgentIdFromKey fast path', () => {
+  // The general rule, spelled out: the second non-empty segment of the trimmed, lowercased key, normalized.
+  const general = (key: string, fallback: string) => {
+    const parsed = parseAgentSessionKey(key)
+    return parsed ? normalizeAgentId(parsed.agentId) : fallback
+  }
+
+  it('agrees with the general parse on keys built from awkward pieces (case, spaces, empty segments, long ids)', () => {
+    const piece = fc.constantFrom('agent', 'Agent', 'main', 'Work', 'a'.repeat(64), 'b'.repeat(65), 'x_y-z', ' ', '\t', '', 'telegram', 'group', '-100', 'é', 'thread')
+    fc.assert(
+      fc.property(fc.array(piece, {maxLength: 6}), fc.constantFrom(':', '::'), (pieces, sep) => {
+        const key = pieces.join(sep)
+        expect(resolveAgentIdFromKey(key, 'fallback')).toBe(general(key, 'fallback'))
+      }),
+      {numRuns: 2000},
+    )
+  })
+
+  it.each([
+    ['agent:main:main', 'main'],
+    ['agent:work:telegram:group:-100', 'work'],
+    ['Agent:Work:main', 'work'],
+    ['  agent:ops:main  ', 'ops'],
+    ['agent::main:x', 'main'],
+    ['agent:main:', 'fallback'],
+    ['agent:main: ', 'fallback'],
+    ['global', 'fallback'],
+  ])('%j -> %s', (key, id) => {
+    expect(resolveAgentIdFromKey(key, 'fallback')).toBe(id)
   })
 })

@@ -1,0 +1,28 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {COMMANDS} from '../src/cli.js'
+import {ROOT} from './support/cli.js'
+
+/** oclif's id for a command file: path segments joined by ':', with `index` naming its topic. */
+function idsUnder(dir: string, prefix: string[] = []): string[] {
+  return fs.readdirSync(dir, {withFileTypes: true}).flatMap((d) => {
+    if (d.isDirectory()) return idsUnder(path.join(dir, d.name), [...prefix, d.name])
+    if (!d.name.endsWith('.ts')) return []
+    const base = d.name.slice(0, -3)
+    return [(base === 'index' ? prefix : [...prefix, base]).join(':')]
+  })
+}
+
+describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
+  it('lists every command file under src/commands, so none is missing from the bundle', () => {
+    expect(Object.keys(COMMANDS).sort()).toEqual(idsUnder(path.join(ROOT, 'src', 'commands')).sort())
+  })
+
+  it('and the committed manifest has exactly those ids', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+    expect(Object.keys(manifest.commands).sort()).toEqual(Object.keys(COMMANDS).sort())
+  })
+})
