@@ -3,12 +3,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
-import {inspectLock} from '../store/lock.js'
+import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
-import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, repairTranscript} from './repairs.js'
+import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, repairTranscript} from './repairs.js'
 import {type FileInfo, isEntryObject, resolveFromScan, scanStore, type StoreScan} from './scan.js'
 import {findStateDirs} from './state-dirs.js'
 import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
@@ -224,6 +224,14 @@ function checkSqlite(c: StoreContext): void {
         `A SQLite-era session store exists ${alone ? 'instead of' : 'next to'} sessions.json: newer OpenClaw (from about 2026.7) keeps sessions there and treats sessions.json as legacy import input. clawkit reads and writes only the JSON store${alone ? ', so it sees no sessions for this agent' : '; changes made here may not reach a newer gateway'}.`,
       ),
     )
+  }
+}
+
+function checkLockScratch(c: StoreContext): void {
+  for (const t of c.scan.lockScratch) {
+    const pid = Number(LOCK_SCRATCH_RE.exec(t.name)![1])
+    if (!lockScratchIsLeftover(pid, c.opts.now - t.mtimeMs)) continue // a lock being taken right now
+    c.out.push(finding('lock-scratch-leftover', 'warn', c.scan.agentId, t.path, `Scratch file of a lock taken by pid ${pid}, which was killed while taking it. It holds that pid, no session data, and blocks nothing. --fix removes it.`, {kind: 'lock', run: () => removeLockScratch(t.path)}, 'remove the scratch file', {details: {pid}}))
   }
 }
 
@@ -605,6 +613,7 @@ export async function checkStore(state: OpenClawState, scan: StoreScan, opts: Ch
   checkStorePermissions(c)
   checkSqlite(c)
   checkLocks(c)
+  checkLockScratch(c)
   checkIndexFile(c)
   await checkEntries(c)
 }

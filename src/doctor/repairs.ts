@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {parseStoreText, readStoreFile} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
-import {inspectLock, reclaimStaleLock, withLock} from '../store/lock.js'
+import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
 import {openSessionStore} from '../store/state.js'
 import type {SessionStoreData} from '../store/types.js'
 
@@ -31,6 +31,22 @@ export async function chmodPath(p: string, mode: number): Promise<string> {
 }
 
 /** Remove a lock only if it is still the same stale lock (a live process may have taken a new one since). */
+/** Remove a lock scratch file left by a killed process; re-checked here because --fix may run much later. */
+export async function removeLockScratch(file: string, now = Date.now()): Promise<string> {
+  const m = LOCK_SCRATCH_RE.exec(path.basename(file))
+  if (!m) throw new Error(`${file} is not a lock scratch file; left alone`)
+  let st: fs.Stats
+  try {
+    st = fs.lstatSync(file)
+  } catch {
+    return `${file} was already gone`
+  }
+  if (!st.isFile()) throw new Error(`${file} is not a regular file; left alone`)
+  if (!lockScratchIsLeftover(Number(m[1]), now - st.mtimeMs)) throw new Error(`${file} belongs to a lock being taken right now; left alone`)
+  await fsp.rm(file, {force: true})
+  return `removed ${file}`
+}
+
 export async function clearStaleLock(lockPath: string): Promise<string> {
   const info = inspectLock(lockPath)
   if (!info) return `${lockPath} was already gone`
@@ -60,7 +76,8 @@ export async function recoverStore(storePath: string): Promise<string> {
     const base = path.basename(storePath)
     const candidates = fs
       .readdirSync(dir)
-      .filter((n) => n.startsWith(`${base}.bak.`) || (n.startsWith(`${base}.`) && n.endsWith('.tmp')))
+      // A lock scratch file (sessions.json.lock.<pid>.<hex>.tmp) parses as an object too, but holds a pid, not sessions.
+      .filter((n) => n.startsWith(`${base}.bak.`) || (n.startsWith(`${base}.`) && n.endsWith('.tmp') && !LOCK_SCRATCH_RE.test(n)))
       .map((n) => {
         const p = path.join(dir, n)
         const bakMs = /\.bak\.(\d+)$/.exec(n)

@@ -4,6 +4,7 @@ import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
 import {parseStoreText} from '../store/file-store.js'
+import {LOCK_SCRATCH_RE} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../store/transcript.js'
@@ -42,8 +43,10 @@ export interface StoreScan {
   byName: Map<string, FileInfo>
   /** `*.lock` files in the sessions dir. */
   locks: string[]
-  /** Leftover `sessions.json.*.tmp` files. */
+  /** Leftover `sessions.json.*.tmp` files (index writes; lock scratch files excluded). */
   tmps: FileInfo[]
+  /** Lock scratch files (`<file>.lock.<pid>.<hex>.tmp`) of the store or any transcript lock. */
+  lockScratch: FileInfo[]
   /** `sessions.json.bak.*` files. */
   backups: FileInfo[]
 }
@@ -88,6 +91,7 @@ export function scanStore(agentIds: string[], configured: boolean, storePath: st
     byName: new Map(),
     locks: [],
     tmps: [],
+    lockScratch: [],
     backups: [],
   }
   scan.dirStat = statOrUndefined(sessionsDir)
@@ -107,7 +111,10 @@ export function scanStore(agentIds: string[], configured: boolean, storePath: st
         scan.byName.set(name, fi)
       }
     } else if (name.endsWith('.lock')) scan.locks.push(path.join(sessionsDir, name))
-    else if (name.startsWith(`${storeBase}.`) && name.endsWith('.tmp')) {
+    else if (LOCK_SCRATCH_RE.test(name)) {
+      const fi = info(sessionsDir, name)
+      if (fi) scan.lockScratch.push(fi)
+    } else if (name.startsWith(`${storeBase}.`) && name.endsWith('.tmp')) {
       const fi = info(sessionsDir, name)
       if (fi) scan.tmps.push(fi)
     } else if (name.startsWith(`${storeBase}.bak.`)) {

@@ -47,6 +47,7 @@ export const FINDING_IDS = [
   'transcript-header-mismatch',
   // locks
   'stale-lock',
+  'lock-scratch-leftover',
   'live-lock',
 ] as const
 

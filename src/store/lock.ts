@@ -181,6 +181,22 @@ function lockPayloadText(): string {
   return JSON.stringify(payload, null, 2)
 }
 
+/** `<lock>.<pid>.<8 hex>.tmp`: the private file a lock is linked from (see createLockFile). */
+export function lockScratchPath(lockPath: string, pid: number = process.pid): string {
+  return `${lockPath}.${pid}.${randomUUID().slice(0, 8)}.tmp`
+}
+
+/**
+ * Names a lock scratch file. One outlives its acquisition only when the process was killed between creating it and
+ * removing it; it holds a lock payload, never session data, so it is neither an index temp file nor a recovery source.
+ */
+export const LOCK_SCRATCH_RE = /\.lock\.(\d+)\.[0-9a-f]{8}\.tmp$/
+
+/** An acquisition lives for microseconds, so a scratch file is a leftover once its pid is gone or it is a minute old. */
+export function lockScratchIsLeftover(pid: number, ageMs: number): boolean {
+  return ageMs > 60_000 || !isPidAlive(pid)
+}
+
 /**
  * Create the lock file with its payload already inside, or return undefined when it exists. A plain O_EXCL open
  * followed by a write leaves an empty lock file if the process is killed in between, and OpenClaw's rules keep a
@@ -189,7 +205,7 @@ function lockPayloadText(): string {
  * links fall back to O_EXCL + write.
  */
 function createLockFile(lockPath: string): number | undefined {
-  const tmp = `${lockPath}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`
+  const tmp = lockScratchPath(lockPath)
   let fd: number
   try {
     fd = fs.openSync(tmp, 'wx', 0o600)

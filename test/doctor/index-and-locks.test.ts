@@ -5,6 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {COMPACTION, copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {recoverStore} from '../../src/doctor/repairs.js'
 import {doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
 
 function healthy(fixture: string): string {
@@ -165,5 +166,47 @@ describe('doctor: locks', () => {
     expect(fs.existsSync(dead) || fs.existsSync(noPid) || fs.existsSync(tooOld)).toBe(false)
     expect(fs.existsSync(live)).toBe(true)
     expect(ids(fixed.doc, {open: true})).toEqual(['live-lock'])
+  })
+
+  it('lock scratch files left by a killed process are lock-scratch-leftover and never the recovery source for a broken index', async () => {
+    const state = healthy(TWO_AGENTS)
+    const dir = sessionsDir(state)
+    const good = fs.readFileSync(sessionsJsonPath(state), 'utf8')
+    fs.writeFileSync(path.join(dir, 'sessions.json.bak.1700000000000'), good, {mode: 0o600})
+    fs.writeFileSync(sessionsJsonPath(state), good.slice(0, 100))
+    const pid = deadPid()
+    // The newest file in the dir, and it parses as a JSON object: exactly what a careless recovery would pick.
+    const storeScratch = path.join(dir, `sessions.json.lock.${pid}.0badc0de.tmp`)
+    writeLock(storeScratch, {pid, createdAt: new Date().toISOString()})
+    const transcriptScratch = path.join(dir, `${MAIN_ID}.jsonl.lock.${pid}.12345678.tmp`)
+    writeLock(transcriptScratch, {pid, createdAt: new Date().toISOString()})
+    // A live pid's fresh scratch file is a lock being taken right now: not reported, not touched.
+    const inFlight = path.join(dir, `sessions.json.lock.${process.pid}.abcdef01.tmp`)
+    writeLock(inFlight, {pid: process.pid, createdAt: new Date().toISOString()})
+    const {r, doc} = await doctor(state)
+    expect(r.code).toBe(4)
+    expect(ids(doc)).toEqual(['lock-scratch-leftover', 'lock-scratch-leftover', 'store-corrupt'])
+    expect(doc.findings.filter((f: any) => f.id === 'lock-scratch-leftover').map((f: any) => f.path).sort()).toEqual([transcriptScratch, storeScratch].sort())
+    expect(doc.findings.find((f: any) => f.id === 'store-tmp-leftover')).toBeUndefined()
+    const fixed = await doctor(state, ['--fix'])
+    expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
+    expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
+    expect(fixed.doc.findings.find((f: any) => f.id === 'store-corrupt').action).toContain('sessions.json.bak.1700000000000')
+    expect(fs.existsSync(storeScratch) || fs.existsSync(transcriptScratch)).toBe(false)
+    expect(fs.existsSync(inFlight)).toBe(true)
+    expect((await doctor(state)).doc.findings).toEqual([])
+  })
+
+  it('recoverStore on its own skips a newer lock scratch file and restores the backup', async () => {
+    const state = healthy(TWO_AGENTS)
+    const dir = sessionsDir(state)
+    const good = fs.readFileSync(sessionsJsonPath(state), 'utf8')
+    fs.writeFileSync(path.join(dir, 'sessions.json.bak.1700000000000'), good, {mode: 0o600})
+    fs.writeFileSync(sessionsJsonPath(state), '{')
+    const pid = deadPid()
+    writeLock(path.join(dir, `sessions.json.lock.${pid}.0badc0de.tmp`), {pid, createdAt: new Date().toISOString()})
+    const action = await recoverStore(sessionsJsonPath(state))
+    expect(action).toContain('sessions.json.bak.1700000000000')
+    expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
   })
 })
