@@ -92,7 +92,7 @@ export async function deliverAgentReply(p: DeliverAgentReplyParams): Promise<Age
   const target = parseTarget(channel, plan.to)
   const account = resolveChannelAccount(state.config, env, channel, plan.accountId)
   const dmScope = state.config.session?.dmScope as Parameters<typeof resolveOutboundRoute>[0]['dmScope']
-  const route = resolveOutboundRoute({agentId, target, dmScope, accountId: account.accountId, threadId: plan.threadId})
+  const route = resolveOutboundRoute({agentId, target, dmScope, identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: plan.threadId})
   // The policy is the one of the session the reply comes from (OpenClaw checks the run's session entry).
   const policy = resolveSendPolicy({config: state.config, entry, sessionKey, channel, chatType: entry?.chatType ?? route.chatType})
   if (policy.decision === 'deny') throw new ClawkitError('send blocked by session policy', {code: 'E_SEND_BLOCKED'})

@@ -99,7 +99,7 @@ export async function resolveSend(state: OpenClawState, o: {channel: string | un
   const media = o.media === undefined ? undefined : resolveMedia(o.media)
   let agentId = o.agent ? state.requireAgent(o.agent) : state.activeAgentId
   const account = resolveChannelAccount(state.config, state.env, channel, o.account)
-  const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo})
+  const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo})
   let sessionKey = route.sessionKey
   if (o.sessionKey !== undefined) {
     const raw = o.sessionKey.trim()

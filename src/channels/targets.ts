@@ -88,8 +88,8 @@ export interface OutboundRoute {
  * default `main` they collapse to agent:<id>:main); groups and channels always get their own key. Slack threads add
  * `:thread:<ts>`; Discord threads are channels of their own and add nothing; Telegram topics live in the peer id.
  */
-export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; dmScope?: DmScope; accountId?: string; threadId?: string; replyTo?: string}): OutboundRoute {
-  const {target, agentId} = p
+export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; dmScope?: DmScope; identityLinks?: unknown; accountId?: string; threadId?: string; replyTo?: string}): OutboundRoute {
+  const {target, agentId, identityLinks} = p
   const accountId = p.accountId ?? DEFAULT_ACCOUNT_ID
   const dmScope = p.dmScope ?? 'main'
   switch (target.channel) {
@@ -98,7 +98,7 @@ export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; 
       const thread = target.threadId ?? (p.threadId && /^\d+$/.test(p.threadId) ? p.threadId : undefined)
       const sessionKey = isGroup
         ? buildPeerSessionKey({agentId, channel: 'telegram', peerKind: 'group', peerId: target.id, topicId: thread})
-        : buildPeerSessionKey({agentId, channel: 'telegram', peerKind: 'direct', peerId: target.id, accountId, dmScope})
+        : buildPeerSessionKey({agentId, channel: 'telegram', peerKind: 'direct', peerId: target.id, accountId, dmScope, identityLinks})
       const peerId = isGroup && thread ? `${target.id}:topic:${thread}` : target.id
       return {
         sessionKey,
@@ -113,7 +113,7 @@ export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; 
     case 'discord': {
       const isDm = target.kind === 'user'
       // Discord threads are channels with their own id; OpenClaw adds no :thread: suffix.
-      const sessionKey = buildPeerSessionKey({agentId, channel: 'discord', peerKind: isDm ? 'direct' : 'channel', peerId: target.id, accountId, dmScope})
+      const sessionKey = buildPeerSessionKey({agentId, channel: 'discord', peerKind: isDm ? 'direct' : 'channel', peerId: target.id, accountId, dmScope, identityLinks})
       return {
         sessionKey,
         chatType: isDm ? 'direct' : 'channel',
@@ -127,7 +127,7 @@ export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; 
     case 'slack': {
       const isDm = target.kind === 'user'
       const thread = p.threadId ?? p.replyTo
-      const sessionKey = buildPeerSessionKey({agentId, channel: 'slack', peerKind: isDm ? 'direct' : 'channel', peerId: target.id, accountId, dmScope, threadId: thread})
+      const sessionKey = buildPeerSessionKey({agentId, channel: 'slack', peerKind: isDm ? 'direct' : 'channel', peerId: target.id, accountId, dmScope, identityLinks, threadId: thread})
       return {
         sessionKey,
         chatType: isDm ? 'direct' : 'channel',

@@ -158,6 +158,30 @@ export interface PeerKeyParams {
   /** Telegram forum topic; becomes part of the peer id as `<chatId>:topic:<id>`. */
   topicId?: string | number
   threadId?: string | number
+  /** `session.identityLinks`: canonical name -> ids (`<peerId>` or `<channel>:<peerId>`) of the same person. */
+  identityLinks?: unknown
+}
+
+/**
+ * `resolveLinkedPeerId`: the canonical name whose id list holds `<peerId>` or `<channel>:<peerId>` (trimmed,
+ * lowercased on both sides), first match in config order; only for DMs outside the `main` scope.
+ */
+export function resolveLinkedPeerId(identityLinks: unknown, channel: string, peerId: string): string | undefined {
+  if (!identityLinks || typeof identityLinks !== 'object' || Array.isArray(identityLinks)) return undefined
+  const raw = peerId.trim()
+  if (!raw) return undefined
+  const candidates = new Set([raw.toLowerCase()])
+  const ch = channel.trim().toLowerCase()
+  if (ch) candidates.add(`${ch}:${raw}`.toLowerCase())
+  for (const [canonical, ids] of Object.entries(identityLinks as Record<string, unknown>)) {
+    const name = canonical.trim()
+    if (!name || !Array.isArray(ids)) continue
+    for (const id of ids) {
+      const candidate = typeof id === 'string' ? id.trim().toLowerCase() : ''
+      if (candidate && candidates.has(candidate)) return name
+    }
+  }
+  return undefined
 }
 
 /** `buildAgentPeerSessionKey` + thread suffix: DMs honour dmScope, groups and channels never collapse. */
@@ -168,7 +192,10 @@ export function buildPeerSessionKey(p: PeerKeyParams): string {
   let key: string
   if (p.peerKind === 'direct') {
     const scope = p.dmScope ?? 'main'
-    if (scope === 'main') key = buildMainSessionKey(agentId)
+    const dmPeer = p.peerId.trim()
+    if (scope !== 'main' && dmPeer) peerId = (resolveLinkedPeerId(p.identityLinks, p.channel, dmPeer) ?? dmPeer).toLowerCase()
+    // OpenClaw falls back to the main key for a DM without a peer id, whatever the scope.
+    if (scope === 'main' || !dmPeer) key = buildMainSessionKey(agentId)
     else if (scope === 'per-peer') key = `agent:${agentId}:direct:${peerId}`
     else if (scope === 'per-channel-peer') key = `agent:${agentId}:${channel}:direct:${peerId}`
     else key = `agent:${agentId}:${channel}:${normalizeAccountId(p.accountId ?? DEFAULT_ACCOUNT_ID)}:direct:${peerId}`

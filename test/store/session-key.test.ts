@@ -124,3 +124,25 @@ describe('resolveAgentIdFromKey fast path', () => {
     expect(resolveAgentIdFromKey(key, 'fallback')).toBe(id)
   })
 })
+
+describe('buildPeerSessionKey: identityLinks and empty DM peers (OpenClaw buildAgentPeerSessionKey)', () => {
+  const links = {Alice: ['telegram:123', '  +15551234567 '], bob: ['discord:9'], '  ': ['telegram:777'], broken: 'telegram:888'}
+  it.each([
+    ['per-peer', 'telegram', '123', 'agent:main:direct:alice'],
+    ['per-channel-peer', 'telegram', '123', 'agent:main:telegram:direct:alice'],
+    ['per-account-channel-peer', 'telegram', '123', 'agent:main:telegram:default:direct:alice'],
+    ['per-peer', 'whatsapp', '+15551234567', 'agent:main:direct:alice'], // a bare id matches on any channel
+    ['per-peer', 'Discord', '9', 'agent:main:direct:bob'],
+    ['per-peer', 'telegram', '9', 'agent:main:direct:9'], // discord:9 is not telegram:9
+    ['per-peer', 'telegram', '777', 'agent:main:direct:777'], // a blank canonical name is skipped
+    ['per-peer', 'telegram', '888', 'agent:main:direct:888'], // a non-list entry is skipped
+    ['main', 'telegram', '123', 'agent:main:main'], // links never apply under the main scope
+    ['per-peer', 'telegram', '  ', 'agent:main:main'], // a DM without a peer id falls back to main
+  ] as const)('%s %s:%j -> %s', (dmScope, channel, peerId, key) => {
+    expect(buildPeerSessionKey({agentId: 'main', channel, peerKind: 'direct', peerId, dmScope, identityLinks: links})).toBe(key)
+  })
+
+  it('groups and channels ignore identityLinks', () => {
+    expect(buildPeerSessionKey({agentId: 'main', channel: 'telegram', peerKind: 'group', peerId: '123', dmScope: 'per-peer', identityLinks: links})).toBe('agent:main:telegram:group:123')
+  })
+})

@@ -187,6 +187,21 @@ describe('message send: discord', () => {
     expect(store(state)['agent:main:discord:direct:222222222222222222']).toMatchObject({chatType: 'direct', lastTo: 'user:222222222222222222'})
   })
 
+  it('session.identityLinks with dmScope per-peer: DMs of one person on Telegram and Discord mirror into one session under the canonical name', async () => {
+    const identityLinks = {Alice: ['telegram:123456789', 'DISCORD:222222222222222222']}
+    const {state, env} = setup(fake, {config: {session: {dmScope: 'per-peer', identityLinks}}})
+    const tg = await send(['--channel', 'telegram', '-t', '123456789', '-m', 'from telegram', '--json', '--state-dir', state], env)
+    expect(tg.code, tg.stderr).toBe(0)
+    expect(json(tg).payload.mirrored.sessionKey).toBe('agent:main:direct:alice')
+    const dc = await send(['--channel', 'discord', '-t', 'user:222222222222222222', '-m', 'from discord', '--json', '--state-dir', state], env)
+    expect(dc.code, dc.stderr).toBe(0)
+    expect(json(dc).payload.mirrored.sessionKey).toBe('agent:main:direct:alice')
+    expect(mirrors(transcriptLines(state, 'agent:main:direct:alice')).map((l) => l.message.content[0].text)).toEqual(['from telegram', 'from discord'])
+    // An unlinked person keeps their own key.
+    const other = await send(['--channel', 'telegram', '-t', '555', '-m', 'hi', '--json', '--state-dir', state], env)
+    expect(json(other).payload.mirrored.sessionKey).toBe('agent:main:direct:555')
+  })
+
   it('text over 2000 characters is split into several messages and mirrored once, whole', async () => {
     const {state, env} = setup(fake)
     const text = `${'a'.repeat(1500)}\n\n${'b'.repeat(1500)}\n\n${'c'.repeat(1500)}`
