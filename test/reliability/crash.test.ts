@@ -15,7 +15,7 @@ const SEED = seedFromEnv(20_261_125)
 describe('crash trials (SIGKILL mid-write)', () => {
   afterAll(closeCrashWriterServers)
 
-  it(`${TRIALS} seeded kills over index rewrites, transcript appends, CLI resets and agent turns: 0 corruptions, dead locks reclaimed, torn tails fenced, doctor --fix leaves no fixable finding`, async () => {
+  it(`${TRIALS} seeded kills over index rewrites, transcript appends, CLI resets, agent turns and message sends: 0 corruptions, dead locks reclaimed, torn tails fenced, doctor --fix leaves no fixable finding`, async () => {
     const rng = new Rng(SEED)
     const started = Date.now()
     const records: TrialRecord[] = []

@@ -6,6 +6,7 @@ import {isDeepStrictEqual} from 'node:util'
 
 import {cli, type CrashWriter, listMatching, runSpec, type SpawnSpec, type TrialContext, type VerifyResult, WORKER} from './crash.js'
 import {inspectLock} from '../../../src/store/lock.js'
+import {channelEnv, type FakeChannels, startFakeChannels} from '../../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../../support/mock-anthropic.js'
 import {scanJsonl} from './jsonl.js'
 import {sha256} from './tree.js'
@@ -251,12 +252,22 @@ export const CRASH_WRITERS: CrashWriter[] = [
     covers: 'index+transcript',
     weight: 3,
     trigger: 'lock',
-    maxDelayMs: 420,
+    // Since the CLI is bundled a turn ends ~100 ms after its first lock; a longer window mostly lands after exit.
+    maxDelayMs: 130,
     spawn: spawnAgentTurn,
     verify: verifyAgentTurn,
     recover: recoverAgentTurn,
   },
-  // `clawkit message send` rows go here the same way.
+  {
+    name: 'clawkit message send (CLI against the fake Telegram API, kill after its first lock appears)',
+    covers: 'index+transcript',
+    weight: 2,
+    trigger: 'lock',
+    maxDelayMs: 100,
+    spawn: spawnMessageSend,
+    verify: verifyMessageSend,
+    recover: recoverMessageSend,
+  },
 ]
 
 // --- clawkit agent -m -------------------------------------------------------------------------------------------
@@ -264,10 +275,16 @@ export const CRASH_WRITERS: CrashWriter[] = [
 /** One in-process mock Messages API for every agent trial (echoes the last user text); closed by the test's afterAll. */
 let mockAnthropic: Promise<MockAnthropic> | undefined
 
+/** One fake Telegram/Discord/Slack server for every message trial; closed with the mock. */
+let fakeChannels: Promise<FakeChannels> | undefined
+
 export async function closeCrashWriterServers(): Promise<void> {
   const m = mockAnthropic
   mockAnthropic = undefined
   if (m) await (await m).close()
+  const f = fakeChannels
+  fakeChannels = undefined
+  if (f) await (await f).close()
 }
 
 /** Fields an agent turn may set on an existing entry; every other field must survive it byte for byte. */
@@ -388,5 +405,86 @@ async function recoverAgentTurn(ctx: TrialContext): Promise<string[]> {
   if (!last || (last.message as any)?.role !== 'assistant' || messageText(last) !== reply) problems.push('the recovery reply is not the last line')
   const row = readIndex(ctx, problems).data?.[MAIN]
   if (row?.sessionId !== ctx.baseIndex[MAIN].sessionId || row?.sessionFile !== ctx.transcriptPath || row?.abortedLastRun !== false) problems.push('recovery turn did not land in the index row')
+  return problems
+}
+
+// --- clawkit message send --------------------------------------------------------------------------------------
+
+/** Fields a delivery mirror may set on an existing entry (mergeSessionEntry); every other field must survive it. */
+const MIRROR_TOUCHED = new Set(['updatedAt', 'origin', 'deliveryContext', 'lastChannel', 'lastTo', 'lastAccountId'])
+
+/** A Telegram DM: with the fixture's dmScope (main) it mirrors into agent:main:main, the trial's transcript. */
+async function spawnMessageSend(ctx: TrialContext): Promise<SpawnSpec> {
+  const fake = await (fakeChannels ??= startFakeChannels())
+  Object.assign(ctx.env, channelEnv(fake))
+  const base = scanJsonl(ctx.transcriptPath)
+  const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
+  ctx.scratch.baseLineCount = base.lines.length
+  ctx.scratch.baseLeaf = entries.at(-1)?.id
+  ctx.scratch.baseIds = entries.map((e) => e.id)
+  ctx.scratch.message = `crash send ${ctx.trial} ${ctx.rng.int(1, 2 ** 31)}`
+  return cli(['message', 'send', '--channel', 'telegram', '-t', '123456789', '-m', ctx.scratch.message as string, '--json', '--state-dir', ctx.stateDir])
+}
+
+function isMirrorOf(e: Record<string, any>, text: string): boolean {
+  return e.type === 'message' && e.message?.role === 'assistant' && e.message?.model === 'delivery-mirror' && messageText(e) === text
+}
+
+/**
+ * The mirror writes the index row first, then appends one message. A kill leaves: both old; the row merged (newer
+ * updatedAt, origin) and no line yet; or both new, the line possibly torn. Never a line without the row, never a
+ * second line, never a changed byte of the old transcript or another row.
+ */
+function verifyMessageSend(ctx: TrialContext): VerifyResult {
+  const problems: string[] = []
+  const {text, data} = readIndex(ctx, problems)
+  const scan = scanJsonl(ctx.transcriptPath)
+  if (!scan.bytes.subarray(0, ctx.baseTranscript.length).equals(ctx.baseTranscript)) problems.push('the transcript bytes before the mirror changed')
+  if (scan.badComplete.length > 0) problems.push(`complete transcript lines that do not parse: ${scan.badComplete.join(', ')}`)
+  if (scan.tail !== '' && !scan.tail.startsWith('{"type":"message"')) problems.push(`unterminated tail is not the start of an entry: ${scan.tail.slice(0, 40)}`)
+  const ours = scan.lines.slice(ctx.scratch.baseLineCount as number)
+  if (ours.length > 1) problems.push(`${ours.length} entries appended by one send`)
+  const line = ours[0]
+  if (line && (!isMirrorOf(line, ctx.scratch.message as string) || line.parentId !== ctx.scratch.baseLeaf || (ctx.scratch.baseIds as string[]).includes(String(line.id)))) {
+    problems.push(`the appended entry is not this send's mirror on the old leaf: ${JSON.stringify(line).slice(0, 160)}`)
+  }
+  ctx.scratch.leaf = line ? String(line.id) : ctx.scratch.baseLeaf
+  const transcriptState = `${line ? 'mirror' : 'none'}${scan.tail ? '+torn' : ''}`
+  if (!data) return {outcome: 'unparseable', problems, tornLine: scan.tail !== ''}
+  if (text !== JSON.stringify(data, null, 2)) problems.push('sessions.json is not in OpenClaw\'s 2-space serialization')
+  for (const k of Object.keys(ctx.baseIndex)) if (k !== MAIN && !isDeepStrictEqual(data[k], ctx.baseIndex[k])) problems.push(`entry ${k} changed`)
+  const extra = Object.keys(data).filter((k) => !(k in ctx.baseIndex))
+  if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`)
+  const before = ctx.baseIndex[MAIN]
+  const after = data[MAIN]
+  if (isDeepStrictEqual(after, before)) {
+    if (line || scan.tail) problems.push(`the transcript holds ${transcriptState} but the index row is old`)
+    return {outcome: `old/${transcriptState}`, problems, tornLine: scan.tail !== ''}
+  }
+  for (const [k, v] of Object.entries(before)) if (!MIRROR_TOUCHED.has(k) && !isDeepStrictEqual(after?.[k], v)) problems.push(`mirror changed field ${k}`)
+  for (const k of Object.keys(after ?? {})) if (!(k in before) && !MIRROR_TOUCHED.has(k)) problems.push(`mirror added field ${k}`)
+  if (!(after?.updatedAt >= before.updatedAt)) problems.push('updatedAt went backwards')
+  return {outcome: `merged/${transcriptState}`, problems, tornLine: scan.tail !== ''}
+}
+
+/** The next send must reclaim the dead pid's locks, chain its mirror onto the last complete entry and fence a torn line. */
+async function recoverMessageSend(ctx: TrialContext): Promise<string[]> {
+  const problems: string[] = []
+  const pre = scanJsonl(ctx.transcriptPath)
+  const hadTail = pre.tail !== ''
+  const next = `after crash send ${ctx.trial}`
+  const r = await runSpec(cli(['message', 'send', '--channel', 'telegram', '-t', '123456789', '-m', next, '--json', '--state-dir', ctx.stateDir]), ctx.env)
+  if (r.code !== 0) return [`recovery send exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`]
+  const doc = JSON.parse(r.stdout)
+  if (doc.payload?.mirrored?.sessionKey !== MAIN || doc.payload?.mirrorError) problems.push(`recovery send mirrored ${JSON.stringify(doc.payload?.mirrored ?? doc.payload?.mirrorError)}`)
+  problems.push(...checkLocksAfterRecovery(ctx, [ctx.indexPath, ctx.transcriptPath]))
+  const scan = scanJsonl(ctx.transcriptPath)
+  if (scan.tail !== '') problems.push('transcript still ends without a newline after the recovery send')
+  if (scan.badComplete.length !== (hadTail ? 1 : 0)) problems.push(`${scan.badComplete.length} unparseable lines after recovery (expected ${hadTail ? 1 : 0})`)
+  const last = scan.lines.at(-1)
+  if (!last || !isMirrorOf(last, next)) problems.push('the recovery mirror is not the last line')
+  else if (last.parentId !== ctx.scratch.leaf) problems.push(`recovery mirror parentId ${last.parentId} != last complete entry ${ctx.scratch.leaf}`)
+  const row = readIndex(ctx, problems).data?.[MAIN]
+  if (row?.sessionId !== ctx.baseIndex[MAIN].sessionId || row?.sessionFile !== ctx.baseIndex[MAIN].sessionFile) problems.push('recovery send moved the main row to another session')
   return problems
 }
