@@ -197,7 +197,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   const selected = await selectSession(state, opts.selector)
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
-  // Start loading the SDK now: its ~200 ms of module loading overlaps the store and lock I/O below.
+  // Start loading the SDK now (its bundled chunk, ~60 ms): the load overlaps the store and lock I/O below.
   const sdk = loadSdk(env)
   sdk.catch(() => {})
   const policy = toolPolicy(state, opts)

@@ -79,7 +79,8 @@ export interface ResolvedSend {
 
 const DM_SCOPES = new Set(['main', 'per-peer', 'per-channel-peer', 'per-account-channel-peer'])
 
-function dmScopeOf(state: OpenClawState): DmScope {
+/** session.dmScope, with anything OpenClaw would reject read as the default `main`. */
+export function dmScopeOf(state: OpenClawState): DmScope {
   const raw = state.config.session?.dmScope
   return typeof raw === 'string' && DM_SCOPES.has(raw) ? (raw as DmScope) : 'main'
 }

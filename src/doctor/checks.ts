@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
-import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
+import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
@@ -231,7 +231,8 @@ function checkLockScratch(c: StoreContext): void {
   for (const t of c.scan.lockScratch) {
     const pid = Number(LOCK_SCRATCH_RE.exec(t.name)![1])
     if (!lockScratchIsLeftover(pid, c.opts.now - t.mtimeMs)) continue // a lock being taken right now
-    c.out.push(finding('lock-scratch-leftover', 'warn', c.scan.agentId, t.path, `Scratch file of a lock taken by pid ${pid}, which was killed while taking it. It holds that pid, no session data, and blocks nothing. --fix removes it.`, {kind: 'lock', run: () => removeLockScratch(t.path)}, 'remove the scratch file', {details: {pid}}))
+    const why = isPidAlive(pid) ? `pid ${pid} is running but the file is over a minute old (the pid was reused, or the process is stuck)` : `pid ${pid} is gone (killed while taking the lock)`
+    c.out.push(finding('lock-scratch-leftover', 'warn', c.scan.agentId, t.path, `Leftover scratch file of a lock acquisition: ${why}. It holds a pid, no session data, and blocks nothing. --fix removes it.`, {kind: 'lock', run: () => removeLockScratch(t.path)}, 'remove the scratch file', {details: {pid}}))
   }
 }
 

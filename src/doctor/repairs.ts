@@ -31,6 +31,14 @@ export async function chmodPath(p: string, mode: number): Promise<string> {
 }
 
 /** Remove a lock only if it is still the same stale lock (a live process may have taken a new one since). */
+export async function clearStaleLock(lockPath: string): Promise<string> {
+  const info = inspectLock(lockPath)
+  if (!info) return `${lockPath} was already gone`
+  if (!info.stale) throw new Error(`${lockPath} is held by a live process now (pid ${info.payload?.pid ?? 'unknown'}); left alone`)
+  if (!reclaimStaleLock(lockPath, info)) throw new Error(`${lockPath} changed while being removed; run doctor again`)
+  return `removed ${lockPath}`
+}
+
 /** Remove a lock scratch file left by a killed process; re-checked here because --fix may run much later. */
 export async function removeLockScratch(file: string, now = Date.now()): Promise<string> {
   const m = LOCK_SCRATCH_RE.exec(path.basename(file))
@@ -45,14 +53,6 @@ export async function removeLockScratch(file: string, now = Date.now()): Promise
   if (!lockScratchIsLeftover(Number(m[1]), now - st.mtimeMs)) throw new Error(`${file} belongs to a lock being taken right now; left alone`)
   await fsp.rm(file, {force: true})
   return `removed ${file}`
-}
-
-export async function clearStaleLock(lockPath: string): Promise<string> {
-  const info = inspectLock(lockPath)
-  if (!info) return `${lockPath} was already gone`
-  if (!info.stale) throw new Error(`${lockPath} is held by a live process now (pid ${info.payload?.pid ?? 'unknown'}); left alone`)
-  if (!reclaimStaleLock(lockPath, info)) throw new Error(`${lockPath} changed while being removed; run doctor again`)
-  return `removed ${lockPath}`
 }
 
 /**

@@ -192,9 +192,13 @@ export function lockScratchPath(lockPath: string, pid: number = process.pid): st
  */
 export const LOCK_SCRATCH_RE = /\.lock\.(\d+)\.[0-9a-f]{8}\.tmp$/
 
-/** An acquisition lives for microseconds, so a scratch file is a leftover once its pid is gone or it is a minute old. */
+/**
+ * An acquisition lives for microseconds, so a scratch file is a leftover once it is a minute old, or a few seconds
+ * old with its pid gone. The few seconds matter: a writer in another pid namespace (a container sharing the state
+ * dir) looks dead from here, and removing its scratch between its open and its link would fail its command.
+ */
 export function lockScratchIsLeftover(pid: number, ageMs: number): boolean {
-  return ageMs > 60_000 || !isPidAlive(pid)
+  return ageMs > 60_000 || (ageMs > 5000 && !isPidAlive(pid))
 }
 
 /**
@@ -204,7 +208,7 @@ export function lockScratchIsLeftover(pid: number, ageMs: number): boolean {
  * place is just as exclusive (link fails with EEXIST) and the lock is never seen empty. Filesystems without hard
  * links fall back to O_EXCL + write.
  */
-function createLockFile(lockPath: string): number | undefined {
+function createLockFile(lockPath: string, attempt = 1): number | undefined {
   const tmp = lockScratchPath(lockPath)
   let fd: number
   try {
@@ -220,6 +224,8 @@ function createLockFile(lockPath: string): number | undefined {
     fs.closeSync(fd)
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EEXIST') return undefined
+    // Our scratch file vanished between open and link (doctor --fix in another namespace, a tmp cleaner): try again.
+    if (code === 'ENOENT' && attempt < 3) return createLockFile(lockPath, attempt + 1)
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS' || code === 'EXDEV') return createLockFileDirect(lockPath)
     throw error
   } finally {

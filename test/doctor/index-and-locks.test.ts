@@ -180,7 +180,13 @@ describe('doctor: locks', () => {
     writeLock(storeScratch, {pid, createdAt: new Date().toISOString()})
     const transcriptScratch = path.join(dir, `${MAIN_ID}.jsonl.lock.${pid}.12345678.tmp`)
     writeLock(transcriptScratch, {pid, createdAt: new Date().toISOString()})
-    // A live pid's fresh scratch file is a lock being taken right now: not reported, not touched.
+    // A dead pid counts only after a few seconds: from inside another pid namespace a live writer looks dead.
+    const tenSecondsAgo = new Date(Date.now() - 10_000)
+    for (const f of [storeScratch, transcriptScratch]) fs.utimesSync(f, tenSecondsAgo, tenSecondsAgo)
+    const justNow = path.join(dir, `sessions.json.lock.${pid}.fedcba98.tmp`)
+    writeLock(justNow, {pid, createdAt: new Date().toISOString()})
+    // A live pid's fresh scratch file is a lock being taken right now: not reported, not touched (nor a dead pid's
+    // from the last seconds, justNow above).
     const inFlight = path.join(dir, `sessions.json.lock.${process.pid}.abcdef01.tmp`)
     writeLock(inFlight, {pid: process.pid, createdAt: new Date().toISOString()})
     const {r, doc} = await doctor(state)
@@ -193,7 +199,7 @@ describe('doctor: locks', () => {
     expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
     expect(fixed.doc.findings.find((f: any) => f.id === 'store-corrupt').action).toContain('sessions.json.bak.1700000000000')
     expect(fs.existsSync(storeScratch) || fs.existsSync(transcriptScratch)).toBe(false)
-    expect(fs.existsSync(inFlight)).toBe(true)
+    expect(fs.existsSync(inFlight) && fs.existsSync(justNow)).toBe(true)
     expect((await doctor(state)).doc.findings).toEqual([])
   })
 
