@@ -25,4 +25,12 @@ describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
     expect(Object.keys(manifest.commands).sort()).toEqual(Object.keys(COMMANDS).sort())
   })
+
+  it('bin/run.js checks the same minimum Node version as package.json engines', () => {
+    const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}).engines.node
+    const run = fs.readFileSync(path.join(ROOT, 'bin', 'run.js'), 'utf8')
+    const min = /const MIN_NODE = \[(\d+), (\d+)\]/.exec(run)
+    expect(min, 'MIN_NODE in bin/run.js').not.toBeNull()
+    expect(engines).toBe(`>=${min![1]}.${min![2]}`)
+  })
 })
