@@ -33,5 +33,8 @@ await build({
     ].join('\n'),
   },
   legalComments: 'linked',
+  // esbuild renames clashing top-level names (the SDK's APIConnectionError becomes APIConnectionError2), and code
+  // that reads constructor.name (ours in agent/turn.ts, libraries' own) must see the original. No measurable cost.
+  keepNames: true,
   logLevel: 'warning',
 })

@@ -1,6 +1,7 @@
 // Agent turns under stress through the real CLI: context guard, API failures, aborts, lock serialization, thinking.
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
@@ -219,6 +220,22 @@ describe('API failures', () => {
     const r = await a.run(['agent', '--agent', 'main', '-m', 'x', '--json'])
     expect(r.code).toBe(1)
     expect(json(r).error.message).toMatch(/Overloaded/)
+  })
+
+  it('unreachable API (a closed port): exit 1, E_API_CONNECTION naming the base URL, after the SDK retries', async () => {
+    const a = await make()
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const {port} = srv.address() as net.AddressInfo
+        srv.close(() => resolve(port))
+      })
+    })
+    const url = `http://127.0.0.1:${closed}`
+    const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--json', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: url}})
+    expect(r.code, r.stderr).toBe(1)
+    // The bundle renames classes (APIConnectionError2); the check relies on names kept by esbuild's keepNames.
+    expect(json(r).error).toMatchObject({code: 'E_API_CONNECTION', exitCode: 1})
+    expect(json(r).error.message).toContain(`Could not reach the model API at ${url}`)
   })
 
   it('rejected key (401): exit 1 naming the key settings', async () => {
