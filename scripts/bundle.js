@@ -4,10 +4,13 @@
 // 45 ms of every start and ~230 ms of importing @anthropic-ai/sdk (BENCHMARKS.md). Dynamic imports stay dynamic:
 // each becomes its own chunk, so read commands never load the SDK.
 import {build} from 'esbuild'
+import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+// Chunk names carry content hashes: without this, chunks of earlier builds pile up (and would be packed).
+fs.rmSync(path.join(root, 'dist', 'chunks'), {recursive: true, force: true})
 
 await build({
   absWorkingDir: root,

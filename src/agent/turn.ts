@@ -177,14 +177,14 @@ function capToolResults(messages: ApiMessage[], maxChars: number): {messages: Ap
  * Import the SDK lazily. On Node 22+ the compile cache (in clawkit's cache dir) makes later imports much cheaper;
  * on Node 20 the call does not exist and this is a plain dynamic import.
  */
-async function loadSdk(env: Env): Promise<typeof import('@anthropic-ai/sdk')> {
+async function loadSdk(env: Env): Promise<typeof import('./sdk.js')> {
   const mod = (await import('node:module')) as {enableCompileCache?: (dir?: string) => unknown}
   try {
     mod.enableCompileCache?.(path.join(clawkitDirs(env).cache, 'compile-cache'))
   } catch {
     // A cache that cannot be created only costs speed.
   }
-  return import('@anthropic-ai/sdk')
+  return import('./sdk.js')
 }
 
 export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnResult> {
@@ -285,7 +285,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
 }
 
 interface LockedArgs {
-  sdk: Promise<typeof import('@anthropic-ai/sdk')>
+  sdk: Promise<typeof import('./sdk.js')>
   opts: AgentTurnOptions
   model: ResolvedModel
   policy: ToolPolicy
@@ -313,8 +313,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   if (writer.isNew) settings.push({type: 'custom', customType: 'model-snapshot', data: {timestamp: Date.now(), provider: model.provider, modelApi: model.api, modelId: model.model}})
   await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
 
-  const {default: Anthropic} = await a.sdk
-  const client = new Anthropic({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: chooseFetch(opts.env ?? process.env)})
+  const {MessagesClient} = await a.sdk
+  const client = new MessagesClient({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: chooseFetch(opts.env ?? process.env)})
   const tools = toolSpecs(policy)
   const system = buildSystemPrompt({workspaceDir, toolNames: tools.map((t) => t.name)})
   const {reserveTokens, keepRecentTokens} = compactionSettings(model.contextWindow)
