@@ -6,6 +6,7 @@ import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
+import {createSpinner} from '../render/spinner.js'
 
 export type {AgentRunResult} from '../agent/output.js'
 
@@ -61,11 +62,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     }
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
-    let spinner: {stop(): void; start(): unknown} | undefined
-    if (!json && process.stderr.isTTY) {
-      const {default: ora} = await import('ora')
-      spinner = ora({text: 'Waiting for agent reply…', stream: process.stderr})
-    }
+    const spinner = json ? undefined : await createSpinner('Waiting for agent reply…')
     // Each model call of a tool loop streams its own text; a line break keeps them from running together.
     let streamed = false
     let atLineStart = true

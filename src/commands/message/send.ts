@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {formatSendLine, messageSend, type MessageSendResult} from '../../channels/send.js'
+import {createSpinner} from '../../render/spinner.js'
 
 export type {MessageSendResult} from '../../channels/send.js'
 
@@ -34,7 +35,7 @@ export default class MessageSend extends BaseCommand<typeof MessageSend> {
 
   async run(): Promise<MessageSendResult> {
     const f = this.flags
-    const spinner = !this.jsonEnabled() && !f['dry-run'] && process.stderr.isTTY ? (await import('ora')).default({text: 'Sending...', stream: process.stderr}).start() : undefined
+    const spinner = this.jsonEnabled() || f['dry-run'] ? undefined : (await createSpinner('Sending...'))?.start()
     let result: MessageSendResult
     try {
       result = await messageSend(this.openState(), {
