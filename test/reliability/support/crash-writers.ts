@@ -61,10 +61,7 @@ function findTranscriptCopies(file: string, bytes: Buffer): {atPath: boolean; ar
 function verifyReset(ctx: TrialContext, problems: string[]): string {
   const {text, data} = readIndex(ctx, problems)
   if (!data) return 'unparseable'
-  if (text !== JSON.stringify(data, null, 2)) problems.push('sessions.json is not in OpenClaw\'s 2-space serialization')
-  for (const k of Object.keys(ctx.baseIndex)) if (k !== MAIN && !isDeepStrictEqual(data[k], ctx.baseIndex[k])) problems.push(`entry ${k} changed`)
-  const extra = Object.keys(data).filter((k) => !(k in ctx.baseIndex))
-  if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`)
+  problems.push(...checkIndexAroundMain(ctx, text, data))
   const before = ctx.baseIndex[MAIN]
   const after = data[MAIN]
   const copies = findTranscriptCopies(ctx.transcriptPath, ctx.baseTranscript)
@@ -134,6 +131,47 @@ function checkLocksAfterRecovery(ctx: TrialContext, needed: string[]): string[] 
   return problems
 }
 
+/** The index in OpenClaw's serialization, every row but the main one untouched, no row added. */
+function checkIndexAroundMain(ctx: TrialContext, text: string, data: Record<string, any>): string[] {
+  const problems: string[] = []
+  if (text !== JSON.stringify(data, null, 2)) problems.push('sessions.json is not in OpenClaw\'s 2-space serialization')
+  for (const k of Object.keys(ctx.baseIndex)) if (k !== MAIN && !isDeepStrictEqual(data[k], ctx.baseIndex[k])) problems.push(`entry ${k} changed`)
+  const extra = Object.keys(data).filter((k) => !(k in ctx.baseIndex))
+  if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`)
+  return problems
+}
+
+/** The transcript's old bytes unchanged, every complete line parses, and a torn end is the start of an entry. */
+function checkTranscriptAfterKill(ctx: TrialContext, scan: ReturnType<typeof scanJsonl>, what: string, tailStart: string): string[] {
+  const problems: string[] = []
+  if (!scan.bytes.subarray(0, ctx.baseTranscript.length).equals(ctx.baseTranscript)) problems.push(`the transcript bytes before the ${what} changed`)
+  if (scan.badComplete.length > 0) problems.push(`complete transcript lines that do not parse: ${scan.badComplete.join(', ')}`)
+  if (scan.tail !== '' && !scan.tail.startsWith(tailStart)) problems.push(`unterminated tail is not the start of an entry: ${scan.tail.slice(0, 40)}`)
+  return problems
+}
+
+/** Remember the transcript as the writer finds it: line count, leaf id and every id (for chain checks after the kill). */
+function recordTranscriptBase(ctx: TrialContext): void {
+  const base = scanJsonl(ctx.transcriptPath)
+  const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
+  ctx.scratch.baseLineCount = base.lines.length
+  ctx.scratch.baseLeaf = entries.at(-1)?.id
+  ctx.scratch.baseIds = entries.map((e) => e.id)
+}
+
+/** After the next command: no torn end left, and the only unparseable line is the one fenced torn line (if any). */
+function checkFenced(scan: ReturnType<typeof scanJsonl>, hadTail: boolean, what: string): string[] {
+  const problems: string[] = []
+  if (scan.tail !== '') problems.push(`transcript still ends without a newline after the ${what}`)
+  if (scan.badComplete.length !== (hadTail ? 1 : 0)) problems.push(`${scan.badComplete.length} unparseable lines after recovery (expected ${hadTail ? 1 : 0})`)
+  return problems
+}
+
+function verifyResetRow(ctx: TrialContext): VerifyResult {
+  const problems: string[] = []
+  return {outcome: verifyReset(ctx, problems), problems}
+}
+
 function verifyIndexWorker(ctx: TrialContext, progress: number): VerifyResult {
   const problems: string[] = []
   const {text} = readIndex(ctx, problems)
@@ -183,8 +221,7 @@ async function recoverTranscript(ctx: TrialContext): Promise<string[]> {
   problems.push(...checkLocksAfterRecovery(ctx, [ctx.transcriptPath]))
   const scan = scanJsonl(ctx.transcriptPath)
   // At most the one torn line is lost: it stays in the file, fenced onto its own line, and nothing else is bad.
-  if (scan.tail !== '') problems.push('file still ends without a newline after the recovery append')
-  if (scan.badComplete.length !== (hadTail ? 1 : 0)) problems.push(`${scan.badComplete.length} unparseable lines after recovery (expected ${hadTail ? 1 : 0})`)
+  problems.push(...checkFenced(scan, hadTail, 'recovery append'))
   if (scan.lines.at(-1)?.id !== appended.id) problems.push('the recovered entry is not the last line')
   return problems
 }
@@ -211,11 +248,7 @@ export const CRASH_WRITERS: CrashWriter[] = [
     trigger: 'ready',
     maxDelayMs: 120,
     spawn(ctx) {
-      const base = scanJsonl(ctx.transcriptPath)
-      ctx.scratch.baseLineCount = base.lines.length
-      const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
-      ctx.scratch.baseLeaf = entries.at(-1)?.id
-      ctx.scratch.baseIds = entries.map((e) => e.id)
+      recordTranscriptBase(ctx)
       return {command: process.execPath, args: [WORKER, 'transcript', ctx.transcriptPath, String(ctx.rng.int(1, 2 ** 31)), String(ctx.rng.pick([0, 2, 3]))]}
     },
     verify: verifyTranscriptWorker,
@@ -228,10 +261,7 @@ export const CRASH_WRITERS: CrashWriter[] = [
     trigger: 'lock',
     maxDelayMs: 15,
     spawn: (ctx) => cli(['sessions', 'reset', MAIN, '--json', '--state-dir', ctx.stateDir]),
-    verify: (ctx) => {
-      const problems: string[] = []
-      return {outcome: verifyReset(ctx, problems), problems}
-    },
+    verify: verifyResetRow,
     recover: recoverWithCliReset,
   },
   {
@@ -241,10 +271,7 @@ export const CRASH_WRITERS: CrashWriter[] = [
     trigger: 'spawn',
     maxDelayMs: 900,
     spawn: (ctx) => cli(['sessions', 'reset', MAIN, '--json', '--state-dir', ctx.stateDir]),
-    verify: (ctx) => {
-      const problems: string[] = []
-      return {outcome: verifyReset(ctx, problems), problems}
-    },
+    verify: verifyResetRow,
     recover: recoverWithCliReset,
   },
   {
@@ -298,11 +325,7 @@ async function spawnAgentTurn(ctx: TrialContext): Promise<SpawnSpec> {
   // The fixture's provider `mockant` points at a port that is not listening here; point it at this run's mock.
   const configPath = path.join(ctx.stateDir, 'openclaw.json')
   fs.writeFileSync(configPath, fs.readFileSync(configPath, 'utf8').replace('http://127.0.0.1:18089', mock.url))
-  const base = scanJsonl(ctx.transcriptPath)
-  const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
-  ctx.scratch.baseLineCount = base.lines.length
-  ctx.scratch.baseLeaf = entries.at(-1)?.id
-  ctx.scratch.baseIds = entries.map((e) => e.id)
+  recordTranscriptBase(ctx)
   ctx.scratch.message = `crash trial ${ctx.trial} ${ctx.rng.int(1, 2 ** 31)}`
   return cli(['agent', '-m', ctx.scratch.message as string, '--agent', 'main', '--json', '--state-dir', ctx.stateDir])
 }
@@ -321,9 +344,7 @@ function verifyAgentTurn(ctx: TrialContext): VerifyResult {
   const problems: string[] = []
   const {text, data} = readIndex(ctx, problems)
   const scan = scanJsonl(ctx.transcriptPath)
-  if (!scan.bytes.subarray(0, ctx.baseTranscript.length).equals(ctx.baseTranscript)) problems.push('the transcript bytes before the turn changed')
-  if (scan.badComplete.length > 0) problems.push(`complete transcript lines that do not parse: ${scan.badComplete.join(', ')}`)
-  if (scan.tail !== '' && !scan.tail.startsWith('{"type":')) problems.push(`unterminated tail is not the start of an entry: ${scan.tail.slice(0, 40)}`)
+  problems.push(...checkTranscriptAfterKill(ctx, scan, 'turn', '{"type":'))
   const ours = scan.lines.slice(ctx.scratch.baseLineCount as number)
   let parent = ctx.scratch.baseLeaf as string
   const ids = new Set<string>(ctx.scratch.baseIds as string[])
@@ -344,10 +365,7 @@ function verifyAgentTurn(ctx: TrialContext): VerifyResult {
   ctx.scratch.reachedUser = stage === 'user' || stage === 'reply'
   const transcriptState = `${stage}${scan.tail ? '+torn' : ''}`
   if (!data) return {outcome: 'unparseable', problems, tornLine: scan.tail !== ''}
-  if (text !== JSON.stringify(data, null, 2)) problems.push('sessions.json is not in OpenClaw\'s 2-space serialization')
-  for (const k of Object.keys(ctx.baseIndex)) if (k !== MAIN && !isDeepStrictEqual(data[k], ctx.baseIndex[k])) problems.push(`entry ${k} changed`)
-  const extra = Object.keys(data).filter((k) => !(k in ctx.baseIndex))
-  if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`)
+  problems.push(...checkIndexAroundMain(ctx, text, data))
   const before = ctx.baseIndex[MAIN]
   const after = data[MAIN]
   if (isDeepStrictEqual(after, before)) return {outcome: `old/${transcriptState}`, problems, tornLine: scan.tail !== ''}
@@ -390,8 +408,7 @@ async function recoverAgentTurn(ctx: TrialContext): Promise<string[]> {
   else if (ctx.scratch.reachedUser && !history.includes(String(ctx.scratch.message))) problems.push('the recovery turn did not send the killed turn\'s recorded user message')
   problems.push(...checkLocksAfterRecovery(ctx, [ctx.indexPath, ctx.transcriptPath]))
   const scan = scanJsonl(ctx.transcriptPath)
-  if (scan.tail !== '') problems.push('transcript still ends without a newline after the recovery turn')
-  if (scan.badComplete.length !== (hadTail ? 1 : 0)) problems.push(`${scan.badComplete.length} unparseable lines after recovery (expected ${hadTail ? 1 : 0})`)
+  problems.push(...checkFenced(scan, hadTail, 'recovery turn'))
   // The recovery turn's entries are the complete lines after the ones that were there before it; the first hangs off
   // the last complete entry of the killed turn (or the old leaf), the rest chain one after the other.
   const run = scan.lines.slice(preCount)
@@ -417,11 +434,7 @@ const MIRROR_TOUCHED = new Set(['updatedAt', 'origin', 'deliveryContext', 'lastC
 async function spawnMessageSend(ctx: TrialContext): Promise<SpawnSpec> {
   const fake = await (fakeChannels ??= startFakeChannels())
   Object.assign(ctx.env, channelEnv(fake))
-  const base = scanJsonl(ctx.transcriptPath)
-  const entries = base.lines.filter((l) => typeof l.id === 'string' && l.type !== 'session')
-  ctx.scratch.baseLineCount = base.lines.length
-  ctx.scratch.baseLeaf = entries.at(-1)?.id
-  ctx.scratch.baseIds = entries.map((e) => e.id)
+  recordTranscriptBase(ctx)
   ctx.scratch.message = `crash send ${ctx.trial} ${ctx.rng.int(1, 2 ** 31)}`
   return cli(['message', 'send', '--channel', 'telegram', '-t', '123456789', '-m', ctx.scratch.message as string, '--json', '--state-dir', ctx.stateDir])
 }
@@ -439,9 +452,7 @@ function verifyMessageSend(ctx: TrialContext): VerifyResult {
   const problems: string[] = []
   const {text, data} = readIndex(ctx, problems)
   const scan = scanJsonl(ctx.transcriptPath)
-  if (!scan.bytes.subarray(0, ctx.baseTranscript.length).equals(ctx.baseTranscript)) problems.push('the transcript bytes before the mirror changed')
-  if (scan.badComplete.length > 0) problems.push(`complete transcript lines that do not parse: ${scan.badComplete.join(', ')}`)
-  if (scan.tail !== '' && !scan.tail.startsWith('{"type":"message"')) problems.push(`unterminated tail is not the start of an entry: ${scan.tail.slice(0, 40)}`)
+  problems.push(...checkTranscriptAfterKill(ctx, scan, 'mirror', '{"type":"message"'))
   const ours = scan.lines.slice(ctx.scratch.baseLineCount as number)
   if (ours.length > 1) problems.push(`${ours.length} entries appended by one send`)
   const line = ours[0]
@@ -451,10 +462,7 @@ function verifyMessageSend(ctx: TrialContext): VerifyResult {
   ctx.scratch.leaf = line ? String(line.id) : ctx.scratch.baseLeaf
   const transcriptState = `${line ? 'mirror' : 'none'}${scan.tail ? '+torn' : ''}`
   if (!data) return {outcome: 'unparseable', problems, tornLine: scan.tail !== ''}
-  if (text !== JSON.stringify(data, null, 2)) problems.push('sessions.json is not in OpenClaw\'s 2-space serialization')
-  for (const k of Object.keys(ctx.baseIndex)) if (k !== MAIN && !isDeepStrictEqual(data[k], ctx.baseIndex[k])) problems.push(`entry ${k} changed`)
-  const extra = Object.keys(data).filter((k) => !(k in ctx.baseIndex))
-  if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`)
+  problems.push(...checkIndexAroundMain(ctx, text, data))
   const before = ctx.baseIndex[MAIN]
   const after = data[MAIN]
   if (isDeepStrictEqual(after, before)) {
@@ -479,8 +487,7 @@ async function recoverMessageSend(ctx: TrialContext): Promise<string[]> {
   if (doc.payload?.mirrored?.sessionKey !== MAIN || doc.payload?.mirrorError) problems.push(`recovery send mirrored ${JSON.stringify(doc.payload?.mirrored ?? doc.payload?.mirrorError)}`)
   problems.push(...checkLocksAfterRecovery(ctx, [ctx.indexPath, ctx.transcriptPath]))
   const scan = scanJsonl(ctx.transcriptPath)
-  if (scan.tail !== '') problems.push('transcript still ends without a newline after the recovery send')
-  if (scan.badComplete.length !== (hadTail ? 1 : 0)) problems.push(`${scan.badComplete.length} unparseable lines after recovery (expected ${hadTail ? 1 : 0})`)
+  problems.push(...checkFenced(scan, hadTail, 'recovery send'))
   const last = scan.lines.at(-1)
   if (!last || !isMirrorOf(last, next)) problems.push('the recovery mirror is not the last line')
   else if (last.parentId !== ctx.scratch.leaf) problems.push(`recovery mirror parentId ${last.parentId} != last complete entry ${ctx.scratch.leaf}`)
