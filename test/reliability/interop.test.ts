@@ -1,6 +1,6 @@
 // Side by side with a real OpenClaw (2026.4.27): OpenClaw lists what clawkit wrote, clawkit reads what OpenClaw wrote.
 // Skipped unless scripts/interop.sh (npm run test:interop) provides the OpenClaw install; see RELIABILITY.md.
-import {spawn} from 'node:child_process'
+import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -69,6 +69,13 @@ function writeMockProviderConfig(state: string, port: number): void {
       agents: {defaults: {model: {primary: 'mock/mock-1'}}},
     }, null, 2),
   )
+}
+
+/** support/mock-anthropic.mjs as a child process: its port, and every request body appended to `requests`. */
+async function startMockProcess(requests: string): Promise<{mock: ChildProcess; port: number}> {
+  const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
+  const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
+  return {mock, port}
 }
 
 /** OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy. */
@@ -142,23 +149,10 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     const home = tempDir()
     const state = path.join(tempDir(), 'state')
     const requests = path.join(home, 'requests.jsonl')
-    const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
+    const {mock, port} = await startMockProcess(requests)
     try {
-      const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
-      fs.mkdirSync(state, {recursive: true})
-      fs.writeFileSync(
-        path.join(state, 'openclaw.json'),
-        JSON.stringify({
-          models: {providers: {mock: {baseUrl: `http://127.0.0.1:${port}`, apiKey: 'test-key', api: 'anthropic-messages', models: [{id: 'mock-1', name: 'Mock', contextWindow: 200_000, maxTokens: 4096, input: ['text'], cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}}]}}},
-          agents: {defaults: {model: {primary: 'mock/mock-1'}}},
-        }, null, 2),
-      )
-      // OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy.
-      const cache = process.env.CLAWKIT_INTEROP_CACHE
-      if (cache) {
-        fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
-        fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
-      }
+      writeMockProviderConfig(state, port)
+      shareCachedPluginRuntime(state)
       // 1. clawkit's store library writes the row and a two-message transcript, as `clawkit agent` will.
       const lib = await import(path.join(ROOT, 'dist', 'store', 'index.js'))
       const sessionsDir = path.join(state, 'agents', 'main', 'sessions')
@@ -203,9 +197,8 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     const home = tempDir()
     const state = path.join(tempDir(), 'state')
     const requests = path.join(home, 'requests.jsonl')
-    const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
+    const {mock, port} = await startMockProcess(requests)
     try {
-      const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
       writeMockProviderConfig(state, port)
       shareCachedPluginRuntime(state)
       // No ANTHROPIC_* in the env: both CLIs must reach the mock through openclaw.json's provider alone.
