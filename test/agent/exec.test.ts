@@ -6,7 +6,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {runTool} from '../../src/agent/tools.js'
 import {tempDir} from '../support/cli.js'
-import {type AgentEnv, providerConfig, sessionFile, setup, store, transcriptLines} from './setup.js'
+import {agentEnvs, providerConfig, sessionFile, store, transcriptLines} from './setup.js'
 
 const policy = {write: false, exec: true}
 const leftovers: number[] = []
@@ -38,15 +38,13 @@ function bgPid(text: string): number {
   return Number(m[1])
 }
 
-let envs: AgentEnv[] = []
+const make = agentEnvs()
 afterEach(async () => {
   for (const pid of leftovers.splice(0)) {
     try {
       process.kill(pid, 'SIGKILL')
     } catch {}
   }
-  await Promise.all(envs.map((e) => e.mock.close()))
-  envs = []
 })
 
 describe('exec tool process handling', () => {
@@ -81,8 +79,7 @@ describe('exec tool process handling', () => {
   }, 15_000)
 
   it('CLI: --timeout 2 while exec runs `sleep 20; echo done` -> exit 124 well before the sleep ends, tool result paired, lock released', async () => {
-    const a = await setup({config: (url) => providerConfig(url)})
-    envs.push(a)
+    const a = await make({config: (url) => providerConfig(url)})
     fs.mkdirSync(a.workspace, {recursive: true})
     a.mock.push({kind: 'toolUse', calls: [{name: 'exec', input: {command: 'sleep 30 & echo bg=$! > bg.txt; sleep 20; echo done'}}]}, {kind: 'text', text: 'never'})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'run it', '--allow-exec', '--timeout', '2'], {timeoutMs: 15_000})

@@ -4,21 +4,12 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {BIN, json, ROOT, runCli, TWO_AGENTS} from '../support/cli.js'
-import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, store, transcriptLines, userTexts} from './setup.js'
+import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
-let envs: AgentEnv[] = []
-async function make(opts: Parameters<typeof setup>[0] = {}): Promise<AgentEnv> {
-  const e = await setup(opts)
-  envs.push(e)
-  return e
-}
-afterEach(async () => {
-  await Promise.all(envs.map((e) => e.mock.close()))
-  envs = []
-})
+const make = agentEnvs()
 
 function transcriptLinesSafe(a: AgentEnv): any[] {
   try {

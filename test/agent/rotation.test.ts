@@ -7,14 +7,12 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {json, sessionsJsonPath} from '../support/cli.js'
-import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, store, transcriptLines, userTexts} from './setup.js'
+import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
-let envs: AgentEnv[] = []
+const make = agentEnvs()
 const children: Array<ReturnType<typeof spawn>> = []
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill('SIGKILL')
-  await Promise.all(envs.map((e) => e.mock.close()))
-  envs = []
 })
 
 /** A live foreign process that takes `<file>.lock` as OpenClaw does and drops it when told to on stdin. */
@@ -46,8 +44,7 @@ async function holdLock(file: string): Promise<{release(): Promise<void>}> {
 
 describe('session rotated while the turn waits for the transcript lock', () => {
   it('reset-style rotation (transcript renamed to .reset.<ts>, new sessionId/sessionFile, header-only file) under a held lock: the turn lands in the new session and its counters are written', async () => {
-    const a = await setup({config: (url) => providerConfig(url)})
-    envs.push(a)
+    const a = await make({config: (url) => providerConfig(url)})
     expect((await a.run(['agent', '--agent', 'main', '-m', 'first turn'])).code).toBe(0)
     const oldFile = sessionFile(a.state, 'agent:main:main')
     const oldId = store(a.state)['agent:main:main'].sessionId
@@ -98,8 +95,7 @@ describe('session rotated while the turn waits for the transcript lock', () => {
 
 describe('--timeout while another writer holds the session', () => {
   it('stops waiting for the transcript lock at the timeout: exit 124, the model is never called, nothing is written', async () => {
-    const a = await setup({config: (url) => providerConfig(url)})
-    envs.push(a)
+    const a = await make({config: (url) => providerConfig(url)})
     const first = await a.run(['agent', '--agent', 'main', '-m', 'first'])
     expect(first.code, first.stderr).toBe(0)
     const file = sessionFile(a.state, 'agent:main:main')

@@ -2,6 +2,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {afterEach} from 'vitest'
+
 import {baseEnv, copyFixture, readJson, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
 import {type MockAnthropic, type MockOptions, startMockAnthropic} from '../support/mock-anthropic.js'
 
@@ -15,8 +17,29 @@ export interface AgentEnv {
   run(args: string[], opts?: {timeoutMs?: number}): ReturnType<typeof runCli>
 }
 
+export interface SetupOptions {
+  fixture?: string
+  config?: (mockUrl: string) => unknown
+  mock?: MockOptions
+  envKey?: boolean
+}
+
+/** Call once per test file: returns `setup` that also closes every mock it started after each test. */
+export function agentEnvs(): (opts?: SetupOptions) => Promise<AgentEnv> {
+  let envs: AgentEnv[] = []
+  afterEach(async () => {
+    await Promise.all(envs.map((e) => e.mock.close()))
+    envs = []
+  })
+  return async (opts = {}) => {
+    const e = await setup(opts)
+    envs.push(e)
+    return e
+  }
+}
+
 /** A state dir (a fixture copy, or a fresh dir with an optional openclaw.json) and a mock the CLI is pointed at. */
-export async function setup(opts: {fixture?: string; config?: (mockUrl: string) => unknown; mock?: MockOptions; envKey?: boolean} = {}): Promise<AgentEnv> {
+export async function setup(opts: SetupOptions = {}): Promise<AgentEnv> {
   const mock = await startMockAnthropic(opts.mock)
   const home = tempDir()
   let state: string

@@ -2,23 +2,18 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, transcriptLines} from './setup.js'
+import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, transcriptLines} from './setup.js'
 
-let envs: AgentEnv[] = []
+const newEnv = agentEnvs()
 async function make(extra: Record<string, unknown> = {}): Promise<AgentEnv & {ws: string}> {
-  const e = await setup({config: (url) => providerConfig(url, {}, extra)})
-  envs.push(e)
+  const e = await newEnv({config: (url) => providerConfig(url, {}, extra)})
   const ws = e.workspace
   fs.mkdirSync(ws, {recursive: true})
   fs.writeFileSync(path.join(ws, 'notes.txt'), 'line one\nline two\n')
   return {...e, ws}
 }
-afterEach(async () => {
-  await Promise.all(envs.map((e) => e.mock.close()))
-  envs = []
-})
 
 function toolResults(file: string): any[] {
   return transcriptLines(file)

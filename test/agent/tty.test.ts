@@ -1,18 +1,14 @@
 // The agent on a real pseudo-terminal (util-linux `script`): the spinner appears only where it can work.
 import {spawn, spawnSync} from 'node:child_process'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {BIN, ROOT} from '../support/cli.js'
-import {type AgentEnv, setup} from './setup.js'
+import {type AgentEnv, agentEnvs} from './setup.js'
 
 const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
 
-let envs: AgentEnv[] = []
-afterEach(async () => {
-  await Promise.all(envs.map((e) => e.mock.close()))
-  envs = []
-})
+const make = agentEnvs()
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
 
@@ -37,8 +33,7 @@ function onTty(a: AgentEnv, cols: number, args: string[]): Promise<{code: number
 
 describe.skipIf(!hasScript)('agent on a terminal', () => {
   it('a terminal that reports 0 columns gets no spinner, and the turn ends (ora would loop forever clearing lines)', async () => {
-    const a = await setup()
-    envs.push(a)
+    const a = await make()
     const r = await onTty(a, 0, ['agent', '--agent', 'main', '-m', 'hello zero'])
     expect(r.timedOut).toBe(false)
     expect(r.code).toBe(0)
@@ -47,8 +42,7 @@ describe.skipIf(!hasScript)('agent on a terminal', () => {
   })
 
   it('a terminal with a width shows the spinner while waiting, then the streamed reply', async () => {
-    const a = await setup()
-    envs.push(a)
+    const a = await make()
     const r = await onTty(a, 100, ['agent', '--agent', 'main', '-m', 'hello wide'])
     expect(r.timedOut).toBe(false)
     expect(r.code).toBe(0)

@@ -2,21 +2,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {COMPACTION, json, TWO_AGENTS} from '../support/cli.js'
-import {type AgentEnv, expectLinearChain, providerConfig, sessionFile, setup, store, transcriptLines, userTexts} from '../agent/setup.js'
+import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from '../agent/setup.js'
 
-let envs: AgentEnv[] = []
-async function make(opts: Parameters<typeof setup>[0] = {}): Promise<AgentEnv> {
-  const e = await setup(opts)
-  envs.push(e)
-  return e
-}
-afterEach(async () => {
-  await Promise.all(envs.map((e) => e.mock.close()))
-  envs = []
-})
+const make = agentEnvs()
 
 describe('agent: new session', () => {
   it('creates the index entry and an OpenClaw-shaped transcript, streams the reply, sends both bootstrap files and auth', async () => {
