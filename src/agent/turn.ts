@@ -6,8 +6,8 @@ import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
 import {clawkitDirs} from '../settings.js'
-import {findEntry} from '../sessions/resolve.js'
 import {buildSessionContext, toLlmMessages} from '../store/context.js'
+import {findEntryIn} from '../store/file-store.js'
 import {acquireLock} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -224,7 +224,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   try {
     // 1. Index entry first, under the store lock, as OpenClaw does: concurrent turns on a new key agree on one id.
     const pre = await store.update((data) => {
-      const hit = findEntry(data, selected.key)
+      const hit = findEntryIn(data, selected.key)
       const now = Date.now()
       if (hit) {
         const e = hit.entry
@@ -261,7 +261,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
         })
       })
       try {
-        const current = findEntry(await store.read(), selected.key)
+        const current = findEntryIn(await store.read(), selected.key)
         const rotated = current !== undefined && (current.entry.sessionId !== sessionId || resolveTranscriptPath(sessionsDir, current.entry, selected.key).path !== transcript)
         if (rotated) {
           if (attempt + 1 >= MAX_ROTATION_RETRIES) {
@@ -586,7 +586,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     // A compaction with no successful call after it: the last call's prompt size describes the pre-compaction context.
     const promptTokens = lastCall && postCompactionTokens === undefined ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
     const result = await a.store.update((data) => {
-      const hit = findEntry(data, a.selected.key)
+      const hit = findEntryIn(data, a.selected.key)
       // Someone reset the session while we ran: their new id wins and our counters are dropped.
       if (hit && hit.entry.sessionId !== sessionId) return hit.entry
       const e: SessionEntry = hit?.entry ?? {sessionId, updatedAt: Date.now()}

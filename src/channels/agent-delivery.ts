@@ -4,7 +4,6 @@ import {randomUUID} from 'node:crypto'
 
 import type {Env} from '../config/paths.js'
 import {ClawkitError, UsageError} from '../errors.js'
-import {findEntry} from '../sessions/resolve.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry} from '../store/types.js'
@@ -80,8 +79,7 @@ export async function deliverAgentReply(p: DeliverAgentReplyParams): Promise<Age
   const {state, agentId} = p
   const env = p.env ?? state.env
   const sessionKey = normalizeSessionKey(p.sessionKey)
-  const data = await state.store(agentId).read()
-  const entry = findEntry(data, sessionKey)?.entry
+  const entry = (await state.store(agentId).findEntry(sessionKey))?.entry
   const plan = planAgentDelivery(entry, p.channel, p.replyTo, p.accountId)
   if (!plan.channel || plan.channel === 'webchat') throw new ClawkitError(DELIVERY_CHANNEL_REQUIRED, {code: 'E_DELIVERY_CHANNEL_REQUIRED'})
   const channel = selectChannel(state.config, env, plan.channel)

@@ -6,7 +6,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 
 import {resolveWorkspaceDir} from '../config/config.js'
-import {findEntry} from '../sessions/resolve.js'
+import {findEntryIn} from '../store/file-store.js'
 import {isEnoent} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
@@ -131,8 +131,7 @@ export interface MirrorParams {
 /** Where a session's transcript is (or would be created), without writing anything. */
 export async function lookupSession(state: OpenClawState, agentId: string, sessionKey: string): Promise<{entry?: SessionEntry; file?: string}> {
   const ref = state.storeRef(agentId)
-  const data = await state.store(agentId).read()
-  const found = findEntry(data, sessionKey)
+  const found = await state.store(agentId).findEntry(sessionKey)
   if (!found) return {}
   return {entry: found.entry, file: resolveTranscriptPath(state.sessionsDir(ref), found.entry, sessionKey).path}
 }
@@ -147,7 +146,7 @@ export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | un
   // webhook is not an OpenClaw channel: its sends are recorded, but it never becomes a session's delivery route.
   const fields = p.channel === 'webhook' ? undefined : routeFields(p.channel, p.route)
   const {entry, created} = await state.store(agentId).update((data) => {
-    const found = findEntry(data, sessionKey)
+    const found = findEntryIn(data, sessionKey)
     const ts = now().getTime()
     if (!found) {
       const sessionId = randomUUID()

@@ -6,12 +6,13 @@ import path from 'node:path'
 
 import {NotFoundError} from '../errors.js'
 import {resolveWorkspaceDir} from '../config/config.js'
+import {findEntryIn} from '../store/file-store.js'
 import {archiveTimestamp, FILE_MODE} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
 import type {OpenClawState} from '../store/state.js'
 import {makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
-import {findEntry, resolveSession} from './resolve.js'
+import {resolveSession} from './resolve.js'
 
 /** The `sessions reset --json` document. */
 export interface SessionsResetResult {
@@ -66,7 +67,7 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
     const now = opts.now ?? new Date()
     const done = await store.update(async (data) => {
       // Re-resolve inside the lock: another writer may have reset or removed it meanwhile.
-      const hit = findEntry(data, s.key)
+      const hit = findEntryIn(data, s.key)
       if (!hit) throw new NotFoundError(`Session not found: ${s.key}`, 'E_SESSION_NOT_FOUND')
       const entry = hit.entry
       const previousSessionId = entry.sessionId

@@ -19,17 +19,6 @@ function looksLikeKey(s: string): boolean {
   return s.includes(':') || ['main', 'global', 'unknown'].includes(s.toLowerCase())
 }
 
-/** Pick the entry stored under `key` or any spelling that lowercases to it, newest updatedAt first (§2.6). */
-export function findEntry(data: Record<string, SessionEntry>, key: string): {storedKey: string; entry: SessionEntry} | undefined {
-  const want = normalizeSessionKey(key)
-  let best: {storedKey: string; entry: SessionEntry} | undefined
-  for (const [k, e] of Object.entries(data)) {
-    if (normalizeSessionKey(k) !== want || !e || typeof e !== 'object') continue
-    if (!best || (e.updatedAt ?? 0) > (best.entry.updatedAt ?? 0) || (k === want && (e.updatedAt ?? 0) === (best.entry.updatedAt ?? 0))) best = {storedKey: k, entry: e}
-  }
-  return best
-}
-
 export async function resolveSession(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<ResolvedSession> {
   const raw = target.trim()
   if (!raw) throw new UsageError('Pass a session key or session id (for example "agent:main:main").', 'E_MISSING_SESSION')
@@ -42,10 +31,7 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     const agentId = parsed ? normalizeAgentId(parsed.agentId) : (agentOpt ?? state.activeAgentId)
     const ref = state.storeRef(agentId)
     const store = state.store(agentId)
-    const exact = await store.getEntry(key)
-    if (exact) return {ref, key, storedKey: key, entry: exact, agentId}
-    // Not under the canonical spelling: look for legacy mixed-case spellings (OpenClaw folds them, newest wins).
-    const hit = findEntry(await store.read(), key)
+    const hit = await store.findEntry(key)
     if (hit) return {ref, key, storedKey: hit.storedKey, entry: hit.entry, agentId}
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()

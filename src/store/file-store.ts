@@ -4,7 +4,8 @@ import fsp from 'node:fs/promises'
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
-import type {SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
+import {normalizeSessionKey} from './session-key.js'
+import type {FoundEntry, SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
 
 /** Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. */
 export function serializeStore(data: SessionStoreData): string {
@@ -47,6 +48,17 @@ export async function readStoreFile(file: string): Promise<{data: SessionStoreDa
     throw unreadableStore(file, error)
   }
   return {data: parseStoreText(text, file), text, exists: true}
+}
+
+/** OpenClaw's resolveSessionStoreEntry: the entry under `key` or any spelling that lowercases to it, newest first (§2.6). */
+export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | undefined {
+  const want = normalizeSessionKey(key)
+  let best: FoundEntry | undefined
+  for (const [k, e] of Object.entries(data)) {
+    if (normalizeSessionKey(k) !== want || !e || typeof e !== 'object') continue
+    if (!best || (e.updatedAt ?? 0) > (best.entry.updatedAt ?? 0) || (k === want && (e.updatedAt ?? 0) === (best.entry.updatedAt ?? 0))) best = {storedKey: k, entry: e}
+  }
+  return best
 }
 
 /** Stores below this size are simply parsed whole; above it a key lookup slices out the one entry. */
@@ -105,10 +117,12 @@ export class FileSessionStore implements SessionStore {
   }
 
   /**
-   * The entry stored under exactly `key`, for read commands on large stores (a 10k-session index is ~10 MB; parsing
-   * it whole costs ~40 MiB of RSS and ~100 ms). Falls back to a whole read when the file is small or unusual.
+   * One entry without parsing a large index whole (a 10k-session index is ~10 MB; parsing it costs ~40 MiB of RSS and
+   * ~100 ms): a key stored exactly as given is sliced out. Otherwise (small or unusually formatted file, key absent
+   * or spelled in mixed case) the one whole parse is searched with OpenClaw's fold. A sliced hit wins even if a
+   * legacy spelling of the key were newer; OpenClaw's own writers delete those spellings.
    */
-  async getEntry(key: string): Promise<SessionEntry | undefined> {
+  async findEntry(key: string): Promise<FoundEntry | undefined> {
     let buf: Buffer
     try {
       buf = await fsp.readFile(this.ref.path)
@@ -118,11 +132,9 @@ export class FileSessionStore implements SessionStore {
     }
     if (buf.length >= FAST_LOOKUP_MIN_BYTES) {
       const hit = sliceStoreEntry(buf, key)
-      if (hit) return hit
+      if (hit) return {storedKey: key, entry: hit}
     }
-    const data = parseStoreText(buf.toString('utf8'), this.ref.path)
-    const entry = Object.hasOwn(data, key) ? data[key] : undefined
-    return entry && typeof entry === 'object' ? entry : undefined
+    return findEntryIn(parseStoreText(buf.toString('utf8'), this.ref.path), key)
   }
 
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {

@@ -47,6 +47,12 @@ export interface SessionEntry {
 /** sessions.json as a bare record from key to entry; insertion order is file order. */
 export type SessionStoreData = Record<string, SessionEntry>
 
+/** An entry with the key it is spelled under in the file (OpenClaw folds mixed-case spellings to the lowercase key). */
+export interface FoundEntry {
+  storedKey: string
+  entry: SessionEntry
+}
+
 export interface StoreRef {
   agentId: string
   /** Absolute path of sessions.json (file backend) or a backend-specific locator. */
@@ -66,8 +72,11 @@ export interface SessionStore {
   readonly ref: StoreRef
   /** Read the index without taking a lock (atomic renames give a complete old or new file). */
   read(): Promise<SessionStoreData>
-  /** The entry stored under exactly this (normalized) key, without a lock; may avoid reading the whole index. */
-  getEntry(key: string): Promise<SessionEntry | undefined>
+  /**
+   * The entry for this key as OpenClaw resolves it (the lowercase key or a legacy mixed-case spelling, newest
+   * updatedAt first), without a lock. May avoid reading the whole index when the key is stored as given.
+   */
+  findEntry(key: string): Promise<FoundEntry | undefined>
   /**
    * Read-modify-write under the store lock. The mutator sees a fresh read taken inside the lock; its return value
    * is passed through. Nothing is written when the mutator leaves the data unchanged.

@@ -98,9 +98,12 @@ describe('single-entry lookup on large stores', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(1024 * 1024) // large enough for the sliced path
     const store = new FileSessionStore({agentId: 'main', path: file})
     for (const key of ['agent:main:main', 'agent:main:telegram:direct:0', 'agent:main:telegram:direct:5999']) {
-      expect(await store.getEntry(key)).toEqual(data[key])
+      expect(await store.findEntry(key)).toEqual({storedKey: key, entry: data[key]})
     }
-    expect(await store.getEntry('agent:main:missing')).toBeUndefined()
+    expect(await store.findEntry('agent:main:missing')).toBeUndefined()
+    // A legacy mixed-case spelling is not sliced: the one whole parse finds it with OpenClaw's fold.
+    fs.writeFileSync(file, serializeStore({...data, 'agent:main:Legacy': {sessionId: 'old', updatedAt: 1}, 'AGENT:MAIN:LEGACY': {sessionId: 'new', updatedAt: 2}}))
+    expect(await store.findEntry('agent:main:legacy')).toEqual({storedKey: 'AGENT:MAIN:LEGACY', entry: {sessionId: 'new', updatedAt: 2}})
     const {sliceStoreEntry} = await import('../../src/store/file-store.js')
     expect(sliceStoreEntry(fs.readFileSync(file), 'agent:main:main')).toEqual(data['agent:main:main'])
   })
@@ -111,8 +114,8 @@ describe('single-entry lookup on large stores', () => {
     expect(sliceStoreEntry(minified, 'agent:main:main')).toBeUndefined()
     const file = path.join(tempDir(), 'sessions.json')
     fs.writeFileSync(file, minified)
-    expect(await new FileSessionStore({agentId: 'main', path: file}).getEntry('agent:main:main')).toEqual({sessionId: 'a', updatedAt: 1})
+    expect(await new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).toEqual({storedKey: 'agent:main:main', entry: {sessionId: 'a', updatedAt: 1}})
     fs.writeFileSync(file, '{"agent:main:main": ')
-    await expect(new FileSessionStore({agentId: 'main', path: file}).getEntry('agent:main:main')).rejects.toBeInstanceOf(CorruptFileError)
+    await expect(new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).rejects.toBeInstanceOf(CorruptFileError)
   })
 })
