@@ -15,7 +15,6 @@ import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {AssistantMessage, ContentBlock, Usage} from '../store/transcript-types.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
 import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, SUMMARIZATION_SYSTEM_PROMPT} from './compaction.js'
-import {chooseFetch} from './http-fetch.js'
 import {type ApiMessage, estimateTokens, fromApiContent, mapStopReason, toApiMessages} from './convert.js'
 import {costOf, resolveModel, type ResolvedModel} from './model.js'
 import {buildSystemPrompt} from './prompt.js'
@@ -314,7 +313,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   if (writer.isNew) settings.push({type: 'custom', customType: 'model-snapshot', data: {timestamp: Date.now(), provider: model.provider, modelApi: model.api, modelId: model.model}})
   await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
 
-  const {MessagesClient} = await a.sdk
+  // http-fetch loads node:http and node:https (~10 ms), which no other command needs: lazily, like the SDK.
+  const [{MessagesClient}, {chooseFetch}] = await Promise.all([a.sdk, import('./http-fetch.js')])
   const client = new MessagesClient({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: chooseFetch(opts.env ?? process.env)})
   const tools = toolSpecs(policy)
   const system = buildSystemPrompt({workspaceDir, toolNames: tools.map((t) => t.name)})

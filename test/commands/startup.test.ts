@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
+import {fileURLToPath} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
@@ -11,10 +11,11 @@ const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3']
 /** esbuild (scripts/bundle.js) marks each bundled module with a `// node_modules/<pkg>/<file>` comment. */
 const marker = (pkg: string) => `// node_modules/${pkg}/`
 
-/** The bundle files in dist/ a process loaded, from its import trace. */
+/** The bundle files in dist/ a process loaded, from its trace (ES module URLs and require.cache paths). */
 function loadedBundleFiles(trace: string): string[] {
-  const dist = pathToFileURL(path.join(ROOT, 'dist') + path.sep).href
-  return [...new Set(fs.readFileSync(trace, 'utf8').split('\n'))].filter((url) => url.startsWith(dist)).map((url) => fileURLToPath(url))
+  const dist = path.join(ROOT, 'dist') + path.sep
+  const files = fs.readFileSync(trace, 'utf8').split('\n').map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line))
+  return [...new Set(files)].filter((file) => file.startsWith(dist))
 }
 
 describe('read commands stay light', () => {
@@ -32,20 +33,23 @@ describe('read commands stay light', () => {
     const r = await runCli([...args, '--state-dir', state], {env})
     expect([0, 3], r.stderr).toContain(r.code) // doctor exits 3 on the fixture's warnings
     const loaded = fs.readFileSync(trace, 'utf8')
-    expect(loaded).toContain('/dist/cli.js') // the trace really saw the bundle load
     for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(`/node_modules/${heavy}/`)
     const files = loadedBundleFiles(trace)
-    expect(files).toContain(path.join(ROOT, 'dist', 'cli.js')) // the file list is real, so the loop below checks something
+    expect(files).toContain(path.join(ROOT, 'dist', 'cli.cjs')) // the trace really saw the bundle load, so the loop below checks something
+    expect(files.filter((f) => f.includes(`${path.sep}vendor${path.sep}`))).toEqual([])
     for (const file of files) {
       const text = fs.readFileSync(file, 'utf8')
       for (const heavy of HEAVY) expect(text.includes(marker(heavy)), `${heavy} inside ${file}`).toBe(false)
     }
   })
 
-  it('the bundle keeps the SDK, ora and cli-table3 in chunks of their own (so the check above can fail)', () => {
-    const chunks = fs.readdirSync(path.join(ROOT, 'dist', 'chunks')).map((f) => fs.readFileSync(path.join(ROOT, 'dist', 'chunks', f), 'utf8'))
-    for (const heavy of HEAVY) expect(chunks.some((text) => text.includes(marker(heavy))), heavy).toBe(true)
-    expect(fs.readFileSync(path.join(ROOT, 'dist', 'cli.js'), 'utf8')).toContain(marker('@oclif/core'))
+  it('the bundle keeps the SDK, ora and cli-table3 in vendor files of their own (so the checks above can fail)', () => {
+    const vendor = path.join(ROOT, 'dist', 'vendor')
+    const files = fs.readdirSync(vendor).filter((f) => f.endsWith('.cjs')).map((f) => fs.readFileSync(path.join(vendor, f), 'utf8'))
+    for (const heavy of HEAVY) expect(files.some((text) => text.includes(marker(heavy))), heavy).toBe(true)
+    const cli = fs.readFileSync(path.join(ROOT, 'dist', 'cli.cjs'), 'utf8')
+    expect(cli).toContain(marker('@oclif/core'))
+    for (const heavy of HEAVY) expect(cli.includes(marker(heavy)), heavy).toBe(false)
   })
 
   it('the README quick-start command works on the committed demo state', async () => {

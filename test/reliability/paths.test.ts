@@ -36,7 +36,8 @@ function world(): World {
   fs.writeFileSync(path.join(outside, 'sessions', 'sessions.json'), JSON.stringify({[`agent:main:${CANARY.toLowerCase()}`]: {sessionId: 'canary', updatedAt: 1}}, null, 2))
   const home = path.join(root, 'home')
   fs.mkdirSync(home)
-  const env = baseEnv(home)
+  // clawkit's own code cache (bin/run.js writes it on a first run) lives outside the snapshot: not a write this guards.
+  const env = baseEnv(home, {CLAWKIT_CACHE_DIR: tempDir('clawkit-cache-')})
   return {
     root,
     stateDir,

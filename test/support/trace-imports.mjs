@@ -1,7 +1,12 @@
-// Preload (node --import) that records every module URL the process resolves into $CLAWKIT_TRACE_IMPORTS,
-// so tests can prove a read command never loads heavy modules.
-import {register} from 'node:module'
+// Preload (node --import) that records every module the process loads into $CLAWKIT_TRACE_IMPORTS, so tests can
+// prove a read command never loads heavy modules: resolved ES module URLs through loader hooks, and at exit the file
+// paths in require.cache (the CommonJS bundle and whatever it require()s, which the hooks do not see on Node 20).
+import fs from 'node:fs'
+import {createRequire, register} from 'node:module'
 
-if (process.env.CLAWKIT_TRACE_IMPORTS) {
-  register('./trace-imports-hooks.mjs', import.meta.url, {data: {file: process.env.CLAWKIT_TRACE_IMPORTS}})
+const file = process.env.CLAWKIT_TRACE_IMPORTS
+if (file) {
+  register('./trace-imports-hooks.mjs', import.meta.url, {data: {file}})
+  const cache = createRequire(import.meta.url).cache
+  process.on('exit', () => fs.appendFileSync(file, Object.keys(cache).map((p) => `${p}\n`).join('')))
 }

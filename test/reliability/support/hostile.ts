@@ -22,7 +22,8 @@ export function makeSandbox(): Sandbox {
   fs.mkdirSync(home)
   fs.mkdirSync(cwd)
   const stateDir = copyFixture(TWO_AGENTS, path.join(root, 'state'))
-  return {root, home, cwd, stateDir, env: baseEnv(home)}
+  // clawkit's own code cache (bin/run.js writes it on a first run) lives outside the snapshot: not a write this guards.
+  return {root, home, cwd, stateDir, env: baseEnv(home, {CLAWKIT_CACHE_DIR: tempDir('clawkit-cache-')})}
 }
 
 export interface HostileCommand {

@@ -1,0 +1,93 @@
+// Loads the CommonJS bundle dist/cli.cjs, on Node 20 through V8's code cache, which Node itself offers only from 22.
+//
+// Why: compiling the 1.1 MB bundle is a third of every start on Node 20 (~40 ms of ~120 ms, BENCHMARKS.md); with a
+// cache V8 deserializes the compiled functions instead. Node 22+ has `module.enableCompileCache()` (bin/run.js turns it
+// on), so there the bundle is a plain require(). The cache lives in clawkit's own env-paths cache dir, created 0700:
+// never in a shared temp dir, where another user could plant code. It is keyed by the bundle file's identity and the
+// Node version; V8 also rejects a cache made by another V8 or with other flags. Any failure only costs speed.
+import {createHash} from 'node:crypto'
+import fs from 'node:fs'
+import Module, {createRequire} from 'node:module'
+import path from 'node:path'
+import vm from 'node:vm'
+
+/** What happened to the cache on this load, for tests and `DEBUG`. */
+export type CodeCacheUse = 'builtin' | 'off' | 'hit' | 'miss' | 'rejected'
+
+export interface LoadedBundle<T> {
+  exports: T
+  cache: CodeCacheUse
+  /** The cache file consulted, when there is one. */
+  cacheFile?: string
+}
+
+interface InternalModule {
+  _nodeModulePaths(dir: string): string[]
+  _cache: Record<string, unknown>
+}
+
+export function loadBundle<T>(file: string, cacheDir: string | undefined): LoadedBundle<T> {
+  const require = createRequire(file)
+  const builtin = typeof (Module as {enableCompileCache?: unknown}).enableCompileCache === 'function'
+  if (builtin || !cacheDir) return {exports: require(file) as T, cache: builtin ? 'builtin' : 'off'}
+
+  // Keyed by the file's identity, not a hash of its 1.1 MB (hashing cost ~4 ms of every start). A rebuild or a new
+  // install changes the change time, which nothing can set back, even where npm pins every file's mtime to 1985.
+  const st = fs.statSync(file, {bigint: true})
+  const key = createHash('sha256').update([process.version, process.arch, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join('\0')).digest('hex').slice(0, 24)
+  const cacheFile = path.join(cacheDir, `${path.basename(file)}-${key}.v8`)
+  const source = fs.readFileSync(file, 'utf8')
+  let cachedData: Buffer | undefined
+  try {
+    cachedData = fs.readFileSync(cacheFile)
+  } catch {
+    // No cache yet (or unreadable): compile from source and write one at exit.
+  }
+  // Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself on Node 20 without an experimental
+  // option, and not at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here.
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __ckImporter) { ${source}\n});`
+  const script = new vm.Script(wrapped, {
+    filename: file,
+    cachedData,
+  })
+  // The same Module object require() would build, registered first, so oclif's require() of the file returns it.
+  const internal = Module as unknown as InternalModule
+  const mod = new Module(file) as Module & {filename: string; paths: string[]; loaded: boolean}
+  mod.filename = file
+  mod.paths = internal._nodeModulePaths(path.dirname(file))
+  internal._cache[file] = mod
+  try {
+    ;(script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, require, mod, file, path.dirname(file), importer)
+  } catch (error) {
+    delete internal._cache[file]
+    throw error
+  }
+  mod.loaded = true
+
+  const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
+  // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
+  if (cache !== 'hit') process.once('exit', () => writeCache(cacheDir, cacheFile, script))
+  return {exports: mod.exports as T, cache, cacheFile}
+}
+
+/** import() from an ES module: absolute file URLs and `node:` built-ins, which is all the bundle imports. */
+const importer = (specifier: string): Promise<unknown> => import(specifier)
+
+function writeCache(dir: string, file: string, script: vm.Script): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  try {
+    fs.mkdirSync(dir, {recursive: true, mode: 0o700})
+    fs.writeFileSync(tmp, script.createCachedData(), {mode: 0o600})
+    // Atomic: a concurrent start reads the old cache or the new one, never half of one.
+    fs.renameSync(tmp, file)
+    // Caches of earlier builds are dead weight (each is a few MB).
+    const prefix = `${path.basename(file).replace(/-[0-9a-f]+\.v8$/, '')}-`
+    for (const name of fs.readdirSync(dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.v8') && name !== path.basename(file)) fs.rmSync(path.join(dir, name), {force: true})
+    }
+  } catch {
+    try {
+      fs.rmSync(tmp, {force: true})
+    } catch {}
+  }
+}

@@ -1,0 +1,127 @@
+import {spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {describe, expect, it} from 'vitest'
+
+import {baseEnv, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+
+// bin/run.js uses the code cache only where Node has no compile cache of its own (Node 20); elsewhere it is a
+// plain require() and these tests have nothing to observe.
+const nodeHasCompileCache = typeof ((await import('node:module')).default as {enableCompileCache?: unknown}).enableCompileCache === 'function'
+const describeOnNode20 = nodeHasCompileCache ? describe.skip : describe
+
+const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
+
+describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
+  it('the first run writes a private cache at exit and the second run reads it without rewriting it', async () => {
+    const home = tempDir()
+    const env = baseEnv(home)
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    const state = copyFixture(TWO_AGENTS)
+    const first = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
+    expect(first.code, first.stderr).toBe(0)
+    const files = cacheFiles(dir)
+    expect(files).toHaveLength(1)
+    expect(files[0]).toMatch(/^cli\.cjs-[0-9a-f]{24}\.v8$/)
+    const file = path.join(dir, files[0])
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    const written = fs.statSync(file).mtimeMs
+    const second = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
+    expect(second.code, second.stderr).toBe(0)
+    expect(json(second).sessions.map((s: {key: string}) => s.key)).toEqual(json(first).sessions.map((s: {key: string}) => s.key))
+    expect(cacheFiles(dir)).toEqual(files)
+    expect(fs.statSync(file).mtimeMs).toBe(written)
+  })
+
+  it('import() from the bundle works from a cached script too (oclif loading the ES-module autocomplete plugin)', async () => {
+    // A vm.Script's own import() fails once it comes from the cache; scripts/bundle.js routes them through load-bundle.
+    const env = baseEnv(tempDir())
+    for (const run of ['miss', 'hit']) {
+      const r = await runCli(['autocomplete', 'bash'], {env})
+      expect(r.code, `${run}: ${r.stderr}`).toBe(0)
+      expect(r.stdout, run).toContain('Setup Instructions for CLAWKIT CLI Autocomplete')
+      expect(r.stderr, run).not.toMatch(/dynamic import|ExperimentalWarning/)
+    }
+  })
+
+  it('a corrupt cache file is rejected by V8, the command still runs, and the file is replaced', async () => {
+    const home = tempDir()
+    const env = baseEnv(home)
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    expect((await runCli(['--version'], {env})).code).toBe(0)
+    const [name] = cacheFiles(dir)
+    const garbage = Buffer.alloc(4096, 0x5a)
+    fs.writeFileSync(path.join(dir, name), garbage)
+    const state = copyFixture(TWO_AGENTS)
+    const r = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(json(r).sessions.map((s: {key: string}) => s.key)).toEqual(['agent:main:main'])
+    expect(fs.readFileSync(path.join(dir, name)).equals(garbage)).toBe(false)
+  })
+
+  it('an unusable cache dir (a file stands where the dir should be) only costs speed: same output, nothing on stderr', async () => {
+    const home = tempDir()
+    const blocker = path.join(home, 'not-a-dir')
+    fs.writeFileSync(blocker, 'x')
+    const env = baseEnv(home, {CLAWKIT_CACHE_DIR: blocker})
+    const state = copyFixture(TWO_AGENTS)
+    const r = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(json(r).sessions.map((s: {key: string}) => s.key)).toEqual(['agent:main:main'])
+    expect(fs.readFileSync(blocker, 'utf8')).toBe('x')
+  })
+
+  it('caches of earlier builds are removed when a new one is written, other files are left alone', async () => {
+    const home = tempDir()
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    fs.mkdirSync(dir, {recursive: true})
+    fs.writeFileSync(path.join(dir, 'cli.cjs-000000000000000000000000.v8'), 'old build')
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not ours')
+    expect((await runCli(['--version'], {env: baseEnv(home)})).code).toBe(0)
+    const files = cacheFiles(dir)
+    expect(files).toContain('notes.txt')
+    expect(files).not.toContain('cli.cjs-000000000000000000000000.v8')
+    expect(files.filter((f) => f.endsWith('.v8'))).toHaveLength(1)
+  })
+})
+
+describeOnNode20('loadBundle keys the cache by file identity (Node 20)', () => {
+  /** Loads `file` through dist/boot/load-bundle.js in a fresh process; prints what it exported and the cache use. */
+  function load(file: string, cacheDir: string): {value: unknown; cache: string} {
+    const script = `const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)})
+const r = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)})
+console.log(JSON.stringify({value: r.exports, cache: r.cache}))`
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
+    expect(r.status, r.stderr).toBe(0)
+    return JSON.parse(r.stdout)
+  }
+
+  it('a file rewritten with the same length never runs the old code (V8 itself checks only the length)', () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'bundle.cjs')
+    const cacheDir = path.join(dir, 'cache')
+    fs.writeFileSync(file, "module.exports = 'A'\n")
+    expect(load(file, cacheDir)).toEqual({value: 'A', cache: 'miss'})
+    expect(load(file, cacheDir)).toEqual({value: 'A', cache: 'hit'})
+    fs.writeFileSync(file, "module.exports = 'B'\n")
+    expect(load(file, cacheDir)).toEqual({value: 'B', cache: 'miss'})
+    expect(load(file, cacheDir)).toEqual({value: 'B', cache: 'hit'})
+  })
+
+  it('without a cache dir the file is a plain require()', () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'bundle.cjs')
+    fs.writeFileSync(file, 'module.exports = 42\n')
+    const r = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)}); console.log(JSON.stringify(loadBundle(${JSON.stringify(file)}, undefined)))`],
+      {encoding: 'utf8'},
+    )
+    expect(JSON.parse(r.stdout)).toEqual({exports: 42, cache: 'off'})
+  })
+})
