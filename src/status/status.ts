@@ -8,7 +8,8 @@ import {isEntryObject, scanStores} from '../doctor/scan.js'
 import {percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
 import type {OpenClawState} from '../store/state.js'
-import type {SessionKind} from '../store/session-key.js'
+import {resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
+import type {SessionEntry} from '../store/types.js'
 import {type GatewayProbe, probeGateway, resolveGatewayPort} from './gateway.js'
 
 export const RECENT_LIMIT = 10
@@ -137,14 +138,22 @@ function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionSt
   }
 }
 
+/** A session that may make a recent list: rows are built only for the few that do (10 of 10 000). */
+interface Candidate {
+  key: string
+  entry: SessionEntry
+  storeAgentId: string
+  updatedAt: number | null
+}
+
 const byNewest = (a: {updatedAt: number | null}, b: {updatedAt: number | null}) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
 
-/** Keep the n newest rows without sorting everything (10 000 rows, 10 kept): insertion into a short sorted list. */
-function pushTop(top: SessionStatusRow[], row: SessionStatusRow, n: number): void {
-  if (top.length === n && byNewest(top[n - 1], row) <= 0) return
+/** Keep the n newest without sorting everything (10 000 sessions, 10 kept): insertion into a short sorted list. */
+function pushTop<T extends {updatedAt: number | null}>(top: T[], item: T, n: number): void {
+  if (top.length === n && byNewest(top[n - 1], item) <= 0) return
   let i = top.length
-  while (i > 0 && byNewest(top[i - 1], row) > 0) i--
-  top.splice(i, 0, row)
+  while (i > 0 && byNewest(top[i - 1], item) > 0) i--
+  top.splice(i, 0, item)
   if (top.length > n) top.pop()
 }
 
@@ -159,28 +168,30 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
 
   const agents: AgentStatus[] = []
   const byAgent: StatusResult['sessions']['byAgent'] = []
-  const recent: SessionStatusRow[] = []
+  const recentTop: Candidate[] = []
   let count = 0
   const totals = {files: 0, bytes: 0}
   for (const id of agentIds) {
     const scan = scans.find((s) => s.agentIds.includes(id))
     const storePath = scan?.storePath ?? state.storeRef(id).path
-    const agentRecent: SessionStatusRow[] = []
+    const agentTop: Candidate[] = []
     let agentCount = 0
     let last: number | null = null
     // A shared store is read once; its rows belong to the agent named in each key.
     if (scan?.data) {
-      for (const [key, entry] of Object.entries(scan.data)) {
+      const ownsUnscoped = scan.agentIds.length === 1 && id === scan.agentId
+      for (const key of Object.keys(scan.data)) {
+        const entry = scan.data[key]
         if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
-        const row = buildRow(state, key, entry, scan.agentId, now)
-        if (row.agentId !== id && !(scan.agentIds.length === 1 && id === scan.agentId)) continue
+        if (resolveAgentIdFromKey(key, scan.agentId) !== id && !ownsUnscoped) continue
         agentCount++
-        if (row.updatedAt !== undefined && (last === null || row.updatedAt > last)) last = row.updatedAt
-        const status = toStatusRow(row, entry)
-        pushTop(agentRecent, status, RECENT_LIMIT)
-        pushTop(recent, status, RECENT_LIMIT)
+        const updatedAt = num(entry.updatedAt) ?? null
+        if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
+        pushTop(agentTop, {key, entry, storeAgentId: scan.agentId, updatedAt}, RECENT_LIMIT)
       }
     }
+    const agentRecent = agentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
+    for (const c of agentTop) pushTop(recentTop, c, RECENT_LIMIT)
     const owner = scan && scan.agentId === id
     const files = owner ? scan.transcripts.length : 0
     const bytes = owner ? scan.transcripts.reduce((s, t) => s + t.size, 0) : 0
@@ -207,6 +218,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   }
   const defaultsRef = parseModelRef(resolveAgentModelRef(state.config, state.defaultAgentId))
   const defaultsCtx = num(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
+  const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
   const newest = recent[0]
   const open = findings.filter((f) => !f.fixed)
   const gateway = await gatewayPromise

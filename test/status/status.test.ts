@@ -85,6 +85,34 @@ describe('status --json', () => {
     expect(doc.sessions.recent.some((s: any) => s.key === 'global' || s.key === 'unknown')).toBe(false)
   })
 
+  it('a shared session.store serves two agents: rows go to the agent in the key, recent merges both, ties keep agent order, no updatedAt sorts last', async () => {
+    const state = tempDir()
+    const shared = path.join(state, 'shared', 'sessions.json')
+    fs.mkdirSync(path.dirname(shared), {recursive: true})
+    fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({session: {store: shared}, agents: {list: [{id: 'main', default: true}, {id: 'work'}]}}))
+    fs.writeFileSync(
+      shared,
+      JSON.stringify({
+        'agent:work:b': {sessionId: 'b', updatedAt: 300},
+        'agent:main:a': {sessionId: 'a', updatedAt: 100},
+        'agent:main:d': {sessionId: 'd'},
+        'agent:main:c': {sessionId: 'c', updatedAt: 300},
+        'legacy-unscoped': {sessionId: 'l', updatedAt: 200},
+      }),
+    )
+    const {doc} = await status(state)
+    const keys = (rows: {key: string}[]) => rows.map((r) => r.key)
+    expect(doc.sessions.count).toBe(5)
+    expect(keys(doc.sessions.recent)).toEqual(['agent:main:c', 'agent:work:b', 'legacy-unscoped', 'agent:main:a', 'agent:main:d'])
+    const byAgent = Object.fromEntries(doc.sessions.byAgent.map((a: {agentId: string; count: number; recent: {key: string}[]}) => [a.agentId, [a.count, keys(a.recent)]]))
+    expect(byAgent).toEqual({main: [4, ['agent:main:c', 'legacy-unscoped', 'agent:main:a', 'agent:main:d']], work: [1, ['agent:work:b']]})
+    expect(doc.sessions.recent.at(-1)).toMatchObject({key: 'agent:main:d', updatedAt: null, age: null})
+    expect(doc.agents.agents.map((a: {id: string; lastUpdatedAt: number | null}) => [a.id, a.lastUpdatedAt])).toEqual([
+      ['main', 300],
+      ['work', 300],
+    ])
+  })
+
   it('gateway probe: a real listener on 127.0.0.1 is reachable (with the race warning); a closed port is not', async () => {
     const state = copyFixture(COMPACTION)
     const srv = net.createServer((sock) => sock.destroy())
