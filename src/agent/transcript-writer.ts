@@ -4,12 +4,17 @@ import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from '../store/fs-util.js'
-import {chainEntries, makeHeader, type NewEntry, readTranscript} from '../store/transcript.js'
+import {contextFromPath, type SessionContext} from '../store/context.js'
+import {readTranscriptForContext} from '../store/context-read.js'
+import {chainEntries, makeHeader, type NewEntry} from '../store/transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../store/transcript-types.js'
 
 export class TranscriptWriter {
   readonly file: string
-  /** Every entry of the file plus this turn's (flushed or not), in file order. */
+  /**
+   * Every entry of the file plus this turn's (flushed or not), in file order. On a long file the entries the context
+   * does not use are stubs with only type, id and parentId (store/context-read.ts).
+   */
   readonly entries: TranscriptEntry[]
   readonly existed: boolean
   private readonly ids: Set<string>
@@ -18,10 +23,14 @@ export class TranscriptWriter {
   private pending: TranscriptEntry[] = []
   private header?: TranscriptHeader
   private needsNewline: boolean
+  /** Root-to-leaf path: appends always chain onto the leaf, so it only ever grows at the end. */
+  private readonly path: TranscriptEntry[]
+  private cached?: {length: number; context: SessionContext}
 
-  private constructor(file: string, entries: TranscriptEntry[], opts: {existed: boolean; header?: TranscriptHeader; needsNewline: boolean}) {
+  private constructor(file: string, entries: TranscriptEntry[], path: TranscriptEntry[], opts: {existed: boolean; header?: TranscriptHeader; needsNewline: boolean}) {
     this.file = file
     this.entries = entries
+    this.path = path
     this.existed = opts.existed
     this.ids = new Set(entries.map((e) => e.id))
     this.leafId = entries.at(-1)?.id ?? null
@@ -41,20 +50,30 @@ export class TranscriptWriter {
     } catch (error) {
       if (!isEnoent(error)) throw error
     }
-    if (size === 0) return new TranscriptWriter(file, [], {existed: false, header: makeHeader(sessionId, cwd), needsNewline: false})
-    const t = await readTranscript(file)
+    if (size === 0) return new TranscriptWriter(file, [], [], {existed: false, header: makeHeader(sessionId, cwd), needsNewline: false})
+    const t = await readTranscriptForContext(file)
     if (t.badHeader || !t.header) throw new CorruptFileError(file, 'the first line is not a session header, so the transcript cannot be continued')
-    return new TranscriptWriter(file, t.entries, {existed: true, needsNewline: t.missingFinalNewline})
+    return new TranscriptWriter(file, t.entries, t.path, {existed: true, needsNewline: t.missingFinalNewline})
   }
 
   get isNew(): boolean {
     return !this.existed
   }
 
+  /**
+   * The model's context (buildSessionContext over `entries`), rebuilt only after an append and from the kept path: a
+   * turn asks for it several times per call, and on a long session a walk of the entries costs ~20 ms each.
+   */
+  context(): SessionContext {
+    if (this.cached?.length !== this.entries.length) this.cached = {length: this.entries.length, context: contextFromPath(this.path)}
+    return this.cached.context
+  }
+
   /** Chain entries onto the leaf; the first assistant message flushes the header and everything buffered. */
   async append(items: NewEntry[]): Promise<TranscriptEntry[]> {
     const chained = chainEntries(items, this.leafId, this.ids)
     this.entries.push(...chained)
+    this.path.push(...chained)
     this.leafId = chained.at(-1)?.id ?? this.leafId
     if (!this.flushed) {
       this.pending.push(...chained)

@@ -6,7 +6,7 @@ import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
 import {clawkitDirs} from '../settings.js'
-import {buildSessionContext, toLlmMessages} from '../store/context.js'
+import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/file-store.js'
 import {acquireLock} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
@@ -304,7 +304,7 @@ interface LockedArgs {
 async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   const {opts, model, policy, workspaceDir, transcript, sessionId, thinking, controller} = a
   const writer = await TranscriptWriter.open(transcript, sessionId, workspaceDir)
-  const before = buildSessionContext(writer.entries)
+  const before = writer.context()
 
   // Settings entries: always for a new file (as OpenClaw starts every transcript), else only on change.
   const settings: Array<{type: string; [k: string]: unknown}> = []
@@ -451,11 +451,11 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     return body
   }
 
-  const currentApiMessages = (): ApiMessage[] => capToolResults(toApiMessages(toLlmMessages(buildSessionContext(writer.entries).messages)), toolResultMaxChars).messages
+  const currentApiMessages = (): ApiMessage[] => capToolResults(toApiMessages(toLlmMessages(writer.context().messages)), toolResultMaxChars).messages
 
   const compact = async (): Promise<boolean> => {
     opts.onStatus?.('compacting')
-    const ctx = buildSessionContext(writer.entries)
+    const ctx = writer.context()
     const tokensBefore = estimateTokens(requestFor(currentApiMessages()))
     const plan = planCompaction(ctx, keepRecentTokens, tokensBefore)
     if (!plan) return false

@@ -56,7 +56,11 @@ function toContextMessage(e: TranscriptEntry): ContextMessage | undefined {
 }
 
 export function buildSessionContext(entries: TranscriptEntry[], leafId?: string | null): SessionContext {
-  const path = pathToLeaf(entries, leafId)
+  return contextFromPath(pathToLeaf(entries, leafId))
+}
+
+/** buildSessionContext for a root-to-leaf path already at hand (a writer that only ever appends to its leaf). */
+export function contextFromPath(path: TranscriptEntry[]): SessionContext {
   let thinkingLevel = 'off'
   let model: SessionContext['model']
   let compaction: CompactionEntry | undefined

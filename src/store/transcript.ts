@@ -166,7 +166,8 @@ function preview(s: string): string {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s
 }
 
-function parseLine(raw: string, offset: number, lineNo: number, torn: boolean): ParsedLine {
+/** One line as pi reads it: JSON, an object, else a bad line (torn when it is an unterminated last line). */
+export function parseLine(raw: string, offset: number, lineNo: number, torn: boolean): ParsedLine {
   const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw
   let value: unknown
   try {
@@ -200,11 +201,11 @@ export interface TranscriptReadResult {
   partial: boolean
 }
 
-function isHeader(v: unknown): v is TranscriptHeader {
+export function isHeader(v: unknown): v is TranscriptHeader {
   return Boolean(v) && (v as {type?: unknown}).type === 'session' && typeof (v as {id?: unknown}).id === 'string'
 }
 
-function isEntry(v: unknown): v is EntryBase {
+export function isEntry(v: unknown): v is EntryBase {
   const e = v as EntryBase
   return typeof e?.type === 'string' && e.type !== 'session'
 }
@@ -310,7 +311,11 @@ function splitLines(text: string, baseOffset: number, lineBase: number, lastIsCo
 
 /** Read and parse a whole transcript. Missing file: ENOENT is thrown to the caller. */
 export async function readTranscript(file: string): Promise<TranscriptReadResult> {
-  const buf = await fsp.readFile(file)
+  return parseTranscript(file, await fsp.readFile(file))
+}
+
+/** A whole transcript already in memory, parsed as readTranscript does. */
+export function parseTranscript(file: string, buf: Buffer): TranscriptReadResult {
   const text = buf.toString('utf8')
   const missingFinalNewline = buf.length > 0 && buf[buf.length - 1] !== 0x0a
   return buildResult(file, splitLines(text, 0, 1, !missingFinalNewline), buf.length, missingFinalNewline, false)

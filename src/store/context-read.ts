@@ -1,0 +1,175 @@
+// Reads a transcript for an agent turn: every entry's id and parent, but full JSON only for what the context uses.
+//
+// Why: a turn rebuilds the model's context from the leaf's path (context.ts), and on a long session most of that path
+// lies before the last compaction, where only the newest thinking-level and model entries still count. Parsing every
+// line of a 50 MB transcript cost ~0.4 s and ~190 MB of heap per turn (BENCHMARKS.md). Lines that start the way pi
+// writes them (`{"type":…,"id":…,"parentId":…,`) become stubs holding just those three fields; the path is followed
+// over stubs, and a stub is parsed when the context needs it. buildSessionContext over the result gives what it gives
+// over a whole read (test/store/context-read.test.ts checks this on generated transcripts).
+//
+// The one assumption: a line on the leaf's path before the last compaction is well-formed JSON. Writers only chain
+// onto an entry they could parse, so a torn line (a crash mid-append, fenced by the next writer) is never a parent;
+// every stub that is parsed and fails makes this fall back to the whole read, and so does a torn last line's
+// predecessor chain as far as it is read. A hand-edited file with a broken line in the middle of the path is the case
+// where the two reads could differ: there the broken line's id still links the path, where a whole read drops it.
+import fs from 'node:fs'
+
+import {pathToLeaf} from './context.js'
+import {isEntry, isHeader, parseLine, parseTranscript} from './transcript.js'
+import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+
+/** Smaller files are read whole: the saving is for long sessions, and below this it is a few milliseconds. */
+export const LAZY_READ_MIN_BYTES = 4 * 1024 * 1024
+
+// The fields pi writes first (chainEntries keeps its order). Printable ASCII without quotes or backslashes only, so
+// the captured text is exactly the JSON value whatever the decoding; anything else is parsed in full.
+const PREFIX_RE = /^\{"type":"([A-Za-z_]+)","id":"([\x20\x21\x23-\x5b\x5d-\x7e]*)","parentId":(?:null|"([\x20\x21\x23-\x5b\x5d-\x7e]*)"),/
+/** Enough bytes for the prefix with ids of any sane length (pi's are 8 hex, a UUID at most). */
+const PREFIX_BYTES = 256
+
+/** A line of only whitespace (what `raw.trim() === ''` finds in splitLines). */
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i]
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0b && c !== 0x0c) return false
+  }
+  return true
+}
+
+export interface ContextRead {
+  header?: TranscriptHeader
+  /** The first line is not a session header (the writer refuses to continue such a file). */
+  badHeader: boolean
+  missingFinalNewline: boolean
+  /** In file order, as readTranscript's entries; entries the context does not use may be stubs (type, id, parentId). */
+  entries: TranscriptEntry[]
+  /** The root-to-leaf path over `entries` (pathToLeaf's answer, so that the caller need not walk it again). */
+  path: TranscriptEntry[]
+  /** How many entries are stubs (0 after a whole read). */
+  stubs: number
+}
+
+interface Stub {
+  type: string
+  id: string
+  parentId: string | null
+  /** Index of the line in `lines`, to parse it on demand. */
+  line: number
+}
+
+const STUB = Symbol('stub')
+type Slot = TranscriptEntry & {[STUB]?: Stub}
+
+function wholeRead(file: string, buf: Buffer): ContextRead {
+  const t = parseTranscript(file, buf)
+  return {header: t.header, badHeader: t.badHeader, missingFinalNewline: t.missingFinalNewline, entries: t.entries, path: pathToLeaf(t.entries), stubs: 0}
+}
+
+export async function readTranscriptForContext(file: string, opts: {minBytes?: number} = {}): Promise<ContextRead> {
+  // One synchronous read: the caller holds the transcript lock anyway, and fs/promises would read a 50 MB file in
+  // 512 KiB steps through the thread pool.
+  const buf = fs.readFileSync(file)
+  if (buf.length < (opts.minBytes ?? LAZY_READ_MIN_BYTES)) return wholeRead(file, buf)
+  const missingFinalNewline = buf.length > 0 && buf[buf.length - 1] !== 0x0a
+
+  // Non-blank lines as byte ranges, as splitLines keeps them; only a line's first bytes are decoded to find its
+  // prefix, and the whole line only when it is parsed (decoding 50 MB up front cost ~50 ms and its garbage).
+  const starts: number[] = []
+  const ends: number[] = []
+  for (let start = 0; start < buf.length; ) {
+    const nl = buf.indexOf(0x0a, start)
+    const end = nl < 0 ? buf.length : nl
+    if (!isBlank(buf, start, end)) {
+      starts.push(start)
+      ends.push(end)
+    }
+    start = end + 1
+  }
+  const lineText = (i: number) => buf.toString('utf8', starts[i], ends[i])
+  const lineCount = starts.length
+  const first = lineCount > 0 ? parseLine(lineText(0), 0, 1, false) : undefined
+  // Only version 3 needs no migration (v1 ids are made up while reading, v2 renames a role): else the whole read.
+  if (!first?.value || !isHeader(first.value) || first.value.version !== 3) return wholeRead(file, buf)
+  const header = first.value
+
+  const entries: Slot[] = []
+  for (let i = 1; i < lineCount; i++) {
+    const m = PREFIX_RE.exec(buf.toString('latin1', starts[i], Math.min(ends[i], starts[i] + PREFIX_BYTES)))
+    if (m && m[1] !== 'session') {
+      entries.push({type: m[1], id: m[2], parentId: m[3] ?? null, timestamp: '', [STUB]: {type: m[1], id: m[2], parentId: m[3] ?? null, line: i}})
+      continue
+    }
+    const parsed = parseLine(lineText(i), 0, i + 1, missingFinalNewline && i === lineCount - 1)
+    // As buildResult: bad lines, extra headers and objects without a type are not entries.
+    if (parsed.value && !isHeader(parsed.value) && isEntry(parsed.value)) entries.push(parsed.value as TranscriptEntry)
+  }
+
+  /** The full entry behind a stub; undefined when the line is not a valid entry after all. */
+  const resolve = (slot: Slot): TranscriptEntry | undefined => {
+    const stub = slot[STUB]
+    if (!stub) return slot
+    const parsed = parseLine(lineText(stub.line), 0, stub.line + 1, missingFinalNewline && stub.line === lineCount - 1)
+    return parsed.value && isEntry(parsed.value) && !isHeader(parsed.value) ? (parsed.value as TranscriptEntry) : undefined
+  }
+
+  // The leaf is the last valid entry: a torn tail (prefix intact) is dropped, as a whole read drops it.
+  while (entries.length > 0) {
+    const full = resolve(entries.at(-1)!)
+    if (full) {
+      entries[entries.length - 1] = full
+      break
+    }
+    entries.pop()
+  }
+
+  const path = pathToLeaf(entries)
+  const indexOf = new Map<Slot, number>()
+  for (let i = 0; i < entries.length; i++) if (entries[i][STUB]) indexOf.set(entries[i], i)
+  /** Replace a path stub by its parsed entry; false when it does not parse (then only a whole read is exact). */
+  const materialize = (p: number): boolean => {
+    const slot = path[p] as Slot
+    if (!slot[STUB]) return true
+    const full = resolve(slot)
+    if (!full || full.id !== slot.id || (full.parentId ?? null) !== slot.parentId || full.type !== slot.type) return false
+    entries[indexOf.get(slot)!] = full
+    path[p] = full
+    return true
+  }
+
+  // Walk back from the leaf: everything up to the last compaction and its first kept entry is parsed; before that,
+  // only candidates for the newest thinking level and model, until both are found.
+  let compactionSeen = false
+  let keptAt = -1
+  let inKeptRange = true
+  let thinkingFound = false
+  let modelFound = false
+  for (let p = path.length - 1; p >= 0; p--) {
+    const type = path[p].type
+    const needed =
+      inKeptRange ||
+      (!thinkingFound && type === 'thinking_level_change') ||
+      (!modelFound && (type === 'model_change' || type === 'message'))
+    if (needed && !materialize(p)) return wholeRead(file, buf)
+    const e = path[p] as Slot
+    if (!e[STUB]) {
+      if (e.type === 'thinking_level_change' && typeof e.thinkingLevel === 'string') thinkingFound = true
+      else if (e.type === 'model_change' && typeof e.provider === 'string') modelFound = true
+      else if (e.type === 'message') {
+        const msg = (e as {message?: {role?: string; provider?: string; model?: string}}).message
+        if (msg?.role === 'assistant' && msg.provider && msg.model) modelFound = true
+      } else if (e.type === 'compaction' && !compactionSeen) {
+        // The newest compaction on the path is the one in effect; its kept range starts at firstKeptEntryId, the way
+        // buildSessionContext finds it (or nothing is kept when that id is not earlier on the path).
+        compactionSeen = true
+        keptAt = path.findIndex((x, i) => i < p && x.id === e.firstKeptEntryId)
+        if (keptAt < 0) inKeptRange = false
+      }
+    }
+    if (compactionSeen && p === keptAt) inKeptRange = false
+    if (!inKeptRange && thinkingFound && modelFound) break
+  }
+
+  let stubs = 0
+  for (const e of entries) if ((e as Slot)[STUB]) stubs++
+  return {header, badHeader: false, missingFinalNewline, entries, path, stubs}
+}
