@@ -10,7 +10,7 @@ import type {SessionEntry} from '../store/types.js'
 import {resolveChannelAccount, selectChannel} from './config.js'
 import {mirrorDelivery} from './mirror.js'
 import {resolveSendPolicy} from './policy.js'
-import {deliver, dmScopeOf, makeIO, messageMeta, mirrorErrorOf, resultFields, type ResolvedSend} from './send.js'
+import {deliver, dmScopeOf, makeIO, messageMeta, mirrorErrorOf, resultFields, type ResolvedSend, slackTypeOf} from './send.js'
 import {parseTarget, resolveOutboundRoute} from './targets.js'
 import type {ChannelId} from './types.js'
 
@@ -89,7 +89,8 @@ export async function deliverAgentReply(p: DeliverAgentReplyParams): Promise<Age
   if (!p.text.trim()) throw new UsageError('send requires text or media', 'E_EMPTY_MESSAGE')
   const target = parseTarget(channel, plan.to)
   const account = resolveChannelAccount(state.config, env, channel, plan.accountId)
-  const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: plan.threadId})
+  const slackType = await slackTypeOf(state, target, account)
+  const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: plan.threadId, slackType})
   // The policy is the one of the session the reply comes from (OpenClaw checks the run's session entry).
   const policy = resolveSendPolicy({config: state.config, entry, sessionKey, channel, chatType: entry?.chatType ?? route.chatType})
   if (policy.decision === 'deny') throw new ClawkitError('send blocked by session policy', {code: 'E_SEND_BLOCKED'})

@@ -13,7 +13,7 @@ import {ChannelIO} from './io.js'
 import {resolveMedia} from './media.js'
 import {findIdempotencyKey, lookupSession, type MessageMeta, mirrorDelivery, type MirrorResult} from './mirror.js'
 import {resolveSendPolicy, type SendPolicyResult} from './policy.js'
-import {sendSlack} from './slack.js'
+import {resolveSlackConversationType, sendSlack, type SlackConversationType} from './slack.js'
 import {type OutboundRoute, parseTarget, resolveOutboundRoute} from './targets.js'
 import {sendTelegram, telegramRetryAfter} from './telegram.js'
 import {CHANNEL_LABELS, type ChannelAccount, type ChannelId, type ChannelSendResult, type MediaRef, type ParsedTarget, type RequestPreview, type SendParams} from './types.js'
@@ -85,6 +85,12 @@ export function dmScopeOf(state: OpenClawState): DmScope {
   return typeof raw === 'string' && DM_SCOPES.has(raw) ? (raw as DmScope) : 'main'
 }
 
+/** For a Slack `G…` id, what OpenClaw finds it to be (a group DM gets another session key); undefined otherwise. */
+export async function slackTypeOf(state: OpenClawState, target: ParsedTarget, account: ChannelAccount): Promise<SlackConversationType | undefined> {
+  if (target.channel !== 'slack' || target.kind === 'user' || !/^G/i.test(target.id)) return undefined
+  return resolveSlackConversationType(state.config, account, target.id)
+}
+
 function checkId(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined
   const v = value.trim()
@@ -100,7 +106,8 @@ export async function resolveSend(state: OpenClawState, o: {channel: string | un
   const media = o.media === undefined ? undefined : resolveMedia(o.media)
   let agentId = o.agent ? state.requireAgent(o.agent) : state.activeAgentId
   const account = resolveChannelAccount(state.config, state.env, channel, o.account)
-  const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo})
+  const slackType = await slackTypeOf(state, target, account)
+  const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo, slackType})
   let sessionKey = route.sessionKey
   if (o.sessionKey !== undefined) {
     const raw = o.sessionKey.trim()

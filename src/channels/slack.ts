@@ -1,5 +1,7 @@
 // Slack Web API client: chat.postMessage (thread_ts), conversations.open for users, external file upload for media.
-import {ChannelError, type HttpResponse, shortBody, splitText} from './http.js'
+import type {OpenClawConfig} from '../config/config.js'
+import {channelSection} from './config.js'
+import {ChannelError, type HttpResponse, sendHttp, shortBody, splitText} from './http.js'
 import type {ChannelIO} from './io.js'
 import {readMedia} from './media.js'
 import type {ChannelAccount, ChannelSendResult, SendParams} from './types.js'
@@ -81,4 +83,47 @@ export async function sendSlack(account: ChannelAccount, p: SendParams, io: Chan
     } else ids.push('unknown')
   }
   return {messageId: ids.at(-1) ?? 'unknown', messageIds: ids, channelId: resultChannel ?? channelId, parts: ids.length}
+}
+
+/** What a Slack conversation id is, as OpenClaw classifies it for the outbound session route. */
+export type SlackConversationType = 'channel' | 'group' | 'dm' | 'unknown'
+
+function lowerList(v: unknown): string[] {
+  return Array.isArray(v) ? v.map((x) => String(x).trim().toLowerCase()).filter(Boolean) : []
+}
+
+/**
+ * OpenClaw's resolveSlackChannelType (2026.4.27): a `G…` id may be a private channel or a group DM (mpim), and the
+ * two get different session keys. In order: the account's `dm.groupChannels` (as `id`, `slack:`, `channel:`, `group:`
+ * or `mpim:` + id) says group; a key of its `channels` map (`id`, `channel:id`, `#id`) says channel; else Slack's
+ * conversations.info (is_im: dm, is_mpim: group, else channel). Any failure of that read is 'unknown', as in OpenClaw,
+ * and the id then stays a channel. The lookup is a read, so --dry-run makes it too.
+ */
+export async function resolveSlackConversationType(config: OpenClawConfig, account: ChannelAccount, channelId: string): Promise<SlackConversationType> {
+  const id = channelId.trim().toLowerCase()
+  if (!id) return 'unknown'
+  const section = channelSection(config, 'slack') ?? {}
+  const accounts = section.accounts as Record<string, unknown> | undefined
+  const own = accounts && typeof accounts === 'object' ? (accounts[account.accountId] as Record<string, unknown> | undefined) : undefined
+  // OpenClaw merges the account over the channel's top level, one level deep.
+  const merged: Record<string, unknown> = {...section, ...(own && typeof own === 'object' ? own : {})}
+  const groupChannels = lowerList((merged.dm as {groupChannels?: unknown} | undefined)?.groupChannels)
+  if ([id, `slack:${id}`, `channel:${id}`, `group:${id}`, `mpim:${id}`].some((k) => groupChannels.includes(k))) return 'group'
+  const channels = merged.channels && typeof merged.channels === 'object' ? Object.keys(merged.channels) : []
+  if (channels.some((key) => {
+    const k = key.trim().toLowerCase()
+    return k === id || k === `channel:${id}` || k.replace(/^#/, '') === id
+  })) return 'channel'
+  if (!account.token) return 'unknown'
+  try {
+    const res = await sendHttp(
+      {method: 'POST', url: `${account.baseUrl}/conversations.info`, headers: {authorization: `Bearer ${account.token}`}, urlencoded: {channel: channelId.trim()}},
+      {label: 'Slack', secrets: [account.token], retryAfter: () => undefined},
+    )
+    const body = res.json as {ok?: boolean; channel?: {is_im?: boolean; is_mpim?: boolean}} | undefined
+    if (res.status < 200 || res.status >= 300 || !body?.ok) return 'unknown'
+    return body.channel?.is_im ? 'dm' : body.channel?.is_mpim ? 'group' : 'channel'
+  } catch {
+    return 'unknown'
+  }
 }

@@ -2,6 +2,7 @@
 import {DEFAULT_ACCOUNT_ID} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import {buildMainSessionKey, buildPeerSessionKey, type DmScope} from '../store/session-key.js'
+import type {SlackConversationType} from './slack.js'
 import type {ChannelId, ChatType, ParsedTarget} from './types.js'
 
 function stripPrefix(raw: string, prefixes: string[]): string {
@@ -87,8 +88,9 @@ export interface OutboundRoute {
  * OpenClaw's resolveOutboundSessionRoute for the channels clawkit sends to. DMs honour session.dmScope (so with the
  * default `main` they collapse to agent:<id>:main); groups and channels always get their own key. Slack threads add
  * `:thread:<ts>`; Discord threads are channels of their own and add nothing; Telegram topics live in the peer id.
+ * Slack `G…` ids need `slackType` (resolveSlackConversationType): a group DM is keyed `slack:group:`, not `channel:`.
  */
-export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; dmScope?: DmScope; identityLinks?: unknown; accountId?: string; threadId?: string; replyTo?: string}): OutboundRoute {
+export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; dmScope?: DmScope; identityLinks?: unknown; accountId?: string; threadId?: string; replyTo?: string; slackType?: SlackConversationType}): OutboundRoute {
   const {target, agentId, identityLinks} = p
   const accountId = p.accountId ?? DEFAULT_ACCOUNT_ID
   const dmScope = p.dmScope ?? 'main'
@@ -125,13 +127,17 @@ export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; 
       }
     }
     case 'slack': {
-      const isDm = target.kind === 'user'
+      // A G… id is a private channel or a group DM; the caller asked Slack (resolveSlackConversationType).
+      const type = target.kind !== 'user' && /^G/i.test(target.id) ? p.slackType : undefined
+      const peerKind = target.kind === 'user' || type === 'dm' ? 'direct' : type === 'group' ? 'group' : 'channel'
+      const isDm = peerKind === 'direct'
       const thread = p.threadId ?? p.replyTo
-      const sessionKey = buildPeerSessionKey({agentId, channel: 'slack', peerKind: isDm ? 'direct' : 'channel', peerId: target.id, accountId, dmScope, identityLinks, threadId: thread})
+      const sessionKey = buildPeerSessionKey({agentId, channel: 'slack', peerKind, peerId: target.id, accountId, dmScope, identityLinks, threadId: thread})
       return {
         sessionKey,
+        // OpenClaw records a group DM's chatType as channel too; only its key and `from` say group.
         chatType: isDm ? 'direct' : 'channel',
-        from: isDm ? `slack:${target.id}` : `slack:channel:${target.id}`,
+        from: isDm ? `slack:${target.id}` : peerKind === 'group' ? `slack:group:${target.id}` : `slack:channel:${target.id}`,
         to: isDm ? `user:${target.id}` : `channel:${target.id}`,
         accountId,
         threadId: thread,

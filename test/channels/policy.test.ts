@@ -31,6 +31,14 @@ describe('targets and routes', () => {
     expect(target.kind).toBe('user')
     expect(resolveOutboundRoute({agentId: 'main', target, dmScope: 'per-account-channel-peer', accountId: 'ops'}).sessionKey).toBe('agent:main:discord:ops:direct:123456789012')
   })
+  it('Slack G… ids follow the looked-up type (group DM, DM, channel); the type is ignored for C… ids and users', () => {
+    const route = (raw: string, slackType?: 'channel' | 'group' | 'dm' | 'unknown', threadId?: string) => resolveOutboundRoute({agentId: 'main', target: parseTarget('slack', raw), slackType, threadId})
+    expect(route('GABC123', 'group', '1.2')).toMatchObject({sessionKey: 'agent:main:slack:group:gabc123:thread:1.2', chatType: 'channel', from: 'slack:group:GABC123', to: 'channel:GABC123'})
+    expect(route('GABC123', 'dm')).toMatchObject({sessionKey: 'agent:main:main', chatType: 'direct', from: 'slack:GABC123', to: 'user:GABC123'})
+    for (const t of ['channel', 'unknown', undefined] as const) expect(route('GABC123', t)).toMatchObject({sessionKey: 'agent:main:slack:channel:gabc123', from: 'slack:channel:GABC123'})
+    expect(route('CABC123', 'group').sessionKey).toBe('agent:main:slack:channel:cabc123')
+    expect(route('user:UABC123', 'group').sessionKey).toBe('agent:main:main')
+  })
 })
 
 describe('splitText', () => {

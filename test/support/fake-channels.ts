@@ -175,6 +175,13 @@ export async function startFakeChannels(): Promise<FakeChannels> {
       if (body.text.length > 40_000) return send(200, {ok: false, error: 'msg_too_long'})
       return send(200, {ok: true, channel: body.channel, ts: `1700000000.${String(nextId++).padStart(6, '0')}`, message: {text: body.text, thread_ts: body.thread_ts}})
     }
+    if (method === 'conversations.info') {
+      // Slack sends form fields; an id with MPIM in it is a group DM, G…MISSING does not exist, the rest are channels.
+      const id = String(body?.channel ?? '')
+      if (!id || id.endsWith('MISSING')) return send(200, {ok: false, error: 'channel_not_found'})
+      const mpim = id.includes('MPIM')
+      return send(200, {ok: true, channel: {id, is_channel: !mpim && !id.startsWith('G'), is_group: id.startsWith('G'), is_im: false, is_mpim: mpim, is_private: id.startsWith('G')}})
+    }
     if (method === 'conversations.open') {
       if (!body?.users) return send(200, {ok: false, error: 'users_list_not_supplied'})
       return send(200, {ok: true, channel: {id: `D${body.users}`}})

@@ -271,6 +271,43 @@ describe('message send: slack', () => {
     expect(json(r).payload.mirrored.sessionKey).toBe('agent:main:main')
   })
 
+  it('a G… id: conversations.info decides group DM (slack:group key) or private channel, as OpenClaw; C… ids are never looked up', async () => {
+    const {state, env} = setup(fake)
+    const mpim = await send(['--channel', 'slack', '-t', 'channel:GMPIM0001', '-m', 'to the group DM', '--json', '--state-dir', state], env)
+    expect(mpim.code, mpim.stderr).toBe(0)
+    expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/chat.postMessage'])
+    expect(fake.of('slack')[0].body).toEqual({channel: 'GMPIM0001'})
+    expect(json(mpim).payload.mirrored.sessionKey).toBe('agent:main:slack:group:gmpim0001')
+    // OpenClaw's route: the key and `from` say group, chatType stays channel.
+    expect(store(state)['agent:main:slack:group:gmpim0001']).toMatchObject({chatType: 'channel', origin: {from: 'slack:group:GMPIM0001'}, deliveryContext: {to: 'channel:GMPIM0001'}})
+
+    fake.requests.length = 0
+    const priv = await send(['--channel', 'slack', '-t', 'GPRIV0001', '-m', 'to the private channel', '--json', '--state-dir', state], env)
+    expect(json(priv).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gpriv0001')
+    expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/chat.postMessage'])
+
+    fake.requests.length = 0
+    const pub = await send(['--channel', 'slack', '-t', 'C0PUB0001', '-m', 'public', '--json', '--state-dir', state], env)
+    expect(json(pub).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:c0pub0001')
+    expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/chat.postMessage'])
+  })
+
+  it('a G… id named in openclaw.json needs no lookup: dm.groupChannels (mpim:<id>) is a group, a channels key is a channel; a failed lookup stays a channel', async () => {
+    const {state, env} = setup(fake, {config: {channels: {slack: {dm: {groupChannels: ['mpim:gcfg0001']}, channels: {'#GCHAN0001': {}}}}}})
+    const group = await send(['--channel', 'slack', '-t', 'GCFG0001', '-m', 'configured group', '--json', '--state-dir', state], env)
+    expect(group.code, group.stderr).toBe(0)
+    expect(json(group).payload.mirrored.sessionKey).toBe('agent:main:slack:group:gcfg0001')
+    const chan = await send(['--channel', 'slack', '-t', 'GCHAN0001', '-m', 'configured channel', '--json', '--state-dir', state], env)
+    expect(json(chan).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gchan0001')
+    expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/chat.postMessage', '/slack/chat.postMessage'])
+
+    fake.requests.length = 0
+    const unknown = await send(['--channel', 'slack', '-t', 'GMPIMMISSING', '-m', 'lookup fails', '--json', '--state-dir', state], env)
+    expect(unknown.code, unknown.stderr).toBe(0)
+    expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/chat.postMessage'])
+    expect(json(unknown).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gmpimmissing')
+  })
+
   it('invalid_auth and a scripted 500 are failures that mirror nothing', async () => {
     const {state, env} = setup(fake, {env: {SLACK_BOT_TOKEN: 'xoxb-not-valid'}})
     const snap = snapshot(state)
