@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {newTrialContext, runTrial, summarize, type TrialRecord, writeResults} from './support/crash.js'
+import {calibrateWindow, newTrialContext, runTrial, summarize, type TrialRecord, writeResults} from './support/crash.js'
 import {closeCrashWriterServers, CRASH_WRITERS} from './support/crash-writers.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
 
@@ -18,12 +18,15 @@ describe('crash trials (SIGKILL mid-write)', () => {
   it(`${TRIALS} seeded kills over index rewrites, transcript appends, CLI resets, agent turns and message sends: 0 corruptions, dead locks reclaimed, torn tails fenced, doctor --fix leaves no fixable finding`, async () => {
     const rng = new Rng(SEED)
     const started = Date.now()
+    const windows = new Map<string, number>()
+    for (const w of CRASH_WRITERS) if (w.maxDelayMs === 'calibrated') windows.set(w.name, await calibrateWindow(w))
+    process.stderr.write(`crash trials: kill windows ${JSON.stringify(Object.fromEntries([...windows].map(([k, v]) => [k, Math.round(v)])))}\n`)
     const records: TrialRecord[] = []
     // Every writer gets at least its share: the first rounds cycle through the table, the rest are drawn by weight.
     for (let t = 0; t < TRIALS; t++) {
       const writer = t < CRASH_WRITERS.length ? CRASH_WRITERS[t] : rng.weighted(CRASH_WRITERS)
       const ctx = newTrialContext(t, new Rng(rng.int(1, 2 ** 31)))
-      const record = await runTrial(writer, ctx)
+      const record = await runTrial(writer, ctx, windows.get(writer.name))
       records.push(record)
       // Keep failing trials on disk for inspection; clean the rest so 240 trials do not litter /tmp.
       if (record.problems.length === 0) {

@@ -45,8 +45,8 @@ export interface CrashWriter {
   weight: number
   /** When the kill clock starts: at spawn, when the victim prints READY, or when a lock file appears in the sessions dir. */
   trigger: 'spawn' | 'ready' | 'lock'
-  /** The kill lands uniformly in [0, maxDelayMs] after the trigger. */
-  maxDelayMs: number
+  /** The kill lands uniformly in [0, maxDelayMs] after the trigger; 'calibrated': measured first (calibrateWindow). */
+  maxDelayMs: number | 'calibrated'
   /** May be async (a row that needs a server first). */
   spawn(ctx: TrialContext): SpawnSpec | Promise<SpawnSpec>
   /** Check the disk right after the kill. `progress` is the last completed step the victim printed (0 if none). */
@@ -122,8 +122,16 @@ function exited(child: ChildProcess): Promise<void> {
   })
 }
 
-export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<TrialRecord> {
-  const delayMs = ctx.rng.next() * writer.maxDelayMs
+interface Launched {
+  child: ChildProcess
+  done: Promise<void>
+  /** The last completed step the victim printed (0 if none). */
+  progress(): number
+  stderr(): string
+}
+
+/** Spawn the writer's process and resolve once its trigger fires (or it exits first). */
+async function launch(writer: CrashWriter, ctx: TrialContext): Promise<Launched> {
   const spec = await writer.spawn(ctx)
   let watcher: fs.FSWatcher | undefined
   let armed!: () => void
@@ -156,6 +164,37 @@ export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<
   await Promise.race([triggered, done])
   clearTimeout(fallback)
   watcher?.close()
+  return {child, done, progress: () => progress, stderr: () => stderr}
+}
+
+/**
+ * The kill window of a writer that ends by itself (`maxDelayMs: 'calibrated'`, the CLI rows): 90% of the median time
+ * from its trigger to its exit over `runs` unkilled runs on this machine. Fixed windows were tuned to one machine: on
+ * a faster one most runs ended before the kill, on a slower one the late steps were never reached.
+ */
+export async function calibrateWindow(writer: CrashWriter, runs = 3): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const ctx = newTrialContext(-1 - i, new Rng(7 + i))
+    const l = await launch(writer, ctx)
+    const t0 = performance.now()
+    await l.done
+    times.push(performance.now() - t0)
+    if (l.child.exitCode !== 0) throw new Error(`calibration run of "${writer.name}" exited ${l.child.exitCode}: ${l.stderr().trim().split('\n').slice(-3).join(' | ')}`)
+    fs.rmSync(path.dirname(ctx.stateDir), {recursive: true, force: true})
+    if (ctx.env.HOME) fs.rmSync(ctx.env.HOME, {recursive: true, force: true})
+  }
+  times.sort((a, b) => a - b)
+  return Math.max(5, 0.9 * times[times.length >> 1])
+}
+
+/** One trial: launch, SIGKILL uniformly within the window after the trigger, then verify, recover and run doctor. */
+export async function runTrial(writer: CrashWriter, ctx: TrialContext, windowMs?: number): Promise<TrialRecord> {
+  const window = windowMs ?? (typeof writer.maxDelayMs === 'number' ? writer.maxDelayMs : undefined)
+  if (window === undefined) throw new Error(`"${writer.name}" needs a calibrated window (calibrateWindow)`)
+  const delayMs = ctx.rng.next() * window
+  const l = await launch(writer, ctx)
+  const {child, done} = l
   let killed = false
   if (child.exitCode === null && child.signalCode === null) {
     await sleepPrecise(delayMs)
@@ -163,6 +202,8 @@ export async function runTrial(writer: CrashWriter, ctx: TrialContext): Promise<
   }
   await done
   killed = killed && child.signalCode === 'SIGKILL'
+  const progress = l.progress()
+  const stderr = l.stderr()
   const record: TrialRecord = {
     trial: ctx.trial,
     writer: writer.name,
