@@ -1,7 +1,7 @@
 // Loads the CommonJS bundle dist/cli.cjs, on Node 20 through V8's code cache, which Node itself offers only from 22.
 //
-// Why: compiling the 1.1 MB bundle is a third of every start on Node 20 (~40 ms of ~120 ms, BENCHMARKS.md); with a
-// cache V8 deserializes the compiled functions instead. Node 22+ has `module.enableCompileCache()` (bin/run.js turns it
+// Why: loading the 1.1 MB bundle took ~75 ms of every start on Node 20, most of it compiling; with a cache V8
+// deserializes the compiled functions instead (~45 ms, BENCHMARKS.md). Node 22+ has `module.enableCompileCache()` (bin/run.js turns it
 // on), so there the bundle is a plain require(). The cache lives in clawkit's own env-paths cache dir, created 0700:
 // never in a shared temp dir, where another user could plant code. It is keyed by the bundle file's identity and the
 // Node version; V8 also rejects a cache made by another V8 or with other flags. Any failure only costs speed.
@@ -11,7 +11,7 @@ import Module, {createRequire} from 'node:module'
 import path from 'node:path'
 import vm from 'node:vm'
 
-/** What happened to the cache on this load, for tests and `DEBUG`. */
+/** What happened to the cache on this load (tests read it). */
 export type CodeCacheUse = 'builtin' | 'off' | 'hit' | 'miss' | 'rejected'
 
 export interface LoadedBundle<T> {
@@ -80,7 +80,8 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
     fs.writeFileSync(tmp, script.createCachedData(), {mode: 0o600})
     // Atomic: a concurrent start reads the old cache or the new one, never half of one.
     fs.renameSync(tmp, file)
-    // Caches of earlier builds are dead weight (each is a few MB).
+    // Caches of earlier builds are dead weight (each is 0.5-1 MB). Two installs or Node versions used in turn evict
+    // each other's, which costs one compile per switch.
     const prefix = `${path.basename(file).replace(/-[0-9a-f]+\.v8$/, '')}-`
     for (const name of fs.readdirSync(dir)) {
       if (name.startsWith(prefix) && name.endsWith('.v8') && name !== path.basename(file)) fs.rmSync(path.join(dir, name), {force: true})
