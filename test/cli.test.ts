@@ -1,10 +1,11 @@
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../src/cli.js'
-import {ROOT} from './support/cli.js'
+import {baseEnv, ROOT, tempDir} from './support/cli.js'
 
 /** oclif's id for a command file: path segments joined by ':', with `index` naming its topic. */
 function idsUnder(dir: string, prefix: string[] = []): string[] {
@@ -33,4 +34,20 @@ describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
     expect(min, 'MIN_NODE in bin/run.js').not.toBeNull()
     expect(engines).toBe(`>=${min![1]}.${min![2]}`)
   })
+})
+
+describe('bin/dev.js', () => {
+  it('runs the TypeScript sources (src/cli.ts through tsx), not the bundle', () => {
+    const trace = path.join(tempDir(), 'imports.txt')
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'dev.js'), 'sessions', 'list', '--json', '--state-dir', 'examples/demo-state'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace}),
+    })
+    expect(r.status, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout).count).toBe(2)
+    const loaded = fs.readFileSync(trace, 'utf8')
+    expect(loaded).toContain(`${path.join(ROOT, 'src', 'commands', 'sessions', 'list.ts')}`)
+    expect(loaded).not.toContain(path.join(ROOT, 'dist', 'cli.cjs'))
+  }, 60_000)
 })
