@@ -1,6 +1,8 @@
 // Lean transcript inspection for doctor: header, bad/torn lines and the last assistant message, with bounded reads.
 import fs from 'node:fs'
 
+import {parseLine} from '../store/transcript.js'
+
 /** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
 export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024
 const EDGE_BYTES = 64 * 1024
@@ -35,12 +37,9 @@ export interface TranscriptInspection {
   lastTimestamp?: number
 }
 
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text.endsWith('\r') ? text.slice(0, -1) : text)
-  } catch {
-    return undefined
-  }
+/** A line's JSON object, as the store's reader parses it (CRLF tolerated); undefined for anything else. */
+function parse(text: string): Record<string, unknown> | undefined {
+  return parseLine(text, 0, 0, false).value as Record<string, unknown> | undefined
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
