@@ -1,10 +1,8 @@
 #!/usr/bin/env node
+import fs from 'node:fs'
 import module from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-
-// Node 22+ caches compiled code between runs (about a third of oclif's startup); Node 20 has no such cache.
-module.enableCompileCache?.()
 
 // package.json `engines.node` (test/cli.test.ts keeps the two equal). oclif's own check of it loads semver on every
 // start (~11 ms), so it is switched off for the import below and done here with two integer comparisons.
@@ -20,15 +18,23 @@ if (ownEngineCheck) process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
 // dist/cli.cjs back to src/cli.ts through tsx, mixing two copies of @oclif/core. bin/dev.js is the way to run sources.
 globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
 
-// dist/cli.cjs is the bundle made by scripts/bundle.js: oclif and every command in one CommonJS file, loaded through
-// V8's code cache on Node 20 (src/boot/load-bundle.ts). A cache dir that cannot be worked out only costs speed.
-const {loadBundle} = await import('../dist/boot/load-bundle.js')
+// dist/cli.cjs is the bundle made by scripts/bundle.js: oclif and every command in one CommonJS file. Compiled code
+// is cached in clawkit's own cache dir, never in the shared temp dir Node would pick by default: on Node 22+ by
+// Node's compile cache, on Node 20 by src/boot/load-bundle.ts. A cache dir that cannot be used only costs speed.
+const {loadBundle, privateDir} = await import('../dist/boot/load-bundle.js')
 const {clawkitDirs} = await import('../dist/settings.js')
-let cacheDir
+let cacheRoot
 try {
-  cacheDir = path.join(clawkitDirs().cache, 'code-cache')
+  cacheRoot = clawkitDirs().cache
 } catch {}
-const {exports: cli} = loadBundle(fileURLToPath(new URL('../dist/cli.cjs', import.meta.url)), cacheDir)
+if (cacheRoot && module.enableCompileCache) {
+  const dir = path.join(cacheRoot, 'compile-cache')
+  try {
+    fs.mkdirSync(dir, {recursive: true, mode: 0o700})
+    if (privateDir(dir)) module.enableCompileCache(dir)
+  } catch {}
+}
+const {exports: cli} = loadBundle(fileURLToPath(new URL('../dist/cli.cjs', import.meta.url)), cacheRoot && path.join(cacheRoot, 'code-cache'))
 // Only for the import: the agent's exec tool must not inherit it.
 if (ownEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
 await cli.execute({dir: import.meta.url})

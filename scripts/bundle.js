@@ -44,7 +44,9 @@ const common = {
  * load-bundle passes an importer from an ES module as the wrapper's sixth argument; under a plain require() (Node 22+)
  * the native import() of a CommonJS module is used.
  */
-const IMPORTER_BANNER = "var __ckImport = typeof __ckImporter === 'function' ? __ckImporter : (specifier) => import(specifier);"
+// The directive comes first: a banner statement before esbuild's own "use strict" would turn it into a plain string and
+// run the whole bundle in sloppy mode (the ES module bundle before it was strict throughout, as ES modules are).
+const IMPORTER_BANNER = '"use strict";\nvar __ckImport = typeof __ckImporter === \'function\' ? __ckImporter : (specifier) => import(specifier);'
 const DYNAMIC_IMPORT = /\bawait import\(/g
 
 function routeDynamicImports(text) {
@@ -67,14 +69,14 @@ const vendorExternals = {
   setup(b) {
     for (const [name, v] of Object.entries(VENDOR)) {
       const filter = new RegExp(`^${v.specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`)
-      b.onResolve({filter}, (args) => (path.relative(root, args.importer) === v.importer ? {path: name, namespace: 'vendor-stub'} : undefined))
+      b.onResolve({filter}, (args) => (path.relative(root, args.importer).split(path.sep).join('/') === v.importer ? {path: name, namespace: 'vendor-stub'} : undefined))
     }
     b.onLoad({filter: /.*/, namespace: 'vendor-stub'}, (args) => {
       const lines = [`const m = require('./${vendorFile(args.path)}')`]
       for (const n of VENDOR[args.path].names) lines.push(n === 'default' ? 'export default m.default' : `export const ${n} = m.${n}`)
       return {contents: lines.join('\n'), loader: 'js'}
     })
-    b.onResolve({filter: /^\.\/vendor\//}, (args) => ({path: args.path, external: true}))
+    b.onResolve({filter: /^\.\/vendor\//, namespace: 'vendor-stub'}, (args) => ({path: args.path, external: true}))
   },
 }
 
@@ -96,6 +98,7 @@ for (const out of main.outputFiles) {
 for (const [name, v] of Object.entries(VENDOR)) {
   // Through an ES re-export, so that each file exports the same names whatever the module format of its package.
   const contents = `export {${v.names.join(', ')}} from '${v.from}'`
-  await build({...common, stdin: {contents, resolveDir: root, sourcefile: `vendor-${name}.js`}, outfile: path.join('dist', vendorFile(name))})
+  // Strict, as these ran inside the ES module bundle before (and as the SDK's and ora's own ES modules are).
+  await build({...common, banner: {js: '"use strict";'}, stdin: {contents, resolveDir: root, sourcefile: `vendor-${name}.js`}, outfile: path.join('dist', vendorFile(name))})
 }
 

@@ -173,9 +173,9 @@ function capToolResults(messages: ApiMessage[], maxChars: number): {messages: Ap
 }
 
 /**
- * Import the SDK lazily. On Node 22+ Node's compile cache makes later imports cheaper: bin/run.js enables it first (in
- * Node's default dir), so this call only takes effect when runAgentTurn is used as a library; on Node 20 it does not
- * exist and this is a plain dynamic import.
+ * Import the SDK lazily. On Node 22+ Node's compile cache makes later imports cheaper: bin/run.js enables it in
+ * clawkit's cache dir before anything else, so this call only takes effect when runAgentTurn is used as a library; on
+ * Node 20 it does not exist and this is a plain dynamic import.
  */
 async function loadSdk(env: Env): Promise<typeof import('./sdk.js')> {
   const mod = (await import('node:module')) as {enableCompileCache?: (dir?: string) => unknown}

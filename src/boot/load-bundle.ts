@@ -3,8 +3,9 @@
 // Why: loading the 1.1 MB bundle took ~75 ms of every start on Node 20, most of it compiling; with a cache V8
 // deserializes the compiled functions instead (~45 ms, BENCHMARKS.md). Node 22+ has `module.enableCompileCache()` (bin/run.js turns it
 // on), so there the bundle is a plain require(). The cache lives in clawkit's own env-paths cache dir, created 0700:
-// never in a shared temp dir, where another user could plant code. It is keyed by the bundle file's identity and the
-// Node version; V8 also rejects a cache made by another V8 or with other flags. Any failure only costs speed.
+// never in a shared temp dir, where another user could plant code (and a dir others can write to is not used). It is
+// keyed by the bundle file's identity and the runtime (Node version, flags); V8 also rejects a cache made by another
+// V8 or with other flags. Any failure only costs speed.
 import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import Module, {createRequire} from 'node:module'
@@ -26,16 +27,22 @@ interface InternalModule {
   _cache: Record<string, unknown>
 }
 
-export function loadBundle<T>(file: string, cacheDir: string | undefined): LoadedBundle<T> {
-  const require = createRequire(file)
+export function loadBundle<T>(input: string, cacheDir: string | undefined): LoadedBundle<T> {
+  const require = createRequire(input)
+  // The path require() itself would use (symlinks resolved unless --preserve-symlinks), so that oclif's require() of
+  // the bundle finds the module registered below instead of loading a second copy.
+  const file = require.resolve(input)
   const builtin = typeof (Module as {enableCompileCache?: unknown}).enableCompileCache === 'function'
-  if (builtin || !cacheDir) return {exports: require(file) as T, cache: builtin ? 'builtin' : 'off'}
+  if (builtin || !cacheDir || !privateDir(cacheDir)) return {exports: require(file) as T, cache: builtin ? 'builtin' : 'off'}
 
-  // Keyed by the file's identity, not a hash of its 1.1 MB (hashing cost ~4 ms of every start). A rebuild or a new
-  // install changes the change time, which nothing can set back, even where npm pins every file's mtime to 1985.
+  // Keyed by the file's identity, not a hash of its 1.1 MB (hashing cost ~4 ms of every start): a rebuild or a new
+  // install changes the change time, which nothing can set back, even where npm pins every file's mtime to 1985. The
+  // runtime part (Node version, V8 flags) keeps a cache per way of running, so that runs with and without, say,
+  // --max-old-space-size do not reject and rewrite each other's cache every time.
   const st = fs.statSync(file, {bigint: true})
-  const key = createHash('sha256').update([process.version, process.arch, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].join('\0')).digest('hex').slice(0, 24)
-  const cacheFile = path.join(cacheDir, `${path.basename(file)}-${key}.v8`)
+  const fileKey = digest([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs])
+  const runtimeKey = digest([process.version, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? ''])
+  const cacheFile = path.join(cacheDir, `${path.basename(file)}-${fileKey}-${runtimeKey}.v8`)
   const source = fs.readFileSync(file, 'utf8')
   let cachedData: Buffer | undefined
   try {
@@ -66,25 +73,44 @@ export function loadBundle<T>(file: string, cacheDir: string | undefined): Loade
 
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
   // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
-  if (cache !== 'hit') process.once('exit', () => writeCache(cacheDir, cacheFile, script))
+  if (cache !== 'hit') process.once('exit', () => writeCache(cacheDir, cacheFile, `${path.basename(file)}-${fileKey}-`, script))
   return {exports: mod.exports as T, cache, cacheFile}
 }
 
 /** import() from an ES module: absolute file URLs and `node:` built-ins, which is all the bundle imports. */
 const importer = (specifier: string): Promise<unknown> => import(specifier)
 
-function writeCache(dir: string, file: string, script: vm.Script): void {
+function digest(parts: unknown[]): string {
+  return createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 16)
+}
+
+/**
+ * Whether a cache dir can be trusted with code: ours and writable by nobody else. A missing dir is fine (writeCache
+ * creates it 0700); a dir another user could write to (CLAWKIT_CACHE_DIR or XDG_CACHE_HOME pointed somewhere shared)
+ * is not used at all, since whoever can write there could plant compiled code.
+ */
+export function privateDir(dir: string): boolean {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(dir)
+  } catch {
+    return true
+  }
+  const uid = process.getuid?.()
+  return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0
+}
+
+function writeCache(dir: string, file: string, buildPrefix: string, script: vm.Script): void {
   const tmp = `${file}.${process.pid}.tmp`
   try {
     fs.mkdirSync(dir, {recursive: true, mode: 0o700})
     fs.writeFileSync(tmp, script.createCachedData(), {mode: 0o600})
     // Atomic: a concurrent start reads the old cache or the new one, never half of one.
     fs.renameSync(tmp, file)
-    // Caches of earlier builds are dead weight (each is 0.5-1 MB). Two installs or Node versions used in turn evict
-    // each other's, which costs one compile per switch.
-    const prefix = `${path.basename(file).replace(/-[0-9a-f]+\.v8$/, '')}-`
+    // Caches of earlier builds are dead weight (0.5-1 MB each); caches of this build for other runtimes stay.
+    const base = buildPrefix.slice(0, buildPrefix.indexOf('-') + 1)
     for (const name of fs.readdirSync(dir)) {
-      if (name.startsWith(prefix) && name.endsWith('.v8') && name !== path.basename(file)) fs.rmSync(path.join(dir, name), {force: true})
+      if (name.startsWith(base) && name.endsWith('.v8') && !name.startsWith(buildPrefix)) fs.rmSync(path.join(dir, name), {force: true})
     }
   } catch {
     try {

@@ -24,7 +24,7 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
     expect(first.code, first.stderr).toBe(0)
     const files = cacheFiles(dir)
     expect(files).toHaveLength(1)
-    expect(files[0]).toMatch(/^cli\.cjs-[0-9a-f]{24}\.v8$/)
+    expect(files[0]).toMatch(/^cli\.cjs-[0-9a-f]{16}-[0-9a-f]{16}\.v8$/)
     const file = path.join(dir, files[0])
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
     expect(fs.statSync(file).mode & 0o777).toBe(0o600)
@@ -76,17 +76,45 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
     expect(fs.readFileSync(blocker, 'utf8')).toBe('x')
   })
 
-  it('caches of earlier builds are removed when a new one is written, other files are left alone', async () => {
+  it('caches of earlier builds are removed when a new one is written; this build\'s caches for other runtimes and other files stay', async () => {
     const home = tempDir()
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
-    fs.mkdirSync(dir, {recursive: true})
-    fs.writeFileSync(path.join(dir, 'cli.cjs-000000000000000000000000.v8'), 'old build')
-    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not ours')
     expect((await runCli(['--version'], {env: baseEnv(home)})).code).toBe(0)
+    const [current] = cacheFiles(dir)
+    const fileKey = current.split('-')[1]
+    fs.rmSync(path.join(dir, current)) // the next run is a miss, so it writes
+    const oldBuild = 'cli.cjs-0000000000000000-0000000000000000.v8'
+    const otherRuntime = `cli.cjs-${fileKey}-ffffffffffffffff.v8`
+    for (const name of [oldBuild, otherRuntime, 'notes.txt']) fs.writeFileSync(path.join(dir, name), 'x')
+    expect((await runCli(['--version'], {env: baseEnv(home)})).code).toBe(0)
+    expect(cacheFiles(dir)).toEqual([current, otherRuntime, 'notes.txt'].sort())
+  })
+
+  it('runs with other V8 flags (NODE_OPTIONS) keep a cache of their own instead of rejecting and rewriting each other\'s', async () => {
+    const home = tempDir()
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    const plain = baseEnv(home)
+    const flagged = baseEnv(home, {NODE_OPTIONS: '--max-old-space-size=300'})
+    for (const env of [plain, flagged]) expect((await runCli(['--version'], {env})).code).toBe(0)
     const files = cacheFiles(dir)
-    expect(files).toContain('notes.txt')
-    expect(files).not.toContain('cli.cjs-000000000000000000000000.v8')
-    expect(files.filter((f) => f.endsWith('.v8'))).toHaveLength(1)
+    expect(files).toHaveLength(2)
+    const stamps = files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)
+    for (const env of [plain, flagged, plain]) expect((await runCli(['--version'], {env})).code).toBe(0)
+    expect(cacheFiles(dir)).toEqual(files)
+    expect(files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)).toEqual(stamps)
+  })
+
+  it('a cache dir that others can write to is never used: nothing is read from it or written to it', async () => {
+    const home = tempDir()
+    const dir = path.join(home, 'shared-cache')
+    fs.mkdirSync(path.join(dir, 'code-cache'), {recursive: true})
+    fs.chmodSync(path.join(dir, 'code-cache'), 0o777)
+    const env = baseEnv(home, {CLAWKIT_CACHE_DIR: dir})
+    const state = copyFixture(TWO_AGENTS)
+    const r = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).sessions.map((s: {key: string}) => s.key)).toEqual(['agent:main:main'])
+    expect(cacheFiles(path.join(dir, 'code-cache'))).toEqual([])
   })
 })
 
@@ -113,6 +141,21 @@ console.log(JSON.stringify({value: r.exports, cache: r.cache}))`
     expect(load(file, cacheDir)).toEqual({value: 'B', cache: 'hit'})
   })
 
+  it('a path through a symlinked dir registers the module where require() finds it: one instance, not two', () => {
+    const dir = tempDir()
+    fs.mkdirSync(path.join(dir, 'real'))
+    fs.writeFileSync(path.join(dir, 'real', 'bundle.cjs'), 'module.exports = {made: Math.random()}\n')
+    fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'))
+    const script = `import {createRequire} from 'node:module'
+const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)})
+const r = loadBundle(${JSON.stringify(path.join(dir, 'link', 'bundle.cjs'))}, ${JSON.stringify(path.join(dir, 'cache'))})
+const again = createRequire(import.meta.url)(${JSON.stringify(path.join(dir, 'real', 'bundle.cjs'))})
+console.log(JSON.stringify({same: r.exports === again, cache: r.cache}))`
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
+    expect(r.status, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({same: true, cache: 'miss'})
+  })
+
   it('without a cache dir the file is a plain require()', () => {
     const dir = tempDir()
     const file = path.join(dir, 'bundle.cjs')
@@ -123,5 +166,13 @@ console.log(JSON.stringify({value: r.exports, cache: r.cache}))`
       {encoding: 'utf8'},
     )
     expect(JSON.parse(r.stdout)).toEqual({exports: 42, cache: 'off'})
+  })
+})
+
+describe('the bundle files run in strict mode, as the ES module bundle before them did', () => {
+  it('dist/cli.cjs and every dist/vendor file open with the directive (a banner line before it would void it)', () => {
+    const files = [path.join(ROOT, 'dist', 'cli.cjs'), ...fs.readdirSync(path.join(ROOT, 'dist', 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => path.join(ROOT, 'dist', 'vendor', f))]
+    expect(files.length).toBeGreaterThan(3)
+    for (const f of files) expect(fs.readFileSync(f, 'utf8').startsWith('"use strict";'), f).toBe(true)
   })
 })
