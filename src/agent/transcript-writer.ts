@@ -73,6 +73,8 @@ export class TranscriptWriter {
   async append(items: NewEntry[]): Promise<TranscriptEntry[]> {
     const chained = chainEntries(items, this.leafId, this.ids)
     this.entries.push(...chained)
+    // Without a leaf id (an empty file, or a last entry with no id) the new entries start a root of their own.
+    if (!this.leafId) this.path.length = 0
     this.path.push(...chained)
     this.leafId = chained.at(-1)?.id ?? this.leafId
     if (!this.flushed) {

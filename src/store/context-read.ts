@@ -7,11 +7,13 @@
 // over stubs, and a stub is parsed when the context needs it. buildSessionContext over the result gives what it gives
 // over a whole read (test/store/context-read.test.ts checks this on generated transcripts).
 //
-// The one assumption: a line on the leaf's path before the last compaction is well-formed JSON. Writers only chain
-// onto an entry they could parse, so a torn line (a crash mid-append, fenced by the next writer) is never a parent;
-// every stub that is parsed and fails makes this fall back to the whole read, and so does a torn last line's
-// predecessor chain as far as it is read. A hand-edited file with a broken line in the middle of the path is the case
-// where the two reads could differ: there the broken line's id still links the path, where a whole read drops it.
+// The assumption: the lines on the leaf's path before the last compaction are well-formed JSON with unique ids.
+// Every stub the context needs is parsed and checked against its prefix, and a failure falls back to the whole read;
+// a torn tail is dropped as a whole read drops it. Where the two reads could still differ is a file whose broken line
+// still links the path: a torn line some writer chained onto anyway (a hand edit, or a long-running writer whose
+// append failed part-way and which kept chaining in memory), a broken line reusing an earlier entry's id, or JSON
+// with duplicate id/parentId keys. In those cases the lazy read follows the broken line's prefix, where a whole read
+// drops the line. Fuzzing ~16 000 generated transcripts with every other kind of damage found no difference.
 import fs from 'node:fs'
 
 import {pathToLeaf} from './context.js'

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import {TranscriptWriter} from '../../src/agent/transcript-writer.js'
 import {buildSessionContext} from '../../src/store/context.js'
-import {COMPACTION, copyFixture} from '../support/cli.js'
+import {COMPACTION, copyFixture, tempDir} from '../support/cli.js'
 
 describe('TranscriptWriter.context()', () => {
   it('equals buildSessionContext over its entries after opening a real compacted transcript and after each append', async () => {
@@ -24,5 +24,18 @@ describe('TranscriptWriter.context()', () => {
     expect(ctx).toEqual(buildSessionContext(writer.entries))
     expect(ctx).toMatchObject({thinkingLevel: 'high', model: {provider: 'p', modelId: 'm'}})
     expect(ctx.messages.at(-1)).toMatchObject({role: 'assistant'})
+  })
+  it('a last entry without an id: appends start a new root, and context() says so like a fresh build', async () => {
+    const file = path.join(tempDir(), 't.jsonl')
+    const lines = [
+      {type: 'session', version: 3, id: 's', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w'},
+      {type: 'message', id: 'a', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', message: {role: 'user', content: [{type: 'text', text: 'old'}], timestamp: 1}},
+      {type: 'message', id: '', parentId: 'a', timestamp: '2026-01-01T00:00:02.000Z', message: {role: 'user', content: [{type: 'text', text: 'no id'}], timestamp: 2}},
+    ]
+    fs.writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+    const writer = await TranscriptWriter.open(file, 's', '/w')
+    await writer.append([{type: 'message', message: {role: 'user', content: [{type: 'text', text: 'new'}], timestamp: 3}}])
+    expect(writer.context()).toEqual(buildSessionContext(writer.entries))
+    expect(writer.context().messages).toHaveLength(1)
   })
 })
