@@ -85,9 +85,12 @@ export function dmScopeOf(state: OpenClawState): DmScope {
   return typeof raw === 'string' && DM_SCOPES.has(raw) ? (raw as DmScope) : 'main'
 }
 
-/** For a Slack `G…` id, what OpenClaw finds it to be (a group DM gets another session key); undefined otherwise. */
-export async function slackTypeOf(state: OpenClawState, target: ParsedTarget, account: ChannelAccount): Promise<SlackConversationType | undefined> {
-  if (target.channel !== 'slack' || target.kind === 'user' || !/^G/i.test(target.id)) return undefined
+/**
+ * For a Slack `G…` id, what OpenClaw finds it to be (a group DM gets another session key); undefined otherwise. A dry
+ * run asks nothing, as OpenClaw's dry run resolves no mirror route: it must not call the platform at all.
+ */
+export async function slackTypeOf(state: OpenClawState, target: ParsedTarget, account: ChannelAccount, dryRun = false): Promise<SlackConversationType | undefined> {
+  if (dryRun || target.channel !== 'slack' || target.kind === 'user' || !/^G/i.test(target.id)) return undefined
   return resolveSlackConversationType(state.config, account, target.id)
 }
 
@@ -99,14 +102,14 @@ function checkId(value: string | undefined, flag: string): string | undefined {
 }
 
 /** Resolve everything a send needs and check the policy; throws before anything is sent or written. */
-export async function resolveSend(state: OpenClawState, o: {channel: string | undefined; target: string; hasContent: boolean; media?: string; replyTo?: string; threadId?: string; account?: string; agent?: string; sessionKey?: string}): Promise<ResolvedSend> {
+export async function resolveSend(state: OpenClawState, o: {channel: string | undefined; target: string; hasContent: boolean; media?: string; replyTo?: string; threadId?: string; account?: string; agent?: string; sessionKey?: string; dryRun?: boolean}): Promise<ResolvedSend> {
   if (!o.hasContent) throw new UsageError('send requires text or media', 'E_EMPTY_MESSAGE')
   const channel = selectChannel(state.config, state.env, o.channel)
   const target = parseTarget(channel, o.target)
   const media = o.media === undefined ? undefined : resolveMedia(o.media)
   let agentId = o.agent ? state.requireAgent(o.agent) : state.activeAgentId
   const account = resolveChannelAccount(state.config, state.env, channel, o.account)
-  const slackType = await slackTypeOf(state, target, account)
+  const slackType = await slackTypeOf(state, target, account, o.dryRun)
   const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo, slackType})
   let sessionKey = route.sessionKey
   if (o.sessionKey !== undefined) {
@@ -201,7 +204,7 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
   const replyTo = checkId(o.replyTo, '--reply-to')
   const threadId = checkId(o.threadId, '--thread-id')
   if (o.idempotencyKey !== undefined && !/^[\w.:-]{1,128}$/.test(o.idempotencyKey)) throw new UsageError('--idempotency-key must be 1-128 characters of letters, digits, "_", "-", ".", ":"', 'E_BAD_FLAG')
-  const r = await resolveSend(state, {channel: o.channel, target: o.target, hasContent: text.trim() !== '' || o.media !== undefined, media: o.media, replyTo, threadId, account: o.account, agent: o.agent, sessionKey: o.sessionKey})
+  const r = await resolveSend(state, {channel: o.channel, target: o.target, hasContent: text.trim() !== '' || o.media !== undefined, media: o.media, replyTo, threadId, account: o.account, agent: o.agent, sessionKey: o.sessionKey, dryRun: o.dryRun})
   const mirror = o.mirror !== false
   const idempotencyKey = o.idempotencyKey ?? `clawkit-send-${randomUUID()}`
   const params: SendParams = {target: r.target, text, media: r.media, replyTo, threadId, silent: o.silent}

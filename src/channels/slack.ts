@@ -97,7 +97,7 @@ function lowerList(v: unknown): string[] {
  * two get different session keys. In order: the account's `dm.groupChannels` (as `id`, `slack:`, `channel:`, `group:`
  * or `mpim:` + id) says group; a key of its `channels` map (`id`, `channel:id`, `#id`) says channel; else Slack's
  * conversations.info (is_im: dm, is_mpim: group, else channel). Any failure of that read is 'unknown', as in OpenClaw,
- * and the id then stays a channel. The lookup is a read, so --dry-run makes it too.
+ * and the id then stays a channel.
  */
 export async function resolveSlackConversationType(config: OpenClawConfig, account: ChannelAccount, channelId: string): Promise<SlackConversationType> {
   const id = channelId.trim().toLowerCase()
@@ -115,15 +115,24 @@ export async function resolveSlackConversationType(config: OpenClawConfig, accou
     return k === id || k === `channel:${id}` || k.replace(/^#/, '') === id
   })) return 'channel'
   if (!account.token) return 'unknown'
-  try {
-    const res = await sendHttp(
-      {method: 'POST', url: `${account.baseUrl}/conversations.info`, headers: {authorization: `Bearer ${account.token}`}, urlencoded: {channel: channelId.trim()}},
-      {label: 'Slack', secrets: [account.token], retryAfter: () => undefined},
-    )
-    const body = res.json as {ok?: boolean; channel?: {is_im?: boolean; is_mpim?: boolean}} | undefined
-    if (res.status < 200 || res.status >= 300 || !body?.ok) return 'unknown'
+  // OpenClaw's Slack client retries network errors and 5xx twice (after ~0.5 s and ~1 s); a lookup given up too early
+  // would file a group DM under the channel key.
+  for (let attempt = 0; ; attempt++) {
+    let res: HttpResponse | undefined
+    try {
+      res = await sendHttp(
+        {method: 'POST', url: `${account.baseUrl}/conversations.info`, headers: {authorization: `Bearer ${account.token}`}, urlencoded: {channel: channelId.trim()}},
+        {label: 'Slack', secrets: [account.token], retryAfter: () => undefined},
+      )
+    } catch {
+      res = undefined
+    }
+    if ((res === undefined || res.status >= 500) && attempt < 2) {
+      await new Promise((r) => setTimeout(r, 500 * 2 ** attempt))
+      continue
+    }
+    const body = res?.json as {ok?: boolean; channel?: {is_im?: boolean; is_mpim?: boolean}} | undefined
+    if (!res || res.status < 200 || res.status >= 300 || !body?.ok) return 'unknown'
     return body.channel?.is_im ? 'dm' : body.channel?.is_mpim ? 'group' : 'channel'
-  } catch {
-    return 'unknown'
   }
 }

@@ -281,6 +281,13 @@ describe('message send: slack', () => {
     // OpenClaw's route: the key and `from` say group, chatType stays channel.
     expect(store(state)['agent:main:slack:group:gmpim0001']).toMatchObject({chatType: 'channel', origin: {from: 'slack:group:GMPIM0001'}, deliveryContext: {to: 'channel:GMPIM0001'}})
 
+    // A dry run calls nothing, not even the lookup (as OpenClaw's dry run resolves no mirror route).
+    fake.requests.length = 0
+    const dry = await send(['--channel', 'slack', '-t', 'GMPIM0002', '-m', 'dry', '--dry-run', '--json', '--state-dir', state], env)
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(fake.of('slack')).toEqual([])
+    expect(json(dry).payload.session.sessionKey).toBe('agent:main:slack:channel:gmpim0002')
+
     fake.requests.length = 0
     const priv = await send(['--channel', 'slack', '-t', 'GPRIV0001', '-m', 'to the private channel', '--json', '--state-dir', state], env)
     expect(json(priv).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gpriv0001')
@@ -300,6 +307,14 @@ describe('message send: slack', () => {
     const chan = await send(['--channel', 'slack', '-t', 'GCHAN0001', '-m', 'configured channel', '--json', '--state-dir', state], env)
     expect(json(chan).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gchan0001')
     expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/chat.postMessage', '/slack/chat.postMessage'])
+
+    // A 5xx is retried, as OpenClaw's Slack client does, so a passing outage does not change the key.
+    fake.requests.length = 0
+    fake.script('slack', {status: 503, body: {ok: false, error: 'service_unavailable'}}, {pathEnds: 'conversations.info'})
+    const retried = await send(['--channel', 'slack', '-t', 'GMPIM0003', '-m', 'after a 503', '--json', '--state-dir', state], env)
+    expect(retried.code, retried.stderr).toBe(0)
+    expect(fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/conversations.info', '/slack/chat.postMessage'])
+    expect(json(retried).payload.mirrored.sessionKey).toBe('agent:main:slack:group:gmpim0003')
 
     fake.requests.length = 0
     const unknown = await send(['--channel', 'slack', '-t', 'GMPIMMISSING', '-m', 'lookup fails', '--json', '--state-dir', state], env)
