@@ -72,6 +72,16 @@ export interface TrialRecord {
   problems: string[]
 }
 
+let cacheDir: string | undefined
+/**
+ * One clawkit cache dir for every trial and calibration run: with a fresh one each, every run on Node 20 compiled the
+ * bundle and wrote the code cache at exit (5-8 ms), which the calibrated windows would then include.
+ */
+function sharedCacheDir(): string {
+  cacheDir ??= tempDir('clawkit-crash-cache-')
+  return cacheDir
+}
+
 export function newTrialContext(trial: number, rng: Rng): TrialContext {
   const stateDir = copyFixture(TWO_AGENTS)
   const sessionsDir = path.join(stateDir, 'agents', 'main', 'sessions')
@@ -89,7 +99,7 @@ export function newTrialContext(trial: number, rng: Rng): TrialContext {
     baseIndexText,
     baseIndex,
     baseTranscript: fs.readFileSync(transcriptPath),
-    env: baseEnv(tempDir(), {OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '8000'}),
+    env: baseEnv(tempDir(), {OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '8000', CLAWKIT_CACHE_DIR: sharedCacheDir()}),
     scratch: {},
   }
 }
@@ -124,6 +134,8 @@ function exited(child: ChildProcess): Promise<void> {
 
 interface Launched {
   child: ChildProcess
+  /** The trigger fired (false: the victim exited or the 15 s fallback ran out first). */
+  triggered: boolean
   done: Promise<void>
   /** The last completed step the victim printed (0 if none). */
   progress(): number
@@ -160,11 +172,15 @@ async function launch(writer: CrashWriter, ctx: TrialContext): Promise<Launched>
   })
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   // A victim that never reaches its trigger (it failed early) must not hang the run.
+  let fired = false
+  void triggered.then(() => (fired = true))
   const fallback = setTimeout(armed, 15_000)
   await Promise.race([triggered, done])
   clearTimeout(fallback)
   watcher?.close()
-  return {child, done, progress: () => progress, stderr: () => stderr}
+  // A trigger that fired in the same tick as the exit still counts.
+  await Promise.race([triggered, new Promise((r) => setImmediate(r))])
+  return {child, done, triggered: fired, progress: () => progress, stderr: () => stderr}
 }
 
 /**
@@ -181,6 +197,8 @@ export async function calibrateWindow(writer: CrashWriter, runs = 3): Promise<nu
     await l.done
     times.push(performance.now() - t0)
     if (l.child.exitCode !== 0) throw new Error(`calibration run of "${writer.name}" exited ${l.child.exitCode}: ${l.stderr().trim().split('\n').slice(-3).join(' | ')}`)
+    // A trigger that never fired would leave a window measured from the wrong moment (or from the exit: ~0 ms).
+    if (!l.triggered) throw new Error(`calibration run of "${writer.name}": its trigger (${writer.trigger}) never fired`)
     fs.rmSync(path.dirname(ctx.stateDir), {recursive: true, force: true})
     if (ctx.env.HOME) fs.rmSync(ctx.env.HOME, {recursive: true, force: true})
   }
