@@ -36,6 +36,20 @@ function check(res: HttpResponse, io: ChannelIO, what: string): SlackResponse {
   throw new ChannelError(`Slack API error: ${err}`, {code: res.status >= 500 ? 'E_CHANNEL_SERVER' : 'E_CHANNEL_REJECTED', status: res.status})
 }
 
+const THREAD_TS_RE = /^\d+\.\d+$/
+
+/**
+ * OpenClaw's resolveSlackThreadTsValue: the thread a message goes into is --reply-to, else --thread-id, each only when
+ * it looks like a Slack `ts` (digits.digits); anything else posts at the top level.
+ */
+export function slackThreadTs(replyTo: string | undefined, threadId: string | undefined): string | undefined {
+  for (const v of [replyTo, threadId]) {
+    const t = v?.trim()
+    if (t && THREAD_TS_RE.test(t)) return t
+  }
+  return undefined
+}
+
 export async function sendSlack(account: ChannelAccount, p: SendParams, io: ChannelIO): Promise<ChannelSendResult> {
   const headers = {authorization: `Bearer ${account.token}`}
   const api = (method: string) => `${account.baseUrl}/${method}`
@@ -48,7 +62,7 @@ export async function sendSlack(account: ChannelAccount, p: SendParams, io: Chan
     channelId = res ? String(typeof ch === 'object' ? ch?.id : ch) : `<dm channel of user ${p.target.id}>`
   }
   // Slack has no reply-to: a reply is a message in the parent's thread.
-  const threadTs = p.threadId ?? p.replyTo
+  const threadTs = slackThreadTs(p.replyTo, p.threadId)
   let text = p.text
   const ids: string[] = []
   let resultChannel: string | undefined

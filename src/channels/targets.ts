@@ -131,7 +131,8 @@ export function resolveOutboundRoute(p: {agentId: string; target: ParsedTarget; 
       const type = target.kind !== 'user' && /^G/i.test(target.id) ? p.slackType : undefined
       const peerKind = target.kind === 'user' || type === 'dm' ? 'direct' : type === 'group' ? 'group' : 'channel'
       const isDm = peerKind === 'direct'
-      const thread = p.threadId ?? p.replyTo
+      // OpenClaw's thread-aware route takes --reply-to before --thread-id (buildThreadAwareOutboundSessionRoute).
+      const thread = p.replyTo ?? p.threadId
       const sessionKey = buildPeerSessionKey({agentId, channel: 'slack', peerKind, peerId: target.id, accountId, dmScope, identityLinks, threadId: thread})
       return {
         sessionKey,

@@ -256,6 +256,18 @@ describe('message send: slack', () => {
     expect(store(state)[key]).toMatchObject({chatType: 'channel', deliveryContext: {channel: 'slack', to: 'channel:C0123ABCD', threadId: '1712345678.000100'}})
   })
 
+  it('--reply-to wins over --thread-id for the thread and its session, and only a ts-shaped value is a thread (as OpenClaw)', async () => {
+    const {state, env} = setup(fake)
+    const r = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'both', '--reply-to', '1712345678.000200', '--thread-id', '1712345678.000100', '--json', '--state-dir', state], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(fake.of('slack')[0].body).toEqual({channel: 'C0123ABCD', text: 'both', thread_ts: '1712345678.000200'})
+    expect(json(r).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:c0123abcd:thread:1712345678.000200')
+    fake.requests.length = 0
+    const top = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'not a ts', '--thread-id', 'general', '--json', '--state-dir', state], env)
+    expect(top.code, top.stderr).toBe(0)
+    expect(fake.of('slack')[0].body).toEqual({channel: 'C0123ABCD', text: 'not a ts'})
+  })
+
   it('uploads a local file with getUploadURLExternal (form), the upload URL, then completeUploadExternal to a user DM', async () => {
     const {state, env} = setup(fake)
     const file = path.join(tempDir(), 'log.txt')
