@@ -86,6 +86,24 @@ function shareCachedPluginRuntime(state: string): void {
   fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
 }
 
+/**
+ * A fresh home and state dir whose openclaw.json points both CLIs at a mock Messages API process (requests logged to
+ * `requests`), with OpenClaw's plugin runtime shared; the mock is stopped however `fn` ends.
+ */
+async function withMockWorld(fn: (w: {home: string; state: string; requests: string}) => Promise<void>): Promise<void> {
+  const home = tempDir()
+  const state = path.join(tempDir(), 'state')
+  const requests = path.join(home, 'requests.jsonl')
+  const {mock, port} = await startMockProcess(requests)
+  try {
+    writeMockProviderConfig(state, port)
+    shareCachedPluginRuntime(state)
+    await fn({home, state, requests})
+  } finally {
+    mock.kill()
+  }
+}
+
 describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTEROP_VERSION ?? ''}`, () => {
   it('the demo state clawkit wrote (examples/demo-state): OpenClaw accepts the config and lists the same keys, ids and tokens', async () => {
     const home = tempDir()
@@ -146,13 +164,7 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
   }, 300_000)
 
   it('transcript round trip: clawkit writes a session, OpenClaw agent --local continues it (the model gets clawkit\'s history), clawkit reads OpenClaw\'s turn back', async () => {
-    const home = tempDir()
-    const state = path.join(tempDir(), 'state')
-    const requests = path.join(home, 'requests.jsonl')
-    const {mock, port} = await startMockProcess(requests)
-    try {
-      writeMockProviderConfig(state, port)
-      shareCachedPluginRuntime(state)
+    await withMockWorld(async ({home, state, requests}) => {
       // 1. clawkit's store library writes the row and a two-message transcript, as `clawkit agent` will.
       const lib = await import(path.join(ROOT, 'dist', 'store', 'index.js'))
       const sessionsDir = path.join(state, 'agents', 'main', 'sessions')
@@ -188,19 +200,11 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
       const reset = json(await runCli(['sessions', 'reset', 'agent:main:explicit:rt-1', '--json', '--state-dir', state], {env: baseEnv(home)}))
       const {openclaw: oc} = await expectSameListing(state, home)
       expect(oc.sessions.find((r: {key: string}) => r.key === 'agent:main:explicit:rt-1').sessionId).toBe(reset.sessionId)
-    } finally {
-      mock.kill()
-    }
+    })
   }, 900_000)
 
   it('agent round trip: clawkit agent -m -> openclaw agent --local -> clawkit agent -m; the mock gets the whole history (both writers\' turns, in order) each time, one parentId chain, same listing', async () => {
-    const home = tempDir()
-    const state = path.join(tempDir(), 'state')
-    const requests = path.join(home, 'requests.jsonl')
-    const {mock, port} = await startMockProcess(requests)
-    try {
-      writeMockProviderConfig(state, port)
-      shareCachedPluginRuntime(state)
+    await withMockWorld(async ({home, state, requests}) => {
       // No ANTHROPIC_* in the env: both CLIs must reach the mock through openclaw.json's provider alone.
       const env = baseEnv(home, {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined})
       const sent = (): any[] => fs.readFileSync(requests, 'utf8').trim().split('\n').map((l) => JSON.parse(l).body)
@@ -251,8 +255,6 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
       expect(ocRow).toMatchObject({sessionId: sid})
       expect(ck.sessions.find((r: {key: string}) => r.key === key)).toMatchObject({sessionId: sid, inputTokens: ocRow.inputTokens, outputTokens: ocRow.outputTokens, totalTokens: ocRow.totalTokens})
       process.stderr.write(`interop: agent round trip: ${last.length} model requests, ${entries.length} entries in one chain, row ${JSON.stringify(Object.fromEntries(COMPARED.map((k) => [k, ocRow[k]])))}\n`)
-    } finally {
-      mock.kill()
-    }
+    })
   }, 900_000)
 })
