@@ -1,11 +1,9 @@
 // Crash trials: SIGKILL writers at seeded random points and prove the store is the old or the new state, never a third.
 // npm test runs a bounded number of trials; `npm run test:crash` runs the full set (CLAWKIT_CRASH_TRIALS, CLAWKIT_SEED).
-import fs from 'node:fs'
-import path from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {calibrateWindow, newTrialContext, runTrial, summarize, type TrialRecord, writeResults} from './support/crash.js'
+import {calibrateWindow, disposeTrialContext, newTrialContext, runTrial, summarize, type TrialRecord, writeResults} from './support/crash.js'
 import {closeCrashWriterServers, CRASH_WRITERS} from './support/crash-writers.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
 
@@ -29,10 +27,8 @@ describe('crash trials (SIGKILL mid-write)', () => {
       const record = await runTrial(writer, ctx, windows.get(writer.name))
       records.push(record)
       // Keep failing trials on disk for inspection; clean the rest so 240 trials do not litter /tmp.
-      if (record.problems.length === 0) {
-        fs.rmSync(path.dirname(ctx.stateDir), {recursive: true, force: true})
-        if (ctx.env.HOME) fs.rmSync(ctx.env.HOME, {recursive: true, force: true})
-      } else record.problems.push(`state kept at ${ctx.stateDir}`)
+      if (record.problems.length === 0) disposeTrialContext(ctx)
+      else record.problems.push(`state kept at ${ctx.stateDir}`)
     }
     const summary = summarize(SEED, records, Date.now() - started)
     const file = writeResults(TRIALS >= 200 ? 'crash-full' : 'crash', {summary, records})

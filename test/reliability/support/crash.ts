@@ -104,6 +104,12 @@ export function newTrialContext(trial: number, rng: Rng): TrialContext {
   }
 }
 
+/** Remove a trial's state dir and HOME (failing trials keep theirs for inspection). */
+export function disposeTrialContext(ctx: TrialContext): void {
+  fs.rmSync(path.dirname(ctx.stateDir), {recursive: true, force: true})
+  if (ctx.env.HOME) fs.rmSync(ctx.env.HOME, {recursive: true, force: true})
+}
+
 /** The clawkit CLI as a SpawnSpec. */
 export function cli(args: string[]): SpawnSpec {
   return {command: process.execPath, args: [BIN, ...args]}
@@ -199,8 +205,7 @@ export async function calibrateWindow(writer: CrashWriter, runs = 3): Promise<nu
     if (l.child.exitCode !== 0) throw new Error(`calibration run of "${writer.name}" exited ${l.child.exitCode}: ${l.stderr().trim().split('\n').slice(-3).join(' | ')}`)
     // A trigger that never fired would leave a window measured from the wrong moment (or from the exit: ~0 ms).
     if (!l.triggered) throw new Error(`calibration run of "${writer.name}": its trigger (${writer.trigger}) never fired`)
-    fs.rmSync(path.dirname(ctx.stateDir), {recursive: true, force: true})
-    if (ctx.env.HOME) fs.rmSync(ctx.env.HOME, {recursive: true, force: true})
+    disposeTrialContext(ctx)
   }
   times.sort((a, b) => a - b)
   return Math.max(5, 0.9 * times[times.length >> 1])
