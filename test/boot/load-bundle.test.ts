@@ -119,15 +119,20 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
 })
 
 describeOnNode20('loadBundle keys the cache by file identity (Node 20)', () => {
-  /** Loads `file` through dist/boot/load-bundle.js in a fresh process; prints what it exported and the cache use. */
-  function load(file: string, cacheDir: string): {value: unknown; cache: string} {
-    const script = `const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)})
-const r = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)})
-console.log(JSON.stringify({value: r.exports, cache: r.cache}))`
+  /** Runs `body` in a fresh ES module process that has `loadBundle` and `createRequire`; returns what it printed as JSON. */
+  function runLoader(body: string): any {
+    const script = `import {createRequire} from 'node:module'
+const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)})
+${body}`
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
     expect(r.status, r.stderr).toBe(0)
     return JSON.parse(r.stdout)
   }
+
+  /** Loads `file` in a fresh process: what it exported and the cache use. */
+  const load = (file: string, cacheDir: string) =>
+    runLoader(`const r = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)})
+console.log(JSON.stringify({value: r.exports, cache: r.cache}))`)
 
   it('a file rewritten with the same length never runs the old code (V8 itself checks only the length)', () => {
     const dir = tempDir()
@@ -146,26 +151,16 @@ console.log(JSON.stringify({value: r.exports, cache: r.cache}))`
     fs.mkdirSync(path.join(dir, 'real'))
     fs.writeFileSync(path.join(dir, 'real', 'bundle.cjs'), 'module.exports = {made: Math.random()}\n')
     fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'))
-    const script = `import {createRequire} from 'node:module'
-const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)})
-const r = loadBundle(${JSON.stringify(path.join(dir, 'link', 'bundle.cjs'))}, ${JSON.stringify(path.join(dir, 'cache'))})
+    const out = runLoader(`const r = loadBundle(${JSON.stringify(path.join(dir, 'link', 'bundle.cjs'))}, ${JSON.stringify(path.join(dir, 'cache'))})
 const again = createRequire(import.meta.url)(${JSON.stringify(path.join(dir, 'real', 'bundle.cjs'))})
-console.log(JSON.stringify({same: r.exports === again, cache: r.cache}))`
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
-    expect(r.status, r.stderr).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual({same: true, cache: 'miss'})
+console.log(JSON.stringify({same: r.exports === again, cache: r.cache}))`)
+    expect(out).toEqual({same: true, cache: 'miss'})
   })
 
   it('without a cache dir the file is a plain require()', () => {
-    const dir = tempDir()
-    const file = path.join(dir, 'bundle.cjs')
+    const file = path.join(tempDir(), 'bundle.cjs')
     fs.writeFileSync(file, 'module.exports = 42\n')
-    const r = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', `const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)}); console.log(JSON.stringify(loadBundle(${JSON.stringify(file)}, undefined)))`],
-      {encoding: 'utf8'},
-    )
-    expect(JSON.parse(r.stdout)).toEqual({exports: 42, cache: 'off'})
+    expect(runLoader(`console.log(JSON.stringify(loadBundle(${JSON.stringify(file)}, undefined)))`)).toEqual({exports: 42, cache: 'off'})
   })
 })
 
