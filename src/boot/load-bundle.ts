@@ -18,8 +18,6 @@ export type CodeCacheUse = 'builtin' | 'off' | 'hit' | 'miss' | 'rejected'
 export interface LoadedBundle<T> {
   exports: T
   cache: CodeCacheUse
-  /** The cache file consulted, when there is one. */
-  cacheFile?: string
 }
 
 interface InternalModule {
@@ -42,7 +40,8 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined): Load
   const st = fs.statSync(file, {bigint: true})
   const fileKey = digest([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs])
   const runtimeKey = digest([process.version, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? ''])
-  const cacheFile = path.join(cacheDir, `${path.basename(file)}-${fileKey}-${runtimeKey}.v8`)
+  const name = path.basename(file)
+  const cacheFile = path.join(cacheDir, `${name}-${fileKey}-${runtimeKey}.v8`)
   const source = fs.readFileSync(file, 'utf8')
   let cachedData: Buffer | undefined
   try {
@@ -73,8 +72,8 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined): Load
 
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
   // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
-  if (cache !== 'hit') process.once('exit', () => writeCache(cacheDir, cacheFile, `${path.basename(file)}-${fileKey}-`, script))
-  return {exports: mod.exports as T, cache, cacheFile}
+  if (cache !== 'hit') process.once('exit', () => writeCache(cacheFile, script, (other) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`)))
+  return {exports: mod.exports as T, cache}
 }
 
 /** import() from an ES module: absolute file URLs and `node:` built-ins, which is all the bundle imports. */
@@ -100,7 +99,8 @@ export function privateDir(dir: string): boolean {
   return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0
 }
 
-function writeCache(dir: string, file: string, buildPrefix: string, script: vm.Script): void {
+function writeCache(file: string, script: vm.Script, isEarlierBuild: (name: string) => boolean): void {
+  const dir = path.dirname(file)
   const tmp = `${file}.${process.pid}.tmp`
   try {
     fs.mkdirSync(dir, {recursive: true, mode: 0o700})
@@ -108,10 +108,7 @@ function writeCache(dir: string, file: string, buildPrefix: string, script: vm.S
     // Atomic: a concurrent start reads the old cache or the new one, never half of one.
     fs.renameSync(tmp, file)
     // Caches of earlier builds are dead weight (0.5-1 MB each); caches of this build for other runtimes stay.
-    const base = buildPrefix.slice(0, buildPrefix.indexOf('-') + 1)
-    for (const name of fs.readdirSync(dir)) {
-      if (name.startsWith(base) && name.endsWith('.v8') && !name.startsWith(buildPrefix)) fs.rmSync(path.join(dir, name), {force: true})
-    }
+    for (const name of fs.readdirSync(dir)) if (name.endsWith('.v8') && isEarlierBuild(name)) fs.rmSync(path.join(dir, name), {force: true})
   } catch {
     try {
       fs.rmSync(tmp, {force: true})
