@@ -4,6 +4,9 @@
 // Usage: node scripts/bench-compare.js <old bin/run.js> <new bin/run.js> <runs> "<args>" ["<args>" ...]
 // Exit codes 0 and 3 (doctor warnings) count as success. Not part of `npm test`.
 import {spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 
 const [oldBin, newBin, runsArg, ...cases] = process.argv.slice(2)
 if (!oldBin || !newBin || !cases.length) {
@@ -13,9 +16,16 @@ if (!oldBin || !newBin || !cases.length) {
 const runs = Number(runsArg)
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
+// Each side keeps its own code cache: two builds sharing one cache dir would evict each other's cache on every run
+// (load-bundle keeps only the current build's), and both would then be timed compiling from source.
+const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-compare-cache-'))
+const cacheDirs = new Map([oldBin, newBin].map((bin, i) => [bin, path.join(cacheRoot, String(i))]))
+process.on('exit', () => fs.rmSync(cacheRoot, {recursive: true, force: true}))
+
 function time(bin, args) {
   const t0 = process.hrtime.bigint()
-  const r = spawnSync(process.execPath, [bin, ...args], {stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1024 ** 3})
+  const env = {...process.env, CLAWKIT_CACHE_DIR: cacheDirs.get(bin)}
+  const r = spawnSync(process.execPath, [bin, ...args], {env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1024 ** 3})
   if (r.status !== 0 && r.status !== 3) throw new Error(`${bin} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
   return Number(process.hrtime.bigint() - t0) / 1e6
 }
