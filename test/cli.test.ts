@@ -34,6 +34,19 @@ describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
     expect(min, 'MIN_NODE in bin/run.js').not.toBeNull()
     expect(engines).toBe(`>=${min![1]}.${min![2]}`)
   })
+
+  it('every command id sorts the same by code unit as by localeCompare (scripts/bundle.js patches oclif to the former)', () => {
+    // oclif sorts its command list with localeCompare, whose first call builds ICU's collator on every start; the bundle
+    // compares code units instead. That is only the same list while ids stay lowercase ASCII and ':'.
+    const ids = ['.', 'node_modules/@oclif/plugin-help', 'node_modules/@oclif/plugin-autocomplete'].flatMap((dir) =>
+      Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, dir, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}).commands),
+    )
+    expect(ids.length).toBeGreaterThan(Object.keys(COMMANDS).length)
+    const byCodeUnit = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    expect(byCodeUnit).toEqual([...ids].sort((a, b) => a.localeCompare(b)))
+    const bundle = fs.readFileSync(path.join(ROOT, 'dist', 'cli.cjs'), 'utf8')
+    expect(bundle).toContain('.sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)')
+  })
 })
 
 describe('bin/dev.js', () => {

@@ -1,0 +1,46 @@
+// What bin/run.js does after its engines check: point the compile caches at clawkit's cache dir, load the bundle, run.
+//
+// Why a module of its own, bundled into one CommonJS file (dist/boot.cjs): bin/run.js is an ES module, and every
+// `node:` built-in an ES module imports gets an ES facade whose exports are all read once (fs's lazy getters load the
+// streams modules), and env-paths is resolved through its package exports map. Done from CommonJS that cost went away:
+// ~10 ms of every start (BENCHMARKS.md).
+import fs from 'node:fs'
+import module from 'node:module'
+import path from 'node:path'
+
+import {clawkitDirs} from '../settings.js'
+import {loadBundle, privateDir} from './load-bundle.js'
+
+interface Cli {
+  execute(opts: {dir: string}): Promise<unknown>
+}
+
+/** Runs the CLI bundle `bundle` (dist/cli.cjs); `entryUrl` is bin/run.js's import.meta.url, where oclif finds the package root. */
+export async function run(entryUrl: string, bundle: string): Promise<void> {
+  // oclif's own engines check loads semver on every start (~11 ms); bin/run.js has done the check already.
+  const ownEngineCheck = process.env.OCLIF_DISABLE_ENGINE_WARNING === undefined
+  if (ownEngineCheck) process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
+  // This entry always runs the bundle: without this, NODE_ENV=development or test in a checkout makes oclif map
+  // dist/cli.cjs back to src/cli.ts through tsx, mixing two copies of @oclif/core. bin/dev.js is the way to run sources.
+  const g = globalThis as {oclif?: Record<string, unknown>}
+  g.oclif = {...g.oclif, enableAutoTranspile: false}
+
+  // Compiled code is cached in clawkit's own cache dir, never in the shared temp dir Node would pick by default: on
+  // Node 22+ by Node's compile cache, on Node 20 by load-bundle. A cache dir that cannot be used only costs speed.
+  let cacheRoot: string | undefined
+  try {
+    cacheRoot = clawkitDirs().cache
+  } catch {}
+  const enableCompileCache = (module as {enableCompileCache?: (dir: string) => unknown}).enableCompileCache
+  if (cacheRoot && enableCompileCache) {
+    const dir = path.join(cacheRoot, 'compile-cache')
+    try {
+      fs.mkdirSync(dir, {recursive: true, mode: 0o700})
+      if (privateDir(dir)) enableCompileCache(dir)
+    } catch {}
+  }
+  const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'))
+  // Only for the load: the agent's exec tool must not inherit it.
+  if (ownEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
+  await cli.execute({dir: entryUrl})
+}
