@@ -319,10 +319,11 @@ async function checkEntries(c: StoreContext): Promise<void> {
         out.push(finding('entry-missing-session-id', 'error', agentId, scan.storePath, `Index entry "${key}": ${(error as Error).message}. Run "clawkit sessions reset ${key}" to give it a valid session id.`, undefined, undefined, {key}))
         continue
       }
-      referenced.add(path.basename(resolved.path))
+      const base = path.basename(resolved.path)
+      referenced.add(base)
       const isMain = mainKeys.has(key)
       if (typeof entry.updatedAt !== 'number' || !Number.isFinite(entry.updatedAt)) {
-        const t = resolved.exists ? scan.byName.get(path.basename(resolved.path)) : undefined
+        const t = resolved.exists ? scan.byName.get(base) : undefined
         const value = Math.round(t?.mtimeMs ?? (num(entry.sessionStartedAt) ?? opts.now))
         out.push(
           finding(
@@ -388,7 +389,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
         }
         continue
       }
-      const info = scan.byName.get(path.basename(resolved.path))
+      const info = scan.byName.get(base)
       toInspect.push({key, entry, file: resolved.path, size: info?.size ?? 0, main: isMain})
     }
     for (const [sid, keys] of bySessionId) {

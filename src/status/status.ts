@@ -183,7 +183,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
       for (const key of Object.keys(scan.data)) {
         const entry = scan.data[key]
         if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
-        if (resolveAgentIdFromKey(key, scan.agentId) !== id && !ownsUnscoped) continue
+        if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
         agentCount++
         const updatedAt = num(entry.updatedAt) ?? null
         if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
