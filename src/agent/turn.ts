@@ -1,5 +1,4 @@
 // One agent turn end to end: pick the session, lock its transcript, call the model with tools, persist like OpenClaw.
-import {randomUUID} from 'node:crypto'
 import path from 'node:path'
 
 import {resolveWorkspaceDir} from '../config/config.js'
@@ -9,6 +8,7 @@ import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/file-store.js'
 import {acquireLock} from '../store/lock.js'
+import {randomUUID} from '../store/random-id.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'

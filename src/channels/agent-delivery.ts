@@ -1,9 +1,8 @@
 // Delivery of an agent's final reply (`agent --deliver`): OpenClaw's delivery plan, the send policy, the shared
 // channel clients, and the delivery mirror.
-import {randomUUID} from 'node:crypto'
-
 import type {Env} from '../config/paths.js'
 import {ClawkitError, UsageError} from '../errors.js'
+import {randomUUID} from '../store/random-id.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry} from '../store/types.js'

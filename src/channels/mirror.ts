@@ -1,6 +1,5 @@
 // Delivery mirror: create/refresh the target session entry under the store lock and append OpenClaw's
 // "delivery-mirror" assistant message to its transcript, at most once per idempotency key.
-import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
@@ -9,6 +8,7 @@ import {resolveWorkspaceDir} from '../config/config.js'
 import {findEntryIn} from '../store/file-store.js'
 import {isEnoent} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
+import {randomUUID} from '../store/random-id.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {appendEntriesLocked, makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'

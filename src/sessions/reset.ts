@@ -1,5 +1,4 @@
 // `sessions reset`: OpenClaw's reset semantics (new sessionId, archived transcript, metadata kept, counters cleared).
-import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
@@ -9,6 +8,7 @@ import {resolveWorkspaceDir} from '../config/config.js'
 import {findEntryIn} from '../store/file-store.js'
 import {archiveTimestamp, FILE_MODE} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
+import {randomUUID} from '../store/random-id.js'
 import type {OpenClawState} from '../store/state.js'
 import {makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'

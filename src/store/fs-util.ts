@@ -1,8 +1,9 @@
 // Small filesystem primitives with OpenClaw's durability rules: atomic replace, private modes, dir fsync.
-import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
+
+import {randomUUID} from './random-id.js'
 
 export const DIR_MODE = 0o700
 export const FILE_MODE = 0o600

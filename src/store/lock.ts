@@ -1,11 +1,11 @@
 // OpenClaw's cross-process lock protocol: an O_EXCL regular file `<file>.lock` holding {pid, createdAt, starttime}.
 // Implemented by hand because lock libraries use a directory at the same path, which OpenClaw cannot see (oclif-notes §6.1).
-import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {ClawkitError, LockTimeoutError} from '../errors.js'
+import {randomUUID} from './random-id.js'
 
 export interface LockPayload {
   pid?: number

@@ -1,5 +1,4 @@
 // Transcript files: locate them from an index entry, read them whole or from the end, and append OpenClaw-style entries.
-import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
@@ -7,6 +6,7 @@ import path from 'node:path'
 import {ClawkitError, UsageError} from '../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
+import {randomUUID} from './random-id.js'
 import {transcriptTopicId} from './session-key.js'
 import {
   type BadLine,

@@ -26,7 +26,7 @@ describe('read commands stay light', () => {
     [['sessions', 'history', 'main']],
     [['status', '--json']],
     [['doctor', '--json']],
-  ])('%j imports neither the Anthropic SDK, ora nor cli-table3', async (args) => {
+  ])('%j imports neither the Anthropic SDK, ora, cli-table3 nor node:crypto', async (args) => {
     const state = copyFixture(TWO_AGENTS)
     const trace = path.join(tempDir(), 'imports.txt')
     const env = baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace})
@@ -34,6 +34,9 @@ describe('read commands stay light', () => {
     expect([0, 3], r.stderr).toContain(r.code) // doctor exits 3 on the fixture's warnings
     const loaded = fs.readFileSync(trace, 'utf8')
     for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(`/node_modules/${heavy}/`)
+    // node:crypto costs ~3 ms to load and only writes need it (src/store/random-id.ts); node:fs shows the list is there.
+    expect(loaded).toContain('node:fs\n')
+    expect(loaded).not.toContain('node:crypto\n')
     const files = loadedBundleFiles(trace)
     expect(files).toContain(path.join(ROOT, 'dist', 'cli.cjs')) // the trace really saw the bundle load, so the loop below checks something
     expect(files.filter((f) => f.includes(`${path.sep}vendor${path.sep}`))).toEqual([])
