@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: times read commands on a generated 10k-session store and a 1 GiB transcript (median of several
 // runs, peak RSS). Results go to stdout as a Markdown table; copy them into BENCHMARKS.md. Not part of `npm test`.
+// Environment: BENCH_SESSIONS (10000), BENCH_TRANSCRIPT_BYTES (1 GiB), BENCH_RUNS (9), BENCH_SHAPE (small | openclaw),
+// BENCH_KEEP=1 keeps the generated state dir.
 import {spawnSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
@@ -14,12 +16,22 @@ const runs = Number(process.env.BENCH_RUNS ?? 9)
 const transcriptBytes = Number(process.env.BENCH_TRANSCRIPT_BYTES ?? 1024 ** 3)
 const sessions = Number(process.env.BENCH_SESSIONS ?? 10_000)
 const keep = process.env.BENCH_KEEP === '1'
+// BENCH_SHAPE=openclaw: every entry is a copy of a real OpenClaw 2026.4.27 entry from ../shared/fixtures (~16 KB: its
+// skillsSnapshot and systemPromptReport), instead of the default ~1 KB entry, to show how the index size itself scales.
+const shape = process.env.BENCH_SHAPE ?? 'small'
+if (shape !== 'small' && shape !== 'openclaw') throw new Error('BENCH_SHAPE must be small or openclaw')
+const realEntry =
+  shape === 'openclaw'
+    ? Object.values(JSON.parse(fs.readFileSync(path.join(root, '..', 'shared', 'fixtures', 'openclaw-2026.4.27-two-agents', 'agents', 'main', 'sessions', 'sessions.json'), 'utf8')))[0]
+    : undefined
+const label = sessions >= 1000 && sessions % 1000 === 0 ? `${sessions / 1000}k` : String(sessions)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-'))
 const state = path.join(dir, 'state')
 const sessionsDir = path.join(state, 'agents', 'main', 'sessions')
 fs.mkdirSync(sessionsDir, {recursive: true})
 
+let indexBytes = 0
 function generateStore() {
   const now = Date.now()
   const store = {}
@@ -28,7 +40,12 @@ function generateStore() {
   for (let i = 1; i < sessions; i++) {
     const id = randomUUID()
     const group = i % 3 === 0
-    store[group ? `agent:main:telegram:group:-100${i}` : `agent:main:telegram:direct:${i}`] = {
+    const key = group ? `agent:main:telegram:group:-100${i}` : `agent:main:telegram:direct:${i}`
+    if (realEntry) {
+      store[key] = {...structuredClone(realEntry), sessionId: id, updatedAt: now - i * 60_000, sessionFile: path.join(sessionsDir, `${id}.jsonl`), chatType: group ? 'group' : 'direct', totalTokens: 5000 + i}
+      continue
+    }
+    store[key] = {
       sessionId: id,
       updatedAt: now - i * 60_000,
       sessionFile: path.join(sessionsDir, `${id}.jsonl`),
@@ -53,7 +70,9 @@ function generateStore() {
       compactionCount: i % 2,
     }
   }
-  fs.writeFileSync(path.join(sessionsDir, 'sessions.json'), JSON.stringify(store, null, 2))
+  const text = JSON.stringify(store, null, 2)
+  fs.writeFileSync(path.join(sessionsDir, 'sessions.json'), text)
+  indexBytes = Buffer.byteLength(text)
   return bigId
 }
 
@@ -112,14 +131,15 @@ function measure(args) {
 const t0 = Date.now()
 const bigId = generateStore()
 const size = generateTranscript(bigId)
-console.error(`generated ${sessions} sessions and a ${(size / 1024 ** 3).toFixed(2)} GiB transcript in ${((Date.now() - t0) / 1000).toFixed(1)} s (${dir})`)
+console.error(`generated ${sessions} ${shape} sessions (index ${(indexBytes / 1e6).toFixed(1)} MB) and a ${(size / 1024 ** 3).toFixed(2)} GiB transcript in ${((Date.now() - t0) / 1000).toFixed(1)} s (${dir})`)
 
+const sizeLabel = size >= 1024 ** 3 ? `${(size / 1024 ** 3).toFixed(0)} GiB` : `${Math.round(size / 1024 ** 2)} MiB`
 const cases = [
   ['oclif floor: --version', ['--version']],
-  ['sessions list --json (10k)', ['sessions', 'list', '--json', '--state-dir', state]],
-  ['sessions list (table, 10k)', ['sessions', 'list', '--state-dir', state]],
-  ['sessions history --limit 20 --json (1 GiB)', ['sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', state]],
-  ['sessions history --limit 20 (1 GiB)', ['sessions', 'history', 'agent:main:main', '--limit', '20', '--state-dir', state]],
+  [`sessions list --json (${label})`, ['sessions', 'list', '--json', '--state-dir', state]],
+  [`sessions list (table, ${label})`, ['sessions', 'list', '--state-dir', state]],
+  [`sessions history --limit 20 --json (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', state]],
+  [`sessions history --limit 20 (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--state-dir', state]],
 ]
 console.log(`node ${process.version}, ${os.cpus().length} cores, ${runs} runs each (median / min / max wall ms, peak RSS)\n`)
 console.log('| command | median ms | min | max | peak RSS MiB |')

@@ -112,8 +112,9 @@ const dependencyPatches = {
   name: 'dependency-patches',
   setup(b) {
     for (const p of PATCHES) {
-      const file = path.join(root, p.file)
-      b.onLoad({filter: new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`)}, async (args) => {
+      // By the path's end: esbuild loads the real path, which is elsewhere when node_modules is a symlink.
+      const tail = p.file.split('/').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\\\/]')
+      b.onLoad({filter: new RegExp(`[\\\\/]${tail}$`)}, async (args) => {
         const text = await fs.promises.readFile(args.path, 'utf8')
         if (text.split(p.from).length !== 2) throw new Error(`${p.file}: the text to patch was not found exactly once; review PATCHES in scripts/bundle.js`)
         p.applied = true

@@ -160,10 +160,10 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const now = opts.now ?? Date.now()
   const rows: SessionRow[] = []
   for (const ref of targets) {
-    const data = await openSessionStore(ref).read()
-    for (const [key, entry] of Object.entries(data)) {
-      if (!entry || typeof entry !== 'object' || Array.isArray(entry)) continue
-      const row = buildRow(state, key, entry, ref.agentId, now)
+    // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
+    // held at once.
+    const built = await openSessionStore(ref).readRows((key, entry) => buildRow(state, key, entry, ref.agentId, now))
+    for (const row of built.values()) {
       if (activeMinutes !== null && (row.updatedAt === undefined || now - row.updatedAt > activeMinutes * 60_000)) continue
       rows.push(row)
     }

@@ -1,8 +1,9 @@
 // The embedded backend: OpenClaw's sessions.json, read without a lock and rewritten atomically under sessions.json.lock.
-import fsp from 'node:fs/promises'
+import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
+import {projectEntries} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {normalizeSessionKey} from './session-key.js'
 import type {FoundEntry, SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
@@ -61,48 +62,94 @@ export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | u
   return best
 }
 
-/** Stores below this size are simply parsed whole; above it a key lookup slices out the one entry. */
+/** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
 
-/** End offset (exclusive) of the JSON object or array starting at `start`, or -1 if it is unbalanced. */
-function matchingClose(buf: Buffer, start: number): number {
-  let depth = 0
-  let inString = false
-  for (let i = start; i < buf.length; i++) {
-    const c = buf[i]
-    if (inString) {
-      if (c === 0x5c) i++ // skip the escaped byte
-      else if (c === 0x22) inString = false
-      continue
+/** Bytes read at a time while a large store is scanned for one key: memory stays bounded whatever the index size. */
+const LOOKUP_CHUNK_BYTES = 1024 * 1024
+
+/** Finds where the JSON object or array starting at the first byte fed ends, over text fed in chunks. */
+class CloseScanner {
+  private depth = 0
+  private inString = false
+  private escaped = false
+
+  /** Index just past the closing bracket in `buf`, or -1 if the value goes on past this chunk. */
+  feed(buf: Buffer): number {
+    for (let i = 0; i < buf.length; i++) {
+      const c = buf[i]
+      if (this.inString) {
+        if (this.escaped) this.escaped = false
+        else if (c === 0x5c) this.escaped = true
+        else if (c === 0x22) this.inString = false
+        continue
+      }
+      if (c === 0x22) this.inString = true
+      else if (c === 0x7b || c === 0x5b) this.depth++
+      else if (c === 0x7d || c === 0x5d) {
+        this.depth--
+        if (this.depth === 0) return i + 1
+      }
     }
-    if (c === 0x22) inString = true
-    else if (c === 0x7b || c === 0x5b) depth++
-    else if (c === 0x7d || c === 0x5d) {
-      depth--
-      if (depth === 0) return i + 1
-    }
+    return -1
   }
-  return -1
+}
+
+/** File offset of the one occurrence of `needle`, or -1 when it is absent or occurs more than once. */
+async function findOnly(fh: FileHandle, size: number, needle: Buffer, chunkBytes: number): Promise<number> {
+  // A match can straddle two chunks, so each chunk is searched together with the tail of the one before; that tail is
+  // one byte shorter than the needle, so no match is found twice.
+  const tail = needle.length - 1
+  const buf = Buffer.allocUnsafe(chunkBytes + tail)
+  let carried = 0
+  let found = -1
+  for (let pos = 0; pos < size; ) {
+    const {bytesRead} = await fh.read(buf, carried, Math.min(chunkBytes, size - pos), pos)
+    if (bytesRead === 0) break
+    const end = carried + bytesRead
+    const window = buf.subarray(0, end)
+    for (let at = window.indexOf(needle); at >= 0; at = window.indexOf(needle, at + 1)) {
+      if (found >= 0) return -1
+      found = pos - carried + at
+    }
+    pos += bytesRead
+    const keep = Math.min(tail, end)
+    buf.copy(buf, 0, end - keep, end)
+    carried = keep
+  }
+  return found
 }
 
 /**
- * One entry of a large sessions.json without parsing the rest: OpenClaw writes top-level keys at exactly two spaces
- * of indent, so `\n  "<key>": {` can only be a top-level key. Returns undefined whenever that shortcut does not
- * apply (other formatting, key absent or present twice); callers then parse the whole file.
+ * One entry of a large sessions.json without parsing or holding the rest (a real OpenClaw entry is ~16 KB, so 10 000
+ * sessions make a ~170 MB index): OpenClaw writes top-level keys at exactly two spaces of indent, and a raw newline
+ * cannot occur inside a JSON string, so `\n  "<key>": {` can only be a top-level key. The file is read in chunks.
+ * Returns undefined whenever that shortcut does not apply (other formatting, key absent or present twice); callers
+ * then parse the whole file.
  */
-export function sliceStoreEntry(buf: Buffer, key: string): SessionEntry | undefined {
+export async function readStoreEntry(fh: FileHandle, size: number, key: string, chunkBytes = LOOKUP_CHUNK_BYTES): Promise<SessionEntry | undefined> {
   const needle = Buffer.from(`\n  ${JSON.stringify(key)}: {`)
-  const at = buf.indexOf(needle)
-  if (at < 0 || buf.indexOf(needle, at + 1) >= 0) return undefined
-  const start = at + needle.length - 1
-  const end = matchingClose(buf, start)
-  if (end < 0) return undefined
-  try {
-    const v = JSON.parse(buf.subarray(start, end).toString('utf8'))
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as SessionEntry) : undefined
-  } catch {
-    return undefined
+  const at = await findOnly(fh, size, needle, chunkBytes)
+  if (at < 0) return undefined
+  const scanner = new CloseScanner()
+  const parts: Buffer[] = []
+  for (let pos = at + needle.length - 1; pos < size; ) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, chunkBytes, size - pos))
+    const {bytesRead} = await fh.read(chunk, 0, chunk.length, pos)
+    if (bytesRead === 0) break
+    const end = scanner.feed(chunk.subarray(0, bytesRead))
+    parts.push(chunk.subarray(0, end < 0 ? bytesRead : end))
+    if (end >= 0) {
+      try {
+        const v = JSON.parse(Buffer.concat(parts).toString('utf8'))
+        return v && typeof v === 'object' && !Array.isArray(v) ? (v as SessionEntry) : undefined
+      } catch {
+        return undefined
+      }
+    }
+    pos += bytesRead
   }
+  return undefined
 }
 
 export class FileSessionStore implements SessionStore {
@@ -117,24 +164,46 @@ export class FileSessionStore implements SessionStore {
   }
 
   /**
-   * One entry without parsing a large index whole (a 10k-session index is ~10 MB; parsing it costs ~40 MiB of RSS and
-   * ~100 ms): a key stored exactly as given is sliced out. Otherwise (small or unusually formatted file, key absent
-   * or spelled in mixed case) the one whole parse is searched with OpenClaw's fold. A sliced hit wins even if a
-   * legacy spelling of the key were newer; OpenClaw's own writers delete those spellings.
+   * One entry without parsing a large index whole (a 10k-session index of real OpenClaw entries is ~170 MB; parsing it
+   * costs ~1 s and ~550 MiB): a key stored exactly as given is found by a chunked scan. Otherwise (small or unusually
+   * formatted file, key absent or spelled in mixed case) the one whole parse is searched with OpenClaw's fold. A hit
+   * from the scan wins even if a legacy spelling of the key were newer; OpenClaw's own writers delete those spellings.
+   * Both read the same open file, so an atomic replace in between cannot mix two versions.
    */
   async findEntry(key: string): Promise<FoundEntry | undefined> {
-    let buf: Buffer
+    let fh: FileHandle
     try {
-      buf = await fsp.readFile(this.ref.path)
+      fh = await fsp.open(this.ref.path, 'r')
     } catch (error) {
       if (isEnoent(error)) return undefined
       throw unreadableStore(this.ref.path, error)
     }
-    if (buf.length >= FAST_LOOKUP_MIN_BYTES) {
-      const hit = sliceStoreEntry(buf, key)
-      if (hit) return {storedKey: key, entry: hit}
+    try {
+      let text: string
+      try {
+        const {size} = await fh.stat()
+        if (size >= FAST_LOOKUP_MIN_BYTES) {
+          const hit = await readStoreEntry(fh, size, key)
+          if (hit) return {storedKey: key, entry: hit}
+        }
+        text = (await fh.readFile()).toString('utf8')
+      } catch (error) {
+        throw unreadableStore(this.ref.path, error)
+      }
+      return findEntryIn(parseStoreText(text, this.ref.path), key)
+    } finally {
+      await fh.close()
     }
-    return findEntryIn(parseStoreText(buf.toString('utf8'), this.ref.path), key)
+  }
+
+  /** A large index entry by entry, in chunks (src/store/index-scan.ts): 10 000 real entries make a ~170 MB index. */
+  async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
+    try {
+      return (await projectEntries(this.ref.path, project, (text) => parseStoreText(text, this.ref.path))) ?? new Map()
+    } catch (error) {
+      if (error instanceof CorruptFileError) throw error
+      throw unreadableStore(this.ref.path, error)
+    }
   }
 
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {

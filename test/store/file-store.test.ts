@@ -1,10 +1,11 @@
 import fs from 'node:fs'
+import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {CorruptFileError} from '../../src/errors.js'
-import {FileSessionStore, serializeStore} from '../../src/store/file-store.js'
+import {FileSessionStore, readStoreEntry, serializeStore} from '../../src/store/file-store.js'
 import {baseEnv, COMPACTION, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 describe('sessions.json file store', () => {
@@ -104,16 +105,51 @@ describe('single-entry lookup on large stores', () => {
     // A legacy mixed-case spelling is not sliced: the one whole parse finds it with OpenClaw's fold.
     fs.writeFileSync(file, serializeStore({...data, 'agent:main:Legacy': {sessionId: 'old', updatedAt: 1}, 'AGENT:MAIN:LEGACY': {sessionId: 'new', updatedAt: 2}}))
     expect(await store.findEntry('agent:main:legacy')).toEqual({storedKey: 'AGENT:MAIN:LEGACY', entry: {sessionId: 'new', updatedAt: 2}})
-    const {sliceStoreEntry} = await import('../../src/store/file-store.js')
-    expect(sliceStoreEntry(fs.readFileSync(file), 'agent:main:main')).toEqual(data['agent:main:main'])
+  })
+
+  it('scans in chunks: a key or an entry straddling chunk boundaries is found whole, at any chunk size', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const data: Record<string, any> = {}
+    for (let i = 0; i < 24; i++) data[`agent:main:k${i}`] = {sessionId: `s${i}`, updatedAt: i, note: `a "q" \\ } ] { [ é 🦞 ${'y'.repeat(i * 7)}`, nested: {deep: [i, {x: '}'}]}}
+    fs.writeFileSync(file, serializeStore(data))
+    const size = fs.statSync(file).size
+    const fh = await fsp.open(file, 'r')
+    try {
+      for (const chunk of [11, 64, 1000, 1024 * 1024]) {
+        for (const key of Object.keys(data)) expect(await readStoreEntry(fh, size, key, chunk), `${key} in chunks of ${chunk}`).toEqual(data[key])
+        expect(await readStoreEntry(fh, size, 'agent:main:k1', chunk)).toEqual(data['agent:main:k1']) // not confused with k10..k19: the needle ends at the quote
+        expect(await readStoreEntry(fh, size, 'agent:main:absent', chunk)).toBeUndefined()
+      }
+    } finally {
+      await fh.close()
+    }
+  })
+
+  it('a key present twice (a hand-edited file) is left to the whole parse, which keeps the last value as OpenClaw does', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const pad = serializeStore(Object.fromEntries(Array.from({length: 9000}, (_, i) => [`agent:main:p${i}`, {sessionId: `p${i}`, updatedAt: i, pad: 'z'.repeat(100)}])))
+    const text = pad.replace(/\n}$/, ',\n  "agent:main:main": {\n    "sessionId": "first"\n  },\n  "agent:main:main": {\n    "sessionId": "second"\n  }\n}')
+    fs.writeFileSync(file, text)
+    expect(text.length).toBeGreaterThan(1024 * 1024)
+    const fh = await fsp.open(file, 'r')
+    try {
+      expect(await readStoreEntry(fh, text.length, 'agent:main:main', 4096)).toBeUndefined()
+    } finally {
+      await fh.close()
+    }
+    expect(await new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).toEqual({storedKey: 'agent:main:main', entry: {sessionId: 'second'}})
   })
 
   it('falls back to a whole parse for minified stores and still reports corruption', async () => {
-    const {sliceStoreEntry} = await import('../../src/store/file-store.js')
     const minified = Buffer.from(JSON.stringify({'agent:main:main': {sessionId: 'a', updatedAt: 1}}))
-    expect(sliceStoreEntry(minified, 'agent:main:main')).toBeUndefined()
     const file = path.join(tempDir(), 'sessions.json')
     fs.writeFileSync(file, minified)
+    const fh = await fsp.open(file, 'r')
+    try {
+      expect(await readStoreEntry(fh, minified.length, 'agent:main:main', 7)).toBeUndefined()
+    } finally {
+      await fh.close()
+    }
     expect(await new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).toEqual({storedKey: 'agent:main:main', entry: {sessionId: 'a', updatedAt: 1}})
     fs.writeFileSync(file, '{"agent:main:main": ')
     await expect(new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).rejects.toBeInstanceOf(CorruptFileError)
