@@ -3,7 +3,7 @@
 // imports lazily (the Anthropic SDK slice, ora, cli-table3) into a file of its own under dist/vendor/.
 // Why one file: Node 20 has no compile cache, and resolving and reading ~200 small CommonJS files cost about 45 ms of
 // every start and ~230 ms of importing @anthropic-ai/sdk (BENCHMARKS.md). Why CommonJS: a CommonJS file can be
-// compiled through vm.Script with V8's code cache, which bin/run.js does on Node 20 (~40 ms per start); an ES module
+// compiled through vm.Script with V8's code cache, which dist/boot.cjs does on Node 20 (~40 ms per start); an ES module
 // cannot on Node 20. Why vendor files: read commands never load them, and the startup test proves it.
 import {build} from 'esbuild'
 import fs from 'node:fs'
@@ -38,7 +38,7 @@ const common = {
 }
 
 /**
- * Every import() in the bundle goes through `__ckImport`. Why: on Node 20 bin/run.js compiles the bundle as a vm.Script
+ * Every import() in the bundle goes through `__ckImport`. Why: on Node 20 dist/boot.cjs compiles the bundle as a vm.Script
  * with V8's code cache (src/boot/load-bundle.ts), and a vm.Script's own import() either needs an experimental option
  * that warns on stderr or, once the script comes from the cache, fails ("A dynamic import callback was not specified").
  * load-bundle passes an importer from an ES module as the wrapper's sixth argument; under a plain require() (Node 22+)
@@ -55,7 +55,7 @@ const IMPORTER_BANNER = '"use strict";\nvar __ckImport = typeof __ckImporter ===
  * would hand a partial export list to every later importer.
  */
 const BUILTIN_BANNER = 'var __ckBuiltins = Object.create(null);\nvar __ckBuiltin = (id) => __ckBuiltins[id] || (__ckBuiltins[id] = __toESM(require(id), 1));'
-const BUILTIN_TO_ESM = /__toESM\(require\("(node:[a-z_/]+)"\), 1\)/g
+const BUILTIN_TO_ESM = /__toESM\(require\("(node:[^"]+)"\), 1\)/g
 function shareBuiltins(text) {
   const shared = text.replace(BUILTIN_TO_ESM, '__ckBuiltin("$1")')
   // esbuild's helper call changing shape would silently undo the sharing; fail the build instead.
@@ -118,7 +118,7 @@ const dependencyPatches = {
         const text = await fs.promises.readFile(args.path, 'utf8')
         if (text.split(p.from).length !== 2) throw new Error(`${p.file}: the text to patch was not found exactly once; review PATCHES in scripts/bundle.js`)
         p.applied = true
-        return {contents: text.replace(p.from, p.to), loader: 'js'}
+        return {contents: text.split(p.from).join(p.to), loader: 'js'}
       })
     }
     b.onEnd(() => {

@@ -1,8 +1,8 @@
 // Loads the CommonJS bundle dist/cli.cjs, on Node 20 through V8's code cache, which Node itself offers only from 22.
 //
 // Why: loading the 1.1 MB bundle took ~75 ms of every start on Node 20, most of it compiling; with a cache V8
-// deserializes the compiled functions instead (~45 ms, BENCHMARKS.md). Node 22+ has `module.enableCompileCache()` (bin/run.js turns it
-// on), so there the bundle is a plain require(). The cache lives in clawkit's own env-paths cache dir, created 0700:
+// deserializes the compiled functions instead (~45 ms, BENCHMARKS.md). Node 22+ has `module.enableCompileCache()`
+// (boot.ts turns it on), so there the bundle is a plain require(). The cache lives in clawkit's own env-paths cache dir, created 0700:
 // never in a shared temp dir, where another user could plant code (and a dir others can write to is not used). It is
 // keyed by the bundle file's identity and the runtime (Node version, flags); V8 also rejects a cache made by another
 // V8 or with other flags. Any failure only costs speed.

@@ -3,7 +3,7 @@ import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
-import {projectEntries} from './index-scan.js'
+import {hasLayoutEnds, projectEntries} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {normalizeSessionKey} from './session-key.js'
 import type {FoundEntry, SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
@@ -122,12 +122,17 @@ async function findOnly(fh: FileHandle, size: number, needle: Buffer, chunkBytes
 
 /**
  * One entry of a large sessions.json without parsing or holding the rest (a real OpenClaw entry is ~16 KB, so 10 000
- * sessions make a ~170 MB index): OpenClaw writes top-level keys at exactly two spaces of indent, and a raw newline
- * cannot occur inside a JSON string, so `\n  "<key>": {` can only be a top-level key. The file is read in chunks.
- * Returns undefined whenever that shortcut does not apply (other formatting, key absent or present twice); callers
- * then parse the whole file.
+ * sessions make a ~170 MB index): in a file laid out as OpenClaw writes it, top-level keys stand at exactly two spaces
+ * of indent and a raw newline cannot occur inside a JSON string, so `\n  "<key>": {` can only be a top-level key. The
+ * file is read in chunks. Returns undefined whenever that shortcut does not apply (the file does not start and end as
+ * OpenClaw's do, the key is absent or present twice); callers then parse the whole file.
+ *
+ * What is not checked: the rest of the file. A store damaged in the middle, or a hand-edited one whose later
+ * duplicate of the key is spelled with an escape, can still give this entry where a whole parse would fail or differ;
+ * `sessions list` and `doctor` read every entry and report such damage.
  */
 export async function readStoreEntry(fh: FileHandle, size: number, key: string, chunkBytes = LOOKUP_CHUNK_BYTES): Promise<SessionEntry | undefined> {
+  if (!(await hasLayoutEnds(fh, size))) return undefined
   const needle = Buffer.from(`\n  ${JSON.stringify(key)}: {`)
   const at = await findOnly(fh, size, needle, chunkBytes)
   if (at < 0) return undefined
@@ -178,30 +183,39 @@ export class FileSessionStore implements SessionStore {
       if (isEnoent(error)) return undefined
       throw unreadableStore(this.ref.path, error)
     }
+    let text: string
     try {
-      let text: string
-      try {
-        const {size} = await fh.stat()
-        if (size >= FAST_LOOKUP_MIN_BYTES) {
-          const hit = await readStoreEntry(fh, size, key)
-          if (hit) return {storedKey: key, entry: hit}
-        }
-        text = (await fh.readFile()).toString('utf8')
-      } catch (error) {
-        throw unreadableStore(this.ref.path, error)
+      const {size} = await fh.stat()
+      if (size >= FAST_LOOKUP_MIN_BYTES) {
+        const hit = await readStoreEntry(fh, size, key)
+        if (hit) return {storedKey: key, entry: hit}
       }
-      return findEntryIn(parseStoreText(text, this.ref.path), key)
+      text = (await fh.readFile()).toString('utf8')
+    } catch (error) {
+      throw unreadableStore(this.ref.path, error)
     } finally {
+      // Closed before the parse: an open handle can make a writer's rename over the file fail on Windows.
       await fh.close()
     }
+    return findEntryIn(parseStoreText(text, this.ref.path), key)
   }
 
   /** A large index entry by entry, in chunks (src/store/index-scan.ts): 10 000 real entries make a ~170 MB index. */
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
+    // Only the reading is reported as an unreadable store; an error of `project` (a caller's bug) passes through.
+    let projectError: unknown
+    const guarded = (key: string, entry: SessionEntry): T => {
+      try {
+        return project(key, entry)
+      } catch (error) {
+        projectError = error
+        throw error
+      }
+    }
     try {
-      return (await projectEntries(this.ref.path, project, (text) => parseStoreText(text, this.ref.path))) ?? new Map()
+      return (await projectEntries(this.ref.path, guarded, (text) => parseStoreText(text, this.ref.path))) ?? new Map()
     } catch (error) {
-      if (error instanceof CorruptFileError) throw error
+      if (error instanceof CorruptFileError || (projectError !== undefined && error === projectError)) throw error
       throw unreadableStore(this.ref.path, error)
     }
   }

@@ -13,33 +13,57 @@ const ENTRY_CLOSE = Buffer.from('\n  }')
 const NEXT = Buffer.from(',\n  "')
 const END = Buffer.from('\n}')
 
+/** What a scan cost, for tests: bytes moved when the read buffer was compacted or grown. */
+export interface ScanStats {
+  copiedBytes: number
+}
+
 /** The file is not laid out as JSON.stringify(store, null, 2) writes it (or it is corrupt): parse it whole. */
 class NotOpenClawLayout extends Error {}
 
-/** Growing read buffer over an open file: `buf[at..]` is what has been read and not yet consumed. */
+/**
+ * Read buffer over an open file: `buf[at..]` is what has been read and not yet consumed. Offsets into `buf` stay valid
+ * across reads except when it is compacted, so callers keep offsets relative to `at`.
+ */
 class ChunkReader {
   buf = Buffer.alloc(0)
   at = 0
-  private pos = 0
   eof = false
+  private pos = 0
+  /** Backing memory; `buf` is `store[start, start + buf.length)`. */
+  private store = Buffer.alloc(0)
+  private start = 0
 
   constructor(
     private readonly fh: FileHandle,
     private readonly chunkBytes: number,
+    private readonly stats?: ScanStats,
   ) {}
 
   /** Reads the next chunk onto the unconsumed rest; false at end of file. */
   async more(): Promise<boolean> {
     if (this.eof) return false
-    const chunk = Buffer.allocUnsafe(this.chunkBytes)
-    const {bytesRead} = await this.fh.read(chunk, 0, this.chunkBytes, this.pos)
+    let end = this.start + this.buf.length
+    if (this.store.length - end < this.chunkBytes) {
+      // Out of room: move the unconsumed rest to the front, in memory twice its size plus a chunk when it has grown.
+      // Growing geometrically keeps a long entry (or a long wait for the next `\n  }`) linear in the bytes read.
+      const rest = this.buf.length - this.at
+      const target = this.store.length >= 2 * (rest + this.chunkBytes) ? this.store : Buffer.allocUnsafe(2 * (rest + this.chunkBytes))
+      this.store.copy(target, 0, this.start + this.at, end)
+      if (this.stats) this.stats.copiedBytes += rest
+      this.store = target
+      this.start = 0
+      this.at = 0
+      end = rest
+      this.buf = target.subarray(0, rest)
+    }
+    const {bytesRead} = await this.fh.read(this.store, end, this.chunkBytes, this.pos)
     if (bytesRead === 0) {
       this.eof = true
       return false
     }
     this.pos += bytesRead
-    this.buf = Buffer.concat([this.buf.subarray(this.at), chunk.subarray(0, bytesRead)])
-    this.at = 0
+    this.buf = this.store.subarray(this.start, end + bytesRead)
     return true
   }
 
@@ -67,6 +91,18 @@ class ChunkReader {
   }
 }
 
+/**
+ * Whether the file starts and ends as OpenClaw writes it: `{\n  "` and `\n}` (then only whitespace). A cheap first
+ * check that turns a torn file (a crash mid-write, openclaw#77783) over to the whole parse, which reports it.
+ */
+export async function hasLayoutEnds(fh: FileHandle, size: number): Promise<boolean> {
+  const head = Buffer.alloc(OPEN.length)
+  if ((await fh.read(head, 0, head.length, 0)).bytesRead < head.length || !head.equals(OPEN)) return false
+  const tail = Buffer.alloc(Math.min(size, 256))
+  const {bytesRead} = await fh.read(tail, 0, tail.length, size - tail.length)
+  return /\n\}[ \t\n\r]*$/.test(tail.toString('latin1', 0, bytesRead))
+}
+
 /** End (exclusive) of the JSON string whose opening quote is at `buf[start]`, or -1 if it does not end on this line. */
 function stringEnd(buf: Buffer, start: number): number {
   for (let i = start + 1; i < buf.length; i++) {
@@ -92,8 +128,9 @@ function parseSlice(buf: Buffer, start: number, end: number): unknown {
  * is valid JSON with the same entries; a value's slice ends at the first `\n  }` after it, and a slice that ends early
  * (a nested brace at that indent) fails to parse and sends the whole file to JSON.parse instead.
  */
-async function visitLayout(fh: FileHandle, visit: (key: string, entry: SessionEntry) => void, chunkBytes: number): Promise<void> {
-  const r = new ChunkReader(fh, chunkBytes)
+async function visitLayout(fh: FileHandle, size: number, visit: (key: string, entry: SessionEntry) => void, chunkBytes: number, stats?: ScanStats): Promise<void> {
+  if (!(await hasLayoutEnds(fh, size))) throw new NotOpenClawLayout()
+  const r = new ChunkReader(fh, chunkBytes, stats)
   if (!(await r.startsWith(OPEN))) throw new NotOpenClawLayout()
   r.at += OPEN.length - 1 // at the key's opening quote
   for (;;) {
@@ -109,9 +146,11 @@ async function visitLayout(fh: FileHandle, visit: (key: string, entry: SessionEn
       // No closing quote: either a raw newline ends the line first (not a key) or the chunk ended mid-key.
       if (r.buf.indexOf(0x0a, r.at + 1) >= 0 || !(await r.more())) throw new NotOpenClawLayout()
     }
-    if (!(await r.need(keyLen + 3))) throw new NotOpenClawLayout()
+    // `: {` and a newline: JSON.stringify puts a non-empty object's members on lines of their own. An entry written on
+    // one line (another formatter) is given up on here, before a search for its `\n  }` would read the whole file.
+    if (!(await r.need(keyLen + 4))) throw new NotOpenClawLayout()
     const keyEnd = r.at + keyLen
-    if (r.buf[keyEnd] !== 0x3a || r.buf[keyEnd + 1] !== 0x20 || r.buf[keyEnd + 2] !== 0x7b) throw new NotOpenClawLayout()
+    if (r.buf[keyEnd] !== 0x3a || r.buf[keyEnd + 1] !== 0x20 || r.buf[keyEnd + 2] !== 0x7b || r.buf[keyEnd + 3] !== 0x0a) throw new NotOpenClawLayout()
     const key = parseSlice(r.buf, r.at, keyEnd) as string
     const valueStart = keyEnd + 2
     const valueOffset = valueStart - r.at
@@ -154,7 +193,8 @@ const isArrayIndex = (k: string) => ARRAY_INDEX_RE.test(k) && Number(k) < 4_294_
 
 /**
  * `project(key, entry)` for every object entry of the index, in the order and with the values a whole JSON.parse
- * would give (a key present twice keeps its first position and its last value). A large index in OpenClaw's layout is
+ * would give (a key present twice keeps its first position and its last value). `project` must be pure: it may also
+ * run for a value a later duplicate replaces, and runs again for every entry when a late layout check falls back. A large index in OpenClaw's layout is
  * read entry by entry, without holding every entry at once. `parseWhole` is called instead for a small index, or one
  * that is not in that layout, is corrupt, or holds non-object entries; it must return the whole parse (or throw its
  * error). Returns undefined when the file does not exist.
@@ -163,7 +203,7 @@ export async function projectEntries<T>(
   file: string,
   project: (key: string, entry: SessionEntry) => T,
   parseWhole: (text: string) => Record<string, unknown>,
-  opts: {chunkBytes?: number; minBytes?: number} = {},
+  opts: {chunkBytes?: number; minBytes?: number; stats?: ScanStats} = {},
 ): Promise<Map<string, T> | undefined> {
   let fh: FileHandle
   try {
@@ -172,6 +212,7 @@ export async function projectEntries<T>(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
+  let text: string
   try {
     const {size} = await fh.stat()
     if (size >= (opts.minBytes ?? SCAN_MIN_BYTES)) {
@@ -181,11 +222,13 @@ export async function projectEntries<T>(
       try {
         await visitLayout(
           fh,
+          size,
           (key, entry) => {
             if (!arrayIndexKeys && isArrayIndex(key)) arrayIndexKeys = true
             rows.set(key, project(key, entry))
           },
           opts.chunkBytes ?? CHUNK_BYTES,
+          opts.stats,
         )
         if (!arrayIndexKeys) return rows
         const first = [...rows.keys()].filter(isArrayIndex).sort((a, b) => Number(a) - Number(b))
@@ -194,14 +237,16 @@ export async function projectEntries<T>(
         if (!(error instanceof NotOpenClawLayout)) throw error
       }
     }
-    const data = parseWhole((await fh.readFile()).toString('utf8'))
-    const rows = new Map<string, T>()
-    for (const key of Object.keys(data)) {
-      const entry = data[key]
-      if (entry && typeof entry === 'object' && !Array.isArray(entry)) rows.set(key, project(key, entry as SessionEntry))
-    }
-    return rows
+    text = (await fh.readFile()).toString('utf8')
   } finally {
+    // Closed before the parse: an open handle can make a writer's rename over the file fail on Windows.
     await fh.close()
   }
+  const data = parseWhole(text)
+  const rows = new Map<string, T>()
+  for (const key of Object.keys(data)) {
+    const entry = data[key]
+    if (entry && typeof entry === 'object' && !Array.isArray(entry)) rows.set(key, project(key, entry as SessionEntry))
+  }
+  return rows
 }

@@ -140,6 +140,29 @@ describe('single-entry lookup on large stores', () => {
     expect(await new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).toEqual({storedKey: 'agent:main:main', entry: {sessionId: 'second'}})
   })
 
+  it('a torn large index is not sliced: the whole parse reports it, as for a small one', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const text = serializeStore(Object.fromEntries(Array.from({length: 9000}, (_, i) => [`agent:main:p${i}`, {sessionId: `p${i}`, updatedAt: i, pad: 'z'.repeat(100)}])))
+    expect(text.length).toBeGreaterThan(1024 * 1024)
+    const store = new FileSessionStore({agentId: 'main', path: file})
+    for (const torn of [text.slice(0, -1), text.slice(0, -200), `${text}x`]) {
+      fs.writeFileSync(file, torn)
+      await expect(store.findEntry('agent:main:p1')).rejects.toBeInstanceOf(CorruptFileError)
+    }
+    fs.writeFileSync(file, `${text}\n \t`)
+    expect(await store.findEntry('agent:main:p1')).toEqual({storedKey: 'agent:main:p1', entry: {sessionId: 'p1', updatedAt: 1, pad: 'z'.repeat(100)}})
+  })
+
+  it('readRows: an error thrown by the projection passes through, not as an unreadable store', async () => {
+    const file = sessionsJsonPath(copyFixture(TWO_AGENTS))
+    const boom = new TypeError('boom')
+    await expect(
+      new FileSessionStore({agentId: 'main', path: file}).readRows(() => {
+        throw boom
+      }),
+    ).rejects.toBe(boom)
+  })
+
   it('falls back to a whole parse for minified stores and still reports corruption', async () => {
     const minified = Buffer.from(JSON.stringify({'agent:main:main': {sessionId: 'a', updatedAt: 1}}))
     const file = path.join(tempDir(), 'sessions.json')

@@ -111,6 +111,30 @@ describe('projectEntries: the index read entry by entry gives what a whole JSON.
     }
   })
 
+  it('an entry far larger than a chunk costs linear copying (a 16 MB value in 4 KiB chunks)', async () => {
+    // Copying everything read so far at every chunk would move ~32 GB here (it took 25 s); doubling moves < 2x the file.
+    const data = {'agent:main:a': {sessionId: 'a', updatedAt: 1}, 'agent:main:big': {sessionId: 'big', updatedAt: 2, note: 'x'.repeat(16 * 1024 * 1024)}, 'agent:main:z': {sessionId: 'z', updatedAt: 3}}
+    const file = path.join(tempDir(), 'sessions.json')
+    fs.writeFileSync(file, serializeStore(data))
+    const stats = {copiedBytes: 0}
+    let wholeParses = 0
+    const rows = [...(await projectEntries(file, project, (text) => (wholeParses++, parseStoreText(text, file)), {chunkBytes: 4096, minBytes: 0, stats}))!]
+    expect(wholeParses).toBe(0)
+    expect(stats.copiedBytes).toBeGreaterThan(0)
+    expect(stats.copiedBytes).toBeLessThan(2 * fs.statSync(file).size)
+    expect(rows.map(([k, r]) => [k, r.sessionId, JSON.stringify(r.entry).length])).toEqual(Object.entries(data).map(([k, e]) => [k, e.sessionId, JSON.stringify(e).length]))
+  })
+
+  it('entries written one per line (another formatter, same indent) fall back to the whole parse', async () => {
+    const file = path.join(tempDir(), 'sessions.json')
+    const entries = Array.from({length: 200}, (_, i) => `  "agent:main:k${i}": ${JSON.stringify({sessionId: `s${i}`, updatedAt: i})}`)
+    const text = `{\n${entries.join(',\n')}\n}`
+    fs.writeFileSync(file, text)
+    const whole = {n: 0}
+    expect(await viaScan(file, 64, whole)).toEqual(viaWholeParse(text, file))
+    expect(whole.n).toBe(1)
+  })
+
   it('other layouts (minified, tabs, CRLF, BOM) and non-object entries fall back to the whole parse', async () => {
     const data = {'agent:main:main': {sessionId: 'a', updatedAt: 1}, 'agent:main:b': {sessionId: 'b', updatedAt: 2}}
     const pretty = serializeStore(data)
