@@ -434,7 +434,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
   let refs: Promise<Set<string>> | undefined
   const referencedNow = () =>
     (refs ??= (async () => {
-      const fresh = scanStore(scan.agentIds, scan.configured, scan.storePath)
+      const fresh = await scanStore(scan.agentIds, scan.configured, scan.storePath)
       const set = new Set<string>()
       if (fresh.storeError) throw new Error('the index cannot be read now; nothing archived')
       for (const [k, e] of Object.entries(fresh.data ?? {})) {

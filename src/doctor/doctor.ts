@@ -33,7 +33,7 @@ export async function collectFindings(state: OpenClawState, agentIds: string[], 
   const exists = checkStateDir(state, findings)
   checkSplitState(state, findings)
   if (!exists) return {findings, scans: []}
-  const scans = opts.scans ?? scanStores(state, agentIds)
+  const scans = opts.scans ?? (await scanStores(state, agentIds))
   for (const scan of scans) await checkStore(state, scan, opts, findings)
   return {findings, scans}
 }

@@ -4,6 +4,7 @@ import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
 import {parseStoreText} from '../store/file-store.js'
+import {projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -74,7 +75,22 @@ function info(dir: string, name: string): FileInfo | undefined {
   return {name, path: p, size: st.size, mode: st.mode, uid: st.uid, mtimeMs: st.mtimeMs}
 }
 
-export function scanStore(agentIds: string[], configured: boolean, storePath: string): StoreScan {
+/**
+ * Fields no check reads, and most of a real entry's ~16 KB (OpenClaw 2026.4.27 keeps the skills prompt and a prompt
+ * report in every entry). Left out of the scan's copy of the index, so that a real-sized index (10 000 entries,
+ * ~170 MB) is not held whole; repairs never write from this copy (they re-read the index under its lock).
+ */
+export const UNREAD_ENTRY_FIELDS = ['skillsSnapshot', 'systemPromptReport'] as const
+
+function withoutBulkyFields(_key: string, value: unknown): unknown {
+  if (!isEntryObject(value) || !UNREAD_ENTRY_FIELDS.some((f) => f in value)) return value
+  const copy: Record<string, unknown> = {...value}
+  for (const f of UNREAD_ENTRY_FIELDS) delete copy[f]
+  return copy
+}
+
+/** The index is read entry by entry from SCAN_MIN_BYTES on (src/store/index-scan.ts), otherwise parsed whole. */
+export async function scanStore(agentIds: string[], configured: boolean, storePath: string): Promise<StoreScan> {
   const sessionsDir = path.dirname(storePath)
   let realSessionsDir = sessionsDir
   try {
@@ -130,9 +146,14 @@ export function scanStore(agentIds: string[], configured: boolean, storePath: st
     scan.storeStat = undefined
   } else if (scan.storeStat) {
     try {
-      // Buffer then toString: on Node 20 readFileSync(…, 'utf8') decodes through V8 and took ~35 ms on a 10 MB index,
-      // against ~22 ms this way (BENCHMARKS.md).
-      scan.data = parseStoreText(fs.readFileSync(storePath).toString('utf8'), storePath)
+      if (scan.storeStat.size < SCAN_MIN_BYTES) {
+        // Buffer then toString: on Node 20 readFileSync(…, 'utf8') decodes through V8 and took ~35 ms on a 10 MB index,
+        // against ~22 ms this way (BENCHMARKS.md).
+        scan.data = parseStoreText(fs.readFileSync(storePath).toString('utf8'), storePath)
+      } else {
+        const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath))
+        if (entries) scan.data = Object.fromEntries(entries) as SessionStoreData
+      }
     } catch (error) {
       if (error instanceof CorruptFileError) scan.storeError = error
       else scan.readError = (error as Error).message
@@ -142,7 +163,7 @@ export function scanStore(agentIds: string[], configured: boolean, storePath: st
 }
 
 /** Every distinct store of the agents in scope (agents sharing one sessions.json are scanned once). */
-export function scanStores(state: OpenClawState, agentIds: string[]): StoreScan[] {
+export async function scanStores(state: OpenClawState, agentIds: string[]): Promise<StoreScan[]> {
   const configured = new Set(state.configuredAgentIds())
   const byPath = new Map<string, string[]>()
   for (const id of agentIds) {
@@ -151,7 +172,9 @@ export function scanStores(state: OpenClawState, agentIds: string[]): StoreScan[
     if (list) list.push(id)
     else byPath.set(p, [id])
   }
-  return [...byPath].map(([p, ids]) => scanStore(ids, ids.some((i) => configured.has(i)), p))
+  const scans: StoreScan[] = []
+  for (const [p, ids] of byPath) scans.push(await scanStore(ids, ids.some((i) => configured.has(i)), p))
+  return scans
 }
 
 /**

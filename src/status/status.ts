@@ -163,7 +163,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   const gatewayPromise = probeGateway(port, source, opts.probeTimeoutMs)
   const agentIds = state.allAgentIds()
   const stateExists = fs.existsSync(state.stateDir)
-  const scans = stateExists ? scanStores(state, agentIds) : []
+  const scans = stateExists ? await scanStores(state, agentIds) : []
   const {findings} = await collectFindings(state, agentIds, {cheap: true, now, scans})
 
   const agents: AgentStatus[] = []

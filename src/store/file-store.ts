@@ -204,9 +204,10 @@ export class FileSessionStore implements SessionStore {
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
     // Only the reading is reported as an unreadable store; an error of `project` (a caller's bug) passes through.
     let projectError: unknown
-    const guarded = (key: string, entry: SessionEntry): T => {
+    const guarded = (key: string, entry: unknown): T | undefined => {
+      if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined
       try {
-        return project(key, entry)
+        return project(key, entry as SessionEntry)
       } catch (error) {
         projectError = error
         throw error

@@ -185,23 +185,24 @@ async function visitLayout(fh: FileHandle, size: number, visit: (key: string, en
  * at once is what costs: 10 000 real OpenClaw entries (~16 KB each, 170 MB) took 1.2 s and 551 MiB whole, 0.87 s and
  * much less memory entry by entry (BENCHMARKS.md).
  */
-const SCAN_MIN_BYTES = 32 * 1024 * 1024
+export const SCAN_MIN_BYTES = 32 * 1024 * 1024
 
 /** Array indices sort first, in numeric order, among an object's keys (and so in JSON.parse's result). */
 const ARRAY_INDEX_RE = /^(?:0|[1-9]\d{0,9})$/
 const isArrayIndex = (k: string) => ARRAY_INDEX_RE.test(k) && Number(k) < 4_294_967_295
 
 /**
- * `project(key, entry)` for every object entry of the index, in the order and with the values a whole JSON.parse
- * would give (a key present twice keeps its first position and its last value). `project` must be pure: it may also
- * run for a value a later duplicate replaces, and runs again for every entry when a late layout check falls back. A large index in OpenClaw's layout is
- * read entry by entry, without holding every entry at once. `parseWhole` is called instead for a small index, or one
- * that is not in that layout, is corrupt, or holds non-object entries; it must return the whole parse (or throw its
- * error). Returns undefined when the file does not exist.
+ * `project(key, value)` for every entry of the index, in the order and with the values a whole JSON.parse would give
+ * (a key present twice keeps its first position and its last value); entries it maps to undefined are left out. A
+ * large index in OpenClaw's layout is read entry by entry, without holding every entry at once (only object entries
+ * can take that path). `parseWhole` is called instead for a small index, or one that is not in that layout, is
+ * corrupt, or holds a non-object entry; it must return the whole parse (or throw its error). `project` must be pure: it
+ * may also run for a value a later duplicate replaces, and runs again for every entry when a late check falls back.
+ * Returns undefined when the file does not exist.
  */
 export async function projectEntries<T>(
   file: string,
-  project: (key: string, entry: SessionEntry) => T,
+  project: (key: string, value: unknown) => T | undefined,
   parseWhole: (text: string) => Record<string, unknown>,
   opts: {chunkBytes?: number; minBytes?: number; stats?: ScanStats} = {},
 ): Promise<Map<string, T> | undefined> {
@@ -216,8 +217,9 @@ export async function projectEntries<T>(
   try {
     const {size} = await fh.stat()
     if (size >= (opts.minBytes ?? SCAN_MIN_BYTES)) {
-      // A Map keeps a repeated key at its first position with its last value, as JSON.parse does.
-      const rows = new Map<string, T>()
+      // A Map keeps a repeated key at its first position with its last value, as JSON.parse does; values left out are
+      // dropped at the end, so that a left-out duplicate still replaces the earlier value.
+      const rows = new Map<string, T | undefined>()
       let arrayIndexKeys = false
       try {
         await visitLayout(
@@ -230,9 +232,13 @@ export async function projectEntries<T>(
           opts.chunkBytes ?? CHUNK_BYTES,
           opts.stats,
         )
-        if (!arrayIndexKeys) return rows
-        const first = [...rows.keys()].filter(isArrayIndex).sort((a, b) => Number(a) - Number(b))
-        return new Map([...first.map((k) => [k, rows.get(k)!] as const), ...[...rows].filter(([k]) => !isArrayIndex(k))])
+        const ordered = arrayIndexKeys ? [...[...rows.keys()].filter(isArrayIndex).sort((a, b) => Number(a) - Number(b)), ...[...rows.keys()].filter((k) => !isArrayIndex(k))] : rows.keys()
+        const out = new Map<string, T>()
+        for (const k of ordered) {
+          const row = rows.get(k)
+          if (row !== undefined) out.set(k, row)
+        }
+        return out
       } catch (error) {
         if (!(error instanceof NotOpenClawLayout)) throw error
       }
@@ -246,7 +252,8 @@ export async function projectEntries<T>(
   const rows = new Map<string, T>()
   for (const key of Object.keys(data)) {
     const entry = data[key]
-    if (entry && typeof entry === 'object' && !Array.isArray(entry)) rows.set(key, project(key, entry as SessionEntry))
+    const row = project(key, entry)
+    if (row !== undefined) rows.set(key, row)
   }
   return rows
 }

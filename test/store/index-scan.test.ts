@@ -10,14 +10,14 @@ import type {SessionEntry} from '../../src/store/types.js'
 import {Rng, seedFromEnv} from '../reliability/support/prng.js'
 import {COMPACTION, copyFixture, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
-const project = (key: string, entry: SessionEntry) => ({key, sessionId: entry.sessionId, entry})
+const project = (key: string, value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? {key, sessionId: (value as SessionEntry).sessionId, entry: value} : undefined)
 
 /** What the old whole-parse path gave: every object entry of JSON.parse's result, in its key order. */
 function viaWholeParse(text: string, file: string) {
   const data = parseStoreText(text, file) as Record<string, unknown>
   return Object.keys(data)
     .filter((k) => data[k] && typeof data[k] === 'object' && !Array.isArray(data[k]))
-    .map((k) => [k, project(k, data[k] as SessionEntry)])
+    .map((k) => [k, project(k, data[k])])
 }
 
 async function viaScan(file: string, chunkBytes: number, parsedWhole: {n: number}) {
