@@ -11,6 +11,7 @@ import {baseEnv, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../
 // plain require() and these tests have nothing to observe.
 const nodeHasCompileCache = typeof ((await import('node:module')).default as {enableCompileCache?: unknown}).enableCompileCache === 'function'
 const describeOnNode20 = nodeHasCompileCache ? describe.skip : describe
+const describeOnNode22Plus = nodeHasCompileCache ? describe : describe.skip
 
 const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
 
@@ -164,9 +165,20 @@ console.log(JSON.stringify({same: r.exports === again, cache: r.cache}))`)
   })
 })
 
+describeOnNode22Plus('Node 22+: its own compile cache', () => {
+  it("is kept in clawkit's cache dir, created 0700, never in the shared temp dir", async () => {
+    const home = tempDir()
+    const r = await runCli(['--version'], {env: baseEnv(home)})
+    expect(r.code, r.stderr).toBe(0)
+    const dir = path.join(home, '.cache', 'clawkit', 'compile-cache')
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
+    expect(fs.readdirSync(dir).length).toBeGreaterThan(0)
+  })
+})
+
 describe('the bundle files run in strict mode, as the ES module bundle before them did', () => {
-  it('dist/cli.cjs and every dist/vendor file open with the directive (a banner line before it would void it)', () => {
-    const files = [path.join(ROOT, 'dist', 'cli.cjs'), ...fs.readdirSync(path.join(ROOT, 'dist', 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => path.join(ROOT, 'dist', 'vendor', f))]
+  it('dist/cli.cjs, dist/boot.cjs and every dist/vendor file open with the directive (a banner line before it would void it)', () => {
+    const files = [path.join(ROOT, 'dist', 'cli.cjs'), path.join(ROOT, 'dist', 'boot.cjs'), ...fs.readdirSync(path.join(ROOT, 'dist', 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => path.join(ROOT, 'dist', 'vendor', f))]
     expect(files.length).toBeGreaterThan(3)
     for (const f of files) expect(fs.readFileSync(f, 'utf8').startsWith('"use strict";'), f).toBe(true)
   })
