@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
 import {parseStoreText} from '../store/file-store.js'
-import {projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
+import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -214,6 +214,3 @@ export function resolveFromScan(scan: StoreScan, entry: SessionEntry, key: strin
   return {path: path.join(dir, name), location: 'derived', exists: scan.names.has(name), storedSessionFile: stored || undefined}
 }
 
-export function isEntryObject(v: unknown): v is SessionEntry {
-  return Boolean(v) && typeof v === 'object' && !Array.isArray(v)
-}

@@ -3,7 +3,7 @@ import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
-import {hasLayoutEnds, projectEntries} from './index-scan.js'
+import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {normalizeSessionKey} from './session-key.js'
 import type {FoundEntry, SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
@@ -65,98 +65,6 @@ export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | u
 /** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
 
-/** Bytes read at a time while a large store is scanned for one key: memory stays bounded whatever the index size. */
-const LOOKUP_CHUNK_BYTES = 1024 * 1024
-
-/** Finds where the JSON object or array starting at the first byte fed ends, over text fed in chunks. */
-class CloseScanner {
-  private depth = 0
-  private inString = false
-  private escaped = false
-
-  /** Index just past the closing bracket in `buf`, or -1 if the value goes on past this chunk. */
-  feed(buf: Buffer): number {
-    for (let i = 0; i < buf.length; i++) {
-      const c = buf[i]
-      if (this.inString) {
-        if (this.escaped) this.escaped = false
-        else if (c === 0x5c) this.escaped = true
-        else if (c === 0x22) this.inString = false
-        continue
-      }
-      if (c === 0x22) this.inString = true
-      else if (c === 0x7b || c === 0x5b) this.depth++
-      else if (c === 0x7d || c === 0x5d) {
-        this.depth--
-        if (this.depth === 0) return i + 1
-      }
-    }
-    return -1
-  }
-}
-
-/** File offset of the one occurrence of `needle`, or -1 when it is absent or occurs more than once. */
-async function findOnly(fh: FileHandle, size: number, needle: Buffer, chunkBytes: number): Promise<number> {
-  // A match can straddle two chunks, so each chunk is searched together with the tail of the one before; that tail is
-  // one byte shorter than the needle, so no match is found twice.
-  const tail = needle.length - 1
-  const buf = Buffer.allocUnsafe(chunkBytes + tail)
-  let carried = 0
-  let found = -1
-  for (let pos = 0; pos < size; ) {
-    const {bytesRead} = await fh.read(buf, carried, Math.min(chunkBytes, size - pos), pos)
-    if (bytesRead === 0) break
-    const end = carried + bytesRead
-    const window = buf.subarray(0, end)
-    for (let at = window.indexOf(needle); at >= 0; at = window.indexOf(needle, at + 1)) {
-      if (found >= 0) return -1
-      found = pos - carried + at
-    }
-    pos += bytesRead
-    const keep = Math.min(tail, end)
-    buf.copy(buf, 0, end - keep, end)
-    carried = keep
-  }
-  return found
-}
-
-/**
- * One entry of a large sessions.json without parsing or holding the rest (a real OpenClaw entry is ~16 KB, so 10 000
- * sessions make a ~170 MB index): in a file laid out as OpenClaw writes it, top-level keys stand at exactly two spaces
- * of indent and a raw newline cannot occur inside a JSON string, so `\n  "<key>": {` can only be a top-level key. The
- * file is read in chunks. Returns undefined whenever that shortcut does not apply (the file does not start and end as
- * OpenClaw's do, the key is absent or present twice); callers then parse the whole file.
- *
- * What is not checked: the rest of the file. A store damaged in the middle, or a hand-edited one whose later
- * duplicate of the key is spelled with an escape, can still give this entry where a whole parse would fail or differ;
- * `sessions list` and `doctor` read every entry and report such damage.
- */
-export async function readStoreEntry(fh: FileHandle, size: number, key: string, chunkBytes = LOOKUP_CHUNK_BYTES): Promise<SessionEntry | undefined> {
-  if (!(await hasLayoutEnds(fh, size))) return undefined
-  const needle = Buffer.from(`\n  ${JSON.stringify(key)}: {`)
-  const at = await findOnly(fh, size, needle, chunkBytes)
-  if (at < 0) return undefined
-  const scanner = new CloseScanner()
-  const parts: Buffer[] = []
-  for (let pos = at + needle.length - 1; pos < size; ) {
-    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, chunkBytes, size - pos))
-    const {bytesRead} = await fh.read(chunk, 0, chunk.length, pos)
-    if (bytesRead === 0) break
-    const end = scanner.feed(chunk.subarray(0, bytesRead))
-    parts.push(chunk.subarray(0, end < 0 ? bytesRead : end))
-    if (end >= 0) {
-      try {
-        const v = JSON.parse(Buffer.concat(parts).toString('utf8'))
-        return v && typeof v === 'object' && !Array.isArray(v) ? (v as SessionEntry) : undefined
-      } catch {
-        return undefined
-      }
-    }
-    pos += bytesRead
-  }
-  return undefined
-}
-
 export class FileSessionStore implements SessionStore {
   readonly ref: StoreRef
 
@@ -205,9 +113,9 @@ export class FileSessionStore implements SessionStore {
     // Only the reading is reported as an unreadable store; an error of `project` (a caller's bug) passes through.
     let projectError: unknown
     const guarded = (key: string, entry: unknown): T | undefined => {
-      if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined
+      if (!isEntryObject(entry)) return undefined
       try {
-        return project(key, entry as SessionEntry)
+        return project(key, entry)
       } catch (error) {
         projectError = error
         throw error

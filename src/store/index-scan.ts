@@ -18,6 +18,11 @@ export interface ScanStats {
   copiedBytes: number
 }
 
+/** A value of the index that is an entry: an object (OpenClaw ignores anything else there). */
+export function isEntryObject(v: unknown): v is SessionEntry {
+  return Boolean(v) && typeof v === 'object' && !Array.isArray(v)
+}
+
 /** The file is not laid out as JSON.stringify(store, null, 2) writes it (or it is corrupt): parse it whole. */
 class NotOpenClawLayout extends Error {}
 
@@ -76,6 +81,19 @@ class ChunkReader {
   /** Whether the unconsumed bytes start with `bytes` (reading as far as needed). */
   async startsWith(bytes: Buffer): Promise<boolean> {
     return (await this.need(bytes.length)) && this.buf.compare(bytes, 0, bytes.length, this.at, this.at + bytes.length) === 0
+  }
+
+  /**
+   * Offset in `buf` of the next `bytes` from `at` on, dropping what it searches past, so that looking for something
+   * far away holds about a chunk, not the file; -1 if the file ends first.
+   */
+  async seek(bytes: Buffer): Promise<number> {
+    for (;;) {
+      const hit = this.buf.indexOf(bytes, this.at)
+      if (hit >= 0) return hit
+      this.at = Math.max(this.at, this.buf.length - bytes.length + 1)
+      if (!(await this.more())) return -1
+    }
   }
 
   /** Offset in `buf` of the next `bytes` at or after `buf[from]`, reading on until found; -1 if the file ends first. */
@@ -158,8 +176,8 @@ async function visitLayout(fh: FileHandle, size: number, visit: (key: string, en
     if (close < 0) throw new NotOpenClawLayout()
     const start = r.at + valueOffset
     const entry = parseSlice(r.buf, start, close + ENTRY_CLOSE.length)
-    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new NotOpenClawLayout()
-    visit(key, entry as SessionEntry)
+    if (!isEntryObject(entry)) throw new NotOpenClawLayout()
+    visit(key, entry)
     r.at = close + ENTRY_CLOSE.length
     if (await r.startsWith(NEXT)) {
       r.at += NEXT.length - 1
@@ -177,6 +195,41 @@ async function visitLayout(fh: FileHandle, size: number, visit: (key: string, en
     } while (await r.more())
     return
   }
+}
+
+/**
+ * One entry of a large sessions.json without parsing or holding the rest (a real OpenClaw entry is ~16 KB, so 10 000
+ * sessions make a ~170 MB index): in a file laid out as OpenClaw writes it, top-level keys stand at exactly two spaces
+ * of indent and a raw newline cannot occur inside a JSON string, so `\n  "<key>": {\n` can only begin a top-level
+ * entry, which ends at the next `\n  }`. The whole file is searched, in chunks, so that a key present twice is
+ * noticed. Returns undefined whenever that shortcut does not apply (the file does not start and end as OpenClaw's do,
+ * the key is absent or present twice, the entry does not parse); callers then parse the whole file.
+ *
+ * What is not checked: the rest of the file. A store damaged in the middle, or a hand-edited one whose later
+ * duplicate of the key is spelled with an escape, can still give this entry where a whole parse would fail or differ;
+ * `sessions list` and `doctor` read every entry and report such damage.
+ */
+export async function readStoreEntry(fh: FileHandle, size: number, key: string, chunkBytes = CHUNK_BYTES, stats?: ScanStats): Promise<SessionEntry | undefined> {
+  if (!(await hasLayoutEnds(fh, size))) return undefined
+  const needle = Buffer.from(`\n  ${JSON.stringify(key)}: {\n`)
+  const r = new ChunkReader(fh, chunkBytes, stats)
+  let entry: SessionEntry | undefined
+  for (let at = await r.seek(needle); at >= 0; at = await r.seek(needle)) {
+    if (entry) return undefined
+    const valueOffset = at + needle.length - 2 - r.at
+    const close = await r.find(ENTRY_CLOSE, r.at + valueOffset)
+    if (close < 0) return undefined
+    let value: unknown
+    try {
+      value = parseSlice(r.buf, r.at + valueOffset, close + ENTRY_CLOSE.length)
+    } catch {
+      return undefined
+    }
+    if (!isEntryObject(value)) return undefined
+    entry = value
+    r.at = close + ENTRY_CLOSE.length
+  }
+  return entry
 }
 
 /**

@@ -5,7 +5,8 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {CorruptFileError} from '../../src/errors.js'
-import {FileSessionStore, readStoreEntry, serializeStore} from '../../src/store/file-store.js'
+import {FileSessionStore, serializeStore} from '../../src/store/file-store.js'
+import {readStoreEntry} from '../../src/store/index-scan.js'
 import {baseEnv, COMPACTION, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 describe('sessions.json file store', () => {
@@ -120,6 +121,11 @@ describe('single-entry lookup on large stores', () => {
         expect(await readStoreEntry(fh, size, 'agent:main:k1', chunk)).toEqual(data['agent:main:k1']) // not confused with k10..k19: the needle ends at the quote
         expect(await readStoreEntry(fh, size, 'agent:main:absent', chunk)).toBeUndefined()
       }
+      // Searching the whole file for an absent key carries only a needle's length from chunk to chunk; keeping what it
+      // searched past would copy at least half the file as the buffer doubled.
+      const stats = {copiedBytes: 0}
+      expect(await readStoreEntry(fh, size, 'agent:main:absent', 256, stats)).toBeUndefined()
+      expect(stats.copiedBytes).toBeLessThan(size / 5)
     } finally {
       await fh.close()
     }
