@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, parseModelRef, resolveAgentModelRef, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
-import {scanStores} from '../doctor/scan.js'
+import {scanStores, type StoreScan} from '../doctor/scan.js'
 import {percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
 import {isEntryObject} from '../store/index-scan.js'
@@ -158,6 +158,30 @@ function pushTop<T extends {updatedAt: number | null}>(top: T[], item: T, n: num
   if (top.length > n) top.pop()
 }
 
+/**
+ * One agent's sessions in a scanned store: how many, the newest updatedAt, the RECENT_LIMIT newest. A function of its
+ * own, not a loop inside getStatus: on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits
+ * at exit for a compile still running; getStatus's took 40–60 ms after the output was written, this one's takes ~2.
+ */
+function agentSessions(scan: StoreScan, id: string): {count: number; last: number | null; top: Candidate[]} {
+  const top: Candidate[] = []
+  let count = 0
+  let last: number | null = null
+  if (!scan.data) return {count, last, top}
+  // A shared store is read once; its rows belong to the agent named in each key.
+  const ownsUnscoped = scan.agentIds.length === 1 && id === scan.agentId
+  for (const key of Object.keys(scan.data)) {
+    const entry = scan.data[key]
+    if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
+    if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
+    count++
+    const updatedAt = num(entry.updatedAt) ?? null
+    if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
+    pushTop(top, {key, entry, storeAgentId: scan.agentId, updatedAt}, RECENT_LIMIT)
+  }
+  return {count, last, top}
+}
+
 export async function getStatus(state: OpenClawState, opts: StatusOptions = {}): Promise<StatusResult> {
   const now = opts.now ?? Date.now()
   const {port, source} = resolveGatewayPort(state.config, state.env, opts.profile)
@@ -175,22 +199,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   for (const id of agentIds) {
     const scan = scans.find((s) => s.agentIds.includes(id))
     const storePath = scan?.storePath ?? state.storeRef(id).path
-    const agentTop: Candidate[] = []
-    let agentCount = 0
-    let last: number | null = null
-    // A shared store is read once; its rows belong to the agent named in each key.
-    if (scan?.data) {
-      const ownsUnscoped = scan.agentIds.length === 1 && id === scan.agentId
-      for (const key of Object.keys(scan.data)) {
-        const entry = scan.data[key]
-        if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
-        if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
-        agentCount++
-        const updatedAt = num(entry.updatedAt) ?? null
-        if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
-        pushTop(agentTop, {key, entry, storeAgentId: scan.agentId, updatedAt}, RECENT_LIMIT)
-      }
-    }
+    const {count: agentCount, last, top: agentTop} = scan ? agentSessions(scan, id) : {count: 0, last: null, top: []}
     const agentRecent = agentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
     for (const c of agentTop) pushTop(recentTop, c, RECENT_LIMIT)
     const owner = scan && scan.agentId === id
