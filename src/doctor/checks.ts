@@ -295,12 +295,15 @@ async function checkEntries(c: StoreContext): Promise<void> {
   const agentId = scan.agentId
   const referenced = new Set<string>()
   const mainKeys = new Set(scan.agentIds.map((id) => (state.config.session?.scope === 'global' ? 'global' : state.config.session?.mainKey ? `agent:${id}:${String(state.config.session.mainKey).toLowerCase()}` : buildMainSessionKey(id))))
-  const bySessionId = new Map<string, string[]>()
+  // The first key of each session id, and every key only for ids used more than once: 10 000 entries, few duplicates.
+  const firstKeyBySid = new Map<string, string>()
+  const keysBySharedSid = new Map<string, string[]>()
   const toInspect: {key: string; entry: SessionEntry; file: string; size: number; main: boolean}[] = []
   /** Entries whose transcript is missing, by sessionId: an orphan carrying that id is their file under another name. */
   const missingBySid = new Map<string, {f: PlannedFinding; stored: unknown}>()
   if (data) {
-    for (const [key, entry] of Object.entries(data)) {
+    for (const key of Object.keys(data)) {
+      const entry = data[key]
       if (!isEntryObject(entry)) {
         out.push(finding('entry-malformed', 'error', agentId, scan.storePath, `Index entry "${key}" is not an object (${JSON.stringify(entry)?.slice(0, 60)}); OpenClaw ignores it. Remove it by hand from sessions.json (doctor does not drop index data).`, undefined, undefined, {key}))
         continue
@@ -310,9 +313,13 @@ async function checkEntries(c: StoreContext): Promise<void> {
         out.push(finding('entry-missing-session-id', 'error', agentId, scan.storePath, `Index entry "${key}" has no sessionId, so it has no transcript. Run "clawkit sessions reset ${key}" to give it a fresh session.`, undefined, undefined, {key}))
         continue
       }
-      const list = bySessionId.get(sid)
-      if (list) list.push(key)
-      else bySessionId.set(sid, [key])
+      const first = firstKeyBySid.get(sid)
+      if (first === undefined) firstKeyBySid.set(sid, key)
+      else {
+        const keys = keysBySharedSid.get(sid)
+        if (keys) keys.push(key)
+        else keysBySharedSid.set(sid, [first, key])
+      }
       let resolved
       try {
         resolved = resolveFromScan(scan, entry, key)
@@ -390,12 +397,13 @@ async function checkEntries(c: StoreContext): Promise<void> {
         }
         continue
       }
-      const info = scan.byName.get(base)
-      toInspect.push({key, entry, file: resolved.path, size: info?.size ?? 0, main: isMain})
+      // The cheap pass (status) looks only at main transcripts.
+      if (!opts.cheap || isMain) toInspect.push({key, entry, file: resolved.path, size: scan.byName.get(base)?.size ?? 0, main: isMain})
     }
-    for (const [sid, keys] of bySessionId) {
-      if (keys.length < 2) continue
-      out.push(finding('duplicate-session-id', 'warn', agentId, scan.storePath, `Session id ${sid} is used by ${keys.length} entries (${keys.join(', ')}): they write into the same transcript and reset each other. Run "clawkit sessions reset <key>" on all but one.`, undefined, undefined, {details: {sessionId: sid, keys}}))
+    // In the order the ids first appear in the index.
+    for (const sid of keysBySharedSid.size > 0 ? firstKeyBySid.keys() : []) {
+      const keys = keysBySharedSid.get(sid)
+      if (keys) out.push(finding('duplicate-session-id', 'warn', agentId, scan.storePath, `Session id ${sid} is used by ${keys.length} entries (${keys.join(', ')}): they write into the same transcript and reset each other. Run "clawkit sessions reset <key>" on all but one.`, undefined, undefined, {details: {sessionId: sid, keys}}))
     }
   }
 

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {COMPACTION, copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 import {recoverStore} from '../../src/doctor/repairs.js'
-import {doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
+import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
 
 function healthy(fixture: string): string {
   const state = copyFixture(fixture)
@@ -105,6 +105,28 @@ describe('doctor: sessions.json', () => {
     expect(r.code).toBe(0)
     expect(doc.findings).toMatchObject([{id: 'store-tmp-leftover', severity: 'info', fixable: false}])
     expect(fs.existsSync(tmp)).toBe(true)
+  })
+
+  it('duplicate sessionIds: one finding per shared id, in the order the ids first appear, with every key in index order', async () => {
+    const state = healthy(COMPACTION)
+    const store = readJson(sessionsJsonPath(state))
+    const mainKey = Object.keys(store).find((k) => store[k].sessionId === COMPACT_MAIN_ID)!
+    const mainEntry = store[mainKey]
+    // EXPLICIT_ID appears first but the main id is the first to be shared: findings still follow first appearance.
+    const reordered: Record<string, unknown> = {}
+    reordered[EXPLICIT_KEY] = store[EXPLICIT_KEY]
+    reordered[mainKey] = mainEntry
+    reordered['agent:main:dup-main-1'] = {...mainEntry}
+    reordered['agent:main:dup-explicit'] = {...store[EXPLICIT_KEY]}
+    reordered['agent:main:dup-main-2'] = {...mainEntry}
+    for (const k of Object.keys(store)) if (!(k in reordered)) reordered[k] = store[k]
+    fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(reordered, null, 2))
+    const {doc} = await doctor(state)
+    const dups = doc.findings.filter((f: any) => f.id === 'duplicate-session-id').map((f: any) => f.details)
+    expect(dups).toEqual([
+      {sessionId: EXPLICIT_ID, keys: [EXPLICIT_KEY, 'agent:main:dup-explicit']},
+      {sessionId: COMPACT_MAIN_ID, keys: [mainKey, 'agent:main:dup-main-1', 'agent:main:dup-main-2']},
+    ])
   })
 
   it('entries without sessionId or updatedAt, malformed entries and duplicate sessionIds', async () => {
