@@ -13,6 +13,13 @@ export interface ErrorEnvelope {
   error: {code: string; message: string; exitCode: number; suggestions?: string[]}
 }
 
+let ranCommandId: string | undefined
+
+/** The id of the command this process ran, once its init has run (bin/run.js keys its code cache by it). */
+export function ranCommand(): string | undefined {
+  return ranCommandId
+}
+
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
 
@@ -29,6 +36,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected args!: BaseArgs<T>
 
   public override async init(): Promise<void> {
+    ranCommandId = this.id
     await super.init()
     const {args, flags} = await this.parse({
       flags: this.ctor.flags,

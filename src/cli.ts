@@ -10,6 +10,7 @@ import SessionsReset from './commands/sessions/reset.js'
 import Status from './commands/status.js'
 
 export {execute} from '@oclif/core'
+export {ranCommand} from './base-command.js'
 
 /** oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`). */
 export const COMMANDS = {

@@ -13,6 +13,7 @@ import {loadBundle, privateDir} from './load-bundle.js'
 
 interface Cli {
   execute(opts: {dir: string}): Promise<unknown>
+  ranCommand(): string | undefined
 }
 
 /** Runs the CLI bundle `bundle` (dist/cli.cjs); `entryUrl` is bin/run.js's import.meta.url, where oclif finds the package root. */
@@ -39,7 +40,8 @@ export async function run(entryUrl: string, bundle: string): Promise<void> {
       if (privateDir(dir)) enableCompileCache(dir)
     } catch {}
   }
-  const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'))
+  const ranName = (): string | undefined => cli.ranCommand()
+  const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'), {ranName})
   // Only for the load: the agent's exec tool must not inherit it.
   if (ownEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
   await cli.execute({dir: entryUrl})

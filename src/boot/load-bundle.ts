@@ -24,7 +24,17 @@ interface InternalModule {
   _cache: Record<string, unknown>
 }
 
-export function loadBundle<T>(input: string, cacheDir: string | undefined): LoadedBundle<T> {
+export interface LoadOptions {
+  /**
+   * Called at exit: a name for what this run executed (the command id), or undefined. V8 compiles a function only when
+   * it first runs, so a cache written by one command lacks the next command's code, which is then compiled on every
+   * run (~10 ms for status or a 10k-row list). A run whose name the cache does not list yet rewrites it at exit: the
+   * cache then holds what every command run so far needs.
+   */
+  ranName?: () => string | undefined
+}
+
+export function loadBundle<T>(input: string, cacheDir: string | undefined, opts: LoadOptions = {}): LoadedBundle<T> {
   const require = createRequire(input)
   // The path require() itself would use (symlinks resolved unless --preserve-symlinks), so that oclif's require() of
   // the bundle finds the module registered below instead of loading a second copy.
@@ -71,7 +81,14 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined): Load
 
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
   // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
-  if (cache !== 'hit') process.once('exit', () => writeCache(cacheFile, script, (other) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`)))
+  process.once('exit', () => {
+    const ran = opts.ranName?.()
+    // A new cache holds only this run's code; a cache that was read keeps what its earlier runs put in.
+    const names = cache === 'hit' ? readNames(cacheFile) : []
+    const covered = ran === undefined || names.includes(ran)
+    if (cache === 'hit' && covered) return
+    writeCache(cacheFile, script, covered ? names : [...names, ran], (other) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`))
+  })
   return {exports: mod.exports as T, cache}
 }
 
@@ -105,7 +122,16 @@ export function privateDir(dir: string): boolean {
   return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0
 }
 
-function writeCache(file: string, script: vm.Script, isEarlierBuild: (name: string) => boolean): void {
+/** The names of the runs a cache file holds the code of (`<cache>.names`, one per line); none if unreadable. */
+function readNames(cacheFile: string): string[] {
+  try {
+    return fs.readFileSync(`${cacheFile}.names`, 'utf8').split('\n').filter(Boolean)
+  } catch {
+    return []
+  }
+}
+
+function writeCache(file: string, script: vm.Script, names: string[], isEarlierBuild: (name: string) => boolean): void {
   const dir = path.dirname(file)
   const tmp = `${file}.${process.pid}.tmp`
   try {
@@ -113,8 +139,12 @@ function writeCache(file: string, script: vm.Script, isEarlierBuild: (name: stri
     fs.writeFileSync(tmp, script.createCachedData(), {mode: 0o600})
     // Atomic: a concurrent start reads the old cache or the new one, never half of one.
     fs.renameSync(tmp, file)
+    // After the cache: a names file ahead of its cache could only make a run skip a rewrite it needed. Two runs
+    // racing here can drop one name; that run's command then rewrites the cache once more, later.
+    fs.writeFileSync(tmp, names.map((n) => `${n}\n`).join(''), {mode: 0o600})
+    fs.renameSync(tmp, `${file}.names`)
     // Caches of earlier builds are dead weight (0.5-1 MB each); caches of this build for other runtimes stay.
-    for (const name of fs.readdirSync(dir)) if (name.endsWith('.v8') && isEarlierBuild(name)) fs.rmSync(path.join(dir, name), {force: true})
+    for (const name of fs.readdirSync(dir)) if ((name.endsWith('.v8') || name.endsWith('.v8.names')) && isEarlierBuild(name)) fs.rmSync(path.join(dir, name), {force: true})
   } catch {
     try {
       fs.rmSync(tmp, {force: true})

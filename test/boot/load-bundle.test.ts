@@ -14,6 +14,9 @@ const describeOnNode20 = nodeHasCompileCache ? describe.skip : describe
 const describeOnNode22Plus = nodeHasCompileCache ? describe : describe.skip
 
 const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
+/** The code caches proper, without their `.names` files. */
+const codeCaches = (dir: string) => cacheFiles(dir).filter((n) => n.endsWith('.v8'))
+const namesOf = (dir: string, cache: string) => fs.readFileSync(path.join(dir, `${cache}.names`), 'utf8')
 
 describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
   it('the first run writes a private cache at exit and the second run reads it without rewriting it', async () => {
@@ -24,17 +27,48 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
     const first = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
     expect(first.code, first.stderr).toBe(0)
     const files = cacheFiles(dir)
-    expect(files).toHaveLength(1)
+    expect(files).toHaveLength(2)
     expect(files[0]).toMatch(/^cli\.cjs-[0-9a-f]{16}-[0-9a-f]{16}\.v8$/)
-    const file = path.join(dir, files[0])
+    expect(files[1]).toBe(`${files[0]}.names`)
+    expect(namesOf(dir, files[0])).toBe('sessions:list\n')
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
-    const written = fs.statSync(file).mtimeMs
+    for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600)
+    const written = files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)
     const second = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
     expect(second.code, second.stderr).toBe(0)
     expect(json(second).sessions.map((s: {key: string}) => s.key)).toEqual(json(first).sessions.map((s: {key: string}) => s.key))
     expect(cacheFiles(dir)).toEqual(files)
-    expect(fs.statSync(file).mtimeMs).toBe(written)
+    expect(files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)).toEqual(written)
+  })
+
+  it('a cache written by one command is rewritten once by each other command, and then holds the code of all of them', async () => {
+    const home = tempDir()
+    const env = baseEnv(home)
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    const state = copyFixture(TWO_AGENTS)
+    // --version runs no clawkit command: its cache holds only start-up code and names nothing.
+    expect((await runCli(['--version'], {env})).code).toBe(0)
+    const [cache] = codeCaches(dir)
+    expect(namesOf(dir, cache)).toBe('')
+    const startOnly = fs.statSync(path.join(dir, cache)).size
+    const stamp = () => fs.statSync(path.join(dir, cache)).mtimeMs
+    const before = stamp()
+    expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
+    expect(namesOf(dir, cache)).toBe('status\n')
+    const withStatus = fs.statSync(path.join(dir, cache)).size
+    expect(stamp()).not.toBe(before)
+    expect(withStatus).toBeGreaterThan(startOnly)
+    const afterStatus = stamp()
+    for (const args of [['status', '--json'], ['--version']]) expect((await runCli([...args, '--state-dir', state], {env})).code).toBe(0)
+    expect(stamp()).toBe(afterStatus)
+    expect((await runCli(['sessions', 'history', 'agent:main:main', '--json', '--state-dir', state], {env})).code).toBe(0)
+    expect(namesOf(dir, cache)).toBe('status\nsessions:history\n')
+    // status's code is still in the cache: it grew, and status does not rewrite it again.
+    expect(fs.statSync(path.join(dir, cache)).size).toBeGreaterThan(withStatus)
+    const afterHistory = stamp()
+    expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
+    expect(stamp()).toBe(afterHistory)
+    expect(codeCaches(dir)).toEqual([cache])
   })
 
   it('import() from the bundle works from a cached script too (oclif loading the ES-module autocomplete plugin)', async () => {
@@ -53,7 +87,7 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
     const env = baseEnv(home)
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
     expect((await runCli(['--version'], {env})).code).toBe(0)
-    const [name] = cacheFiles(dir)
+    const [name] = codeCaches(dir)
     const garbage = Buffer.alloc(4096, 0x5a)
     fs.writeFileSync(path.join(dir, name), garbage)
     const state = copyFixture(TWO_AGENTS)
@@ -81,14 +115,14 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
     const home = tempDir()
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
     expect((await runCli(['--version'], {env: baseEnv(home)})).code).toBe(0)
-    const [current] = cacheFiles(dir)
+    const [current] = codeCaches(dir)
     const fileKey = current.split('-')[1]
     fs.rmSync(path.join(dir, current)) // the next run is a miss, so it writes
     const oldBuild = 'cli.cjs-0000000000000000-0000000000000000.v8'
     const otherRuntime = `cli.cjs-${fileKey}-ffffffffffffffff.v8`
-    for (const name of [oldBuild, otherRuntime, 'notes.txt']) fs.writeFileSync(path.join(dir, name), 'x')
+    for (const name of [oldBuild, `${oldBuild}.names`, otherRuntime, `${otherRuntime}.names`, 'notes.txt']) fs.writeFileSync(path.join(dir, name), 'x')
     expect((await runCli(['--version'], {env: baseEnv(home)})).code).toBe(0)
-    expect(cacheFiles(dir)).toEqual([current, otherRuntime, 'notes.txt'].sort())
+    expect(cacheFiles(dir)).toEqual([current, `${current}.names`, otherRuntime, `${otherRuntime}.names`, 'notes.txt'].sort())
   })
 
   it('runs with other V8 flags (NODE_OPTIONS) keep a cache of their own instead of rejecting and rewriting each other\'s', async () => {
@@ -98,7 +132,7 @@ describeOnNode20('the CLI bundle through V8 code cache (Node 20)', () => {
     const flagged = baseEnv(home, {NODE_OPTIONS: '--max-old-space-size=300'})
     for (const env of [plain, flagged]) expect((await runCli(['--version'], {env})).code).toBe(0)
     const files = cacheFiles(dir)
-    expect(files).toHaveLength(2)
+    expect(codeCaches(dir)).toHaveLength(2)
     const stamps = files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)
     for (const env of [plain, flagged, plain]) expect((await runCli(['--version'], {env})).code).toBe(0)
     expect(cacheFiles(dir)).toEqual(files)
