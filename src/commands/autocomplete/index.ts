@@ -1,0 +1,25 @@
+// `clawkit autocomplete [shell]`: @oclif/plugin-autocomplete's command, run from the plugin package (src/oclif-plugins.ts).
+import {Args, Command, Flags} from '@oclif/core'
+
+import {runAutocompleteCommand} from '../../oclif-plugins.js'
+
+export default class Autocomplete extends Command {
+  static override args = {
+    shell: Args.string({description: 'Shell type', options: ['zsh', 'bash', 'powershell'], required: false}),
+  }
+  static override description = 'Display autocomplete installation instructions.'
+  static override examples = [
+    '$ <%= config.bin %> autocomplete',
+    '$ <%= config.bin %> autocomplete bash',
+    '$ <%= config.bin %> autocomplete zsh',
+    '$ <%= config.bin %> autocomplete powershell',
+    '$ <%= config.bin %> autocomplete --refresh-cache',
+  ]
+  static override flags = {
+    'refresh-cache': Flags.boolean({char: 'r', description: 'Refresh cache (ignores displaying instructions)'}),
+  }
+
+  async run(): Promise<void> {
+    await runAutocompleteCommand('index', this.argv, this.config)
+  }
+}

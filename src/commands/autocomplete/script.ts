@@ -1,0 +1,16 @@
+// `clawkit autocomplete script [shell]` (hidden, what shell setup lines call): @oclif/plugin-autocomplete's command.
+import {Args, Command} from '@oclif/core'
+
+import {runAutocompleteCommand} from '../../oclif-plugins.js'
+
+export default class AutocompleteScript extends Command {
+  static override args = {
+    shell: Args.string({description: 'Shell type', options: ['zsh', 'bash', 'powershell'], required: false}),
+  }
+  static override description = 'outputs autocomplete config script for shells'
+  static override hidden = true
+
+  async run(): Promise<void> {
+    await runAutocompleteCommand('script', this.argv, this.config)
+  }
+}
