@@ -63,10 +63,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /**
    * Plain `JSON.stringify(…, null, 2)` plus one newline, written straight to stdout. oclif's default runs the
    * document through a regex colorizer that costs ~1 s on a 10k-session list and would put ANSI codes into
-   * what scripts parse whenever a theme is configured.
+   * what scripts parse whenever a theme is configured. The newline is a write of its own: appended to the text it
+   * would copy a 5 MB document once more.
    */
   override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+    // `?? 'null'`: JSON.stringify(undefined) is undefined, and a script must still get a JSON document.
+    process.stdout.write(JSON.stringify(json, null, 2) ?? 'null')
+    process.stdout.write('\n')
   }
 
   protected override toErrorJson(err: unknown): ErrorEnvelope {
