@@ -2,14 +2,16 @@
 // Development entry: runs the TypeScript sources through tsx. oclif maps a compiled path back to its source by
 // extension (dist/cli.js -> src/cli.ts), so the commands target is pointed at tsc's dist/cli.js here instead of the
 // bundle dist/cli.cjs (which would map to a src/cli.cts that does not exist). The committed oclif.manifest.json still
-// supplies help and flag metadata.
-import fs from 'node:fs'
-import {fileURLToPath} from 'node:url'
+// supplies help and flag metadata. CommonJS, as everything in bin/ is (bin/package.json, see run.js).
+'use strict'
 
-import {execute} from '@oclif/core'
+const fs = require('node:fs')
+const path = require('node:path')
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const pjson = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+const {execute} = require('@oclif/core')
+
+const root = path.join(__dirname, '..')
+const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 pjson.oclif.commands = {...pjson.oclif.commands, target: './dist/cli.js'}
 
-await execute({development: true, loadOptions: {root, pjson, isRoot: true}})
+execute({development: true, loadOptions: {root, pjson, isRoot: true}})

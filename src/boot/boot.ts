@@ -1,9 +1,9 @@
 // What bin/run.js does after its engines check: point the compile caches at clawkit's cache dir, load the bundle, run.
 //
-// Why a module of its own, bundled into one CommonJS file (dist/boot.cjs): bin/run.js is an ES module, and every
-// `node:` built-in an ES module imports gets an ES facade whose exports are all read once (fs's lazy getters load the
-// streams modules), and env-paths is resolved through its package exports map. Done from CommonJS that cost went away:
-// ~10 ms of every start (BENCHMARKS.md).
+// Why a module of its own, bundled into one CommonJS file (dist/boot.cjs): every `node:` built-in an ES module imports
+// gets an ES facade whose exports are all read once (fs's lazy getters load the streams modules), and env-paths would be
+// resolved through its package exports map at every start. Bundled as CommonJS with env-paths inlined, that cost went
+// away: ~10 ms of every start (BENCHMARKS.md). bin/run.js is CommonJS too, for the same reason.
 import fs from 'node:fs'
 import module from 'node:module'
 import path from 'node:path'
@@ -16,8 +16,8 @@ interface Cli {
   ranCommand(): string | undefined
 }
 
-/** Runs the CLI bundle `bundle` (dist/cli.cjs); `entryUrl` is bin/run.js's import.meta.url, where oclif finds the package root. */
-export async function run(entryUrl: string, bundle: string): Promise<void> {
+/** Runs the CLI bundle `bundle` (dist/cli.cjs) of the package at `root` (the directory holding its package.json). */
+export async function run(root: string, bundle: string): Promise<void> {
   // oclif's own engines check loads semver on every start (~11 ms); bin/run.js has done the check already.
   const ownEngineCheck = process.env.OCLIF_DISABLE_ENGINE_WARNING === undefined
   if (ownEngineCheck) process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
@@ -44,7 +44,7 @@ export async function run(entryUrl: string, bundle: string): Promise<void> {
   const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'), {ranName})
   // Only for the load: the agent's exec tool must not inherit it.
   if (ownEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
-  await cli.execute({dir: entryUrl})
+  await cli.execute({dir: root})
   await exitOnceFlushed()
 }
 
