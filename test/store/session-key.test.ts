@@ -111,6 +111,20 @@ describe('resolveAgentIdFromKey fast path', () => {
     )
   })
 
+  it('agrees with the general parse when the fallback is the key\'s own agent (the store\'s agent: no regex at all)', () => {
+    const id = fc.constantFrom('main', 'work', 'Work', 'a'.repeat(64), 'b'.repeat(65), 'x_y-z', '-x', 'é', ' ', '')
+    const rest = fc.constantFrom('main', 'telegram', 'group', '-100', ' ', '\t', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '', 'X', ':')
+    fc.assert(
+      fc.property(id, fc.array(rest, {maxLength: 4}), fc.constantFrom(':', '::'), (agent, pieces, sep) => {
+        const key = ['agent', agent, ...pieces].join(sep)
+        expect(resolveAgentIdFromKey(key, agent)).toBe(general(key, agent))
+        // and then with another fallback, so that a remembered canonical fallback cannot leak into the answer
+        expect(resolveAgentIdFromKey(key, 'fallback')).toBe(general(key, 'fallback'))
+      }),
+      {numRuns: 3000},
+    )
+  })
+
   it.each([
     ['agent:main:main', 'main'],
     ['agent:work:telegram:group:-100', 'work'],
