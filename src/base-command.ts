@@ -61,7 +61,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * Plain `JSON.stringify(…, null, 2)` plus one newline, written straight to stdout. oclif's default runs the
+   * Plain `JSON.stringify(..., null, 2)` plus one newline, written straight to stdout. oclif's default runs the
    * document through a regex colorizer that costs ~1 s on a 10k-session list and would put ANSI codes into
    * what scripts parse whenever a theme is configured. The newline is a write of its own: appended to the text it
    * would copy a 5 MB document once more.
@@ -79,7 +79,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /**
    * One place for failures: domain errors print `Error: <message>` (plus hints) on stderr and exit with their code;
    * parse errors keep oclif's usage output and exit 2. Under --json the envelope goes to stdout with the same code
-   * (this also fixes core 4's "every JSON error exits 1", oclif-notes §3.3). Stack traces only with DEBUG.
+   * (this also fixes core 4's "every JSON error exits 1", oclif-notes section 3.3). Stack traces only with DEBUG.
    */
   protected override async catch(err: Error & {code?: string; oclif?: {exit?: false | number}}): Promise<unknown> {
     const info = describeError(err)
