@@ -26,8 +26,9 @@ export async function run(root: string, bundle: string): Promise<void> {
   const g = globalThis as {oclif?: Record<string, unknown>}
   g.oclif = {...g.oclif, enableAutoTranspile: false}
 
-  // Compiled code is cached in clawkit's own cache dir, never in the shared temp dir Node would pick by default: on
-  // Node 22+ by Node's compile cache, on Node 20 by load-bundle. A cache dir that cannot be used only costs speed.
+  // Compiled code is cached in clawkit's own cache dir, never in the shared temp dir Node would pick by default: the
+  // bundle by load-bundle (which says why), and on Node 22+ what else is loaded (the vendor files, the autocomplete
+  // plugin) by Node's compile cache. A cache dir that cannot be used only costs speed.
   let cacheRoot: string | undefined
   try {
     cacheRoot = clawkitDirs().cache
