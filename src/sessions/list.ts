@@ -104,31 +104,54 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   const provider = str(entry.providerOverride) ?? str(entry.modelProvider) ?? configured.provider
   const defaultsCtx = num(state.config.agents?.defaults?.contextTokens)
   const contextTokens = num(entry.contextTokens) ?? lookupContextWindow(state.config, model, provider) ?? defaultsCtx ?? DEFAULT_CONTEXT_TOKENS
+  const ageMs = updatedAt === undefined ? undefined : now - updatedAt
+  const sessionId = str(entry.sessionId)
+  const systemSent = bool(entry.systemSent)
+  const abortedLastRun = bool(entry.abortedLastRun)
+  const inputTokens = num(entry.inputTokens)
+  const outputTokens = num(entry.outputTokens)
+  const totalTokens = fresh ? rawTotal! : null
+  const modelProvider = str(entry.modelProvider)
+  const kind = classifySessionKind(key, entry)
+  const thinkingLevel = str(entry.thinkingLevel)
+  const verboseLevel = str(entry.verboseLevel)
+  const traceLevel = str(entry.traceLevel)
+  const reasoningLevel = str(entry.reasoningLevel)
+  const elevatedLevel = str(entry.elevatedLevel)
+  const responseUsage = str(entry.responseUsage)
+  const groupActivation = str(entry.groupActivation)
+  const providerOverride = str(entry.providerOverride)
+  const modelOverride = str(entry.modelOverride)
+  // Most sessions set none of these nine; their rows leave them out. The document is the same (JSON.stringify skips
+  // undefined values), but stringifying 10 000 rows that carry nine undefined fields each took ~9 ms more.
+  if ((thinkingLevel ?? verboseLevel ?? traceLevel ?? reasoningLevel ?? elevatedLevel ?? responseUsage ?? groupActivation ?? providerOverride ?? modelOverride) === undefined) {
+    return {key, updatedAt, ageMs, sessionId, systemSent, abortedLastRun, inputTokens, outputTokens, totalTokens, totalTokensFresh: fresh, model, modelProvider, contextTokens, agentId, kind}
+  }
   const row: SessionRow = {
     key,
     updatedAt,
-    ageMs: updatedAt === undefined ? undefined : now - updatedAt,
-    sessionId: str(entry.sessionId),
-    systemSent: bool(entry.systemSent),
-    abortedLastRun: bool(entry.abortedLastRun),
-    thinkingLevel: str(entry.thinkingLevel),
-    verboseLevel: str(entry.verboseLevel),
-    traceLevel: str(entry.traceLevel),
-    reasoningLevel: str(entry.reasoningLevel),
-    elevatedLevel: str(entry.elevatedLevel),
-    responseUsage: str(entry.responseUsage),
-    groupActivation: str(entry.groupActivation),
-    inputTokens: num(entry.inputTokens),
-    outputTokens: num(entry.outputTokens),
-    totalTokens: fresh ? rawTotal! : null,
+    ageMs,
+    sessionId,
+    systemSent,
+    abortedLastRun,
+    thinkingLevel,
+    verboseLevel,
+    traceLevel,
+    reasoningLevel,
+    elevatedLevel,
+    responseUsage,
+    groupActivation,
+    inputTokens,
+    outputTokens,
+    totalTokens,
     totalTokensFresh: fresh,
     model,
-    modelProvider: str(entry.modelProvider),
-    providerOverride: str(entry.providerOverride),
-    modelOverride: str(entry.modelOverride),
+    modelProvider,
+    providerOverride,
+    modelOverride,
     contextTokens,
     agentId,
-    kind: classifySessionKind(key, entry),
+    kind,
   }
   return row
 }

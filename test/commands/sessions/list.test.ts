@@ -10,7 +10,31 @@ function expectedRow(stateDir: string, agent: string, key: string) {
   return {key, sessionId: entry.sessionId, updatedAt: entry.updatedAt, totalTokens: entry.totalTokens, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, contextTokens: entry.contextTokens, model: entry.model, modelProvider: entry.modelProvider}
 }
 
+/** OpenClaw 2026.4.x's row field order (cli-surface.md); a row leaves out the fields it has no value for. */
+const ROW_ORDER = ['key', 'updatedAt', 'ageMs', 'sessionId', 'systemSent', 'abortedLastRun', 'thinkingLevel', 'verboseLevel', 'traceLevel', 'reasoningLevel', 'elevatedLevel', 'responseUsage', 'groupActivation', 'inputTokens', 'outputTokens', 'totalTokens', 'totalTokensFresh', 'model', 'modelProvider', 'providerOverride', 'modelOverride', 'contextTokens', 'agentId', 'kind']
+
 describe('sessions list', () => {
+  it('rows keep OpenClaw\'s field order with or without the rarely set fields (levels, overrides)', async () => {
+    const state = tempDir()
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    const common = {sessionId: 's-common', updatedAt: 1_700_000_000_000, systemSent: true, inputTokens: 1, outputTokens: 2, totalTokens: 3, model: 'm', modelProvider: 'p', contextTokens: 1000}
+    const every = {...common, sessionId: 's-every', updatedAt: 1_700_000_001_000, abortedLastRun: false, thinkingLevel: 'high', verboseLevel: 'on', traceLevel: 't', reasoningLevel: 'r', elevatedLevel: 'e', responseUsage: 'full', groupActivation: 'mention', providerOverride: 'po', modelOverride: 'mo'}
+    const sparse = {sessionId: 's-sparse', verboseLevel: 'on'}
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:a': common, 'agent:main:b': every, 'agent:main:c': sparse}, null, 2))
+    const r = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stderr).toBe(0)
+    const byKey = Object.fromEntries(json(r).sessions.map((s: Record<string, unknown>) => [s.key, s]))
+    for (const key of ['agent:main:a', 'agent:main:b', 'agent:main:c']) {
+      const fields = Object.keys(byKey[key])
+      expect(fields, key).toEqual(ROW_ORDER.filter((f) => fields.includes(f)))
+    }
+    expect(Object.keys(byKey['agent:main:b'])).toEqual(ROW_ORDER)
+    expect(byKey['agent:main:a']).not.toHaveProperty('thinkingLevel')
+    expect(byKey['agent:main:c']).toMatchObject({verboseLevel: 'on', totalTokens: null, totalTokensFresh: false, kind: 'direct'})
+    expect(byKey['agent:main:c']).not.toHaveProperty('updatedAt')
+  })
+
   it('lists every fixture session of every agent with keys, ids, kinds and token figures from the files', async () => {
     for (const fixture of [TWO_AGENTS, COMPACTION]) {
       const state = copyFixture(fixture)
