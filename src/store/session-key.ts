@@ -130,7 +130,7 @@ export function classifySessionKind(key: string, entry?: {chatType?: unknown}): 
 const CANONICAL_AGENT_KEY_RE = /^agent:([a-z0-9][a-z0-9_-]{0,63}):[^:\s]/
 const CANONICAL_AGENT_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/
 /** The last fallback seen to be a canonical id (one store is listed at a time, so this is nearly always a hit). */
-let canonicalFallback = ''
+let canonicalFallback: string | undefined
 
 /** The agent that owns a key, falling back to the store's agent for legacy/global keys. */
 export function resolveAgentIdFromKey(key: string, fallback: string = DEFAULT_AGENT_ID): string {

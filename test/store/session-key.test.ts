@@ -111,6 +111,14 @@ describe('resolveAgentIdFromKey fast path', () => {
     )
   })
 
+  it('an empty fallback is never taken for a canonical id, whatever came before (agent::x:y is agent x)', () => {
+    for (const before of ['', 'main', '']) {
+      resolveAgentIdFromKey(`agent:${before}:main`, before)
+      expect(resolveAgentIdFromKey('agent::x:y', '')).toBe(general('agent::x:y', ''))
+      expect(resolveAgentIdFromKey('agent::x:y', '')).toBe('x')
+    }
+  })
+
   it('agrees with the general parse when the fallback is the key\'s own agent (the store\'s agent: no regex at all)', () => {
     const id = fc.constantFrom('main', 'work', 'Work', 'a'.repeat(64), 'b'.repeat(65), 'x_y-z', '-x', 'é', ' ', '')
     const rest = fc.constantFrom('main', 'telegram', 'group', '-100', ' ', '\t', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '', 'X', ':')
