@@ -15,7 +15,10 @@ export interface ErrorEnvelope {
 
 let ranCommandId: string | undefined
 
-/** The id of the command this process ran, once its init has run (bin/run.js keys its code cache by it). */
+/**
+ * The id of the command this process ran to its end without an error, else undefined. bin/run.js's code cache lists
+ * the commands whose code it holds by it; a run that stopped early (a bad flag) ran too little of that code to count.
+ */
 export function ranCommand(): string | undefined {
   return ranCommandId
 }
@@ -36,7 +39,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected args!: BaseArgs<T>
 
   public override async init(): Promise<void> {
-    ranCommandId = this.id
     await super.init()
     const {args, flags} = await this.parse({
       flags: this.ctor.flags,
@@ -47,6 +49,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+  }
+
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    if (!err) ranCommandId = this.id
+    return super.finally(err)
   }
 
   /** Resolve the OpenClaw state dir and config from the global flags. */

@@ -31,10 +31,10 @@ interface InternalModule {
 
 export interface LoadOptions {
   /**
-   * Called at exit: a name for what this run executed (the command id), or undefined. V8 compiles a function only when
-   * it first runs, so a cache written by one command lacks the next command's code, which is then compiled on every
-   * run (~10 ms for status or a 10k-row list). A run whose name the cache does not list yet rewrites it at exit: the
-   * cache then holds what every command run so far needs.
+   * Called at exit: a name for what this run executed to its end (the command id), or undefined. V8 compiles a function
+   * only when it first runs, so a cache written by one command lacks the next command's code, which is then compiled
+   * on every run (~10 ms for status or a 10k-row list). A run whose name the cache does not list yet rewrites it at
+   * exit: the cache then holds what every command run so far needs.
    */
   ranName?: () => string | undefined
 }
@@ -60,13 +60,14 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
   const bytes = fs.readFileSync(file)
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
   let cachedData: Buffer | undefined
+  let names: string[] = []
   try {
-    cachedData = fs.readFileSync(cacheFile)
+    ;({names, data: cachedData} = parseCacheFile(fs.readFileSync(cacheFile)))
   } catch {
     // No cache yet (or unreadable): compile from source and write one at exit.
   }
-  // Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself on Node 20 without an experimental
-  // option, and not at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here.
+  // Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself without an experimental option, and not
+  // at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here.
   const wrapped = `(function (exports, require, module, __filename, __dirname, __ckImporter) { ${source}\n});`
   const script = new vm.Script(wrapped, {
     filename: file,
@@ -87,14 +88,16 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
   mod.loaded = true
 
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
-  // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
+  // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code). The names are
+  // those of the cache this run loaded (a cache written meanwhile by another run is replaced, and its command adds its
+  // code again on its next run): a name is never listed without its code.
   process.once('exit', () => {
     const ran = opts.ranName?.()
-    // A new cache holds only this run's code; a cache that was read keeps what its earlier runs put in.
-    const names = cache === 'hit' ? readNames(cacheFile) : []
-    const covered = ran === undefined || names.includes(ran)
+    const covered = ran === undefined || (cache === 'hit' && names.includes(ran))
     if (cache === 'hit' && covered) return
-    writeCache(cacheFile, script, covered ? names : [...names, ran], (other) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`))
+    // A new cache holds only this run's code; a cache that was read keeps what its earlier runs put in.
+    const held = cache === 'hit' ? names : []
+    writeCache(cacheFile, script, ran === undefined || held.includes(ran) ? held : [...held, ran], (other) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`))
   })
   return {exports: mod.exports as T, cache}
 }
@@ -129,13 +132,18 @@ export function privateDir(dir: string): boolean {
   return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0
 }
 
-/** The names of the runs a cache file holds the code of (`<cache>.names`, one per line); none if unreadable. */
-function readNames(cacheFile: string): string[] {
-  try {
-    return fs.readFileSync(`${cacheFile}.names`, 'utf8').split('\n').filter(Boolean)
-  } catch {
-    return []
-  }
+/**
+ * A cache file: `ckc1`, the byte length of the names (uint32, little-endian), the names of the commands whose code it
+ * holds (one per line), then V8's data. In one file, so that one rename replaces both together. Anything else is
+ * handed to V8 whole, which rejects it (the file is then rewritten).
+ */
+const MAGIC = Buffer.from('ckc1')
+
+export function parseCacheFile(buf: Buffer): {names: string[]; data: Buffer} {
+  if (buf.length < 8 || !buf.subarray(0, 4).equals(MAGIC)) return {names: [], data: buf}
+  const end = 8 + buf.readUInt32LE(4)
+  if (end > buf.length) return {names: [], data: buf}
+  return {names: buf.toString('utf8', 8, end).split('\n').filter(Boolean), data: buf.subarray(end)}
 }
 
 function writeCache(file: string, script: vm.Script, names: string[], isEarlierBuild: (name: string) => boolean): void {
@@ -143,14 +151,15 @@ function writeCache(file: string, script: vm.Script, names: string[], isEarlierB
   const tmp = `${file}.${process.pid}.tmp`
   try {
     fs.mkdirSync(dir, {recursive: true, mode: 0o700})
-    fs.writeFileSync(tmp, script.createCachedData(), {mode: 0o600})
+    const listed = Buffer.from(names.join('\n'))
+    const header = Buffer.alloc(8)
+    MAGIC.copy(header)
+    header.writeUInt32LE(listed.length, 4)
+    fs.writeFileSync(tmp, Buffer.concat([header, listed, script.createCachedData()]), {mode: 0o600})
     // Atomic: a concurrent start reads the old cache or the new one, never half of one.
     fs.renameSync(tmp, file)
-    // After the cache: a names file ahead of its cache could only make a run skip a rewrite it needed. Two runs
-    // racing here can drop one name; that run's command then rewrites the cache once more, later.
-    fs.writeFileSync(tmp, names.map((n) => `${n}\n`).join(''), {mode: 0o600})
-    fs.renameSync(tmp, `${file}.names`)
-    // Caches of earlier builds are dead weight (0.5-1 MB each); caches of this build for other runtimes stay.
+    // Caches of earlier builds are dead weight (0.5-1 MB each); caches of this build for other runtimes stay. (`.names`
+    // files were the names of an earlier layout.)
     for (const name of fs.readdirSync(dir)) if ((name.endsWith('.v8') || name.endsWith('.v8.names')) && isEarlierBuild(name)) fs.rmSync(path.join(dir, name), {force: true})
   } catch {
     try {

@@ -1,11 +1,13 @@
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
+import {once} from 'node:events'
 import fs from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {parseCacheFile} from '../../src/boot/load-bundle.js'
+import {baseEnv, BIN, bigState, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 // bin/run.js loads the bundle through its own code cache on every Node version (src/boot/load-bundle.ts says why);
 // Node 22+ also has a compile cache of its own, which boot.ts turns on for the other modules.
@@ -13,9 +15,9 @@ const nodeHasCompileCache = typeof ((await import('node:module')).default as {en
 const describeOnNode22Plus = nodeHasCompileCache ? describe : describe.skip
 
 const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
-/** The code caches proper, without their `.names` files. */
 const codeCaches = (dir: string) => cacheFiles(dir).filter((n) => n.endsWith('.v8'))
-const namesOf = (dir: string, cache: string) => fs.readFileSync(path.join(dir, `${cache}.names`), 'utf8')
+/** The commands whose code a cache file says it holds (its header). */
+const namesOf = (dir: string, cache: string) => parseCacheFile(fs.readFileSync(path.join(dir, cache))).names
 
 describe('the CLI bundle through V8 code cache', () => {
   it('the first run writes a private cache at exit and the second run reads it without rewriting it', async () => {
@@ -26,10 +28,9 @@ describe('the CLI bundle through V8 code cache', () => {
     const first = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
     expect(first.code, first.stderr).toBe(0)
     const files = cacheFiles(dir)
-    expect(files).toHaveLength(2)
+    expect(files).toHaveLength(1)
     expect(files[0]).toMatch(/^cli\.cjs-[0-9a-f]{16}-[0-9a-f]{16}\.v8$/)
-    expect(files[1]).toBe(`${files[0]}.names`)
-    expect(namesOf(dir, files[0])).toBe('sessions:list\n')
+    expect(namesOf(dir, files[0])).toEqual(['sessions:list'])
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
     for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600)
     const written = files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)
@@ -48,12 +49,12 @@ describe('the CLI bundle through V8 code cache', () => {
     // --version runs no clawkit command: its cache holds only start-up code and names nothing.
     expect((await runCli(['--version'], {env})).code).toBe(0)
     const [cache] = codeCaches(dir)
-    expect(namesOf(dir, cache)).toBe('')
+    expect(namesOf(dir, cache)).toEqual([])
     const startOnly = fs.statSync(path.join(dir, cache)).size
     const stamp = () => fs.statSync(path.join(dir, cache)).mtimeMs
     const before = stamp()
     expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toBe('status\n')
+    expect(namesOf(dir, cache)).toEqual(['status'])
     const withStatus = fs.statSync(path.join(dir, cache)).size
     expect(stamp()).not.toBe(before)
     expect(withStatus).toBeGreaterThan(startOnly)
@@ -61,7 +62,7 @@ describe('the CLI bundle through V8 code cache', () => {
     for (const args of [['status', '--json'], ['--version']]) expect((await runCli([...args, '--state-dir', state], {env})).code).toBe(0)
     expect(stamp()).toBe(afterStatus)
     expect((await runCli(['sessions', 'history', 'agent:main:main', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toBe('status\nsessions:history\n')
+    expect(namesOf(dir, cache)).toEqual(['status', 'sessions:history'])
     // status's code is still in the cache: it grew, and status does not rewrite it again.
     expect(fs.statSync(path.join(dir, cache)).size).toBeGreaterThan(withStatus)
     const afterHistory = stamp()
@@ -70,7 +71,42 @@ describe('the CLI bundle through V8 code cache', () => {
     expect(codeCaches(dir)).toEqual([cache])
   })
 
-  it('import() from the bundle works from a cached script too (oclif loading the ES-module autocomplete plugin)', async () => {
+  it('a first run that stops on a bad flag does not count as its command\'s: the next good run adds the code', async () => {
+    const home = tempDir()
+    const env = baseEnv(home)
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    const state = copyFixture(TWO_AGENTS)
+    expect((await runCli(['sessions', 'list', '--limit', 'abc', '--state-dir', state], {env})).code).toBe(2)
+    const [cache] = codeCaches(dir)
+    expect(namesOf(dir, cache)).toEqual([])
+    expect((await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})).code).toBe(0)
+    expect(namesOf(dir, cache)).toEqual(['sessions:list'])
+  })
+
+  it('overlapping runs: a cache written meanwhile is replaced, never listed without its code, and filled in again', async () => {
+    const home = tempDir()
+    const env = baseEnv(home)
+    const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
+    const big = bigState(4000)
+    expect((await runCli(['--version'], {env})).code).toBe(0)
+    const [cache] = codeCaches(dir)
+    // A list whose reader does not read: it loads the cache, then waits on the full pipe.
+    const list = spawn(process.execPath, [BIN, 'sessions', 'list', '--json', '--state-dir', big], {env, stdio: ['ignore', 'pipe', 'pipe']})
+    const listDone = new Promise<number | null>((resolve) => list.on('close', (c) => resolve(c)))
+    list.stdout.pause()
+    await once(list.stdout, 'readable')
+    // Meanwhile status runs and adds its code.
+    expect((await runCli(['status', '--json', '--state-dir', big], {env})).code).toBe(0)
+    expect(namesOf(dir, cache)).toEqual(['status'])
+    list.stdout.resume()
+    expect(await listDone).toBe(0)
+    // list rewrote the cache from the one it loaded, without status's code, so it does not claim status.
+    expect(namesOf(dir, cache)).toEqual(['sessions:list'])
+    expect((await runCli(['status', '--json', '--state-dir', big], {env})).code).toBe(0)
+    expect(namesOf(dir, cache)).toEqual(['sessions:list', 'status'])
+  }, 30_000)
+
+  it('import() from the bundle works from a cached script too (clawkit importing the ES-module autocomplete plugin)', async () => {
     // A vm.Script's own import() fails once it comes from the cache; scripts/bundle.js routes them through load-bundle.
     const env = baseEnv(tempDir())
     for (const run of ['miss', 'hit']) {
@@ -119,9 +155,10 @@ describe('the CLI bundle through V8 code cache', () => {
     fs.rmSync(path.join(dir, current)) // the next run is a miss, so it writes
     const oldBuild = 'cli.cjs-0000000000000000-0000000000000000.v8'
     const otherRuntime = `cli.cjs-${fileKey}-ffffffffffffffff.v8`
-    for (const name of [oldBuild, `${oldBuild}.names`, otherRuntime, `${otherRuntime}.names`, 'notes.txt']) fs.writeFileSync(path.join(dir, name), 'x')
+    // (`.v8.names` files held the names in an earlier layout; an earlier build's are removed with its cache.)
+    for (const name of [oldBuild, `${oldBuild}.names`, otherRuntime, 'notes.txt']) fs.writeFileSync(path.join(dir, name), 'x')
     expect((await runCli(['--version'], {env: baseEnv(home)})).code).toBe(0)
-    expect(cacheFiles(dir)).toEqual([current, `${current}.names`, otherRuntime, `${otherRuntime}.names`, 'notes.txt'].sort())
+    expect(cacheFiles(dir)).toEqual([current, otherRuntime, 'notes.txt'].sort())
   })
 
   it('runs with other V8 flags (NODE_OPTIONS) keep a cache of their own instead of rejecting and rewriting each other\'s', async () => {

@@ -91,3 +91,16 @@ export function readJson<T = any>(file: string): T {
 export function sessionsJsonPath(stateDir: string, agent = 'main'): string {
   return path.join(stateDir, 'agents', agent, 'sessions', 'sessions.json')
 }
+
+/** A generated state dir of `sessions` small sessions in one store: its `sessions list --json` is ~0.5 KB per session. */
+export function bigState(sessions: number): string {
+  const state = tempDir()
+  const dir = path.join(state, 'agents', 'main', 'sessions')
+  fs.mkdirSync(dir, {recursive: true})
+  const store: Record<string, unknown> = {}
+  for (let i = 0; i < sessions; i++) {
+    store[`agent:main:telegram:direct:${i}`] = {sessionId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, updatedAt: 1_700_000_000_000 + i, model: 'claude-sonnet-4-5', modelProvider: 'anthropic', contextTokens: 200_000, totalTokens: i, label: 'x'.repeat(200)}
+  }
+  fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(store, null, 2))
+  return state
+}
