@@ -50,25 +50,22 @@ export async function run(root: string, bundle: string): Promise<void> {
 }
 
 /**
- * Ends the process once the command is done and its output is out, instead of letting Node wind down by itself: that
- * frees the V8 heap page by page, 3–5 ms more per run (BENCHMARKS.md). Every command awaits its own work, so nothing is pending by
- * now except output: oclif's execute does not wait for stdout to drain, and a pipe is written asynchronously on POSIX,
- * so each stream is waited for first. process.exit keeps process.exitCode and still runs 'exit' listeners (lock
+ * Ends the process once the command is done and its output is out, instead of letting Node wind down by itself, which
+ * first frees the V8 heap page by page: up to ~14 ms after a 10k-session list or status (BENCHMARKS.md). Every command
+ * awaits its own work; what can still be pending is output (oclif's execute does not wait for stdout, and a pipe is
+ * written asynchronously on POSIX) and callbacks queued in the last moments (process.emitWarning prints on the next
+ * tick), so both are let through first. process.exit keeps process.exitCode and still runs 'exit' listeners (the lock
  * release, the code cache write).
  */
 async function exitOnceFlushed(): Promise<void> {
-  await Promise.all([drained(process.stdout), drained(process.stderr)])
+  await new Promise((resolve) => setImmediate(resolve))
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)])
   process.exit()
 }
 
-function drained(stream: NodeJS.WriteStream): Promise<void> {
+/** Resolves once everything written to `stream` so far is out, or can no longer be (its reader went away). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
   if (stream.destroyed || stream.writableLength === 0) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off('drain', done).off('error', done).off('close', done)
-      resolve()
-    }
-    // A reader that went away (EPIPE) ends the wait too: what was queued can no longer be delivered.
-    stream.on('drain', done).on('error', done).on('close', done)
-  })
+  // An empty write's callback runs after every earlier write has been handed over, or with the error that ended them.
+  return new Promise((resolve) => stream.write('', () => resolve()))
 }
