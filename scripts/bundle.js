@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Bundles the CLI (our code and @oclif/core) into one CommonJS file, dist/cli.cjs, and each heavy library a command
 // imports lazily (the Anthropic SDK slice, ora, cli-table3) into a file of its own under dist/vendor/.
-// Why one file: Node 20 has no compile cache, and resolving and reading ~200 small CommonJS files cost about 45 ms of
-// every start and ~230 ms of importing @anthropic-ai/sdk (BENCHMARKS.md). Why CommonJS: a CommonJS file can be
-// compiled through vm.Script with V8's code cache, which dist/boot.cjs does on Node 20 (~40 ms per start); an ES module
-// cannot on Node 20. Why vendor files: read commands never load them, and the startup test proves it.
+// Why one file: resolving and reading ~200 small CommonJS files cost about 45 ms of every start on Node 20 and ~230 ms of
+// importing @anthropic-ai/sdk (BENCHMARKS.md). Why CommonJS: a CommonJS file can be compiled through vm.Script with
+// V8's code cache, which dist/boot.cjs does on every Node version (~40 ms per start on Node 20); an ES module cannot.
+// Why vendor files: read commands never load them, and the startup test proves it.
 import {build} from 'esbuild'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -38,11 +38,11 @@ const common = {
 }
 
 /**
- * Every import() in the bundle goes through `__ckImport`. Why: on Node 20 dist/boot.cjs compiles the bundle as a vm.Script
- * with V8's code cache (src/boot/load-bundle.ts), and a vm.Script's own import() either needs an experimental option
- * that warns on stderr or, once the script comes from the cache, fails ("A dynamic import callback was not specified").
- * load-bundle passes an importer from an ES module as the wrapper's sixth argument; under a plain require() (Node 22+)
- * the native import() of a CommonJS module is used.
+ * Every import() in the bundle goes through `__ckImport`. Why: dist/boot.cjs compiles the bundle as a vm.Script with
+ * V8's code cache (src/boot/load-bundle.ts), and a vm.Script's own import() either needs an experimental option that
+ * warns on stderr or, once the script comes from the cache, fails ("A dynamic import callback was not specified").
+ * load-bundle passes an importer from an ES module as the wrapper's sixth argument; when the bundle is a plain require()
+ * (no usable cache dir) the native import() of a CommonJS module is used.
  */
 // The directive comes first: a banner statement before esbuild's own "use strict" would turn it into a plain string and
 // run the whole bundle in sloppy mode (the ES module bundle before it was strict throughout, as ES modules are).

@@ -22,8 +22,8 @@ export {ranCommand} from './base-command.js'
 /**
  * oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`). `help` and
  * `autocomplete` are the commands of @oclif/plugin-help (which exports them for this) and @oclif/plugin-autocomplete
- * (src/oclif-plugins.ts), listed here rather than configured as oclif plugins, which oclif locates and reads at every
- * start (~6-9 ms of every command, BENCHMARKS.md).
+ * (src/autocomplete-plugin.ts), listed here rather than configured as oclif plugins, which oclif would locate and read
+ * at every start (~6-9 ms of every command, BENCHMARKS.md).
  */
 export const COMMANDS: Record<string, Command.Class> = {
   agent: Agent,

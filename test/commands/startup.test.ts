@@ -7,6 +7,8 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3']
+/** Loaded only when an autocomplete command runs (src/autocomplete-plugin.ts), never bundled. */
+const PLUGIN_ONLY = ['@oclif/plugin-autocomplete']
 
 /** esbuild (scripts/bundle.js) marks each bundled module with a `// node_modules/<pkg>/<file>` comment. */
 const marker = (pkg: string) => `// node_modules/${pkg}/`
@@ -33,7 +35,7 @@ describe('read commands stay light', () => {
     const r = await runCli([...args, '--state-dir', state], {env})
     expect([0, 3], r.stderr).toContain(r.code) // doctor exits 3 on the fixture's warnings
     const loaded = fs.readFileSync(trace, 'utf8')
-    for (const heavy of HEAVY) expect(loaded, heavy).not.toContain(`/node_modules/${heavy}/`)
+    for (const heavy of [...HEAVY, ...PLUGIN_ONLY]) expect(loaded, heavy).not.toContain(`/node_modules/${heavy}/`)
     // node:crypto costs ~3 ms to load and only writes need it (src/store/random-id.ts); node:fs shows the list is there.
     expect(loaded).toContain('node:fs\n')
     expect(loaded).not.toContain('node:crypto\n')
@@ -46,13 +48,22 @@ describe('read commands stay light', () => {
     }
   })
 
+  it('an autocomplete command does load the plugin from node_modules (so the check above can fail)', async () => {
+    const trace = path.join(tempDir(), 'imports.txt')
+    const env = baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace})
+    const r = await runCli(['autocomplete', 'script', 'bash'], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(fs.readFileSync(trace, 'utf8')).toContain('/node_modules/@oclif/plugin-autocomplete/')
+  })
+
   it('the bundle keeps the SDK, ora and cli-table3 in vendor files of their own (so the checks above can fail)', () => {
     const vendor = path.join(ROOT, 'dist', 'vendor')
     const files = fs.readdirSync(vendor).filter((f) => f.endsWith('.cjs')).map((f) => fs.readFileSync(path.join(vendor, f), 'utf8'))
     for (const heavy of HEAVY) expect(files.some((text) => text.includes(marker(heavy))), heavy).toBe(true)
     const cli = fs.readFileSync(path.join(ROOT, 'dist', 'cli.cjs'), 'utf8')
     expect(cli).toContain(marker('@oclif/core'))
-    for (const heavy of HEAVY) expect(cli.includes(marker(heavy)), heavy).toBe(false)
+    expect(cli).toContain(marker('@oclif/plugin-help')) // bundled: the help command
+    for (const heavy of [...HEAVY, ...PLUGIN_ONLY]) expect(cli.includes(marker(heavy)), heavy).toBe(false)
   })
 
   it('the README quick-start command works on the committed demo state', async () => {

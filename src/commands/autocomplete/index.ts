@@ -1,7 +1,8 @@
-// `clawkit autocomplete [shell]`: @oclif/plugin-autocomplete's command, run from the plugin package (src/oclif-plugins.ts).
+// `clawkit autocomplete [shell]`: @oclif/plugin-autocomplete's command, run from the plugin package
+// (src/autocomplete-plugin.ts).
 import {Args, Command, Flags} from '@oclif/core'
 
-import {runAutocompleteCommand} from '../../oclif-plugins.js'
+import {runAutocompleteCommand} from '../../autocomplete-plugin.js'
 
 export default class Autocomplete extends Command {
   static override args = {
@@ -20,6 +21,8 @@ export default class Autocomplete extends Command {
   }
 
   async run(): Promise<void> {
+    // Parsed here too, as oclif expects of every command (it warns otherwise); the plugin's command parses again.
+    await this.parse(Autocomplete)
     await runAutocompleteCommand('index', this.argv, this.config)
   }
 }

@@ -1,7 +1,7 @@
 // `clawkit autocomplete script [shell]` (hidden, what shell setup lines call): @oclif/plugin-autocomplete's command.
 import {Args, Command} from '@oclif/core'
 
-import {runAutocompleteCommand} from '../../oclif-plugins.js'
+import {runAutocompleteCommand} from '../../autocomplete-plugin.js'
 
 export default class AutocompleteScript extends Command {
   static override args = {
@@ -11,6 +11,8 @@ export default class AutocompleteScript extends Command {
   static override hidden = true
 
   async run(): Promise<void> {
+    // Parsed here too, as oclif expects of every command (it warns otherwise); the plugin's command parses again.
+    await this.parse(AutocompleteScript)
     await runAutocompleteCommand('script', this.argv, this.config)
   }
 }

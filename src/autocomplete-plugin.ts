@@ -2,10 +2,10 @@
 //
 // Why not as an oclif plugin: oclif locates every configured plugin at every start (resolves the package through
 // node_modules, matches dependency names with minimatch, reads its package.json and manifest), ~6-9 ms of each command
-// (BENCHMARKS.md). Why not bundled: its module code and ejs would then run at every start instead (~3-5 ms). So
-// src/commands/autocomplete/* declare the plugin's commands with the same metadata (a test compares the two) and hand
-// over to the plugin's own implementation here. The package exports only its (empty) main module, so the command files
-// are found next to it.
+// (BENCHMARKS.md). Why not bundled: its modules would then be initialized at every start instead, ejs included
+// (~3-5 ms). So src/commands/autocomplete/* declare the plugin's commands with the same metadata (a test compares the
+// two) and hand over to the plugin's own implementation here. The package exports only its (empty) main module, so the
+// command files are found next to it.
 import type {Command, Config} from '@oclif/core'
 import {createRequire} from 'node:module'
 import path from 'node:path'
@@ -14,7 +14,7 @@ import {pathToFileURL} from 'node:url'
 /** `index`, `create` or `script`: the file under the plugin's lib/commands/autocomplete/. */
 export type AutocompleteCommand = 'create' | 'index' | 'script'
 
-export function autocompletePluginFile(config: Pick<Config, 'root'>, name: AutocompleteCommand): string {
+function autocompletePluginFile(config: Pick<Config, 'root'>, name: AutocompleteCommand): string {
   const main = createRequire(path.join(config.root, 'package.json')).resolve('@oclif/plugin-autocomplete')
   return path.join(path.dirname(main), 'commands', 'autocomplete', `${name}.js`)
 }
