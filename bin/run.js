@@ -15,4 +15,13 @@ if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
 // every command in one file, and runs it. oclif is given the package root itself: looking upwards from this file it
 // would stop at bin/package.json.
 const path = require('node:path')
-require('../dist/boot.cjs').run(path.join(__dirname, '..'), require.resolve('../dist/cli.cjs'))
+let boot
+try {
+  boot = require('../dist/boot.cjs')
+} catch (error) {
+  // A checkout that was never built (npm ci builds through `prepare`): say so instead of a module-not-found trace.
+  if (error.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('dist/boot.cjs')) throw error
+  process.stderr.write(`Error: clawkit is not built (${path.join(__dirname, '..', 'dist')} is missing).\n  hint: run "npm ci" or "npm run build" in ${path.join(__dirname, '..')}\n`)
+  process.exit(1)
+}
+boot.run(path.join(__dirname, '..'), require.resolve('../dist/cli.cjs'))

@@ -33,6 +33,17 @@ describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
     expect(Object.keys(manifest.commands).sort()).toEqual(Object.keys(COMMANDS).sort())
   })
 
+  it('bin/run.js in a checkout that was never built says to build it, without a stack trace', () => {
+    const dir = tempDir()
+    fs.cpSync(path.join(ROOT, 'bin'), path.join(dir, 'bin'), {recursive: true})
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'))
+    const r = spawnSync(process.execPath, [path.join(dir, 'bin', 'run.js'), '--version'], {encoding: 'utf8', env: baseEnv(tempDir())})
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('Error: clawkit is not built')
+    expect(r.stderr).toContain('npm run build')
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+
   it('bin/run.js checks the same minimum Node version as package.json engines', () => {
     const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}).engines.node
     const run = fs.readFileSync(path.join(ROOT, 'bin', 'run.js'), 'utf8')
