@@ -24,4 +24,9 @@ try {
   process.stderr.write(`Error: clawkit is not built (${path.join(__dirname, '..', 'dist')} is missing).\n  hint: run "npm ci" or "npm run build" in ${path.join(__dirname, '..')}\n`)
   process.exit(1)
 }
-boot.run(path.join(__dirname, '..'), require.resolve('../dist/cli.cjs'))
+boot.run(path.join(__dirname, '..'), require.resolve('../dist/cli.cjs')).catch((error) => {
+  // Commands report their own errors; this is a start-up failure (a damaged dist/). Stack trace only with DEBUG.
+  process.stderr.write(`Error: clawkit could not start: ${error?.message ?? error}\n  hint: reinstall, or run "npm run build" in a checkout\n`)
+  if (process.env.DEBUG && error?.stack) process.stderr.write(`${error.stack}\n`)
+  process.exitCode = 1
+})

@@ -44,6 +44,20 @@ describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /)
   })
 
+  it('bin/run.js with a damaged bundle says it could not start, with the stack only under DEBUG', () => {
+    const dir = tempDir()
+    fs.cpSync(path.join(ROOT, 'bin'), path.join(dir, 'bin'), {recursive: true})
+    fs.cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), {recursive: true})
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'))
+    fs.writeFileSync(path.join(dir, 'dist', 'cli.cjs'), "throw new Error('damaged bundle')\n")
+    const run = (extra: Record<string, string>) => spawnSync(process.execPath, [path.join(dir, 'bin', 'run.js'), '--version'], {encoding: 'utf8', env: baseEnv(tempDir(), extra)})
+    const plain = run({})
+    expect(plain.status).toBe(1)
+    expect(plain.stderr).toContain('Error: clawkit could not start: damaged bundle')
+    expect(plain.stderr).not.toMatch(/\n\s+at /)
+    expect(run({DEBUG: '1'}).stderr).toMatch(/\n\s+at /)
+  })
+
   it('bin/run.js checks the same minimum Node version as package.json engines', () => {
     const engines = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}).engines.node
     const run = fs.readFileSync(path.join(ROOT, 'bin', 'run.js'), 'utf8')
