@@ -3,6 +3,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/setup.ts'],
     // oclif writes straight to process.stdout; vitest must not swallow it (oclif-notes §4).
     disableConsoleIntercept: true,
     testTimeout: 60_000,

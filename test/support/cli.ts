@@ -25,9 +25,28 @@ export interface RunOptions {
   timeoutMs?: number
 }
 
-/** A scratch HOME so no test ever reads the developer's ~/.openclaw or clawkit settings. */
+const created: string[] = []
+
+/** A scratch HOME so no test ever reads the developer's ~/.openclaw or clawkit settings. Removed after its test file. */
 export function tempDir(prefix = 'clawkit-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  created.push(dir)
+  return dir
+}
+
+/**
+ * Removes the dirs tempDir made (test/support/setup.ts runs it after each test file), unless CLAWKIT_KEEP_TEST_DIRS=1.
+ * Left behind, a full run leaves ~2 000 of them and their code caches (~0.6 MB each) in the temp dir.
+ */
+export function removeTempDirs(): void {
+  if (process.env.CLAWKIT_KEEP_TEST_DIRS === '1') return
+  for (const dir of created.splice(0)) {
+    try {
+      fs.rmSync(dir, {recursive: true, force: true, maxRetries: 3})
+    } catch {
+      // A detached child (the agent's exec tool) may still be writing there; the OS cleans the temp dir in the end.
+    }
+  }
 }
 
 export function baseEnv(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
