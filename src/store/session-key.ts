@@ -129,18 +129,13 @@ export function classifySessionKind(key: string, entry?: {chatType?: unknown}): 
 
 const CANONICAL_AGENT_KEY_RE = /^agent:([a-z0-9][a-z0-9_-]{0,63}):[^:\s]/
 const CANONICAL_AGENT_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/
-/** The last fallback seen to be a canonical id (one store is listed at a time, so this is nearly always a hit). */
-let canonicalFallback: string | undefined
 
 /** The agent that owns a key, falling back to the store's agent for legacy/global keys. */
 export function resolveAgentIdFromKey(key: string, fallback: string = DEFAULT_AGENT_ID): string {
   // Fastest path, a key of the store's own agent, `agent:<fallback>:…` (nearly every key of a per-agent store): no
   // regex and no new string, ~5 ms of a 10k-row list. Whatever follows, every rule below then answers the fallback
   // (normalized, or as the fallback), which a canonical id already is.
-  if (key.charCodeAt(6 + fallback.length) === 58 /* : */ && key.startsWith('agent:') && key.startsWith(fallback, 6) && (fallback === canonicalFallback || CANONICAL_AGENT_ID_RE.test(fallback))) {
-    canonicalFallback = fallback
-    return fallback
-  }
+  if (key.charCodeAt(6 + fallback.length) === 58 /* : */ && key.startsWith('agent:') && key.startsWith(fallback, 6) && CANONICAL_AGENT_ID_RE.test(fallback)) return fallback
   // Fast path for the form OpenClaw writes, lowercase `agent:<valid id>:<rest>`: a 10k-row list asks once per row,
   // and the general parse (trim, lowercase, split, filter, join) was a tenth of the list's own time. Such an id is
   // already normalized; anything else (case, spaces, empty segments) takes the general path.

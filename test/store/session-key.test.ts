@@ -126,7 +126,7 @@ describe('resolveAgentIdFromKey fast path', () => {
       fc.property(id, fc.array(rest, {maxLength: 4}), fc.constantFrom(':', '::'), (agent, pieces, sep) => {
         const key = ['agent', agent, ...pieces].join(sep)
         expect(resolveAgentIdFromKey(key, agent)).toBe(general(key, agent))
-        // and then with another fallback, so that a remembered canonical fallback cannot leak into the answer
+        // and with another fallback, right after the fast path answered
         expect(resolveAgentIdFromKey(key, 'fallback')).toBe(general(key, 'fallback'))
       }),
       {numRuns: 3000},
