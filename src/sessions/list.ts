@@ -100,8 +100,11 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   const rawTotal = num(entry.totalTokens)
   const fresh = rawTotal !== undefined && entry.totalTokensFresh !== false
   const configured = configuredModel(state, agentId)
-  const model = str(entry.modelOverride) ?? str(entry.model) ?? configured.model
-  const provider = str(entry.providerOverride) ?? str(entry.modelProvider) ?? configured.provider
+  const modelOverride = str(entry.modelOverride)
+  const providerOverride = str(entry.providerOverride)
+  const modelProvider = str(entry.modelProvider)
+  const model = modelOverride ?? str(entry.model) ?? configured.model
+  const provider = providerOverride ?? modelProvider ?? configured.provider
   const defaultsCtx = num(state.config.agents?.defaults?.contextTokens)
   const contextTokens = num(entry.contextTokens) ?? lookupContextWindow(state.config, model, provider) ?? defaultsCtx ?? DEFAULT_CONTEXT_TOKENS
   const ageMs = updatedAt === undefined ? undefined : now - updatedAt
@@ -111,7 +114,6 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   const inputTokens = num(entry.inputTokens)
   const outputTokens = num(entry.outputTokens)
   const totalTokens = fresh ? rawTotal! : null
-  const modelProvider = str(entry.modelProvider)
   const kind = classifySessionKind(key, entry)
   const thinkingLevel = str(entry.thinkingLevel)
   const verboseLevel = str(entry.verboseLevel)
@@ -120,8 +122,6 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   const elevatedLevel = str(entry.elevatedLevel)
   const responseUsage = str(entry.responseUsage)
   const groupActivation = str(entry.groupActivation)
-  const providerOverride = str(entry.providerOverride)
-  const modelOverride = str(entry.modelOverride)
   // Most sessions set none of these nine; their rows leave them out. The document is the same (JSON.stringify skips
   // undefined values), but stringifying 10 000 rows that carry nine undefined fields each took ~9 ms more.
   if ((thinkingLevel ?? verboseLevel ?? traceLevel ?? reasoningLevel ?? elevatedLevel ?? responseUsage ?? groupActivation ?? providerOverride ?? modelOverride) === undefined) {

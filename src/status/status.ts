@@ -161,7 +161,7 @@ function pushTop<T extends {updatedAt: number | null}>(top: T[], item: T, n: num
 /**
  * One agent's sessions in a scanned store: how many, the newest updatedAt, the RECENT_LIMIT newest. A function of its
  * own, not a loop inside getStatus: on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits
- * at exit for a compile still running; getStatus's took 40–60 ms after the output was written, this one's takes ~2.
+ * at exit for a compile still running; getStatus's took 40–60 ms after the output was written, this one's ~5 ms ends long before.
  */
 function agentSessions(scan: StoreScan, id: string): {count: number; last: number | null; top: Candidate[]} {
   const top: Candidate[] = []
