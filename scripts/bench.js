@@ -16,13 +16,13 @@ const runs = Number(process.env.BENCH_RUNS ?? 9)
 const transcriptBytes = Number(process.env.BENCH_TRANSCRIPT_BYTES ?? 1024 ** 3)
 const sessions = Number(process.env.BENCH_SESSIONS ?? 10_000)
 const keep = process.env.BENCH_KEEP === '1'
-// BENCH_SHAPE=openclaw: every entry is a copy of a real OpenClaw 2026.4.27 entry from ../shared/fixtures (~16 KB: its
+// BENCH_SHAPE=openclaw: every entry is a copy of a real OpenClaw 2026.4.27 entry from test/fixtures (~16 KB: its
 // skillsSnapshot and systemPromptReport), instead of the default ~1 KB entry, to show how the index size itself scales.
 const shape = process.env.BENCH_SHAPE ?? 'small'
 if (shape !== 'small' && shape !== 'openclaw') throw new Error('BENCH_SHAPE must be small or openclaw')
 const realEntry =
   shape === 'openclaw'
-    ? Object.values(JSON.parse(fs.readFileSync(path.join(root, '..', 'shared', 'fixtures', 'openclaw-2026.4.27-two-agents', 'agents', 'main', 'sessions', 'sessions.json'), 'utf8')))[0]
+    ? Object.values(JSON.parse(fs.readFileSync(path.join(root, 'test', 'fixtures', 'openclaw-2026.4.27-two-agents', 'agents', 'main', 'sessions', 'sessions.json'), 'utf8')))[0]
     : undefined
 const label = sessions >= 1000 && sessions % 1000 === 0 ? `${sessions / 1000}k` : String(sessions)
 

@@ -1,4 +1,4 @@
-// Test support: run the real built CLI as a child process, and lay out temp state dirs from the shared fixtures.
+// Test support: run the real built CLI as a child process, and lay out temp state dirs from the committed fixtures.
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -7,7 +7,8 @@ import {fileURLToPath} from 'node:url'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
-export const FIXTURES = path.resolve(ROOT, '..', 'shared', 'fixtures')
+/** Real OpenClaw state dirs, committed with the repo (test/fixtures/README.md says where each came from). */
+export const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 export const TWO_AGENTS = 'openclaw-2026.4.27-two-agents'
 export const COMPACTION = 'openclaw-2026.4.27-compaction'
 
