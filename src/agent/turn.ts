@@ -18,7 +18,7 @@ import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, S
 import {type ApiMessage, estimateTokens, fromApiContent, mapStopReason, toApiMessages} from './convert.js'
 import {costOf, resolveModel, type ResolvedModel} from './model.js'
 import {buildSystemPrompt} from './prompt.js'
-import {selectSession, type SessionSelector} from './session-select.js'
+import {type SelectedSession, selectSession, type SessionSelector} from './session-select.js'
 import {normalizeThinkingLevel, THINKING_BUDGETS, type ThinkingLevel} from './thinking.js'
 import {runTool, type ToolPolicy, toolSpecs} from './tools.js'
 import {TranscriptWriter} from './transcript-writer.js'
@@ -48,6 +48,8 @@ export interface AgentTurnOptions {
   /** External abort (Ctrl-C). */
   signal?: AbortSignal
   onText?: (delta: string) => void
+  /** Called once the session is chosen and the model checked, before anything is written. */
+  onSession?: (selected: SelectedSession) => void
   onStatus?: (status: 'waiting' | 'streaming' | 'tool' | 'compacting') => void
   env?: Env
 }
@@ -197,6 +199,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   const selected = await selectSession(state, opts.selector)
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
+  opts.onSession?.(selected)
   // Start loading the SDK now (its bundled chunk, ~60 ms): the load overlaps the store and lock I/O below.
   const sdk = loadSdk(env)
   sdk.catch(() => {})
