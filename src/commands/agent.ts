@@ -109,7 +109,9 @@ export default class Agent extends BaseCommand<typeof Agent> {
       }
       if (result.aborted) {
         process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
-        if (!json) process.stderr.write(`Error: agent turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}; the partial reply was kept in ${result.sessionFile}.\n`)
+        const what = result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'
+        const kept = result.text ? 'the partial reply was kept' : 'no reply had arrived; your message was kept'
+        if (!json) process.stderr.write(`Error: agent turn ${what}; ${kept} in ${result.sessionFile}.\n`)
       }
       const doc = toAgentRunResult(result)
       // Delivery happens only after the turn is safely persisted, and never for an aborted turn (OpenClaw delivers

@@ -71,4 +71,66 @@ describe('agent with no selector (README: clawkit agent -m "hello")', () => {
   })
 })
 
-export {closedPort, runCli}
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const walk = (d: string) => {
+    if (!fs.existsSync(d)) return
+    for (const name of fs.readdirSync(d)) {
+      const p = path.join(d, name)
+      if (fs.statSync(p).isDirectory()) walk(p)
+      else out[path.relative(dir, p)] = fs.readFileSync(p, 'latin1')
+    }
+  }
+  walk(dir)
+  return out
+}
+
+describe('agent failures name their real cause', () => {
+  it('--timeout 1 with the API unreachable (connection refused): the cause, not "timed out; the partial reply was kept"', async () => {
+    const a = await make()
+    const port = await closedPort()
+    const r = await runCli(['agent', '--agent', 'main', '-m', 'anyone there?', '--timeout', '1', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toBe(`Error: Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED); --timeout ran out while retrying, and no reply was received.\n  hint: Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.\n`)
+    // As pi records a failed call: the user message, then an assistant message with stopReason "error".
+    const lines = transcriptLines(sessionFile(a.state, 'agent:main:main')).filter((l) => l.type === 'message')
+    expect(lines.map((l) => l.message.role)).toEqual(['user', 'assistant'])
+    expect(lines[1].message).toMatchObject({stopReason: 'error', content: [], errorMessage: expect.stringContaining('connection refused (ECONNREFUSED)')})
+    expect(store(a.state)['agent:main:main'].abortedLastRun).toBe(false)
+  })
+
+  it('connection refused without --timeout: the errno cause after the retries, and --json carries it in the envelope', async () => {
+    const a = await make()
+    const port = await closedPort()
+    const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--json', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
+    expect(r.code).toBe(1)
+    expect(json(r).error).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`})
+  })
+
+  it('--timeout with a reachable API that sends no text in time: exit 124 and no claim of a kept partial reply', async () => {
+    const a = await make()
+    a.mock.push({kind: 'text', text: 'too late', delayMs: 8000})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'slow', '--timeout', '1'])
+    expect(r.code).toBe(124)
+    expect(r.stderr).toMatch(/^Error: agent turn timed out; no reply had arrived; your message was kept in \S+\.jsonl\.\n$/)
+  })
+
+  it('--model nope/nope (unknown provider) and a mistyped anthropic model are usage errors before any write or request', async () => {
+    const a = await make({fixture: TWO_AGENTS})
+    const before = snapshot(a.state)
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'nope/nope'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^Error: Unknown provider "nope" in --model \(nope\/nope\)\. Known providers: anthropic, mockant\.\n/)
+    const typo = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'anthropic/claude-opsu-4-6', '--json'])
+    expect(typo.code).toBe(2)
+    expect(json(typo).error).toMatchObject({code: 'E_UNKNOWN_MODEL', message: 'Unknown model "anthropic/claude-opsu-4-6" in --model. Did you mean anthropic/claude-opus-4-6?', exitCode: 2})
+    const unlisted = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'mockant/claude-other'])
+    expect(unlisted.code).toBe(2)
+    expect(unlisted.stderr).toContain('Unknown model "mockant/claude-other" in --model.')
+    expect(snapshot(a.state)).toEqual(before)
+    expect(a.mock.requests).toHaveLength(0)
+    // Known ones still run: the built-in catalogue and the config's own models.
+    const ok = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'anthropic/claude-sonnet-4-5'])
+    expect(ok.code, ok.stderr).toBe(0)
+  })
+})
