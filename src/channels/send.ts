@@ -60,6 +60,8 @@ export interface MessageSendResult {
     dryRun?: true
     /** --dry-run only: the exact requests, token redacted. */
     requests?: RequestPreview[]
+    /** --dry-run only: what a real send would still need (e.g. the channel token is missing). */
+    warnings?: string[]
   }
 }
 
@@ -107,7 +109,7 @@ export async function resolveSend(state: OpenClawState, o: {channel: string | un
   const target = parseTarget(channel, o.target)
   const media = o.media === undefined ? undefined : resolveMedia(o.media)
   let agentId = o.agent ? state.requireAgent(o.agent) : state.activeAgentId
-  const account = resolveChannelAccount(state.config, state.env, channel, o.account)
+  const account = resolveChannelAccount(state.config, state.env, channel, o.account, {dryRun: o.dryRun})
   const slackType = await slackTypeOf(state, target, account, o.dryRun)
   const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo, slackType})
   let sessionKey = route.sessionKey
@@ -162,7 +164,8 @@ async function deliverOnce(r: ResolvedSend, params: SendParams, io: ChannelIO, i
 }
 
 export function makeIO(r: ResolvedSend, dryRun: boolean, sleep?: (ms: number) => Promise<void>): ChannelIO {
-  const secrets = [r.account.token, ...Object.values(r.account.headers ?? {}), ...webhookUrlSecrets(r.target)]
+  // A dry run's placeholder token is no secret: the preview shows it so the user sees where the token goes.
+  const secrets = [r.account.tokenMissing ? undefined : r.account.token, ...Object.values(r.account.headers ?? {}), ...webhookUrlSecrets(r.target)]
   return new ChannelIO(dryRun, {label: CHANNEL_LABELS[r.channel], secrets, retryAfter: retryAfterFor(r.channel), sleep})
 }
 
@@ -241,6 +244,7 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
     await deliver(r, params, io, idempotencyKey)
     base.payload.dryRun = true
     base.payload.requests = io.previews
+    if (r.account.tokenMissing) base.payload.warnings = [r.account.tokenMissing]
     return base
   }
   const res = await deliver(r, params, io, idempotencyKey)
