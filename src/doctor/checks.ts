@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
+import {clause} from '../render/sentence.js'
 import {isEntryObject} from '../store/index-scan.js'
 import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
@@ -293,7 +294,7 @@ function checkIndexFile(c: StoreContext): void {
         'error',
         agentId,
         scan.storePath,
-        `${scan.storeError.message.replace(/ The file was left untouched.*$/, '')}. Every session of this store is invisible until it is repaired. --fix keeps the broken file as sessions.json.bak.<ms>, restores the newest valid ${sources > 0 ? `of ${sources} backup/temp file(s)` : 'backup (none found: an empty index)'}, then re-indexes the transcripts on disk.`,
+        `${clause(scan.storeError.message.replace(/ The file was left untouched.*$/, ''))}. Every session of this store is invisible until it is repaired. --fix keeps the broken file as sessions.json.bak.<ms>, restores the newest valid ${sources > 0 ? `of ${sources} backup/temp file(s)` : 'backup (none found: an empty index)'}, then re-indexes the transcripts on disk.`,
         {kind: 'store-recover', run: () => recoverStore(scan.storePath)},
         'restore from the newest valid backup, then re-index transcripts',
       ),
@@ -355,7 +356,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
       try {
         resolved = resolveFromScan(scan, entry, key)
       } catch (error) {
-        out.push(finding('entry-missing-session-id', 'error', agentId, scan.storePath, `Index entry "${key}": ${(error as Error).message}. Run "clawkit sessions reset ${key}" to give it a valid session id.`, undefined, undefined, {key}))
+        out.push(finding('entry-missing-session-id', 'error', agentId, scan.storePath, `Index entry "${key}": ${clause((error as Error).message)}. Run "clawkit sessions reset ${key}" to give it a valid session id.`, undefined, undefined, {key}))
         continue
       }
       const base = path.basename(resolved.path)
