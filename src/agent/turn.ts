@@ -5,6 +5,7 @@ import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
 import {networkCause} from '../render/net-error.js'
+import {redactText} from '../render/redact.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/file-store.js'
@@ -575,7 +576,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
           failure = new ContextOverflowError(apiMessageOf(error as SdkError))
         } else failure = describeApiError(error, model)
         stopReason = 'error'
-        await writer.append([{type: 'message', message: assistantMessage(partial ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, startedAt, {stopReason: 'error', errorMessage: failure.message})}])
+        // The error text may quote what the server echoed (request headers with the key): redacted before it is stored.
+        await writer.append([{type: 'message', message: assistantMessage(partial ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, startedAt, {stopReason: 'error', errorMessage: redactText(failure.message)})}])
         break
       }
       calls++
@@ -605,7 +607,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       failure = error
       stopReason = 'error'
       await writer
-        .append([{type: 'message', message: assistantMessage({content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, Date.now(), {stopReason: 'error', errorMessage: error.message})}])
+        .append([{type: 'message', message: assistantMessage({content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, Date.now(), {stopReason: 'error', errorMessage: redactText(error.message)})}])
         .catch(() => {})
     } else {
       // Unexpected (disk, bug): still record the run below, then rethrow.

@@ -6,6 +6,7 @@ import type {OpenClawConfig} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {resolveUserPath} from '../config/paths.js'
 import {ClawkitError, UsageError} from '../errors.js'
+import {registerSecrets} from '../render/redact.js'
 import {CHANNEL_LABELS, type ChannelAccount, type ChannelId, OPENCLAW_CHANNELS, SUPPORTED_CHANNELS} from './types.js'
 
 const TOKEN_KEY: Record<ChannelId, string | undefined> = {telegram: 'botToken', discord: 'token', slack: 'botToken', webhook: 'token'}
@@ -106,6 +107,8 @@ export function resolveChannelAccount(config: OpenClawConfig, env: Env, channel:
     token = str(env[envName])
     tokenSource = envName
   }
+  // A token read from a tokenFile is in no config value: tell the redaction of error output about it.
+  registerSecrets([token])
   const baseEnv = BASE_ENV[channel]
   const baseUrl = (str(baseEnv ? env[baseEnv] : undefined) ?? str(acct?.apiBaseUrl) ?? str(section.apiBaseUrl) ?? DEFAULT_API_BASE[channel]).replace(/\/+$/, '')
   const headers = obj(section.headers) ? Object.fromEntries(Object.entries(obj(section.headers)!).filter(([, v]) => typeof v === 'string')) as Record<string, string> : undefined

@@ -1,6 +1,7 @@
 // `message send` core: validate, pick channel/target/session, apply the send policy, deliver, then mirror the send.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, UsageError} from '../errors.js'
+import {redactText} from '../render/redact.js'
 import {randomUUID} from '../store/random-id.js'
 import {type DmScope, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -275,7 +276,7 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
 
 export function mirrorErrorOf(error: unknown): {code: string; message: string} {
   const e = error as {code?: unknown; message?: unknown}
-  return {code: typeof e?.code === 'string' ? (e.code.startsWith('E_') ? e.code : `E_${e.code}`) : 'E_MIRROR_FAILED', message: String(e?.message ?? error)}
+  return {code: typeof e?.code === 'string' ? (e.code.startsWith('E_') ? e.code : `E_${e.code}`) : 'E_MIRROR_FAILED', message: redactText(String(e?.message ?? error))}
 }
 
 /** OpenClaw's success line: `✅ Sent via <Label>. Message ID: <id>` plus ` (chat <id>)` / ` (channel <id>)`. */
