@@ -1,7 +1,7 @@
 // `message send` core: validate, pick channel/target/session, apply the send policy, deliver, then mirror the send.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, UsageError} from '../errors.js'
-import {redactText} from '../render/redact.js'
+import {redactText, registerSecrets} from '../render/redact.js'
 import {randomUUID} from '../store/random-id.js'
 import {type DmScope, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -167,6 +167,8 @@ async function deliverOnce(r: ResolvedSend, params: SendParams, io: ChannelIO, i
 export function makeIO(r: ResolvedSend, dryRun: boolean, sleep?: (ms: number) => Promise<void>): ChannelIO {
   // A dry run's placeholder token is no secret: the preview shows it so the user sees where the token goes.
   const secrets = [r.account.tokenMissing ? undefined : r.account.token, ...Object.values(r.account.headers ?? {}), ...webhookUrlSecrets(r.target)]
+  // Also known to the redaction of error output (a webhook that echoes its own URL with the key in the query).
+  registerSecrets(secrets)
   return new ChannelIO(dryRun, {label: CHANNEL_LABELS[r.channel], secrets, retryAfter: retryAfterFor(r.channel), sleep})
 }
 

@@ -66,6 +66,15 @@ describe('redaction of secrets echoed by servers', () => {
     expect(everything(r)).not.toContain('file-only-secret-token')
   })
 
+  it('message send: a webhook that echoes its URL leaves out the key in the query string', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    fake.script('webhook', {status: 400, body: (p: string) => ({error: `cannot route ${p}`})})
+    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', `${fake.webhookUrl}?key=hook-secret-123456`, '-m', 'x', '--json', '--state-dir', state], {env: baseEnv(tempDir(), channelEnv(fake))})
+    expect(r.code).toBe(1)
+    expect(json(r).error.message).toContain('cannot route /hook?<redacted>')
+    expect(everything(r)).not.toContain('hook-secret-123456')
+  })
+
   it('agent --deliver: the delivery error quotes the token-bearing path; stderr, --json and the session files stay clean', async () => {
     const a = await setupAgent({fixture: TWO_AGENTS})
     agents.push(a)

@@ -28,7 +28,7 @@ export interface RecordedRequest {
 
 export interface ScriptedReply {
   status: number
-  /** A function of the request path: a server that echoes what it was sent (the Telegram token is in the path). */
+  /** A function of the request path and query: a server that echoes what it was sent (the Telegram token is in the path). */
   body?: unknown | ((path: string) => unknown)
   headers?: Record<string, string>
 }
@@ -102,7 +102,7 @@ export async function startFakeChannels(): Promise<FakeChannels> {
       if (script && script.after > 0) script.after--
       else if (script) {
         script.times--
-        send(script.status, typeof script.body === 'function' ? (script.body as (p: string) => unknown)(url.pathname) : script.body, script.headers)
+        send(script.status, typeof script.body === 'function' ? (script.body as (p: string) => unknown)(url.pathname + url.search) : script.body, script.headers)
         return
       }
       try {
