@@ -8,7 +8,7 @@ interface Errish {
   errors?: unknown
 }
 
-const TLS_RE = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH)/
+const TLS_RE = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH|EPROTO$)/
 
 /** The innermost error that carries an errno-style code (fetch and the SDK wrap it in one or two layers). */
 function rootCause(err: unknown): Errish | undefined {
@@ -51,7 +51,11 @@ export function networkCause(err: unknown): string | undefined {
     case 'EPIPE':
       return `the connection was closed (${code})`
     default:
-      if (TLS_RE.test(code)) return `TLS failed: ${msg.replace(/[.\s]+$/, '') || code} (${code})`
+      if (TLS_RE.test(code)) {
+        // OpenSSL's text is "<op> EPROTO <hex>:error:<hex>:SSL routines:<fn>:<reason>:<source file>:<line>:"; the reason is the part worth showing.
+        const reason = /SSL routines:[^:]*:([^:]+)/.exec(msg)?.[1] ?? msg.replace(/[.\s]+$/, '')
+        return `TLS failed: ${reason || code} (${code})`
+      }
       return msg ? `${msg.replace(/[.\s]+$/, '')} (${code})` : code
   }
 }

@@ -107,6 +107,17 @@ describe('agent failures name their real cause', () => {
     expect(json(r).error).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`})
   })
 
+  it('https to a server that speaks plain HTTP: the TLS failure is named, and a DNS failure says DNS', async () => {
+    const a = await make()
+    const url = a.mock.url.replace('http:', 'https:')
+    const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: url}})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(new RegExp(`^Error: Could not reach the model API at ${url.replaceAll('.', '\\.')}: TLS failed: [a-z ]+ \\((EPROTO|ERR_SSL_[A-Z_]+)\\)\\n`))
+    const dns = await runCli(['agent', '--agent', 'main', '-m', 'x', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: 'http://no-such-host.invalid'}})
+    expect(dns.code).toBe(1)
+    expect(dns.stderr).toMatch(/^Error: Could not reach the model API at http:\/\/no-such-host\.invalid: (host not found: the DNS lookup failed \(ENOTFOUND\)|the DNS lookup timed out \(EAI_AGAIN\))\n/)
+  })
+
   it('--timeout with a reachable API that sends no text in time: exit 124 and no claim of a kept partial reply', async () => {
     const a = await make()
     a.mock.push({kind: 'text', text: 'too late', delayMs: 8000})
