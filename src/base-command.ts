@@ -2,6 +2,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ClawkitError, ExitCode} from './errors.js'
+import {redactDeep, redactText} from './render/redact.js'
 import {printable} from './render/safe.js'
 import {OpenClawState} from './store/state.js'
 
@@ -103,7 +104,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.
       const lines = [`Error: ${printable(info.message)}`]
       for (const s of info.suggestions ?? []) lines.push(`  hint: ${printable(s)}`)
-      if (process.env.DEBUG && err.stack) lines.push(err.stack)
+      if (process.env.DEBUG && err.stack) lines.push(redactText(err.stack))
       process.stderr.write(`${lines.join('\n')}\n`)
       return
     }
@@ -111,7 +112,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 }
 
+/**
+ * Every error clawkit reports (stderr line, --json envelope, deliveryError) is described here, so this is where
+ * secrets echoed by a server are taken out (render/redact.ts), whoever produced the text.
+ */
 export function describeError(err: unknown): ErrorEnvelope['error'] {
+  return redactDeep(describeErrorRaw(err))
+}
+
+function describeErrorRaw(err: unknown): ErrorEnvelope['error'] {
   if (err instanceof ClawkitError) {
     return {code: err.code, message: err.message, exitCode: err.exitCode, ...(err.suggestions ? {suggestions: err.suggestions} : {})}
   }

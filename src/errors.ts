@@ -47,7 +47,7 @@ export class CorruptFileError extends ClawkitError {
 
   constructor(path: string, detail: string, position?: {line: number; column: number}) {
     const where = position ? ` at line ${position.line}, column ${position.column}` : ''
-    super(`${path} is not valid JSON${where}: ${detail}. The file was left untouched; run "clawkit doctor" to inspect it or restore it from a backup.`, {
+    super(`${path} is not valid JSON${where}: ${detail.replace(/[\s.]+$/, '')}. The file was left untouched; run "clawkit doctor" to inspect it or restore it from a backup.`, {
       code: 'E_CORRUPT_STORE',
     })
     this.path = path

@@ -5,6 +5,7 @@ import path from 'node:path'
 import envPaths from 'env-paths'
 
 import {ClawkitError} from './errors.js'
+import {clause} from './render/sentence.js'
 
 export interface ClawkitSettings {
   /** Default state dir when neither --state-dir, OPENCLAW_STATE_DIR nor a profile is given. */
@@ -49,6 +50,6 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     if (typeof v.agent === 'string' && v.agent.trim()) out.agent = v.agent
     return out
   } catch (error) {
-    throw new ClawkitError(`clawkit settings ${file} are invalid: ${(error as Error).message}. Fix or delete the file.`, {code: 'E_SETTINGS_INVALID'})
+    throw new ClawkitError(`clawkit settings ${file} are invalid: ${clause((error as Error).message)}. Fix or delete the file.`, {code: 'E_SETTINGS_INVALID'})
   }
 }

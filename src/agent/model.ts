@@ -40,15 +40,122 @@ export class MissingApiKeyError extends ClawkitError {
 }
 
 /**
- * Resolve the model for a turn. Precedence: `--model` (`provider/model` or a bare id looked up in
- * models.providers), then the agent's primary model, then anthropic/claude-opus-4-6. The environment
- * (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) wins over the provider entry, so one shell can redirect any config.
+ * Anthropic models OpenClaw's built-in catalogue (pi-ai's generated model list) knows without any models.providers
+ * entry. A model outside it must be declared in openclaw.json (models.providers.anthropic.models), as OpenClaw itself
+ * answers "Unknown model" for anything its registry does not hold.
+ */
+export const ANTHROPIC_CATALOG: readonly string[] = [
+  'claude-opus-4-6',
+  'claude-sonnet-4-6',
+  'claude-opus-4-5',
+  'claude-opus-4-5-20251101',
+  'claude-haiku-4-5',
+  'claude-haiku-4-5-20251001',
+  'claude-sonnet-4-5',
+  'claude-sonnet-4-5-20250929',
+  'claude-opus-4-1',
+  'claude-opus-4-1-20250805',
+  'claude-opus-4-0',
+  'claude-opus-4-20250514',
+  'claude-sonnet-4-0',
+  'claude-sonnet-4-20250514',
+  'claude-3-7-sonnet-latest',
+  'claude-3-7-sonnet-20250219',
+  'claude-3-5-haiku-latest',
+  'claude-3-5-haiku-20241022',
+  'claude-3-5-sonnet-20241022',
+  'claude-3-haiku-20240307',
+]
+
+export interface ModelChoice {
+  provider: string
+  model: string
+  /** Where the ref came from, for messages. */
+  source: 'flag' | 'config' | 'default'
+  def?: ReturnType<typeof findModelDefinition>
+}
+
+/**
+ * The model a turn of this agent uses: `--model` (`provider/model`, or a bare id looked up in models.providers), then
+ * the agent's primary model, then anthropic/claude-opus-4-6. One function for `agent` and for `status`, so what status
+ * shows is what a turn would use. No validation here; see checkModelChoice.
+ */
+export function chooseModel(config: OpenClawConfig, agentId: string, flagModel?: string): ModelChoice {
+  const flag = flagModel?.trim()
+  const configured = resolveAgentModelRef(config, agentId)
+  const source: ModelChoice['source'] = flag ? 'flag' : configured ? 'config' : 'default'
+  const ref = parseModelRef(flag || configured || `${DEFAULT_PROVIDER}/${DEFAULT_MODEL}`)
+  const model = ref.model ?? DEFAULT_MODEL
+  const def = findModelDefinition(config, model, ref.provider)
+  return {provider: ref.provider ?? def?.provider ?? DEFAULT_PROVIDER, model, source, def}
+}
+
+/**
+ * Reject a provider or model OpenClaw would not know, before anything is written or sent (a typo in --model must not
+ * reach the API or the transcript). Known: a models.providers entry, and its `models` list when it has one; the
+ * built-in `anthropic` provider with ANTHROPIC_CATALOG plus whatever models.providers.anthropic.models adds.
+ */
+export function checkModelChoice(config: OpenClawConfig, c: ModelChoice): void {
+  const where = c.source === 'flag' ? '--model' : c.source === 'config' ? 'the agent\'s configured model' : 'the default model'
+  const ref = `${c.provider}/${c.model}`
+  const providers = config.models?.providers && typeof config.models.providers === 'object' ? config.models.providers : {}
+  const providerConfig = Object.hasOwn(providers, c.provider) ? providers[c.provider] : undefined
+  if (!providerConfig && c.provider !== DEFAULT_PROVIDER) {
+    const known = [DEFAULT_PROVIDER, ...Object.keys(providers).filter((p) => p !== DEFAULT_PROVIDER)]
+    throw new ClawkitError(`Unknown provider "${c.provider}" in ${where} (${ref}). Known providers: ${known.join(', ')}.`, {
+      code: 'E_UNKNOWN_MODEL',
+      exitCode: ExitCode.usage,
+      suggestions: ['Use --model anthropic/<model>, or add the provider to models.providers in openclaw.json.'],
+    })
+  }
+  if (c.def) return
+  const listed = Array.isArray(providerConfig?.models) ? providerConfig.models.map((m) => m?.id).filter((id): id is string => typeof id === 'string') : []
+  const known = c.provider === DEFAULT_PROVIDER ? [...ANTHROPIC_CATALOG, ...listed] : listed
+  if (known.includes(c.model)) return
+  const near = closest(c.model, known)
+  throw new ClawkitError(`Unknown model "${ref}" in ${where}.${near ? ` Did you mean ${c.provider}/${near}?` : ''}`, {
+    code: 'E_UNKNOWN_MODEL',
+    exitCode: ExitCode.usage,
+    suggestions: [known.length > 0 ? `Models of ${c.provider}: ${known.slice(0, 8).join(', ')}${known.length > 8 ? ', …' : ''}; declare others in models.providers.${c.provider}.models in openclaw.json.` : `Declare it in models.providers.${c.provider}.models in openclaw.json.`],
+  })
+}
+
+/** The nearest candidate by edit distance, when it is close enough to be a typo. */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestD = Math.max(2, Math.floor(word.length / 4)) + 1
+  for (const c of candidates) {
+    const d = editDistance(word, c)
+    if (d < bestD) {
+      best = c
+      bestD = d
+    }
+  }
+  return best
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({length: b.length + 1}, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+      prev = cur
+    }
+  }
+  return row[b.length]
+}
+
+/**
+ * Resolve the model for a turn (chooseModel, checked by checkModelChoice). The environment (ANTHROPIC_API_KEY,
+ * ANTHROPIC_BASE_URL) wins over the provider entry, so one shell can redirect any config.
  */
 export function resolveModel(config: OpenClawConfig, agentId: string, flagModel: string | undefined, env: Env): ResolvedModel {
-  const ref = parseModelRef(flagModel?.trim() || resolveAgentModelRef(config, agentId) || `${DEFAULT_PROVIDER}/${DEFAULT_MODEL}`)
-  const modelId = ref.model ?? DEFAULT_MODEL
-  const def = findModelDefinition(config, modelId, ref.provider)
-  const provider = ref.provider ?? def?.provider ?? DEFAULT_PROVIDER
+  const choice = chooseModel(config, agentId, flagModel)
+  checkModelChoice(config, choice)
+  const {provider, model: modelId, def} = choice
   const providerConfig = def?.providerConfig ?? config.models?.providers?.[provider]
   const api = providerConfig?.api
   if (api && api !== ANTHROPIC_API) {

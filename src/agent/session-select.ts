@@ -19,7 +19,9 @@ export interface SelectedSession {
   ref: StoreRef
   /** An explicit --session-id: used as the session id whatever the entry holds. */
   sessionId?: string
-  how: 'session-key' | 'session-id' | 'session-id-match' | 'agent' | 'to'
+  how: 'session-key' | 'session-id' | 'session-id-match' | 'agent' | 'to' | 'default'
+  /** With `how: 'default'`: why this agent (clawkit's `agent` setting, or OpenClaw's default agent). */
+  defaultReason?: 'clawkit-settings' | 'default-agent'
 }
 
 /** A `--to` that names a group rather than a person (WhatsApp group JIDs, `group:`/`channel:` targets). */
@@ -63,7 +65,8 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
     return {agentId, key: buildExplicitSessionKey(agentId, id), ref: state.storeRef(agentId), sessionId: id, how: 'session-id'}
   }
   if (agentOpt) return {agentId: agentOpt, key: buildMainSessionKey(agentOpt), ref: state.storeRef(agentOpt), how: 'agent'}
-  if (sel.to !== undefined && sel.to.trim()) {
+  if (sel.to !== undefined && !sel.to.trim()) throw new UsageError('--to is empty. Pass an E.164 number, or leave --to out to use the default agent\'s main session.', 'E_BAD_TO')
+  if (sel.to !== undefined) {
     const to = sel.to.trim()
     // OpenClaw hard-codes agent "main" here (resolveAgentIdFromSessionKey(undefined)), not the default agent.
     // With session.scope "global" every sender shares the literal key `global`, still in main's store.
@@ -71,5 +74,19 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
     const key = groupLike(to) ? `agent:main:${normalizeSessionKey(to.replace(/^(group|channel):/i, (m) => m.toLowerCase()))}` : buildMainSessionKey('main')
     return {agentId: 'main', key, ref: state.storeRef('main'), how: 'to'}
   }
-  throw new UsageError('Pass --to <E.164>, --session-id, or --agent to choose a session', 'E_NO_SESSION_SELECTOR')
+  // No selector at all: the README's `clawkit agent -m "hello"`. clawkit's own `agent` setting, else OpenClaw's default
+  // agent, and that agent's main session (session.mainKey is ignored by OpenClaw 2026.4.x: the key is always `main`).
+  const fromSettings = state.preferredAgent !== undefined
+  if (fromSettings && !state.allAgentIds().includes(state.preferredAgent!)) {
+    throw new UsageError(`clawkit's "agent" setting names an unknown agent "${state.preferredAgent}". Pass --agent, --session-key, --session-id or --to to choose a session, or fix the setting.`, 'E_NO_SESSION_SELECTOR')
+  }
+  const agentId = state.activeAgentId
+  return {agentId, key: buildMainSessionKey(agentId), ref: state.storeRef(agentId), how: 'default', defaultReason: fromSettings ? 'clawkit-settings' : 'default-agent'}
+}
+
+/** The stderr line that says which session a selector-less turn used (humans only; --json carries the key). */
+export function describeDefaultSession(sel: SelectedSession, settingsFile?: string): string | undefined {
+  if (sel.how !== 'default') return undefined
+  const why = sel.defaultReason === 'clawkit-settings' ? `clawkit's "agent" setting${settingsFile ? ` in ${settingsFile}` : ''}` : 'the default agent'
+  return `Using session ${sel.key} (${why}); pass --agent, --session-key, --session-id or --to to choose another.`
 }

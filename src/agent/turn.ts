@@ -4,6 +4,8 @@ import path from 'node:path'
 import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
+import {networkCause} from '../render/net-error.js'
+import {redactText} from '../render/redact.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/file-store.js'
@@ -18,7 +20,7 @@ import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, S
 import {type ApiMessage, estimateTokens, fromApiContent, mapStopReason, toApiMessages} from './convert.js'
 import {costOf, resolveModel, type ResolvedModel} from './model.js'
 import {buildSystemPrompt} from './prompt.js'
-import {selectSession, type SessionSelector} from './session-select.js'
+import {type SelectedSession, selectSession, type SessionSelector} from './session-select.js'
 import {normalizeThinkingLevel, THINKING_BUDGETS, type ThinkingLevel} from './thinking.js'
 import {runTool, type ToolPolicy, toolSpecs} from './tools.js'
 import {TranscriptWriter} from './transcript-writer.js'
@@ -48,6 +50,8 @@ export interface AgentTurnOptions {
   /** External abort (Ctrl-C). */
   signal?: AbortSignal
   onText?: (delta: string) => void
+  /** Called once the session is chosen and the model checked, before anything is written. */
+  onSession?: (selected: SelectedSession) => void
   onStatus?: (status: 'waiting' | 'streaming' | 'tool' | 'compacting') => void
   env?: Env
 }
@@ -127,7 +131,8 @@ function describeApiError(error: unknown, model: ResolvedModel): ClawkitError {
   const name = e?.constructor?.name ?? 'Error'
   const where = model.baseURL ?? 'https://api.anthropic.com'
   if (name === 'APIConnectionError' || name === 'APIConnectionTimeoutError') {
-    return new ClawkitError(`Could not reach the model API at ${where}: ${e.message}`, {code: 'E_API_CONNECTION', suggestions: ['Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.']})
+    const cause = networkCause(e) ?? String(e.message).replace(/[.\s]+$/, '').toLowerCase()
+    return connectionError(where, cause)
   }
   const status = e?.status
   const type = e?.error?.error?.type ?? e?.type
@@ -141,6 +146,10 @@ function describeApiError(error: unknown, model: ResolvedModel): ClawkitError {
     return new ClawkitError(`The model API failed (${label}) and retries did not help: ${msg}`, {code: 'E_API_UNAVAILABLE', suggestions: ['Try again later.']})
   }
   return new ClawkitError(`The model API returned an error (${label}): ${msg}`, {code: 'E_API'})
+}
+
+function connectionError(where: string, cause: string, note = ''): ClawkitError {
+  return new ClawkitError(`Could not reach the model API at ${where}: ${cause}${note}`, {code: 'E_API_CONNECTION', suggestions: ['Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.']})
 }
 
 function toolPolicy(state: OpenClawState, opts: AgentTurnOptions): ToolPolicy {
@@ -197,6 +206,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   const selected = await selectSession(state, opts.selector)
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
+  opts.onSession?.(selected)
   // Start loading the SDK now (its bundled chunk, ~60 ms): the load overlaps the store and lock I/O below.
   const sdk = loadSdk(env)
   sdk.catch(() => {})
@@ -315,7 +325,22 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
 
   // http-fetch loads node:http and node:https (~10 ms), which no other command needs: lazily, like the SDK.
   const [{MessagesClient}, {chooseFetch}] = await Promise.all([a.sdk, import('./http-fetch.js')])
-  const client = new MessagesClient({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: chooseFetch(opts.env ?? process.env)})
+  // The SDK retries a refused or failed connection and, when --timeout or Ctrl-C cuts those retries short, reports only
+  // the abort. The last transport failure of the current call is kept so that an abort with no reply yet can name the
+  // real cause (connection refused, DNS, TLS) instead of a timeout that kept a reply there never was.
+  let transportFailure: unknown
+  const baseFetch = chooseFetch(opts.env ?? process.env) ?? fetch
+  const recordingFetch = (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    try {
+      const res = await baseFetch(input, init)
+      transportFailure = undefined
+      return res
+    } catch (error) {
+      if (!init?.signal?.aborted && networkCause(error)) transportFailure = error
+      throw error
+    }
+  }) as typeof fetch
+  const client = new MessagesClient({apiKey: model.apiKey, baseURL: model.baseURL ?? null, authToken: null, maxRetries: 2, timeout: 10 * 60 * 1000, fetch: recordingFetch})
   const tools = toolSpecs(policy)
   const system = buildSystemPrompt({workspaceDir, toolNames: tools.map((t) => t.name)})
   const {reserveTokens, keepRecentTokens} = compactionSettings(model.contextWindow)
@@ -337,6 +362,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
 
   const stream = async (body: Record<string, unknown>, onText?: (d: string) => void): Promise<CallResult> => {
     const t0 = Date.now()
+    transportFailure = undefined
     const acc: CallResult = {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}
     const blocks: Array<Record<string, unknown>> = []
     const partialJson: string[] = []
@@ -523,11 +549,17 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
         call = await stream(requestFor(apiMessages), opts.onText)
       } catch (error) {
         const partial = (error as {partial?: CallResult}).partial
-        if (controller.signal.aborted) {
+        // --timeout during the SDK's retries of a connection that never worked: not a timed-out reply but an
+        // unreachable API, reported as such (Ctrl-C stays an interruption).
+        const cause = transportFailure === undefined ? undefined : networkCause(transportFailure)
+        const unreachable = cause !== undefined && a.getAbortReason() === 'timeout' && !partial?.content.length
+        if (controller.signal.aborted && !unreachable) {
           await finishAborted(partial, startedAt)
           break
         }
-        if (isOverflowError(error)) {
+        if (unreachable) {
+          failure = connectionError(model.baseURL ?? 'https://api.anthropic.com', cause, '; --timeout ran out while retrying, and no reply was received.')
+        } else if (isOverflowError(error)) {
           // (1) shorten oversized tool results in the request, (2) compact and retry, (3) give up with the transcript intact.
           if (!truncatedHard && capToolResults(apiMessages, 2000).changed) {
             truncatedHard = true
@@ -544,7 +576,8 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
           failure = new ContextOverflowError(apiMessageOf(error as SdkError))
         } else failure = describeApiError(error, model)
         stopReason = 'error'
-        await writer.append([{type: 'message', message: assistantMessage(partial ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, startedAt, {stopReason: 'error', errorMessage: failure.message})}])
+        // The error text may quote what the server echoed (request headers with the key): redacted before it is stored.
+        await writer.append([{type: 'message', message: assistantMessage(partial ?? {content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, startedAt, {stopReason: 'error', errorMessage: redactText(failure.message)})}])
         break
       }
       calls++
@@ -574,7 +607,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       failure = error
       stopReason = 'error'
       await writer
-        .append([{type: 'message', message: assistantMessage({content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, Date.now(), {stopReason: 'error', errorMessage: error.message})}])
+        .append([{type: 'message', message: assistantMessage({content: [], stopReason: null, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}, complete: false}, Date.now(), {stopReason: 'error', errorMessage: redactText(error.message)})}])
         .catch(() => {})
     } else {
       // Unexpected (disk, bug): still record the run below, then rethrow.

@@ -6,6 +6,7 @@ import type {OpenClawConfig} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {resolveUserPath} from '../config/paths.js'
 import {ClawkitError, UsageError} from '../errors.js'
+import {registerSecrets} from '../render/redact.js'
 import {CHANNEL_LABELS, type ChannelAccount, type ChannelId, OPENCLAW_CHANNELS, SUPPORTED_CHANNELS} from './types.js'
 
 const TOKEN_KEY: Record<ChannelId, string | undefined> = {telegram: 'botToken', discord: 'token', slack: 'botToken', webhook: 'token'}
@@ -50,7 +51,8 @@ export function selectChannel(config: OpenClawConfig, env: Env, explicit?: strin
   if (raw) {
     if ((SUPPORTED_CHANNELS as readonly string[]).includes(raw)) return raw as ChannelId
     if ((OPENCLAW_CHANNELS as readonly string[]).includes(raw) || channelSection(config, raw)) {
-      throw new ClawkitError(`Channel is unavailable: ${raw}`, {code: 'E_CHANNEL_UNAVAILABLE', suggestions: [`clawkit delivers directly to ${SUPPORTED_CHANNELS.join(', ')}; use "openclaw message send" (through the gateway) for ${raw}`]})
+      // Bad input like an unknown channel (exit 2): nothing about the environment would make clawkit send there.
+      throw new UsageError(`Channel is unavailable: ${raw}`, 'E_CHANNEL_UNAVAILABLE', [`clawkit delivers directly to ${SUPPORTED_CHANNELS.join(', ')}; use "openclaw message send" (through the gateway) for ${raw}`])
     }
     throw new UsageError(`Unknown channel: ${explicit}`, 'E_UNKNOWN_CHANNEL', [`channels: ${SUPPORTED_CHANNELS.join(', ')}`])
   }
@@ -71,7 +73,10 @@ function readTokenFile(file: string, env: Env, channel: ChannelId): string | und
 }
 
 /** Token and base URL for one account: accounts.<id> overrides the channel's top level; env fills the default account. */
-export function resolveChannelAccount(config: OpenClawConfig, env: Env, channel: ChannelId, account?: string): ChannelAccount {
+/** Stands in for a missing token in a --dry-run preview, so a channel can be previewed before it is set up. */
+export const PLACEHOLDER_TOKEN = '<token missing>'
+
+export function resolveChannelAccount(config: OpenClawConfig, env: Env, channel: ChannelId, account?: string, opts: {dryRun?: boolean} = {}): ChannelAccount {
   const accountId = normalizeAccountId(account)
   const section = channelSection(config, channel) ?? {}
   const accounts = obj(section.accounts)
@@ -102,14 +107,16 @@ export function resolveChannelAccount(config: OpenClawConfig, env: Env, channel:
     token = str(env[envName])
     tokenSource = envName
   }
+  // A token read from a tokenFile is in no config value: tell the redaction of error output about it.
+  registerSecrets([token])
   const baseEnv = BASE_ENV[channel]
   const baseUrl = (str(baseEnv ? env[baseEnv] : undefined) ?? str(acct?.apiBaseUrl) ?? str(section.apiBaseUrl) ?? DEFAULT_API_BASE[channel]).replace(/\/+$/, '')
   const headers = obj(section.headers) ? Object.fromEntries(Object.entries(obj(section.headers)!).filter(([, v]) => typeof v === 'string')) as Record<string, string> : undefined
   if (!token && channel !== 'webhook') {
-    throw new ClawkitError(`${CHANNEL_LABELS[channel]} token missing for account "${accountId}"`, {
-      code: 'E_CHANNEL_TOKEN_MISSING',
-      suggestions: [`set channels.${channel}.${key} in openclaw.json${envName ? ` or ${envName} in the environment` : ''}`],
-    })
+    const message = `${CHANNEL_LABELS[channel]} token missing for account "${accountId}"`
+    const hint = `set channels.${channel}.${key} in openclaw.json${envName ? ` or ${envName} in the environment` : ''}`
+    if (opts.dryRun) return {channel, accountId, token: PLACEHOLDER_TOKEN, baseUrl, headers, tokenMissing: `${message}: the preview uses a placeholder; ${hint} before sending`}
+    throw new ClawkitError(message, {code: 'E_CHANNEL_TOKEN_MISSING', suggestions: [hint]})
   }
   return {channel, accountId, token, tokenSource, baseUrl, headers}
 }

@@ -1,6 +1,6 @@
 // Discord REST client: channel messages, DM channels for user targets, replies, silent flag, attachments, splitting.
 import {UsageError} from '../errors.js'
-import {ChannelError, type HttpRequest, type HttpResponse, shortBody, splitText} from './http.js'
+import {ChannelError, errorText, type HttpRequest, type HttpResponse, shortBody, splitText} from './http.js'
 import type {ChannelIO} from './io.js'
 import {describeFile, readMedia} from './media.js'
 import type {ChannelAccount, ChannelSendResult, SendParams} from './types.js'
@@ -10,7 +10,7 @@ export const DISCORD_TEXT_LIMIT = 2000
 const SUPPRESS_NOTIFICATIONS = 1 << 12
 
 interface DcError {
-  message?: string
+  message?: unknown
   code?: number
   retry_after?: number
 }
@@ -23,7 +23,7 @@ export function discordRetryAfter(res: HttpResponse): number | undefined {
 function check(res: HttpResponse, io: ChannelIO, what: string): Record<string, unknown> {
   if (res.status >= 200 && res.status < 300) return (res.json ?? {}) as Record<string, unknown>
   const body = (res.json ?? {}) as DcError
-  const desc = body.message ?? shortBody(res, io.secrets)
+  const desc = errorText(body.message) ?? shortBody(res, io.secrets)
   if (res.status === 401) {
     throw new ChannelError(`Discord rejected the bot token (401 ${desc})`, {code: 'E_CHANNEL_AUTH', status: 401, suggestions: ['check channels.discord.token in openclaw.json or DISCORD_BOT_TOKEN']})
   }

@@ -1,5 +1,7 @@
 // HTTP for channel clients: fetch with bounded retry on 429 (retry-after honoured), secret redaction, request previews.
 import {ClawkitError} from '../errors.js'
+import {networkCause} from '../render/net-error.js'
+import {REDACTED} from '../render/redact.js'
 import type {RequestPreview} from './types.js'
 
 /** Longest retry-after clawkit waits before giving up on a rate limit (seconds), and how many times it retries. */
@@ -7,7 +9,8 @@ export const MAX_RETRY_AFTER_SECONDS = 30
 export const MAX_RATE_LIMIT_RETRIES = 3
 const REQUEST_TIMEOUT_MS = 30_000
 
-export const REDACTED = '<redacted>'
+// One placeholder for every redaction (previews here, error output in render/redact.ts).
+export {REDACTED}
 
 /** Replace every occurrence of each secret in a string (URLs carry the Telegram token in the path). */
 export function redact(text: string, secrets: (string | undefined)[]): string {
@@ -118,8 +121,8 @@ async function once(req: HttpRequest, opts: SendHttpOptions): Promise<HttpRespon
     res = await fetch(req.url, {method: req.method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), redirect: 'error'})
   } catch (error) {
     const cause = (error as {cause?: {code?: string; message?: string}}).cause
-    const detail = cause?.code ?? cause?.message ?? (error as Error).message
-    throw new ChannelError(`${opts.label} request failed: ${redact(String(detail), opts.secrets)} (${redact(new URL(req.url).origin, opts.secrets)})`, {code: 'E_CHANNEL_NETWORK', suggestions: ['check the network, or the API base URL if you set one']})
+    const detail = networkCause(error) ?? cause?.message ?? (error as Error).message
+    throw new ChannelError(`${opts.label} request failed: ${redact(String(detail), opts.secrets)} at ${redact(new URL(req.url).origin, opts.secrets)}`, {code: 'E_CHANNEL_NETWORK', suggestions: ['check the network, or the API base URL if you set one']})
   }
   const text = await res.text()
   let json: unknown
@@ -150,6 +153,24 @@ export function splitText(text: string, limit: number): string[] {
   }
   if (rest.length > 0 || parts.length === 0) parts.push(rest)
   return parts
+}
+
+/**
+ * A platform's error field as text. Strings stay as they are; an object gives `code: message` when it has them, else
+ * compact JSON (shortened): never "[object Object]", whatever a platform or a proxy in front of it answers.
+ */
+export function errorText(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined
+  if (typeof value === 'string') return value
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>
+    const code = typeof o.code === 'string' ? o.code : typeof o.error === 'string' ? o.error : undefined
+    const msg = typeof o.message === 'string' ? o.message : typeof o.description === 'string' ? o.description : undefined
+    if (code && msg) return `${code}: ${msg}`
+    if (code || msg) return code ?? msg
+  }
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text
 }
 
 export function shortBody(res: HttpResponse, secrets: (string | undefined)[]): string {

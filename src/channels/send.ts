@@ -1,6 +1,7 @@
 // `message send` core: validate, pick channel/target/session, apply the send policy, deliver, then mirror the send.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, UsageError} from '../errors.js'
+import {redactText, registerSecrets} from '../render/redact.js'
 import {randomUUID} from '../store/random-id.js'
 import {type DmScope, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -60,6 +61,8 @@ export interface MessageSendResult {
     dryRun?: true
     /** --dry-run only: the exact requests, token redacted. */
     requests?: RequestPreview[]
+    /** --dry-run only: what a real send would still need (e.g. the channel token is missing). */
+    warnings?: string[]
   }
 }
 
@@ -107,7 +110,7 @@ export async function resolveSend(state: OpenClawState, o: {channel: string | un
   const target = parseTarget(channel, o.target)
   const media = o.media === undefined ? undefined : resolveMedia(o.media)
   let agentId = o.agent ? state.requireAgent(o.agent) : state.activeAgentId
-  const account = resolveChannelAccount(state.config, state.env, channel, o.account)
+  const account = resolveChannelAccount(state.config, state.env, channel, o.account, {dryRun: o.dryRun})
   const slackType = await slackTypeOf(state, target, account, o.dryRun)
   const route = resolveOutboundRoute({agentId, target, dmScope: dmScopeOf(state), identityLinks: state.config.session?.identityLinks, accountId: account.accountId, threadId: o.threadId, replyTo: o.replyTo, slackType})
   let sessionKey = route.sessionKey
@@ -162,7 +165,10 @@ async function deliverOnce(r: ResolvedSend, params: SendParams, io: ChannelIO, i
 }
 
 export function makeIO(r: ResolvedSend, dryRun: boolean, sleep?: (ms: number) => Promise<void>): ChannelIO {
-  const secrets = [r.account.token, ...Object.values(r.account.headers ?? {}), ...webhookUrlSecrets(r.target)]
+  // A dry run's placeholder token is no secret: the preview shows it so the user sees where the token goes.
+  const secrets = [r.account.tokenMissing ? undefined : r.account.token, ...Object.values(r.account.headers ?? {}), ...webhookUrlSecrets(r.target)]
+  // Also known to the redaction of error output (a webhook that echoes its own URL with the key in the query).
+  registerSecrets(secrets)
   return new ChannelIO(dryRun, {label: CHANNEL_LABELS[r.channel], secrets, retryAfter: retryAfterFor(r.channel), sleep})
 }
 
@@ -241,6 +247,7 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
     await deliver(r, params, io, idempotencyKey)
     base.payload.dryRun = true
     base.payload.requests = io.previews
+    if (r.account.tokenMissing) base.payload.warnings = [r.account.tokenMissing]
     return base
   }
   const res = await deliver(r, params, io, idempotencyKey)
@@ -271,7 +278,7 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
 
 export function mirrorErrorOf(error: unknown): {code: string; message: string} {
   const e = error as {code?: unknown; message?: unknown}
-  return {code: typeof e?.code === 'string' ? (e.code.startsWith('E_') ? e.code : `E_${e.code}`) : 'E_MIRROR_FAILED', message: String(e?.message ?? error)}
+  return {code: typeof e?.code === 'string' ? (e.code.startsWith('E_') ? e.code : `E_${e.code}`) : 'E_MIRROR_FAILED', message: redactText(String(e?.message ?? error))}
 }
 
 /** OpenClaw's success line: `✅ Sent via <Label>. Message ID: <id>` plus ` (chat <id>)` / ` (channel <id>)`. */

@@ -1,7 +1,7 @@
 // Slack Web API client: chat.postMessage (thread_ts), conversations.open for users, external file upload for media.
 import type {OpenClawConfig} from '../config/config.js'
 import {channelSection} from './config.js'
-import {ChannelError, type HttpResponse, sendHttp, shortBody, splitText} from './http.js'
+import {ChannelError, errorText, type HttpResponse, sendHttp, shortBody, splitText} from './http.js'
 import type {ChannelIO} from './io.js'
 import {readMedia} from './media.js'
 import type {ChannelAccount, ChannelSendResult, SendParams} from './types.js'
@@ -11,7 +11,7 @@ export const SLACK_TEXT_LIMIT = 4000
 
 interface SlackResponse {
   ok?: boolean
-  error?: string
+  error?: unknown
   ts?: string
   channel?: string | {id?: string}
   upload_url?: string
@@ -25,7 +25,7 @@ const NOT_FOUND = new Set(['channel_not_found', 'user_not_found', 'users_not_fou
 function check(res: HttpResponse, io: ChannelIO, what: string): SlackResponse {
   const body = (res.json ?? {}) as SlackResponse
   if (res.status >= 200 && res.status < 300 && body.ok) return body
-  const err = body.error ?? `HTTP ${res.status} ${shortBody(res, io.secrets)}`
+  const err = errorText(body.error) ?? `HTTP ${res.status} ${shortBody(res, io.secrets)}`
   if (res.status === 401 || AUTH_ERRORS.has(err)) {
     throw new ChannelError(`Slack rejected the bot token (${err})`, {code: 'E_CHANNEL_AUTH', status: res.status, suggestions: ['check channels.slack.botToken in openclaw.json or SLACK_BOT_TOKEN (xoxb-…) and its scopes (chat:write, files:write, im:write)']})
   }

@@ -11,11 +11,13 @@ function stripPrefix(raw: string, prefixes: string[]): string {
   return raw
 }
 
-function badTarget(channel: string, raw: string, formats: string): never {
-  throw new UsageError(`Invalid ${channel} target "${raw.slice(0, 200)}". Use ${formats}.`, 'E_BAD_TARGET')
+function badTarget(channel: string, raw: string, formats: string, rule?: string): never {
+  throw new UsageError(`Invalid ${channel} target "${raw.slice(0, 200)}"${rule ? `: ${rule}` : ''}. Use ${formats}.`, 'E_BAD_TARGET')
 }
 
-const SNOWFLAKE_RE = /^\d{5,25}$/
+/** Discord ids are snowflakes: 17 to 20 digits for anything created after Discord's first weeks (and until ~2090). */
+const SNOWFLAKE_RE = /^\d{17,20}$/
+const SNOWFLAKE_RULE = 'Discord ids are numbers of 17 to 20 digits (e.g. 123456789012345678)'
 const SLACK_ID_RE = /^[A-Z0-9][A-Z0-9_-]{1,40}$/i
 
 export function parseTarget(channel: ChannelId, input: string): ParsedTarget {
@@ -39,11 +41,11 @@ export function parseTarget(channel: ChannelId, input: string): ParsedTarget {
     case 'discord': {
       const rest = stripPrefix(raw, ['discord'])
       const mention = /^<@!?(\d+)>$/.exec(rest)
-      if (mention) return {channel, raw, kind: 'user', id: mention[1]}
-      const m = /^(channel|user):(.+)$/i.exec(rest)
-      const kind = m ? (m[1].toLowerCase() as 'channel' | 'user') : 'channel'
-      const id = (m ? m[2] : rest).trim()
-      if (!SNOWFLAKE_RE.test(id)) badTarget('Discord', raw, 'channel:<id>, user:<id>, <@id> or a numeric channel id')
+      const m = mention ? undefined : /^(channel|user):(.+)$/i.exec(rest)
+      const kind = mention ? 'user' : m ? (m[1].toLowerCase() as 'channel' | 'user') : 'channel'
+      const id = (mention ? mention[1] : m ? m[2] : rest).trim()
+      // The message states the rule the check applies, so a number it rejects is not advertised as valid.
+      if (!SNOWFLAKE_RE.test(id)) badTarget('Discord', raw, 'channel:<id>, user:<id>, <@id> or a bare channel id', SNOWFLAKE_RULE)
       return {channel, raw, kind, id}
     }
     case 'slack': {

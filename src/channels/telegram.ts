@@ -1,6 +1,6 @@
 // Telegram Bot API client: sendMessage / sendPhoto / sendDocument with reply_parameters, message_thread_id and splitting.
 import {UsageError} from '../errors.js'
-import {ChannelError, type HttpRequest, type HttpResponse, shortBody, splitText} from './http.js'
+import {ChannelError, errorText, type HttpRequest, type HttpResponse, shortBody, splitText} from './http.js'
 import type {ChannelIO} from './io.js'
 import {describeFile, readMedia} from './media.js'
 import type {ChannelAccount, ChannelSendResult, SendParams} from './types.js'
@@ -12,7 +12,7 @@ interface TgResponse {
   ok?: boolean
   result?: {message_id?: number; chat?: {id?: number | string}}
   error_code?: number
-  description?: string
+  description?: unknown
   parameters?: {retry_after?: number; migrate_to_chat_id?: number}
 }
 
@@ -29,7 +29,7 @@ function intId(value: string, flag: string): number {
 function check(res: HttpResponse, io: ChannelIO, chat: string): TgResponse {
   const body = (res.json ?? {}) as TgResponse
   if (res.status >= 200 && res.status < 300 && body.ok) return body
-  const desc = body.description ?? shortBody(res, io.secrets)
+  const desc = errorText(body.description) ?? shortBody(res, io.secrets)
   if (res.status === 401 || res.status === 404) {
     throw new ChannelError(`Telegram rejected the bot token (${res.status} ${desc})`, {code: 'E_CHANNEL_AUTH', status: res.status, suggestions: ['check channels.telegram.botToken in openclaw.json or TELEGRAM_BOT_TOKEN']})
   }

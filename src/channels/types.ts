@@ -34,6 +34,8 @@ export interface ChannelAccount {
   baseUrl: string
   /** Extra headers for the webhook channel. */
   headers?: Record<string, string>
+  /** --dry-run without a token: `token` is a placeholder and this says what to set (a real send would fail). */
+  tokenMissing?: string
 }
 
 export interface MediaRef {

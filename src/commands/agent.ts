@@ -2,11 +2,13 @@
 import {Flags} from '@oclif/core'
 
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
+import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {createSpinner} from '../render/spinner.js'
+import {settingsPath} from '../settings.js'
 
 export type {AgentRunResult} from '../agent/output.js'
 
@@ -15,6 +17,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
   static override description =
     'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
   static override examples = [
+    '<%= config.bin %> agent -m "hello"',
     '<%= config.bin %> agent --agent main -m "What is on my calendar?"',
     '<%= config.bin %> agent --session-id 1234 -m "continue" --json',
     '<%= config.bin %> agent --to +15555550123 --thinking low --message-file prompt.txt',
@@ -26,7 +29,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     to: Flags.string({char: 't', description: 'recipient number (E.164); selects the main session of agent "main"', helpValue: '<E.164>'}),
     'session-id': Flags.string({description: 'explicit session id (found in any agent store, else agent:<agent|main>:explicit:<id>)', helpValue: '<id>'}),
     'session-key': Flags.string({description: 'explicit session key', helpValue: '<key>'}),
-    agent: Flags.string({description: 'agent id; uses that agent\'s main session', helpValue: '<id>'}),
+    agent: Flags.string({description: 'agent id; uses that agent\'s main session (with no selector at all: clawkit\'s "agent" setting, else the default agent)', helpValue: '<id>'}),
     model: Flags.string({description: 'model (provider/model or a model id from openclaw.json)', helpValue: '<id>'}),
     thinking: Flags.string({description: 'thinking level: off|minimal|low|medium|high', helpValue: '<level>'}),
     timeout: Flags.string({description: `seconds before the turn is aborted (default ${DEFAULT_TIMEOUT_SECONDS}; 0 = none)`, helpValue: '<seconds>'}),
@@ -78,6 +81,11 @@ export default class Agent extends BaseCommand<typeof Agent> {
         allowWrite: f['allow-write'],
         allowExec: f['allow-exec'],
         signal: controller.signal,
+        onSession: (sel) => {
+          // Only a selector-less run says which session it picked; stderr, so --json stdout stays one document.
+          const note = describeDefaultSession(sel, sel.defaultReason === 'clawkit-settings' ? settingsPath(state.env) : undefined)
+          if (note) process.stderr.write(`${note}\n`)
+        },
         onStatus: (s) => {
           if (s === 'waiting') newCall = true
           if (s === 'waiting' || s === 'compacting') spinner?.start()
@@ -101,7 +109,9 @@ export default class Agent extends BaseCommand<typeof Agent> {
       }
       if (result.aborted) {
         process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
-        if (!json) process.stderr.write(`Error: agent turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}; the partial reply was kept in ${result.sessionFile}.\n`)
+        const what = result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'
+        const kept = result.text ? 'the partial reply was kept' : 'no reply had arrived; your message was kept'
+        if (!json) process.stderr.write(`Error: agent turn ${what}; ${kept} in ${result.sessionFile}.\n`)
       }
       const doc = toAgentRunResult(result)
       // Delivery happens only after the turn is safely persisted, and never for an aborted turn (OpenClaw delivers

@@ -73,7 +73,7 @@ export async function renderStatus(s: StatusResult, color: boolean): Promise<str
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
   row('Doctor', `${health} · cheap checks; run "clawkit doctor" for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
   const g = s.gateway
-  row('Gateway', g.reachable ? paint(color, 'yellow', `listening on ${g.host}:${g.port} (${g.connectLatencyMs} ms, port from ${g.portSource})`) : `not listening on ${g.host}:${g.port} (port from ${g.portSource}; ${g.error})`)
+  row('Gateway', g.reachable ? paint(color, 'yellow', `listening on ${g.host}:${g.port} (${g.connectLatencyMs} ms, port from ${g.portSource})`) : `not listening on ${g.host}:${g.port}: ${g.error} (port from ${g.portSource})`)
   if (g.warning) L.push(`${''.padEnd(14)}${paint(color, 'yellow', `warning: ${g.warning}`)}`)
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))

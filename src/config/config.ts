@@ -5,6 +5,7 @@ import path from 'node:path'
 import JSON5 from 'json5'
 
 import {ClawkitError} from '../errors.js'
+import {clause} from '../render/sentence.js'
 import {DEFAULT_AGENT_ID, isSafeAgentDirName, normalizeAgentId} from './agent-id.js'
 import {type Env, resolveConfigPath, resolveHomeDir, resolveUserPath} from './paths.js'
 
@@ -52,7 +53,7 @@ export interface OpenClawConfig {
 export class ConfigError extends ClawkitError {
   readonly path: string
   constructor(file: string, detail: string) {
-    super(`Config invalid: ${file}: ${detail}. Fix the file (it is JSON5) or point OPENCLAW_CONFIG_PATH elsewhere.`, {code: 'E_CONFIG_INVALID'})
+    super(`Config invalid: ${file}: ${clause(detail)}. Fix the file (it is JSON5) or point OPENCLAW_CONFIG_PATH elsewhere.`, {code: 'E_CONFIG_INVALID'})
     this.path = file
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
+import {clause} from '../render/sentence.js'
 import {isEntryObject} from '../store/index-scan.js'
 import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
@@ -155,6 +156,33 @@ function checkStorePermissions(c: StoreContext): void {
   const checkOwner = (p: string, st: {uid: number}) => {
     if (c.ownerUid !== undefined && st.uid !== c.ownerUid) owner.push(p)
   }
+  // Severity of an open mode inside the state dir: a 0644 transcript is only readable by others when every directory
+  // above it lets them through. OpenClaw creates its dirs with the umask (0755) and pi creates transcripts 0644, so
+  // on a state dir the owner closed (0700, as OpenClaw's own doctor recommends) those modes expose nothing: info, with
+  // --fix still tightening them. Open all the way down, they are a real exposure: warn.
+  const closedBy = (p: string): {dir: string; mode: string} | undefined => {
+    const rel = path.relative(c.state.stateDir, path.dirname(p))
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined
+    const chain: string[] = [c.state.stateDir]
+    let cur = c.state.stateDir
+    for (const part of rel.split(path.sep).filter(Boolean)) chain.push((cur = path.join(cur, part)))
+    const modes: Array<{dir: string; mode: number}> = []
+    for (const dir of chain) {
+      try {
+        modes.push({dir, mode: fs.statSync(dir).mode & 0o777})
+      } catch {
+        return undefined
+      }
+    }
+    if (modes.every((m) => m.mode & 0o001) || modes.every((m) => m.mode & 0o010)) return undefined
+    const block = modes.find((m) => (m.mode & 0o011) === 0) ?? modes.find((m) => (m.mode & 0o001) === 0)!
+    return {dir: block.dir, mode: block.mode.toString(8).padStart(3, '0')}
+  }
+  const severityFor = (p: string) => (closedBy(p) ? ('info' as const) : ('warn' as const))
+  const reachNote = (p: string, what: string) => {
+    const closed = closedBy(p)
+    return closed ? ` Other users cannot reach ${what} today: ${closed.dir} is ${closed.mode}, so this is info, not a warning; --fix tightens it anyway in case that directory is opened later.` : ''
+  }
   if (process.platform !== 'win32') {
     for (const [id, dir] of [['agent-dir-permissions', agentDir], ['sessions-dir-permissions', scan.sessionsDir]] as const) {
       let st: fs.Stats
@@ -167,7 +195,8 @@ function checkStorePermissions(c: StoreContext): void {
       checkOwner(dir, st)
       if (id === 'agent-dir-permissions' && dir === scan.sessionsDir) continue
       if ((st.mode & 0o077) !== 0) {
-        out.push(finding(id, 'warn', agentId, dir, `Directory permissions are too open (${modeOf(st)}): other users can list session files. --fix runs chmod 700.`, {kind: 'perm', run: () => chmodPath(dir, 0o700)}, 'chmod 700'))
+        const note = reachNote(dir, 'it')
+        out.push(finding(id, severityFor(dir), agentId, dir, `Directory permissions are too open (${modeOf(st)})${note ? ` (OpenClaw creates its directories with the umask).${note}` : ': other users can list session files. --fix runs chmod 700.'}`, {kind: 'perm', run: () => chmodPath(dir, 0o700)}, 'chmod 700'))
       }
     }
   }
@@ -178,7 +207,8 @@ function checkStorePermissions(c: StoreContext): void {
   if (scan.storeStat) {
     checkOwner(scan.storePath, scan.storeStat)
     if (process.platform !== 'win32' && (scan.storeStat.mode & 0o077) !== 0) {
-      out.push(finding('store-permissions', 'warn', agentId, scan.storePath, `sessions.json is group/world accessible (${modeOf(scan.storeStat)}). --fix runs chmod 600.`, {kind: 'perm', run: () => chmodPath(scan.storePath, 0o600)}, 'chmod 600'))
+      const note = reachNote(scan.storePath, 'it')
+      out.push(finding('store-permissions', severityFor(scan.storePath), agentId, scan.storePath, `sessions.json is group/world accessible (${modeOf(scan.storeStat)}).${note || ' --fix runs chmod 600.'}`, {kind: 'perm', run: () => chmodPath(scan.storePath, 0o600)}, 'chmod 600'))
     }
   }
   const open: FileInfo[] = []
@@ -190,10 +220,12 @@ function checkStorePermissions(c: StoreContext): void {
     out.push(
       finding(
         'transcript-permissions',
-        'warn',
+        severityFor(open[0].path),
         agentId,
         scan.sessionsDir,
-        `${open.length} transcript(s) are group/world readable (e.g. ${open[0].name}, mode ${modeOf(open[0])}); transcripts hold whole conversations. OpenClaw's pi writer creates them 0644. --fix runs chmod 600 on each.`,
+        closedBy(open[0].path)
+          ? `${open.length} transcript(s) have mode ${modeOf(open[0])} (e.g. ${open[0].name}), as OpenClaw's pi writer creates every transcript.${reachNote(open[0].path, 'them')}`
+          : `${open.length} transcript(s) are readable by other users (e.g. ${open[0].name}, mode ${modeOf(open[0])}, and every directory above it up to the state dir lets them through); transcripts hold whole conversations. OpenClaw's pi writer creates them 0644. --fix runs chmod 600 on each; chmod 700 on the state dir closes the way in for new ones too.`,
         {
           kind: 'perm',
           run: async () => {
@@ -262,7 +294,7 @@ function checkIndexFile(c: StoreContext): void {
         'error',
         agentId,
         scan.storePath,
-        `${scan.storeError.message.replace(/ The file was left untouched.*$/, '')}. Every session of this store is invisible until it is repaired. --fix keeps the broken file as sessions.json.bak.<ms>, restores the newest valid ${sources > 0 ? `of ${sources} backup/temp file(s)` : 'backup (none found: an empty index)'}, then re-indexes the transcripts on disk.`,
+        `${clause(scan.storeError.message.replace(/ The file was left untouched.*$/, ''))}. Every session of this store is invisible until it is repaired. --fix keeps the broken file as sessions.json.bak.<ms>, restores the newest valid ${sources > 0 ? `of ${sources} backup/temp file(s)` : 'backup (none found: an empty index)'}, then re-indexes the transcripts on disk.`,
         {kind: 'store-recover', run: () => recoverStore(scan.storePath)},
         'restore from the newest valid backup, then re-index transcripts',
       ),
@@ -324,7 +356,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
       try {
         resolved = resolveFromScan(scan, entry, key)
       } catch (error) {
-        out.push(finding('entry-missing-session-id', 'error', agentId, scan.storePath, `Index entry "${key}": ${(error as Error).message}. Run "clawkit sessions reset ${key}" to give it a valid session id.`, undefined, undefined, {key}))
+        out.push(finding('entry-missing-session-id', 'error', agentId, scan.storePath, `Index entry "${key}": ${clause((error as Error).message)}. Run "clawkit sessions reset ${key}" to give it a valid session id.`, undefined, undefined, {key}))
         continue
       }
       const base = path.basename(resolved.path)

@@ -25,6 +25,20 @@ export interface SessionsResetResult {
   sessionFile: string
 }
 
+/** The `sessions reset --dry-run --json` document: what a reset would do, decided from the store as it is now. */
+export interface SessionsResetPlan {
+  dryRun: true
+  key: string
+  agentId: string
+  previousSessionId: string
+  /** The transcript that would be archived, or null when there is none on disk. */
+  transcript: string | null
+  /** Where it would go (`<file>.reset.<time of this run>`), or null. */
+  archivedTranscript: string | null
+  /** Fields of this entry the reset would remove or set back to zero. */
+  clearedFields: string[]
+}
+
 /**
  * Fields a reset clears. The counters follow the gateway's `sessions.reset` (zeros with totalTokensFresh), per-run
  * state and CLI-backend conversation ids rotate with the session, as on `/new`. Everything else on the entry (labels,
@@ -54,6 +68,33 @@ export function renameForNewSessionId(oldFileName: string, oldId: string, newId:
   if (fork && fork[2] === oldId) return `${fork[1]}_${newId}.jsonl`
   void key
   return transcriptFileName(newId)
+}
+
+/** Counters a reset sets to zero (or false); listed in a plan only when the entry holds another value. */
+const ZEROED_FIELDS = ['inputTokens', 'outputTokens', 'totalTokens', 'compactionCount', 'systemSent', 'abortedLastRun'] as const
+
+/** `sessions reset --dry-run`: the same resolution as a reset, reading only; no lock is taken and nothing is written. */
+export async function planReset(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetPlan> {
+  const s = await resolveSession(state, target, {agent: opts.agent})
+  const now = opts.now ?? new Date()
+  const file = resolveTranscriptPath(state.sessionsDir(s.ref), s.entry, s.key).path
+  let exists = false
+  try {
+    exists = fs.statSync(file).isFile()
+  } catch {
+    exists = false
+  }
+  const entry = s.entry as Record<string, unknown>
+  const clearedFields = [...CLEARED_FIELDS.filter((f) => f in entry), ...ZEROED_FIELDS.filter((f) => f in entry && entry[f] !== 0 && entry[f] !== false)]
+  return {
+    dryRun: true,
+    key: s.key,
+    agentId: s.agentId,
+    previousSessionId: s.entry.sessionId,
+    transcript: exists ? file : null,
+    archivedTranscript: exists ? `${file}.reset.${archiveTimestamp(now)}` : null,
+    clearedFields,
+  }
 }
 
 export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {

@@ -3,6 +3,7 @@ import net from 'node:net'
 
 import type {OpenClawConfig} from '../config/config.js'
 import type {Env} from '../config/paths.js'
+import {networkCause} from '../render/net-error.js'
 
 export const DEFAULT_GATEWAY_PORT = 18_789
 export const DEV_GATEWAY_PORT = 19_001
@@ -61,6 +62,7 @@ export function probeGateway(port: number, source: GatewayProbe['portSource'], t
     }
     const timer = setTimeout(() => finish(false, `no answer within ${timeoutMs} ms`), timeoutMs)
     socket.once('connect', () => finish(true, null))
-    socket.once('error', (err: NodeJS.ErrnoException) => finish(false, err.code === 'ECONNREFUSED' ? 'connection refused (no gateway listening)' : err.message))
+    // Plain phrases without parentheses: the status line puts its own around the port source.
+    socket.once('error', (err: NodeJS.ErrnoException) => finish(false, err.code === 'ECONNREFUSED' ? 'connection refused, no gateway listening' : (networkCause(err) ?? err.message)))
   })
 }

@@ -2,7 +2,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, parseModelRef, resolveAgentModelRef, resolveWorkspaceDir} from '../config/config.js'
+import {chooseModel} from '../agent/model.js'
+import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
 import {scanStores, type StoreScan} from '../doctor/scan.js'
 import {percentUsed} from '../sessions/format.js'
@@ -226,7 +227,9 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     })
     byAgent.push({agentId: id, path: storePath, count: agentCount, recent: agentRecent})
   }
-  const defaultsRef = parseModelRef(resolveAgentModelRef(state.config, state.defaultAgentId))
+  // The model a turn of the default agent would use (the same function `agent` calls), with OpenClaw's built-in
+  // default when nothing is configured, rather than "unknown".
+  const defaultsRef = chooseModel(state.config, state.defaultAgentId)
   const defaultsCtx = num(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
   const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
   const newest = recent[0]

@@ -14,6 +14,7 @@ import {
 } from '../config/config.js'
 import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
 import {UsageError} from '../errors.js'
+import {configSecrets, registerSecrets} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
 import {FileSessionStore} from './file-store.js'
 import type {SessionStore, StoreRef} from './types.js'
@@ -76,6 +77,8 @@ export class OpenClawState {
       configError = error
       loaded = {path: error.path, exists: true, config: {}}
     }
+    // Every credential in the config is known to the redaction of error output from here on, whoever echoes it.
+    registerSecrets(configSecrets(loaded.config))
     return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined, configError})
   }
 

@@ -27,9 +27,9 @@ describe('targets and routes', () => {
     expect(resolveOutboundRoute({agentId: 'work', target: parseTarget('telegram', 'telegram:-100123'), threadId: '7'}).sessionKey).toBe('agent:work:telegram:group:-100123:topic:7')
   })
   it('dmScope per-account-channel-peer keys DMs by account; Discord <@id> mention is a user', () => {
-    const target = parseTarget('discord', '<@!123456789012>')
+    const target = parseTarget('discord', '<@!123456789012345678>')
     expect(target.kind).toBe('user')
-    expect(resolveOutboundRoute({agentId: 'main', target, dmScope: 'per-account-channel-peer', accountId: 'ops'}).sessionKey).toBe('agent:main:discord:ops:direct:123456789012')
+    expect(resolveOutboundRoute({agentId: 'main', target, dmScope: 'per-account-channel-peer', accountId: 'ops'}).sessionKey).toBe('agent:main:discord:ops:direct:123456789012345678')
   })
   it('Slack G… ids follow the looked-up type (group DM, DM, channel); the type is ignored for C… ids and users', () => {
     const route = (raw: string, slackType?: 'channel' | 'group' | 'dm' | 'unknown', threadId?: string) => resolveOutboundRoute({agentId: 'main', target: parseTarget('slack', raw), slackType, threadId})

@@ -220,7 +220,7 @@ describe('agent: validation errors (nothing written)', () => {
   it('no selector, unknown agent, bad thinking level, bad timeout, missing message', async () => {
     const a = await make()
     const cases: Array<[string[], number, RegExp]> = [
-      [['-m', 'x'], 2, /Pass --to <E\.164>, --session-id, or --agent to choose a session/],
+      [['--to', ' ', '-m', 'x'], 2, /--to is empty/],
       [['--agent', 'ghost', '-m', 'x'], 2, /Unknown agent id "ghost"/],
       [['--agent', 'main', '-m', 'x', '--thinking', 'galaxy'], 2, /Invalid thinking level\. Use one of: off, minimal, low, medium, high\./],
       [['--agent', 'main', '-m', 'x', '--timeout', '-3'], 2, /--timeout must be a non-negative integer/],

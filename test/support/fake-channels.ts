@@ -28,7 +28,8 @@ export interface RecordedRequest {
 
 export interface ScriptedReply {
   status: number
-  body?: unknown
+  /** A function of the request path and query: a server that echoes what it was sent (the Telegram token is in the path). */
+  body?: unknown | ((path: string) => unknown)
   headers?: Record<string, string>
 }
 
@@ -101,7 +102,7 @@ export async function startFakeChannels(): Promise<FakeChannels> {
       if (script && script.after > 0) script.after--
       else if (script) {
         script.times--
-        send(script.status, script.body, script.headers)
+        send(script.status, typeof script.body === 'function' ? (script.body as (p: string) => unknown)(url.pathname + url.search) : script.body, script.headers)
         return
       }
       try {

@@ -13,6 +13,8 @@ export type Reply =
   | {kind: 'stall'; text: string; stallMs?: number}
   /** An in-stream `event: error` after the first block started. */
   | {kind: 'sseError'; type?: string; message?: string}
+  /** A hostile or buggy gateway: a 400 whose message quotes every request header it got (API key included). */
+  | {kind: 'echoHeaders'}
 
 export interface RecordedRequest {
   method: string
@@ -123,6 +125,7 @@ export async function startMockAnthropic(opts: MockOptions = {}): Promise<MockAn
     }
     const reply = queue.shift() ?? (opts.fallback ? opts.fallback(body) : {kind: 'text', text: `Echo: ${lastUserText(body)}`})
     if (reply.kind === 'error') return sendError(res, reply.status, reply.type, reply.message, reply.headers)
+    if (reply.kind === 'echoHeaders') return sendError(res, 400, 'invalid_request_error', `bad request; headers were ${JSON.stringify(req.headers)}`, {'x-should-retry': 'false'})
     if (reply.kind === 'overflow') return sendError(res, 400, 'invalid_request_error', `prompt is too long: ${inputTokens} tokens > ${Math.max(1, inputTokens - 1)} maximum`, {'x-should-retry': 'false'})
     if (body.stream !== true) return sendJson(res, body, reply, inputTokens)
     return sendStream(req, res, body, reply, inputTokens)

@@ -75,6 +75,7 @@ export function renderSend(r: MessageSendResult): string {
       if (req.body !== undefined) lines.push(`  ${JSON.stringify(req.body)}`)
     }
     lines.push(`Session: ${p.session.sessionKey}${p.session.exists ? '' : ' (would be created)'}`)
+    for (const w of p.warnings ?? []) lines.push(`Warning: ${w}`)
     return lines.join('\n')
   }
   const lines = [p.duplicate ? `Already sent (idempotency key ${p.idempotencyKey}); not sent again.` : formatSendLine(r)]

@@ -3,26 +3,35 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
-import {resetSession, type SessionsResetResult} from '../../sessions/reset.js'
+import {planReset, resetSession, type SessionsResetPlan, type SessionsResetResult} from '../../sessions/reset.js'
 
-export type {SessionsResetResult} from '../../sessions/reset.js'
+export type {SessionsResetPlan, SessionsResetResult} from '../../sessions/reset.js'
 
 export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
   static override summary = 'Reset a session: new sessionId, old transcript archived'
   static override description =
     'Like OpenClaw\'s reset: the old transcript is renamed to <file>.reset.<time>, labels, routing and overrides are kept, token counters are cleared. Works under the store and transcript locks.'
-  static override examples = ['<%= config.bin %> sessions reset agent:main:main', '<%= config.bin %> sessions reset --session agent:work:main --json']
+  static override examples = ['<%= config.bin %> sessions reset agent:main:main', '<%= config.bin %> sessions reset --session agent:work:main --json', '<%= config.bin %> sessions reset main --dry-run']
   static override args = {
     session: Args.string({description: 'session key (or sessionId)'}),
   }
   static override flags = {
     session: Flags.string({description: 'session key (same as the argument)', helpValue: '<key>'}),
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
+    'dry-run': Flags.boolean({description: 'show what would be reset and archived; change nothing'}),
   }
 
-  async run(): Promise<SessionsResetResult> {
+  async run(): Promise<SessionsResetResult | SessionsResetPlan> {
     const target = this.args.session ?? this.flags.session
     if (!target) throw new UsageError('Pass a session key: clawkit sessions reset <key> (or --session <key>)', 'E_MISSING_SESSION')
+    if (this.flags['dry-run']) {
+      const plan = await planReset(this.openState(), target, {agent: this.flags.agent})
+      this.out(`[dry-run] would reset ${plan.key}: ${plan.previousSessionId} → a new session id`)
+      this.out(plan.transcript ? `Would archive ${plan.transcript} as ${plan.archivedTranscript}` : 'There is no transcript on disk to archive.')
+      this.out(plan.clearedFields.length > 0 ? `Would clear: ${plan.clearedFields.join(', ')}` : 'No counters to clear.')
+      this.out('Nothing was changed.')
+      return plan
+    }
     const result = await resetSession(this.openState(), target, {agent: this.flags.agent})
     this.out(`Reset ${result.key}: ${result.previousSessionId} → ${result.sessionId}`)
     this.out(result.archivedTranscript ? `Old transcript archived as ${result.archivedTranscript}` : 'There was no transcript on disk to archive.')
