@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {parseStoreText, readStoreFile} from '../store/file-store.js'
+import {emptyStoreData, parseStoreText, readStoreFile} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
 import {openSessionStore} from '../store/state.js'
@@ -85,7 +85,7 @@ export async function recoverStore(storePath: string): Promise<string> {
       })
       .sort((a, b) => b.t - a.t)
     let source: string | undefined
-    let recovered: SessionStoreData = {}
+    let recovered: SessionStoreData = emptyStoreData()
     for (const c of candidates) {
       try {
         recovered = parseStoreText(await fsp.readFile(c.p, 'utf8'), c.p)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
-import {parseStoreText} from '../store/file-store.js'
+import {parseStoreText, storeDataFrom} from '../store/file-store.js'
 import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
@@ -152,7 +152,7 @@ export async function scanStore(agentIds: string[], configured: boolean, storePa
         scan.data = parseStoreText(fs.readFileSync(storePath).toString('utf8'), storePath)
       } else {
         const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath))
-        if (entries) scan.data = Object.fromEntries(entries) as SessionStoreData
+        if (entries) scan.data = storeDataFrom(entries)
       }
     } catch (error) {
       if (error instanceof CorruptFileError) scan.storeError = error
