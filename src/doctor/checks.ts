@@ -11,7 +11,7 @@ import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
 import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, repairTranscript} from './repairs.js'
 import {type FileInfo, resolveFromScan, scanStore, type StoreScan} from './scan.js'
-import {findStateDirs} from './state-dirs.js'
+import {findStateDirs, isOpenClawStateDir} from './state-dirs.js'
 import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
 import type {FindingId, PlannedFinding, Repair, Severity} from './types.js'
 
@@ -67,6 +67,10 @@ export function checkStateDir(state: OpenClawState, out: PlannedFinding[]): bool
     st = fs.statSync(dir)
   } catch {
     out.push(finding('state-dir-missing', 'error', null, dir, `State directory missing (${dir}; chosen by ${state.stateDirReason}). Point --state-dir or OPENCLAW_STATE_DIR at the right directory, or run "openclaw setup" to create it.`))
+    return false
+  }
+  if (!st.isDirectory() || !isOpenClawStateDir(dir)) {
+    out.push(finding('state-dir-unrecognized', 'error', null, dir, `${dir} (chosen by ${state.stateDirReason}) is not an OpenClaw state dir: it has no openclaw.json, agents/ or legacy clawdbot.json. Doctor checked nothing in it and --fix changes nothing there. Point --state-dir or OPENCLAW_STATE_DIR at the directory OpenClaw uses.`))
     return false
   }
   if (!writable(dir)) {
@@ -197,7 +201,18 @@ function checkStorePermissions(c: StoreContext): void {
         {
           kind: 'perm',
           run: async () => {
-            for (const t of open) await chmodPath(t.path, 0o600).catch(() => {})
+            let done = 0
+            let firstError: unknown
+            for (const t of open) {
+              try {
+                await chmodPath(t.path, 0o600)
+                done++
+              } catch (error) {
+                firstError ??= error
+              }
+            }
+            // Any file left as it was keeps the finding open, with the reason.
+            if (firstError) throw new Error(`chmod 600 on ${done} of ${open.length} transcript(s); ${(firstError as Error).message}`)
             return `chmod 600 on ${open.length} transcript(s)`
           },
         },

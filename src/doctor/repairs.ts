@@ -24,8 +24,9 @@ export function archivePath(file: string, reason: 'deleted' | 'bak', date = new 
 }
 
 export async function chmodPath(p: string, mode: number): Promise<string> {
-  // chmod follows symlinks: a link planted in the state dir must never let a repair change a file elsewhere.
-  if ((await fsp.lstat(p)).isSymbolicLink()) return `skipped ${p}: it is a symbolic link`
+  // chmod follows symlinks: a link planted in the state dir must never let a repair change a file elsewhere. A skip is
+  // a failed repair (the finding stays open, with this reason), never a reported fix.
+  if ((await fsp.lstat(p)).isSymbolicLink()) throw new Error(`not changed: ${p} is a symbolic link; doctor does not write through links`)
   await fsp.chmod(p, mode)
   return `chmod ${mode.toString(8)} ${p}`
 }
