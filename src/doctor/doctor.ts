@@ -36,8 +36,29 @@ export async function collectFindings(state: OpenClawState, agentIds: string[], 
   if (!exists) return {findings, scans: []}
   const scans = opts.scans ?? (await scanStores(state, agentIds))
   for (const scan of scans) await checkStore(state, scan, opts, findings)
-  for (const f of findings) withholdLinkedRepair(state.stateDir, f)
+  for (const f of findings) {
+    withholdLinkedRepair(state.stateDir, f)
+    withholdSqliteEraRepair(state, f)
+  }
   return {findings, scans}
+}
+
+/** Repairs that write session files (the index, transcripts, archives); permission and lock repairs write none. */
+const SESSION_FILE_REPAIRS = new Set<Repair['kind']>(['store-recover', 'index', 'transcript', 'archive'])
+
+/**
+ * An agent whose sessions live in SQLite (OpenClaw 2026.7+) gets no session-file repair: its sessions.json, if any is
+ * left, is legacy import input, and a rewritten or re-indexed one would be imported again as a fork.
+ */
+function withholdSqliteEraRepair(state: OpenClawState, f: PlannedFinding): void {
+  if (!f.repair || !SESSION_FILE_REPAIRS.has(f.repair.kind) || f.agentId === null) return
+  const db = state.sqliteStore(f.agentId)
+  if (!db) return
+  delete f.repair
+  f.fixable = false
+  delete f.action
+  f.message += ` --fix leaves it alone: this agent keeps its sessions in SQLite (${db}), and clawkit changes no JSON-era session file of such an agent.`
+  f.details = {...f.details, sqliteStore: db}
 }
 
 /** The path a repair writes to (or below): the index for index edits, otherwise the finding's own path. */

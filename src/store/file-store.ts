@@ -2,6 +2,7 @@
 import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
+import {SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
@@ -92,11 +93,18 @@ export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | u
 /** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
 
+export interface FileStoreOptions {
+  /** The agent's SQLite-era database, if it has one now: update() then refuses (src/store/era.ts). */
+  sqliteStore?: () => string | undefined
+}
+
 export class FileSessionStore implements SessionStore {
   readonly ref: StoreRef
+  private readonly opts: FileStoreOptions
 
-  constructor(ref: StoreRef) {
+  constructor(ref: StoreRef, opts: FileStoreOptions = {}) {
     this.ref = ref
+    this.opts = opts
   }
 
   async read(): Promise<SessionStoreData> {
@@ -156,10 +164,19 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
+  private refuseSqliteEra(): void {
+    const db = this.opts.sqliteStore?.()
+    if (db) throw new SqliteStoreError(this.ref.agentId, db, WRITE_REFUSAL)
+  }
+
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {
+    // Before the lock too: taking it would create sessions.json.lock beside the database.
+    this.refuseSqliteEra()
     return withLock(
       this.ref.path,
       async () => {
+        // Inside the lock as well: OpenClaw may have migrated the agent since the caller looked.
+        this.refuseSqliteEra()
         const {data, text} = await readStoreFile(this.ref.path)
         const result = await mutator(data)
         const next = serializeStore(data)

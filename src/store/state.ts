@@ -15,6 +15,7 @@ import {
 import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
 import {UsageError} from '../errors.js'
 import {loadSettings} from '../settings.js'
+import {findSqliteStore, SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {FileSessionStore} from './file-store.js'
 import type {SessionStore, StoreRef} from './types.js'
 
@@ -111,8 +112,20 @@ export class OpenClawState {
     return {agentId, path: resolveStorePath(this.stateDir, this.config, agentId, this.env)}
   }
 
+  /** A store whose writes refuse while the agent keeps its sessions in SQLite (checked again inside every write). */
   store(agentId: string): SessionStore {
-    return openSessionStore(this.storeRef(agentId))
+    return new FileSessionStore(this.storeRef(agentId), {sqliteStore: () => findSqliteStore(this.stateDir, agentId)})
+  }
+
+  /** The agent's SQLite-era database when it has one: clawkit then neither reads nor writes its JSON-era files. */
+  sqliteStore(agentId: string): string | undefined {
+    return findSqliteStore(this.stateDir, agentId)
+  }
+
+  /** Writers call this before anything irreversible (a model call, a send, a file write). */
+  assertJsonEra(agentId: string, consequence = WRITE_REFUSAL): void {
+    const db = this.sqliteStore(agentId)
+    if (db) throw new SqliteStoreError(agentId, db, consequence)
   }
 
   /** The directory transcripts of a store live in: always dirname(sessions.json). */
