@@ -9,7 +9,7 @@ import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
-import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, repairTranscript} from './repairs.js'
+import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, removeStoreBom, repairTranscript} from './repairs.js'
 import {type FileInfo, resolveFromScan, scanStore, type StoreScan} from './scan.js'
 import {findStateDirs, isOpenClawStateDir} from './state-dirs.js'
 import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
@@ -280,6 +280,19 @@ function checkIndexFile(c: StoreContext): void {
         `${scan.storeError.message.replace(/ The file was left untouched.*$/, '')}. Every session of this store is invisible until it is repaired. --fix keeps the broken file as sessions.json.bak.<ms>, restores the newest valid ${sources > 0 ? `of ${sources} backup/temp file(s)` : 'backup (none found: an empty index)'}, then re-indexes the transcripts on disk.`,
         {kind: 'store-recover', run: () => recoverStore(scan.storePath)},
         'restore from the newest valid backup, then re-index transcripts',
+      ),
+    )
+  }
+  if (scan.storeBom && !scan.storeError) {
+    out.push(
+      finding(
+        'store-bom',
+        'warn',
+        agentId,
+        scan.storePath,
+        `sessions.json starts with a UTF-8 byte order mark (an editor added it). clawkit reads past it, but OpenClaw 2026.4.27 reads such an index as empty and overwrites it on its next save, losing every entry. --fix removes those 3 bytes and nothing else (the original is kept as sessions.json.bak.<ms>).`,
+        {kind: 'store-recover', run: () => removeStoreBom(scan.storePath)},
+        'remove the byte order mark',
       ),
     )
   }

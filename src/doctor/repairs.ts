@@ -108,6 +108,23 @@ export async function recoverStore(storePath: string): Promise<string> {
 }
 
 /**
+ * Drop a leading UTF-8 byte order mark from sessions.json, under its lock, re-checked there: only those 3 bytes go
+ * (every other byte stays), after the original is copied to `sessions.json.bak.<ms>`. A file that does not parse
+ * without the BOM is left to the store-corrupt repair.
+ */
+export async function removeStoreBom(storePath: string): Promise<string> {
+  return withLock(storePath, async () => {
+    const buf = await fsp.readFile(storePath)
+    if (!(buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf)) return 'no byte order mark any more; nothing to do'
+    parseStoreText(buf.toString('utf8'), storePath)
+    const backup = storeBackupPath(storePath)
+    await writeFileAtomic(backup, buf)
+    await writeFileAtomic(storePath, buf.subarray(3))
+    return `removed the byte order mark; the original is kept as ${backup}`
+  })
+}
+
+/**
  * Apply index edits in one read-modify-write under sessions.json.lock. The current file is copied to
  * `sessions.json.bak.<ms>` inside the lock, before the new content is written, and only when something changes.
  */

@@ -25,6 +25,7 @@ export const FINDING_IDS = [
   'sqlite-store',
   // per agent: the index
   'store-corrupt',
+  'store-bom',
   'store-unreadable',
   'store-tmp-leftover',
   'entry-malformed',

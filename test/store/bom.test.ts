@@ -37,6 +37,34 @@ describe('BOM-led sessions.json', () => {
     expect(Object.keys(after).some((k) => k.includes(':explicit:') && !(k in before))).toBe(false)
   })
 
+  it('doctor warns that OpenClaw would read a BOM-led index as empty (store-bom); --fix removes only those 3 bytes, with a backup', async () => {
+    const {state, file} = bomState()
+    const original = fs.readFileSync(file)
+    const env = baseEnv(tempDir())
+    const check = json(await runCli(['doctor', '--json', '--agent', 'main', '--state-dir', state], {env}))
+    expect(check.findings.find((f: any) => f.id === 'store-bom')).toMatchObject({severity: 'warn', fixable: true, path: file})
+    const fixed = json(await runCli(['doctor', '--fix', '--yes', '--json', '--agent', 'main', '--state-dir', state], {env}))
+    const f = fixed.findings.find((x: any) => x.id === 'store-bom')
+    expect(f).toMatchObject({fixed: true, backup: expect.stringMatching(/sessions\.json\.bak\.\d+$/)})
+    expect(fs.readFileSync(f.backup).equals(original)).toBe(true)
+    // Only the BOM went: the index repairs of the same run (relocated sessionFile) changed the rest afterwards.
+    const again = json(await runCli(['doctor', '--json', '--agent', 'main', '--state-dir', state], {env}))
+    expect(again.findings.map((x: any) => x.id)).not.toContain('store-bom')
+    expect(fs.readFileSync(file)[0]).toBe(0x7b)
+  })
+
+  it('doctor --fix on a BOM-led index with nothing else to repair leaves every byte after the BOM as it was', async () => {
+    const {state, file} = bomState()
+    const env = baseEnv(tempDir())
+    // Settle every other repair first, then put the BOM back on the repaired file.
+    await runCli(['doctor', '--fix', '--yes', '--json', '--agent', 'main', '--state-dir', state], {env})
+    const settled = fs.readFileSync(file)
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), settled]))
+    const r = json(await runCli(['doctor', '--fix', '--yes', '--json', '--agent', 'main', '--state-dir', state], {env}))
+    expect(r.findings.filter((x: any) => x.fixed).map((x: any) => x.id)).toEqual(['store-bom'])
+    expect(fs.readFileSync(file).equals(settled)).toBe(true)
+  })
+
   it('list, history and status read a BOM-led index; reset rewrites it without the BOM and keeps every other row', async () => {
     const {state, file, before} = bomState()
     const env = baseEnv(tempDir())
