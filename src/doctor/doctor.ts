@@ -57,8 +57,14 @@ function withholdSqliteEraRepair(state: OpenClawState, f: PlannedFinding): void 
   delete f.repair
   f.fixable = false
   delete f.action
-  f.message += ` --fix leaves it alone: this agent keeps its sessions in SQLite (${db}), and clawkit changes no JSON-era session file of such an agent.`
+  f.message = withoutFixPromise(f.message, `--fix leaves it alone: this agent keeps its sessions in SQLite (${db}), and clawkit changes no JSON-era session file of such an agent.`)
   f.details = {...f.details, sqliteStore: db}
+}
+
+/** The message's "--fix does X." sentence replaced by why it will not (or the reason appended when there is none). */
+function withoutFixPromise(message: string, why: string): string {
+  const re = /--fix (?:runs|adds|removes|renames|rewrites|keeps|copies|moves|appends|sets|points|re-attaches)\b.*?\.(?=\s|$)/s
+  return re.test(message) ? message.replace(re, why) : `${message} ${why}`
 }
 
 /** The path a repair writes to (or below): the index for index edits, otherwise the finding's own path. */
@@ -78,7 +84,7 @@ function withholdLinkedRepair(stateDir: string, f: PlannedFinding): void {
   delete f.repair
   f.fixable = false
   delete f.action
-  f.message += ` --fix leaves it alone: ${link} is a symbolic link, and doctor does not write through links (fix it at the link's target by hand, or replace the link with a real directory).`
+  f.message = withoutFixPromise(f.message, `--fix leaves it alone: ${link} is a symbolic link, and doctor does not write through links (fix it at the link's target by hand, or replace the link with a real directory).`)
   f.details = {...f.details, symlink: link}
 }
 
