@@ -43,7 +43,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     return {}
   }
   try {
-    const v = JSON.parse(text)
+    // A leading BOM (Windows editors) is not an error; OpenClaw's JSON5 config loader reads past one too.
+    const v = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected an object')
     const out: ClawkitSettings = {}
     if (typeof v.stateDir === 'string' && v.stateDir.trim()) out.stateDir = v.stateDir

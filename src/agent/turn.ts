@@ -204,6 +204,8 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   if (!message.trim()) throw new ClawkitError('Message (--message) is required', {code: 'E_NO_MESSAGE', exitCode: ExitCode.usage})
 
   const selected = await selectSession(state, opts.selector)
+  // Before the model is paid for or any file is written: a SQLite-era agent's conversation lives in its database.
+  state.assertJsonEra(selected.agentId)
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
   opts.onSession?.(selected)

@@ -65,7 +65,8 @@ export async function renderStatus(s: StatusResult, color: boolean): Promise<str
   const active = s.lastActivity ? `last activity ${formatTimeAgo(s.lastActivity.ageMs)} (${s.lastActivity.key})` : 'no activity'
   row('Agents', `${s.agents.agents.length} · default ${s.agents.defaultId} · sessions ${s.sessions.count} · ${active}`)
   for (const a of s.agents.agents) {
-    L.push(`${''.padEnd(14)}${a.id}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${a.sessionsPath}${a.storeError ? paint(color, 'red', ' (index unreadable)') : ''}`)
+    if (a.sqliteStore) L.push(`${''.padEnd(14)}${a.id}: ${paint(color, 'yellow', `sessions in SQLite (OpenClaw 2026.7+), not readable by clawkit yet`)} · ${a.sqliteStore}`)
+    else L.push(`${''.padEnd(14)}${a.id}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${a.sessionsPath}${a.storeError ? paint(color, 'red', ' (index unreadable)') : ''}`)
   }
   row('Transcripts', `${s.transcripts.files} file(s), ${formatBytes(s.transcripts.bytes)} on disk`)
   row('Defaults', `model ${s.sessions.defaults.model ?? 'unknown'} (${formatTokensK(s.sessions.defaults.contextTokens)} ctx)`)
@@ -77,11 +78,12 @@ export async function renderStatus(s: StatusResult, color: boolean): Promise<str
   if (g.warning) L.push(`${''.padEnd(14)}${paint(color, 'yellow', `warning: ${g.warning}`)}`)
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))
-    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sessionsPath])
+    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', a.sqliteStore ? 'SQLite' : String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sessionsPath])
     L.push(await renderTable([{header: 'Agent', width: 10}, {header: 'Bootstrap file', width: 14}, {header: 'Sessions', width: 8}, {header: 'Active', width: 10}, {header: 'Transcripts', width: 16}, {header: 'Store'}], rows, color))
   }
   L.push('', paint(color, 'bold', 'Sessions'))
-  if (s.sessions.recent.length === 0) L.push('no sessions yet')
+  const sqliteAgents = s.agents.agents.filter((a) => a.sqliteStore).map((a) => a.id)
+  if (s.sessions.recent.length === 0) L.push(sqliteAgents.length > 0 ? `none clawkit can read (sessions of ${sqliteAgents.join(', ')} are in SQLite)` : 'no sessions yet')
   else {
     const rows = s.sessions.recent.map((r) => [keyCell(r.key), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), r.model ?? 'unknown', tokensCell(r)])
     L.push(await renderTable([{header: 'Key', width: 32}, {header: 'Kind', width: 6}, {header: 'Age', width: 11}, {header: 'Model', width: 14}, {header: 'Tokens'}], rows, color))

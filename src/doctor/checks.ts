@@ -10,9 +10,9 @@ import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
-import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, repairTranscript} from './repairs.js'
+import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, removeStoreBom, repairTranscript} from './repairs.js'
 import {type FileInfo, resolveFromScan, scanStore, type StoreScan} from './scan.js'
-import {findStateDirs} from './state-dirs.js'
+import {findStateDirs, isOpenClawStateDir} from './state-dirs.js'
 import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
 import type {FindingId, PlannedFinding, Repair, Severity} from './types.js'
 
@@ -68,6 +68,10 @@ export function checkStateDir(state: OpenClawState, out: PlannedFinding[]): bool
     st = fs.statSync(dir)
   } catch {
     out.push(finding('state-dir-missing', 'error', null, dir, `State directory missing (${dir}; chosen by ${state.stateDirReason}). Point --state-dir or OPENCLAW_STATE_DIR at the right directory, or run "openclaw setup" to create it.`))
+    return false
+  }
+  if (!st.isDirectory() || !isOpenClawStateDir(dir)) {
+    out.push(finding('state-dir-unrecognized', 'error', null, dir, `${dir} (chosen by ${state.stateDirReason}) is not an OpenClaw state dir: it has no openclaw.json, agents/ or legacy clawdbot.json. Doctor checked nothing in it and --fix changes nothing there. Point --state-dir or OPENCLAW_STATE_DIR at the directory OpenClaw uses.`))
     return false
   }
   if (!writable(dir)) {
@@ -229,7 +233,18 @@ function checkStorePermissions(c: StoreContext): void {
         {
           kind: 'perm',
           run: async () => {
-            for (const t of open) await chmodPath(t.path, 0o600).catch(() => {})
+            let done = 0
+            let firstError: unknown
+            for (const t of open) {
+              try {
+                await chmodPath(t.path, 0o600)
+                done++
+              } catch (error) {
+                firstError ??= error
+              }
+            }
+            // Any file left as it was keeps the finding open, with the reason.
+            if (firstError) throw new Error(`chmod 600 on ${done} of ${open.length} transcript(s); ${(firstError as Error).message}`)
             return `chmod 600 on ${open.length} transcript(s)`
           },
         },
@@ -254,7 +269,7 @@ function checkSqlite(c: StoreContext): void {
         'info',
         agentId,
         db,
-        `A SQLite-era session store exists ${alone ? 'instead of' : 'next to'} sessions.json: newer OpenClaw (from about 2026.7) keeps sessions there and treats sessions.json as legacy import input. clawkit reads and writes only the JSON store${alone ? ', so it sees no sessions for this agent' : '; changes made here may not reach a newer gateway'}.`,
+        `A SQLite-era session store exists ${alone ? 'instead of' : 'next to'} sessions.json: newer OpenClaw (from about 2026.7) keeps sessions there and treats sessions.json as legacy import input. clawkit cannot read or change that store yet (support is coming): its list, history and status show none of this agent's sessions, and agent, sessions reset, message send's mirror and doctor --fix refuse to write session files for it${alone ? '' : ' (the database is the truth; the sessions.json beside it is stale)'}. Use "openclaw" for this agent meanwhile.`,
       ),
     )
   }
@@ -297,6 +312,19 @@ function checkIndexFile(c: StoreContext): void {
         `${clause(scan.storeError.message.replace(/ The file was left untouched.*$/, ''))}. Every session of this store is invisible until it is repaired. --fix keeps the broken file as sessions.json.bak.<ms>, restores the newest valid ${sources > 0 ? `of ${sources} backup/temp file(s)` : 'backup (none found: an empty index)'}, then re-indexes the transcripts on disk.`,
         {kind: 'store-recover', run: () => recoverStore(scan.storePath)},
         'restore from the newest valid backup, then re-index transcripts',
+      ),
+    )
+  }
+  if (scan.storeBom && !scan.storeError) {
+    out.push(
+      finding(
+        'store-bom',
+        'warn',
+        agentId,
+        scan.storePath,
+        `sessions.json starts with a UTF-8 byte order mark (an editor added it). clawkit reads past it, but OpenClaw 2026.4.27 reads such an index as empty and overwrites it on its next save, losing every entry. --fix removes those 3 bytes and nothing else (the original is kept as sessions.json.bak.<ms>).`,
+        {kind: 'store-recover', run: () => removeStoreBom(scan.storePath)},
+        'remove the byte order mark',
       ),
     )
   }

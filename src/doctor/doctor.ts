@@ -1,4 +1,5 @@
 // `clawkit doctor`: run every check on every agent, optionally repair (backup first, under locks), and re-check.
+import fs from 'node:fs'
 import path from 'node:path'
 
 import type {OpenClawState} from '../store/state.js'
@@ -35,7 +36,75 @@ export async function collectFindings(state: OpenClawState, agentIds: string[], 
   if (!exists) return {findings, scans: []}
   const scans = opts.scans ?? (await scanStores(state, agentIds))
   for (const scan of scans) await checkStore(state, scan, opts, findings)
+  for (const f of findings) {
+    withholdLinkedRepair(state.stateDir, f)
+    withholdSqliteEraRepair(state, f)
+  }
   return {findings, scans}
+}
+
+/** Repairs that write session files (the index, transcripts, archives); permission and lock repairs write none. */
+const SESSION_FILE_REPAIRS = new Set<Repair['kind']>(['store-recover', 'index', 'transcript', 'archive'])
+
+/**
+ * An agent whose sessions live in SQLite (OpenClaw 2026.7+) gets no session-file repair: its sessions.json, if any is
+ * left, is legacy import input, and a rewritten or re-indexed one would be imported again as a fork.
+ */
+function withholdSqliteEraRepair(state: OpenClawState, f: PlannedFinding): void {
+  if (!f.repair || !SESSION_FILE_REPAIRS.has(f.repair.kind) || f.agentId === null) return
+  const db = state.sqliteStore(f.agentId)
+  if (!db) return
+  delete f.repair
+  f.fixable = false
+  delete f.action
+  f.message = withoutFixPromise(f.message, `--fix leaves it alone: this agent keeps its sessions in SQLite (${db}), and clawkit changes no JSON-era session file of such an agent.`)
+  f.details = {...f.details, sqliteStore: db}
+}
+
+/** The message's "--fix does X." sentence replaced by why it will not (or the reason appended when there is none). */
+function withoutFixPromise(message: string, why: string): string {
+  const re = /--fix (?:runs|adds|removes|renames|rewrites|keeps|copies|moves|appends|sets|points|re-attaches)\b.*?\.(?=\s|$)/s
+  return re.test(message) ? message.replace(re, why) : `${message} ${why}`
+}
+
+/** The path a repair writes to (or below): the index for index edits, otherwise the finding's own path. */
+function repairTarget(f: PlannedFinding): string {
+  return f.repair?.kind === 'index' ? f.repair.storePath : f.path
+}
+
+/**
+ * A repair never writes through a symbolic link: a linked agent or sessions dir (`agents/work -> /tmp/victim`) or a
+ * linked file would carry a chmod or a rewrite out of the state dir. Such a finding stays, without a repair, saying
+ * why; the repairs re-check at the moment they act, for a link planted after this check.
+ */
+function withholdLinkedRepair(stateDir: string, f: PlannedFinding): void {
+  if (!f.repair) return
+  const link = linkedComponent(stateDir, repairTarget(f))
+  if (!link) return
+  delete f.repair
+  f.fixable = false
+  delete f.action
+  f.message = withoutFixPromise(f.message, `--fix leaves it alone: ${link} is a symbolic link, and doctor does not write through links (fix it at the link's target by hand, or replace the link with a real directory).`)
+  f.details = {...f.details, symlink: link}
+}
+
+/**
+ * The first symbolic link on the way from the state dir to `target`, the target included. The state dir itself may be
+ * a link (a state dir kept on another disk); for a target outside the state dir (a configured session.store) only the
+ * target itself is looked at.
+ */
+export function linkedComponent(stateDir: string, target: string): string | undefined {
+  const rel = path.relative(stateDir, target)
+  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)
+  const steps = inside ? rel.split(path.sep).map((_, i, parts) => path.join(stateDir, ...parts.slice(0, i + 1))) : [target]
+  for (const p of steps) {
+    try {
+      if (fs.lstatSync(p).isSymbolicLink()) return p
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
 }
 
 function identity(f: Finding): string {
@@ -48,9 +117,15 @@ function publicFinding(f: PlannedFinding): Finding {
   return rest
 }
 
-async function applyRepairs(plan: PlannedFinding[]): Promise<void> {
+async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<void> {
   for (const kind of REPAIR_ORDER) {
-    const batch = plan.filter((f) => f.repair?.kind === kind)
+    const batch = plan.filter((f) => {
+      if (f.repair?.kind !== kind) return false
+      // A link planted since the check (the confirm prompt can wait for minutes) is refused the same way.
+      const link = linkedComponent(stateDir, repairTarget(f))
+      if (link) f.repairError = `not changed: ${link} is a symbolic link; doctor does not write through links`
+      return !link
+    })
     if (kind === 'index') {
       const byStore = new Map<string, PlannedFinding[]>()
       for (const f of batch) {
@@ -136,7 +211,7 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
     const tried = new Set<string>()
     for (let pass = 0; proceed && pass < MAX_PASSES && plan.length > 0; pass++) {
       for (const f of plan) tried.add(identity(f))
-      await applyRepairs(plan)
+      await applyRepairs(state.stateDir, plan)
       for (const f of plan) {
         if (f.fixed) done.push(f)
         else if (f.repairError) failures.set(identity(f), f.repairError)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {parseStoreText, readStoreFile} from '../store/file-store.js'
+import {emptyStoreData, parseStoreText, readStoreFile} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
 import {openSessionStore} from '../store/state.js'
@@ -24,8 +24,9 @@ export function archivePath(file: string, reason: 'deleted' | 'bak', date = new 
 }
 
 export async function chmodPath(p: string, mode: number): Promise<string> {
-  // chmod follows symlinks: a link planted in the state dir must never let a repair change a file elsewhere.
-  if ((await fsp.lstat(p)).isSymbolicLink()) return `skipped ${p}: it is a symbolic link`
+  // chmod follows symlinks: a link planted in the state dir must never let a repair change a file elsewhere. A skip is
+  // a failed repair (the finding stays open, with this reason), never a reported fix.
+  if ((await fsp.lstat(p)).isSymbolicLink()) throw new Error(`not changed: ${p} is a symbolic link; doctor does not write through links`)
   await fsp.chmod(p, mode)
   return `chmod ${mode.toString(8)} ${p}`
 }
@@ -85,7 +86,7 @@ export async function recoverStore(storePath: string): Promise<string> {
       })
       .sort((a, b) => b.t - a.t)
     let source: string | undefined
-    let recovered: SessionStoreData = {}
+    let recovered: SessionStoreData = emptyStoreData()
     for (const c of candidates) {
       try {
         recovered = parseStoreText(await fsp.readFile(c.p, 'utf8'), c.p)
@@ -103,6 +104,23 @@ export async function recoverStore(storePath: string): Promise<string> {
     return source
       ? `restored the index from ${source} (${Object.keys(recovered).length} entries)${kept}`
       : `no valid backup found: started an empty index; transcripts on disk are re-indexed next${kept}`
+  })
+}
+
+/**
+ * Drop a leading UTF-8 byte order mark from sessions.json, under its lock, re-checked there: only those 3 bytes go
+ * (every other byte stays), after the original is copied to `sessions.json.bak.<ms>`. A file that does not parse
+ * without the BOM is left to the store-corrupt repair.
+ */
+export async function removeStoreBom(storePath: string): Promise<string> {
+  return withLock(storePath, async () => {
+    const buf = await fsp.readFile(storePath)
+    if (!(buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf)) return 'no byte order mark any more; nothing to do'
+    parseStoreText(buf.toString('utf8'), storePath)
+    const backup = storeBackupPath(storePath)
+    await writeFileAtomic(backup, buf)
+    await writeFileAtomic(storePath, buf.subarray(3))
+    return `removed the byte order mark; the original is kept as ${backup}`
   })
 }
 

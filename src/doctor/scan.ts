@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
-import {parseStoreText} from '../store/file-store.js'
+import {parseStoreText, storeDataFrom} from '../store/file-store.js'
 import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
 import {transcriptTopicId} from '../store/session-key.js'
@@ -36,6 +36,8 @@ export interface StoreScan {
   storeError?: CorruptFileError
   /** sessions.json exists but cannot be read (permissions, I/O error). */
   readError?: string
+  /** sessions.json starts with a UTF-8 byte order mark (OpenClaw 2026.4.27 reads such a file as empty). */
+  storeBom?: boolean
   /** Every name in the sessions dir. */
   names: Set<string>
   /** Live transcripts (`*.jsonl` that are not side files), with stats. */
@@ -87,6 +89,10 @@ function withoutBulkyFields(_key: string, value: unknown): unknown {
   const copy: Record<string, unknown> = {...value}
   for (const f of UNREAD_ENTRY_FIELDS) delete copy[f]
   return copy
+}
+
+function startsWithBom(buf: Buffer): boolean {
+  return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf
 }
 
 /** The index is read entry by entry from SCAN_MIN_BYTES on (src/store/index-scan.ts), otherwise parsed whole. */
@@ -149,10 +155,19 @@ export async function scanStore(agentIds: string[], configured: boolean, storePa
       if (scan.storeStat.size < SCAN_MIN_BYTES) {
         // Buffer then toString: on Node 20 readFileSync(…, 'utf8') decodes through V8 and took ~35 ms on a 10 MB index,
         // against ~22 ms this way (BENCHMARKS.md).
-        scan.data = parseStoreText(fs.readFileSync(storePath).toString('utf8'), storePath)
+        const buf = fs.readFileSync(storePath)
+        scan.storeBom = startsWithBom(buf)
+        scan.data = parseStoreText(buf.toString('utf8'), storePath)
       } else {
+        const head = Buffer.alloc(3)
+        const fd = fs.openSync(storePath, 'r')
+        try {
+          scan.storeBom = startsWithBom(head.subarray(0, fs.readSync(fd, head, 0, 3, 0)))
+        } finally {
+          fs.closeSync(fd)
+        }
         const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath))
-        if (entries) scan.data = Object.fromEntries(entries) as SessionStoreData
+        if (entries) scan.data = storeDataFrom(entries)
       }
     } catch (error) {
       if (error instanceof CorruptFileError) scan.storeError = error

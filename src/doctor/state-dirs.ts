@@ -16,6 +16,23 @@ export interface StateDirCandidate {
 
 const MARKERS = ['agents', 'sessions', 'openclaw.json', 'clawdbot.json', 'moldbot.json']
 
+/**
+ * Whether a directory is recognisably an OpenClaw state dir: OpenClaw's config (or a legacy clawdbot/moldbot one), an
+ * `agents/` directory, or the pre-multi-agent `sessions/sessions.json`. doctor repairs nothing anywhere else: a
+ * mistaken OPENCLAW_STATE_DIR=/tmp must not turn /tmp into a 0700 directory.
+ */
+export function isOpenClawStateDir(dir: string): boolean {
+  const is = (p: string, kind: 'file' | 'dir') => {
+    try {
+      const st = fs.statSync(path.join(dir, p))
+      return kind === 'file' ? st.isFile() : st.isDirectory()
+    } catch {
+      return false
+    }
+  }
+  return is('openclaw.json', 'file') || is('clawdbot.json', 'file') || is('moldbot.json', 'file') || is('agents', 'dir') || is(path.join('sessions', 'sessions.json'), 'file')
+}
+
 function real(p: string): string {
   try {
     return fs.realpathSync(p)

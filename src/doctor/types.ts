@@ -8,6 +8,7 @@ export type Severity = 'error' | 'warn' | 'info'
 export const FINDING_IDS = [
   // state dir as a whole
   'state-dir-missing',
+  'state-dir-unrecognized',
   'state-dir-not-writable',
   'state-dir-permissions',
   'config-invalid',
@@ -24,6 +25,7 @@ export const FINDING_IDS = [
   'sqlite-store',
   // per agent: the index
   'store-corrupt',
+  'store-bom',
   'store-unreadable',
   'store-tmp-leftover',
   'entry-malformed',

@@ -2,6 +2,7 @@
 import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
+import {sqliteEraMessage} from '../store/era.js'
 import {classifySessionKind, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
@@ -47,6 +48,17 @@ export interface SessionsListResult {
   count: number
   activeMinutes: number | null
   sessions: SessionRow[]
+  /**
+   * Agents whose sessions live in a SQLite-era database (OpenClaw 2026.7+), which clawkit cannot read yet: none of
+   * their sessions are in `sessions` or `count`. Present only when there are such agents.
+   */
+  sqliteStores?: SqliteStoreNote[]
+}
+
+export interface SqliteStoreNote {
+  agentId: string
+  path: string
+  message: string
 }
 
 export interface ListOptions {
@@ -182,7 +194,15 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const {targets, multi} = resolveTargets(state, opts)
   const now = opts.now ?? Date.now()
   const rows: SessionRow[] = []
+  const sqliteStores: SqliteStoreNote[] = []
   for (const ref of targets) {
+    // A SQLite-era agent's legacy sessions.json (if any is left) is stale import input, not its sessions. An explicit
+    // --store is read as asked.
+    const db = opts.store ? undefined : state.sqliteStore(ref.agentId)
+    if (db) {
+      sqliteStores.push({agentId: ref.agentId, path: db, message: `${sqliteEraMessage(ref.agentId, db)}.`})
+      continue
+    }
     // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
     // held at once.
     const built = await openSessionStore(ref).readRows((key, entry) => buildRow(state, key, entry, ref.agentId, now))
@@ -192,9 +212,10 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     }
   }
   rows.sort((a, b) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY))
-  const result: SessionsListResult = {path: multi ? null : targets[0].path, count: rows.length, activeMinutes, sessions: limit === null ? rows : rows.slice(0, limit)}
+  const extra = sqliteStores.length > 0 ? {sqliteStores} : {}
+  const result: SessionsListResult = {path: multi ? null : targets[0].path, count: rows.length, activeMinutes, sessions: limit === null ? rows : rows.slice(0, limit), ...extra}
   if (multi) {
-    return {path: null, stores: targets, ...(opts.allAgents ? {allAgents: true as const} : {}), count: result.count, activeMinutes, sessions: result.sessions}
+    return {path: null, stores: targets, ...(opts.allAgents ? {allAgents: true as const} : {}), count: result.count, activeMinutes, sessions: result.sessions, ...extra}
   }
   return result
 }

@@ -5,6 +5,7 @@ import path from 'node:path'
 
 import {NotFoundError} from '../errors.js'
 import {resolveWorkspaceDir} from '../config/config.js'
+import {WRITE_REFUSAL} from '../store/era.js'
 import {findEntryIn} from '../store/file-store.js'
 import {archiveTimestamp, FILE_MODE} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
@@ -98,7 +99,9 @@ export async function planReset(state: OpenClawState, target: string, opts: {age
 }
 
 export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {
-  const s = await resolveSession(state, target, {agent: opts.agent})
+  const s = await resolveSession(state, target, {agent: opts.agent, sqliteConsequence: WRITE_REFUSAL})
+  // resolveSession already refuses a SQLite-only agent; this covers a stray legacy sessions.json beside the database.
+  state.assertJsonEra(s.agentId)
   const sessionsDir = state.sessionsDir(s.ref)
   const store = state.store(s.agentId)
   // Lock order is transcript first, then store: an agent turn holds its transcript lock and takes the store lock at

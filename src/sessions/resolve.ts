@@ -1,6 +1,7 @@
 // Finds the session a user means by a key or a sessionId, across the agents' stores.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {NotFoundError, UsageError} from '../errors.js'
+import {READ_REFUSAL} from '../store/era.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId} from '../store/transcript.js'
@@ -19,7 +20,8 @@ function looksLikeKey(s: string): boolean {
   return s.includes(':') || ['main', 'global', 'unknown'].includes(s.toLowerCase())
 }
 
-export async function resolveSession(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<ResolvedSession> {
+/** `sqliteConsequence`: what the caller says when the agent keeps its sessions in SQLite (a reader and a writer differ). */
+export async function resolveSession(state: OpenClawState, target: string, opts: {agent?: string; sqliteConsequence?: string} = {}): Promise<ResolvedSession> {
   const raw = target.trim()
   if (!raw) throw new UsageError('Pass a session key or session id (for example "agent:main:main").', 'E_MISSING_SESSION')
   if (raw.includes('\0') || raw.length > 512) throw new UsageError('Invalid session key or id.', 'E_BAD_SESSION')
@@ -29,6 +31,8 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     const key = toAgentStoreSessionKey(agentOpt ?? state.activeAgentId, raw)
     const parsed = parseAgentSessionKey(key)
     const agentId = parsed ? normalizeAgentId(parsed.agentId) : (agentOpt ?? state.activeAgentId)
+    // The database is the truth for such an agent; a legacy sessions.json beside it holds stale or stray rows.
+    state.assertJsonEra(agentId, opts.sqliteConsequence ?? READ_REFUSAL)
     const ref = state.storeRef(agentId)
     const store = state.store(agentId)
     const hit = await store.findEntry(key)
@@ -36,7 +40,12 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()
     const seen = new Set<string>()
+    const sqliteAgents: string[] = []
     for (const agentId of agents) {
+      if (state.sqliteStore(agentId)) {
+        sqliteAgents.push(agentId)
+        continue
+      }
       const ref = state.storeRef(agentId)
       if (seen.has(ref.path)) continue
       seen.add(ref.path)
@@ -49,6 +58,8 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
         return {ref, key: normalizeSessionKey(storedKey), storedKey, entry, agentId}
       }
     }
+    // Not in any JSON-era store: it may well be in a database clawkit cannot read yet, so say so instead of "not found".
+    if (sqliteAgents.length > 0) state.assertJsonEra(sqliteAgents[0], opts.sqliteConsequence ?? READ_REFUSAL)
   } else {
     throw new UsageError(`Invalid session key or id: ${JSON.stringify(raw).slice(0, 140)}`, 'E_BAD_SESSION')
   }

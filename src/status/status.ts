@@ -58,6 +58,8 @@ export interface AgentStatus {
   workspaceDir: string
   bootstrapPending: boolean
   transcripts: {files: number; bytes: number}
+  /** The agent's SQLite-era database (OpenClaw 2026.7+), which clawkit cannot read yet; its sessions are not counted. */
+  sqliteStore?: string
 }
 
 /** The `clawkit status --json` document; `sessions` and `agents` mirror OpenClaw's status JSON. */
@@ -200,7 +202,9 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   for (const id of agentIds) {
     const scan = scans.find((s) => s.agentIds.includes(id))
     const storePath = scan?.storePath ?? state.storeRef(id).path
-    const {count: agentCount, last, top: agentTop} = scan ? agentSessions(scan, id) : {count: 0, last: null, top: []}
+    const sqliteStore = state.sqliteStore(id)
+    // A legacy sessions.json left beside the database is stale import input, not this agent's sessions.
+    const {count: agentCount, last, top: agentTop} = scan && !sqliteStore ? agentSessions(scan, id) : {count: 0, last: null, top: []}
     const agentRecent = agentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
     for (const c of agentTop) pushTop(recentTop, c, RECENT_LIMIT)
     const owner = scan && scan.agentId === id
@@ -224,6 +228,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
       workspaceDir,
       bootstrapPending: workspaceDir ? fs.existsSync(path.join(workspaceDir, 'BOOTSTRAP.md')) : false,
       transcripts: {files, bytes},
+      ...(sqliteStore ? {sqliteStore} : {}),
     })
     byAgent.push({agentId: id, path: storePath, count: agentCount, recent: agentRecent})
   }

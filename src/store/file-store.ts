@@ -2,6 +2,7 @@
 import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
+import {SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
@@ -13,8 +14,35 @@ export function serializeStore(data: SessionStoreData): string {
   return JSON.stringify(data, null, 2)
 }
 
+/**
+ * An empty index with no prototype. Keys are user data and may be spelled `__proto__`, `constructor` or `toString`: on
+ * a plain object `data["__proto__"] = entry` sets the prototype instead of a row (the row is then lost on write), and
+ * `data["constructor"]` reads Object. Every index object a writer sees comes from here or from storeDataFrom.
+ */
+export function emptyStoreData(): SessionStoreData {
+  return Object.create(null) as SessionStoreData
+}
+
+/** A null-prototype copy of parsed entries (JSON.parse and Object.fromEntries give plain objects). */
+export function storeDataFrom(entries: Iterable<readonly [string, unknown]> | object): SessionStoreData {
+  const out = emptyStoreData() as Record<string, unknown>
+  // Assignment into a null-prototype object makes `__proto__` an ordinary own key, as JSON.parse itself does.
+  for (const [k, v] of Symbol.iterator in entries ? (entries as Iterable<readonly [string, unknown]>) : Object.entries(entries)) out[k] = v
+  return out as SessionStoreData
+}
+
+/**
+ * A UTF-8 byte order mark some editors (Notepad, PowerShell's Out-File) put in front of a file. JSON.parse rejects
+ * it, and OpenClaw 2026.4.27 then reads the whole index as empty and overwrites it on its next save; clawkit reads
+ * past it instead, so that nothing treats a readable index as broken. A rewrite drops it (OpenClaw's serialization).
+ */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
+
 /** Parse sessions.json text; an unparseable or non-object file is a CorruptFileError, never an empty store. */
 export function parseStoreText(text: string, file: string): SessionStoreData {
+  text = stripBom(text)
   // A 0-byte file is what a crash mid-write leaves behind (openclaw#77783); it holds no sessions but it is not a
   // healthy store either, so it is reported rather than silently read as empty.
   if (text.trim() === '') throw new CorruptFileError(file, 'the file is empty')
@@ -30,7 +58,7 @@ export function parseStoreText(text: string, file: string): SessionStoreData {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new CorruptFileError(file, `the top level is ${Array.isArray(parsed) ? 'an array' : String(parsed === null ? 'null' : typeof parsed)}, expected an object of session entries`)
   }
-  return parsed as SessionStoreData
+  return storeDataFrom(parsed)
 }
 
 /** EISDIR, EACCES, ENAMETOOLONG…: name the file and the reason instead of a bare errno message. */
@@ -45,7 +73,7 @@ export async function readStoreFile(file: string): Promise<{data: SessionStoreDa
   try {
     text = await fsp.readFile(file, 'utf8')
   } catch (error) {
-    if (isEnoent(error)) return {data: {}, exists: false}
+    if (isEnoent(error)) return {data: emptyStoreData(), exists: false}
     throw unreadableStore(file, error)
   }
   return {data: parseStoreText(text, file), text, exists: true}
@@ -65,11 +93,18 @@ export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | u
 /** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
 
+export interface FileStoreOptions {
+  /** The agent's SQLite-era database, if it has one now: update() then refuses (src/store/era.ts). */
+  sqliteStore?: () => string | undefined
+}
+
 export class FileSessionStore implements SessionStore {
   readonly ref: StoreRef
+  private readonly opts: FileStoreOptions
 
-  constructor(ref: StoreRef) {
+  constructor(ref: StoreRef, opts: FileStoreOptions = {}) {
     this.ref = ref
+    this.opts = opts
   }
 
   async read(): Promise<SessionStoreData> {
@@ -129,15 +164,25 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
+  private refuseSqliteEra(): void {
+    const db = this.opts.sqliteStore?.()
+    if (db) throw new SqliteStoreError(this.ref.agentId, db, WRITE_REFUSAL)
+  }
+
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {
+    // Before the lock too: taking it would create sessions.json.lock beside the database.
+    this.refuseSqliteEra()
     return withLock(
       this.ref.path,
       async () => {
+        // Inside the lock as well: OpenClaw may have migrated the agent since the caller looked.
+        this.refuseSqliteEra()
         const {data, text} = await readStoreFile(this.ref.path)
         const result = await mutator(data)
         const next = serializeStore(data)
-        // Same skip as OpenClaw: an unchanged store is not rewritten (keeps mtime, avoids needless I/O).
-        if (next !== text) await writeFileAtomic(this.ref.path, next)
+        // Same skip as OpenClaw: an unchanged store is not rewritten (keeps mtime, avoids needless I/O). A leading BOM
+        // alone is no change; a real change drops it with the rest of the old text.
+        if (text === undefined || next !== stripBom(text)) await writeFileAtomic(this.ref.path, next)
         return result
       },
       {timeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS},

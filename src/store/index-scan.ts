@@ -114,11 +114,23 @@ class ChunkReader {
  * check that turns a torn file (a crash mid-write, openclaw#77783) over to the whole parse, which reports it.
  */
 export async function hasLayoutEnds(fh: FileHandle, size: number): Promise<boolean> {
-  const head = Buffer.alloc(OPEN.length)
-  if ((await fh.read(head, 0, head.length, 0)).bytesRead < head.length || !head.equals(OPEN)) return false
+  return (await layoutStart(fh, size)) >= 0
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf])
+
+/**
+ * Where OpenClaw's layout starts: 0, or 3 after a UTF-8 byte order mark (the whole parse reads past one too, so the
+ * entry-by-entry reader must give the same entries); -1 when the file does not start and end as OpenClaw's do.
+ */
+async function layoutStart(fh: FileHandle, size: number): Promise<number> {
+  const head = Buffer.alloc(BOM.length + OPEN.length)
+  const got = (await fh.read(head, 0, head.length, 0)).bytesRead
+  const start = got >= BOM.length && head.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
+  if (got < start + OPEN.length || !head.subarray(start, start + OPEN.length).equals(OPEN)) return -1
   const tail = Buffer.alloc(Math.min(size, 256))
   const {bytesRead} = await fh.read(tail, 0, tail.length, size - tail.length)
-  return /\n\}[ \t\n\r]*$/.test(tail.toString('latin1', 0, bytesRead))
+  return /\n\}[ \t\n\r]*$/.test(tail.toString('latin1', 0, bytesRead)) ? start : -1
 }
 
 /** End (exclusive) of the JSON string whose opening quote is at `buf[start]`, or -1 if it does not end on this line. */
@@ -147,8 +159,11 @@ function parseSlice(buf: Buffer, start: number, end: number): unknown {
  * (a nested brace at that indent) fails to parse and sends the whole file to JSON.parse instead.
  */
 async function visitLayout(fh: FileHandle, size: number, visit: (key: string, entry: SessionEntry) => void, chunkBytes: number, stats?: ScanStats): Promise<void> {
-  if (!(await hasLayoutEnds(fh, size))) throw new NotOpenClawLayout()
+  const bomLength = await layoutStart(fh, size)
+  if (bomLength < 0) throw new NotOpenClawLayout()
   const r = new ChunkReader(fh, chunkBytes, stats)
+  if (!(await r.need(bomLength))) throw new NotOpenClawLayout()
+  r.at += bomLength
   if (!(await r.startsWith(OPEN))) throw new NotOpenClawLayout()
   r.at += OPEN.length - 1 // at the key's opening quote
   for (;;) {

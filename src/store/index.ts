@@ -1,5 +1,6 @@
 // Public entry of the store library: everything needed to read and write an OpenClaw state dir without the CLI.
 export * from './context.js'
+export * from './era.js'
 export * from './file-store.js'
 export * from './fs-util.js'
 export * from './lock.js'

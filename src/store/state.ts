@@ -16,6 +16,7 @@ import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '.
 import {UsageError} from '../errors.js'
 import {configSecrets, registerSecrets} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
+import {findSqliteStore, SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {FileSessionStore} from './file-store.js'
 import type {SessionStore, StoreRef} from './types.js'
 
@@ -114,8 +115,20 @@ export class OpenClawState {
     return {agentId, path: resolveStorePath(this.stateDir, this.config, agentId, this.env)}
   }
 
+  /** A store whose writes refuse while the agent keeps its sessions in SQLite (checked again inside every write). */
   store(agentId: string): SessionStore {
-    return openSessionStore(this.storeRef(agentId))
+    return new FileSessionStore(this.storeRef(agentId), {sqliteStore: () => findSqliteStore(this.stateDir, agentId)})
+  }
+
+  /** The agent's SQLite-era database when it has one: clawkit then neither reads nor writes its JSON-era files. */
+  sqliteStore(agentId: string): string | undefined {
+    return findSqliteStore(this.stateDir, agentId)
+  }
+
+  /** Writers call this before anything irreversible (a model call, a send, a file write). */
+  assertJsonEra(agentId: string, consequence = WRITE_REFUSAL): void {
+    const db = this.sqliteStore(agentId)
+    if (db) throw new SqliteStoreError(agentId, db, consequence)
   }
 
   /** The directory transcripts of a store live in: always dirname(sessions.json). */

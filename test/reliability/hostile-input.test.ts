@@ -10,9 +10,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {FIXTURES, TWO_AGENTS} from '../support/cli.js'
 import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
-import {configArb, sessionsJsonArb, transcriptArb} from './support/arbitraries.js'
+import {configArb, type ProtoRow, protoRowsArb, sessionsJsonArb, transcriptArb, withProtoRows} from './support/arbitraries.js'
 import {writeResults} from './support/crash.js'
-import {HOSTILE_COMMANDS, makeSandbox, runHostile} from './support/hostile.js'
+import {type HostileCommand, HOSTILE_COMMANDS, makeSandbox, runHostile} from './support/hostile.js'
 import {intFromEnv, seedFromEnv} from './support/prng.js'
 
 /** CLI runs per property; three properties, so npm test spawns about 3x this many processes. */
@@ -124,6 +124,48 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
       }
     }
   })
+
+  it('prototype-named keys (__proto__, __Proto__, constructor, toString, ...) keep their rows through every writer', async () => {
+    const fixture = fs.readFileSync(MAIN_INDEX, 'utf8')
+    const agentEnv = () => ({ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url})
+    // Every writer of the index: the hostile table's writers, doctor --fix, and reset/agent aimed at a prototype row.
+    const writers = (rows: ProtoRow[], pick: number): HostileCommand[] => [
+      ...HOSTILE_COMMANDS.filter((c) => !c.readOnly),
+      {name: 'doctor --fix --yes --json', args: (sb) => ['doctor', '--fix', '--yes', '--json', '--state-dir', sb.stateDir], readOnly: false, json: true, successCodes: [0, 3, 4]},
+      {name: 'sessions reset <prototype row>', args: (sb) => ['sessions', 'reset', rows[pick % rows.length].sessionId, '--json', '--state-dir', sb.stateDir], readOnly: false, json: true},
+      {name: 'agent --session-id <prototype row>', args: (sb) => ['agent', '--session-id', rows[pick % rows.length].sessionId, '-m', 'proto', '--json', '--state-dir', sb.stateDir], readOnly: false, json: true, env: agentEnv},
+    ]
+    const cases = fc.tuple(protoRowsArb, fc.nat({max: 3}), fc.nat({max: 50}))
+    await fc.assert(
+      fc.asyncProperty(cases, async ([rows, pick, which]) => {
+        const list = writers(rows, pick)
+        const cmd = list[which % list.length]
+        const sb = makeSandbox()
+        const index = path.join(sb.stateDir, 'agents', 'main', 'sessions', 'sessions.json')
+        fs.writeFileSync(index, withProtoRows(fixture, rows))
+        const {result, problems} = await runHostile(cmd, sb)
+        // JSON.parse makes every key an own property, so this sees each row; a writer may fold a spelling to lowercase.
+        const after = JSON.parse(fs.readFileSync(index, 'utf8')) as Record<string, {label?: string}>
+        for (const r of rows) {
+          const kept = Object.keys(after).filter((k) => k.toLowerCase() === r.key.toLowerCase() && after[k]?.label === r.label)
+          if (kept.length !== 1) problems.push(`row ${JSON.stringify(r.key)} (${r.label}) ${kept.length === 0 ? 'lost' : 'duplicated'} by ${cmd.name}`)
+        }
+        const f = (figures['prototype-keys'] ??= {cases: 0, failures: 0, exitCodes: {}, kinds: {}})
+        f.cases++
+        f.exitCodes[String(result.code)] = (f.exitCodes[String(result.code)] ?? 0) + 1
+        f.kinds[cmd.name] = (f.kinds[cmd.name] ?? 0) + 1
+        if (problems.length > 0) {
+          f.failures++
+          failures.push({target: 'prototype-keys', kind: cmd.name, command: cmd.name, rows, problems, stderr: result.stderr.slice(0, 500), sandbox: sb.root})
+          return false
+        }
+        fs.rmSync(sb.root, {recursive: true, force: true})
+        return true
+      }),
+      params(3),
+    )
+    expect(failures.filter((f) => (f as {target: string}).target === 'prototype-keys')).toEqual([])
+  }, 30 * 60_000)
 
   it('openclaw.json: arbitrary bytes, near-valid JSON5, wrongly typed agents/session/models, hostile agent ids and store paths', async () => {
     const fixture = fs.readFileSync(CONFIG, 'utf8')

@@ -31,6 +31,8 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const f = this.flags
     const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit})
     if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result))
+    // Under --json too, where a script that reads only `sessions` would otherwise take it for an empty store.
+    else for (const n of result.sqliteStores ?? []) process.stderr.write(`Warning: ${n.message}\n`)
     return result
   }
 }
@@ -42,8 +44,10 @@ export function renderSessionsList(result: SessionsListResult): string {
   else lines.push(paint(color, 'cyan', `Session store: ${result.path}`))
   lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
+  // Not "No sessions found": the agent has sessions, in a store clawkit cannot read yet.
+  for (const n of result.sqliteStores ?? []) lines.push(paint(color, 'yellow', n.message))
   if (result.count === 0) {
-    lines.push('No sessions found.')
+    if (!result.sqliteStores) lines.push('No sessions found.')
     return `${lines.join('\n')}\n`
   }
   const multi = Boolean(result.stores)

@@ -95,7 +95,38 @@ export function sessionsJsonArb(fixtureText: string): fc.Arbitrary<{kind: string
     weirdIndexText.map((t) => ({kind: 'weird-entries', bytes: enc(t)})),
     weirdIndexText.chain((t) => nearValid(t)).map((bytes) => ({kind: 'weird-entries-broken', bytes})),
     fc.constantFrom('', ' ', '\n', '{}', '[]', 'null', '0', '"x"', '{"agent:main:main": null}', '{"a":1,"a":2}', `${'['.repeat(5000)}${']'.repeat(5000)}`, `{"agent:main:main":${'{"x":'.repeat(3000)}1${'}'.repeat(3000)}}`).map((t) => ({kind: 'edge', bytes: enc(t)})),
+    bomLed(fc.oneof(fc.constant(fixtureText), weirdIndexText)).map((bytes) => ({kind: 'bom-led', bytes})),
   )
+}
+
+/** A UTF-8 byte order mark before the text (Notepad, PowerShell), sometimes on a file that is broken as well. */
+export function bomLed(text: fc.Arbitrary<string>): fc.Arbitrary<Buffer> {
+  return fc.tuple(text, fc.boolean()).chain(([t, broken]) => (broken ? nearValid(t) : fc.constant(enc(t)))).map((b) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b]))
+}
+
+/** Names of Object.prototype members and the like, which a plain-object index would misread or lose as keys. */
+export const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf']
+
+/** A spelling of one name: as is, upper-cased, or with random letters upper-cased (`__Proto__`). */
+const spelling = (name: string) => fc.oneof(fc.constant(name), fc.constant(name.toUpperCase()), fc.array(fc.boolean(), {minLength: name.length, maxLength: name.length}).map((up) => [...name].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')))
+
+export interface ProtoRow {
+  key: string
+  sessionId: string
+  label: string
+  withUpdatedAt: boolean
+}
+
+/** 1-4 rows under prototype-named keys (distinct once lowercased, as OpenClaw folds keys), each with its own label. */
+export const protoRowsArb: fc.Arbitrary<ProtoRow[]> = fc
+  .uniqueArray(fc.constantFrom(...PROTOTYPE_NAMES), {minLength: 1, maxLength: 4})
+  .chain((names) => fc.tuple(...names.map((n) => fc.tuple(spelling(n), fc.boolean()))))
+  .map((rows) => rows.map(([key, withUpdatedAt], i) => ({key, sessionId: `proto-row-${i}`, label: `keep ${key} ${i}`, withUpdatedAt})))
+
+/** The fixture index with the rows spliced in as text (a JS object literal would turn `__proto__` into a prototype). */
+export function withProtoRows(fixtureText: string, rows: ProtoRow[]): string {
+  const add = rows.map((r) => `  ${JSON.stringify(r.key)}: ${JSON.stringify(r.withUpdatedAt ? {sessionId: r.sessionId, updatedAt: 1_700_000_000_000, label: r.label} : {sessionId: r.sessionId, label: r.label})}`)
+  return fixtureText.replace(/\n}\s*$/, `,\n${add.join(',\n')}\n}`)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -193,5 +224,6 @@ export function configArb(fixtureText: string): fc.Arbitrary<{kind: string; byte
     {weight: 1, arbitrary: randomBytes.map((bytes) => ({kind: 'random-bytes', bytes}))},
     {weight: 1, arbitrary: fc.jsonValue({maxDepth: 3}).map((v) => ({kind: 'any-json', bytes: enc(JSON.stringify(v) ?? 'null')}))},
     {weight: 1, arbitrary: fc.constantFrom('', '// only a comment', '{agents: {list: [{id: "main"}]},}', "{'session': {'store': 5}}", '{"__proto__": {"polluted": true}}', '{"constructor": {"prototype": {"x": 1}}}').map((t) => ({kind: 'edge', bytes: enc(t)}))},
+    {weight: 1, arbitrary: bomLed(fc.constant(fixtureText)).map((bytes) => ({kind: 'bom-led', bytes}))},
   )
 }

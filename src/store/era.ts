@@ -1,0 +1,54 @@
+// Which era an agent's session store is in. From about 2026.7 OpenClaw keeps an agent's sessions in
+// `agents/<id>/agent/openclaw-agent.sqlite` and reads sessions.json only as one-time import input (store-sqlite.md §1,
+// §8). clawkit does not read or write that database yet, so for such an agent it must write no JSON-era session
+// file: OpenClaw would not see the turn, and its next import would merge the stray file into the user's store.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {ClawkitError, ExitCode} from '../errors.js'
+
+export const SQLITE_STORE_FILE = 'openclaw-agent.sqlite'
+
+export function sqliteStorePath(stateDir: string, agentId: string): string {
+  return path.join(stateDir, 'agents', agentId, 'agent', SQLITE_STORE_FILE)
+}
+
+/**
+ * The agent's SQLite store, if one exists. Only its existence is checked (no node:sqlite): any entry of that name
+ * counts, a dangling link included, since OpenClaw would create or open the database there. When it exists next to a
+ * sessions.json, the database is the truth and the JSON file is legacy input.
+ */
+export function findSqliteStore(stateDir: string, agentId: string): string | undefined {
+  const db = sqliteStorePath(stateDir, agentId)
+  try {
+    fs.lstatSync(db)
+    return db
+  } catch {
+    return undefined
+  }
+}
+
+export function sqliteEraMessage(agentId: string, db: string): string {
+  return `Agent "${agentId}" keeps its sessions in SQLite (${db}), the store of OpenClaw 2026.7 and later; clawkit cannot read or change that store yet (support is coming)`
+}
+
+/** Raised by every reader and writer that meets a SQLite-era agent (exit 1, code E_SQLITE_STORE). */
+export class SqliteStoreError extends ClawkitError {
+  readonly agentId: string
+  readonly db: string
+
+  constructor(agentId: string, db: string, consequence: string) {
+    super(`${sqliteEraMessage(agentId, db)}. ${consequence}`, {
+      code: 'E_SQLITE_STORE',
+      exitCode: ExitCode.failure,
+      suggestions: [`Use "openclaw" for agent "${agentId}" until clawkit supports SQLite-era stores.`],
+    })
+    this.agentId = agentId
+    this.db = db
+  }
+}
+
+/** Why a writer refuses: what it would have done to the user's conversation. */
+export const WRITE_REFUSAL = 'Nothing was written: a sessions.json or transcript beside the database would fork the conversation (OpenClaw would not see it and would later import it as a duplicate).'
+export const READ_REFUSAL = 'Its sessions are not in sessions.json, so clawkit cannot show them.'
+export const MIRROR_REFUSAL = 'Nothing was sent: its copy cannot be recorded in this agent\'s session without forking the conversation. Pass --no-mirror to send it without the copy.'
