@@ -26,8 +26,8 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/\bsk-ant-[A-Za-z0-9_-]{6,}/g, REDACTED],
   [/\bxox[abposr]-[A-Za-z0-9-]{6,}/g, REDACTED],
   [/\/bot\d{5,12}:[A-Za-z0-9_-]{20,}/g, `/bot${REDACTED}`],
-  // `(?!…\.\.\.)`: placeholders in hints (ANTHROPIC_API_KEY=sk-ant-...) are not secrets.
-  [/((?:x-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?!(?:(?:Bearer|Bot|Basic)\s+)?<redacted>)(?![^\s"',;}]*(?:\.\.\.|…))((?:Bearer|Bot|Basic)\s+)?[^\s"',;}]{6,}/gi, `$1$2${REDACTED}`],
+  // `(?!...\.\.\.)`: placeholders in hints (ANTHROPIC_API_KEY=sk-ant-...) are not secrets.
+  [/((?:x-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?!(?:(?:Bearer|Bot|Basic)\s+)?<redacted>)(?![^\s"',;}]*(?:\.\.\.|\u2026))((?:Bearer|Bot|Basic)\s+)?[^\s"',;}]{6,}/gi, `$1$2${REDACTED}`],
 ]
 
 /** Remember values to redact from now on (tokens read from files, resolved keys). Short or empty values are ignored. */

@@ -82,7 +82,10 @@ describe('doctor --fix and symbolic links inside the state dir', () => {
   it('a symlinked sessions dir: its permission finding is not reported fixed, stays open, and the exit code agrees', async () => {
     const state = copyFixture(TWO_AGENTS)
     localizeSessionFiles(state)
-    const outside = path.join(tempDir(), 'sessions-elsewhere')
+    // Its parent is open too, so nothing above the target keeps other users out and the finding stays a warning.
+    const base = tempDir()
+    fs.chmodSync(base, 0o755)
+    const outside = path.join(base, 'sessions-elsewhere')
     const sessions = path.join(state, 'agents', 'work', 'sessions')
     fs.cpSync(sessions, outside, {recursive: true})
     fs.rmSync(sessions, {recursive: true})
