@@ -13,7 +13,7 @@ export type {AgentRunResult} from '../agent/output.js'
 export default class Agent extends BaseCommand<typeof Agent> {
   static override summary = 'Run one agent turn and store it in the OpenClaw session'
   static override description =
-    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
+    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 74 turn stored but stdout could not be written, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
   static override examples = [
     '<%= config.bin %> agent --agent main -m "What is on my calendar?"',
     '<%= config.bin %> agent --session-id 1234 -m "continue" --json',
