@@ -7,7 +7,7 @@ import {ClawkitError, ExitCode} from '../errors.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/file-store.js'
-import {acquireLock} from '../store/lock.js'
+import {acquireLock, DEFAULT_LOCK_TIMEOUT_MS, type LockOptions} from '../store/lock.js'
 import {randomUUID} from '../store/random-id.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -49,6 +49,8 @@ export interface AgentTurnOptions {
   signal?: AbortSignal
   onText?: (delta: string) => void
   onStatus?: (status: 'waiting' | 'streaming' | 'tool' | 'compacting') => void
+  /** The session's transcript lock is held by another writer and the turn starts waiting for it. */
+  onLockWait?: LockOptions['onWait']
   env?: Env
 }
 
@@ -250,7 +252,9 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
       const sessionId = entry.sessionId
       const transcript = resolveTranscriptPath(sessionsDir, entry, selected.key).path
       const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof entry.thinkingLevel === 'string' ? entry.thinkingLevel : undefined) ?? 'off'
-      const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000, signal: controller.signal}).catch((error: unknown) => {
+      // OpenClaw's rule for its session write lock: wait up to the acquire timeout (10 s, or
+      // OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS), then fail naming the holder; a shorter --timeout ends it first.
+      const lock = await acquireLock(transcript, {timeoutMs: DEFAULT_LOCK_TIMEOUT_MS, signal: controller.signal, onWait: opts.onLockWait && ((w) => opts.onLockWait?.({...w, timeoutMs: timeoutMs > 0 ? Math.min(w.timeoutMs, Math.max(0, timeoutMs - (Date.now() - started))) : w.timeoutMs}))}).catch((error: unknown) => {
         // Ctrl-C or --timeout while another writer holds the session: nothing ran, nothing was written.
         if ((error as {code?: string}).code !== 'E_LOCK_WAIT_ABORTED') throw error
         const timedOut = abortReason === 'timeout'

@@ -83,6 +83,10 @@ export default class Agent extends BaseCommand<typeof Agent> {
           if (s === 'waiting' || s === 'compacting') spinner?.start()
           else spinner?.stop()
         },
+        onLockWait: ({lockPath, holderPid, timeoutMs}) => {
+          spinner?.stop()
+          process.stderr.write(`Waiting for ${holderPid === undefined ? 'another process' : `pid ${holderPid}`} (an OpenClaw run or another clawkit) to finish with this session; its lock is ${lockPath}. Giving up after ${Number((timeoutMs / 1000).toFixed(1))} s.\n`)
+        },
         onText: json
           ? undefined
           : (d) => {

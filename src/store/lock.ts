@@ -22,6 +22,8 @@ export interface LockOptions {
   staleMs?: number
   /** Stop waiting when this fires (Ctrl-C, a turn timeout): E_LOCK_WAIT_ABORTED. */
   signal?: AbortSignal
+  /** Called once, when the lock is found held and the wait begins: who holds it (pid from the lock file, if any). */
+  onWait?: (wait: {lockPath: string; holderPid?: number; timeoutMs: number}) => void
 }
 
 export type StaleReason = 'missing-pid' | 'dead-pid' | 'recycled-pid' | 'invalid-createdAt' | 'too-old'
@@ -279,6 +281,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
   const started = Date.now()
   let attempt = 0
   let lastHolder: number | undefined
+  let waitAnnounced = false
   for (;;) {
     attempt++
     await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
@@ -306,6 +309,10 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     }
     const elapsed = Date.now() - started
     if (elapsed >= timeoutMs) throw new LockTimeoutError(lockPath, timeoutMs, lastHolder)
+    if (!waitAnnounced) {
+      waitAnnounced = true
+      opts.onWait?.({lockPath, holderPid: Number.isInteger(lastHolder) ? lastHolder : undefined, timeoutMs})
+    }
     if (opts.signal?.aborted) throw lockWaitAborted(lockPath, lastHolder)
     await sleep(Math.min(1000, 50 * attempt, Math.max(1, timeoutMs - elapsed)), opts.signal)
     if (opts.signal?.aborted) throw lockWaitAborted(lockPath, lastHolder)
