@@ -1,7 +1,7 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {ClawkitError, ExitCode} from './errors.js'
+import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction} from './errors.js'
 import {printable} from './render/safe.js'
 import {closest} from './suggest.js'
 import {OpenClawState} from './store/state.js'
@@ -139,6 +139,11 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): ErrorEnvelo
   }
   const e = err as Error & {code?: string; oclif?: {exit?: number | false}; flags?: string[]; syscall?: string; path?: string}
   if (e instanceof Errors.CLIError) return describeUsageError(e, ctx)
+  // A file-system error nothing caught on the way up: it still names its file when Node recorded one.
+  if (isErrnoError(e) && typeof e.path === 'string') {
+    const dest = (e as {dest?: unknown}).dest
+    return describeError(new FileSystemError(typeof dest === 'string' ? `${e.path} to ${dest}` : e.path, syscallAction(e.syscall), e))
+  }
   const code = typeof e?.code === 'string' ? `E_${e.code}` : 'E_UNEXPECTED'
   return {code, message: e?.message ?? String(err), exitCode: ExitCode.failure}
 }

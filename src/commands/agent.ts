@@ -3,9 +3,10 @@ import {Flags} from '@oclif/core'
 
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
-import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
+import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
+import {printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 
 export type {AgentRunResult} from '../agent/output.js'
@@ -68,6 +69,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     let atLineStart = true
     let newCall = false
     try {
+      let stored: {code: string; message: string; exitCode: number; suggestions?: string[]} | undefined
       const result = await runAgentTurn({
         state,
         message,
@@ -97,6 +99,11 @@ export default class Agent extends BaseCommand<typeof Agent> {
               process.stdout.write(d)
               atLineStart = d.endsWith('\n')
             },
+      }).catch((error: unknown) => {
+        // The turn is in the transcript but the index update failed: the reply is still the user's, in --json too.
+        if (!(error instanceof TurnStoredError)) throw error
+        stored = describeError(error)
+        return error.turn
       })
       spinner?.stop()
       if (!json) {
@@ -108,6 +115,14 @@ export default class Agent extends BaseCommand<typeof Agent> {
         if (!json) process.stderr.write(`Error: agent turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}; the partial reply was kept in ${result.sessionFile}.\n`)
       }
       const doc = toAgentRunResult(result)
+      if (stored) {
+        doc.error = stored
+        process.exitCode = stored.exitCode
+        if (!json) {
+          process.stderr.write(`Error: ${printable(stored.message)}\n${stored.suggestions?.length ? `  hint: ${printable(stored.suggestions.join('; '))}\n` : ''}`)
+        }
+        return doc
+      }
       // Delivery happens only after the turn is safely persisted, and never for an aborted turn (OpenClaw delivers
       // completed payloads only). A failed delivery keeps the turn and exits 1, with the reason in the document.
       if (f.deliver && !result.aborted) {

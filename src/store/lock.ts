@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {ClawkitError, LockTimeoutError} from '../errors.js'
+import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
 
 export interface LockPayload {
@@ -285,7 +285,13 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
   for (;;) {
     attempt++
     await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
-    const fd = createLockFile(lockPath)
+    let fd: number | undefined
+    try {
+      fd = createLockFile(lockPath)
+    } catch (error) {
+      // Writing the payload (a full disk) fails on a descriptor, and Node's message then names no file.
+      throw fileError(error, lockPath, 'create the lock file')
+    }
     if (fd !== undefined) {
       held.set(lockPath, {fd, count: 1, refresh: startRefresh(fd, staleMs)})
       return {lockPath, release: () => releaseLock(lockPath)}

@@ -19,7 +19,7 @@ function runToFull(args: string[], env: Record<string, string>): Promise<{code: 
     const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', fd, 'pipe']})
     fs.closeSync(fd)
     let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
+    child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d))
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
     child.on('error', reject)
     child.on('close', (code) => {
