@@ -75,7 +75,8 @@ function unknownCommand(argv: readonly string[], id: string): ReturnType<typeof 
     words.push(a)
   }
   // No words: a flag came first (`clawkit --jsn`), and oclif took it for the command.
-  const typed = words.join(' ') || commandWords(id)
+  if (words.length === 0) return {code: 'E_USAGE', message: `Unknown flag ${id} before any command.`, exitCode: ExitCode.usage, suggestions: ['run "clawkit --help" for the commands and the flags every command takes.']}
+  const typed = words.join(' ')
   const visible = Object.entries(COMMANDS)
     .filter(([, c]) => !c.hidden)
     .map(([id]) => commandWords(id))

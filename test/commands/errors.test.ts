@@ -123,6 +123,7 @@ describe('every error is one line plus at most one hint', () => {
       expect(r.stderr).not.toMatch(/USAGE|See more help|\n\s+at /)
     }
     expect((await runCli(cases[0])).stderr).toContain('Error: Missing required flag --target')
+    expect((await runCli(['--jsn'])).stderr).toContain('Error: Unknown flag --jsn before any command.')
   })
 
   it('and under --json each of them is one envelope on stdout with the exit code of the text run', async () => {
