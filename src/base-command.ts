@@ -1,9 +1,10 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {ClawkitError, ExitCode} from './errors.js'
+import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction} from './errors.js'
 import {redactDeep, redactText} from './render/redact.js'
 import {printable} from './render/safe.js'
+import {closest} from './suggest.js'
 import {OpenClawState} from './store/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -85,53 +86,108 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * One place for failures: domain errors print `Error: <message>` (plus hints) on stderr and exit with their code;
-   * parse errors keep oclif's usage output and exit 2. Under --json the envelope goes to stdout with the same code
-   * (this also fixes core 4's "every JSON error exits 1", oclif-notes section 3.3). Stack traces only with DEBUG.
+   * One place for failures: every error is `Error: <message>` on stderr plus at most one `  hint:` line, with the
+   * command's exit code; parse errors included (oclif would print its usage block). Under --json the envelope goes to
+   * stdout with the same code (this also fixes core 4's "every JSON error exits 1", oclif-notes section 3.3). Stack
+   * traces only with DEBUG.
    */
   protected override async catch(err: Error & {code?: string; oclif?: {exit?: false | number}}): Promise<unknown> {
-    const info = describeError(err)
     if (err.code === 'EEXIT') {
       process.exitCode = typeof err.oclif?.exit === 'number' ? err.oclif.exit : 0
       return
     }
-    process.exitCode = info.exitCode
-    if (this.jsonEnabled()) {
-      this.logJson(this.toErrorJson(err))
-      return
-    }
-    if (err instanceof ClawkitError || !(err instanceof Errors.CLIError)) {
-      // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.
-      const lines = [`Error: ${printable(info.message)}`]
-      for (const s of info.suggestions ?? []) lines.push(`  hint: ${printable(s)}`)
-      if (process.env.DEBUG && err.stack) lines.push(redactText(err.stack))
-      process.stderr.write(`${lines.join('\n')}\n`)
-      return
-    }
-    return super.catch(err)
+    const flags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
+    const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags)})
+    reportError(info, err, this.jsonEnabled())
   }
+}
+
+/** What a failure is reported with, besides the error itself: the command that ran and the flags it takes. */
+export interface ErrorContext {
+  commandId?: string
+  flagNames?: string[]
+}
+
+/** Whether argv asks for --json (before any `--`), or CLAWKIT_CONTENT_TYPE=json does, as oclif's jsonEnabled decides. */
+export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.CLAWKIT_CONTENT_TYPE?.toLowerCase() === 'json') return true
+  const end = argv.indexOf('--')
+  const at = argv.indexOf('--json')
+  return at !== -1 && (end === -1 || at < end)
+}
+
+/**
+ * Prints a described failure and sets the exit code: the envelope on stdout under --json, else one `Error:` line and
+ * at most one `  hint:` line on stderr (several suggestions share it).
+ */
+export function reportError(info: ErrorEnvelope['error'], err: unknown, json: boolean): void {
+  process.exitCode = info.exitCode
+  if (json) {
+    process.stdout.write(`${JSON.stringify({error: info} satisfies ErrorEnvelope, null, 2)}\n`)
+    return
+  }
+  // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.
+  const lines = [`Error: ${printable(info.message)}`]
+  if (info.suggestions?.length) lines.push(`  hint: ${printable(info.suggestions.join('; '))}`)
+  const stack = (err as Error | undefined)?.stack
+  if (process.env.DEBUG && stack) lines.push(redactText(stack))
+  process.stderr.write(`${lines.join('\n')}\n`)
 }
 
 /**
  * Every error clawkit reports (stderr line, --json envelope, deliveryError) is described here, so this is where
  * secrets echoed by a server are taken out (render/redact.ts), whoever produced the text.
  */
-export function describeError(err: unknown): ErrorEnvelope['error'] {
-  return redactDeep(describeErrorRaw(err))
+export function describeError(err: unknown, ctx: ErrorContext = {}): ErrorEnvelope['error'] {
+  return redactDeep(describeErrorRaw(err, ctx))
 }
 
-function describeErrorRaw(err: unknown): ErrorEnvelope['error'] {
+function describeErrorRaw(err: unknown, ctx: ErrorContext): ErrorEnvelope['error'] {
   if (err instanceof ClawkitError) {
     return {code: err.code, message: err.message, exitCode: err.exitCode, ...(err.suggestions ? {suggestions: err.suggestions} : {})}
   }
-  const e = err as Error & {code?: string; oclif?: {exit?: number | false}}
-  if (e instanceof Errors.CLIError) {
-    // Flag and argument parse errors are usage errors.
-    const exit = typeof e.oclif?.exit === 'number' ? e.oclif.exit : ExitCode.usage
-    return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message: stripAnsi(e.message), exitCode: exit}
+  const e = err as Error & {code?: string; oclif?: {exit?: number | false}; flags?: string[]; syscall?: string; path?: string}
+  if (e instanceof Errors.CLIError) return describeUsageError(e, ctx)
+  // A file-system error nothing caught on the way up: it still names its file when Node recorded one.
+  if (isErrnoError(e) && typeof e.path === 'string') {
+    const dest = (e as {dest?: unknown}).dest
+    return describeError(new FileSystemError(typeof dest === 'string' ? `${e.path} to ${dest}` : e.path, syscallAction(e.syscall), e))
   }
   const code = typeof e?.code === 'string' ? `E_${e.code}` : 'E_UNEXPECTED'
   return {code, message: e?.message ?? String(err), exitCode: ExitCode.failure}
+}
+
+/** The words a user types for a command id (`sessions:list` is `sessions list`). */
+export function commandWords(id: string): string {
+  return id.replaceAll(':', ' ')
+}
+
+/**
+ * oclif's parse and lookup errors, in clawkit's form: one line (oclif's span several and end with "See more help with
+ * --help"), a did-you-mean where a flag is close to one the command takes, and exit 2 (usage).
+ */
+function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[]}, ctx: ErrorContext): ErrorEnvelope['error'] {
+  const exitCode = typeof e.oclif?.exit === 'number' && e.oclif.exit !== 1 ? e.oclif.exit : ExitCode.usage
+  const help = ctx.commandId ? `run "clawkit ${commandWords(ctx.commandId)} --help" for its flags and arguments` : 'run "clawkit --help" for the commands'
+  const where = ctx.commandId ? ` for "clawkit ${commandWords(ctx.commandId)}"` : ''
+  if (Array.isArray(e.flags) && e.flags.length > 0) {
+    const known = (ctx.flagNames ?? []).map((n) => `--${n}`)
+    const first = e.flags[0].split('=')[0]
+    const near = first.startsWith('--') ? closest(first, known) : undefined
+    return {
+      code: 'E_UNKNOWN_FLAG',
+      message: `Unknown flag${e.flags.length === 1 ? '' : 's'} ${e.flags.join(', ')}${where}.`,
+      exitCode,
+      suggestions: [near ? `did you mean ${near}? Or ${help}.` : `${help}.`],
+    }
+  }
+  const lines = stripAnsi(e.message)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && l !== 'See more help with --help' && !/^The following errors? occurred:$/.test(l) && !/^(Note:|Alternatively,)/.test(l))
+  // oclif names a missing flag without its dashes ("Missing required flag target").
+  const message = lines.join('; ').replace(/\s+/g, ' ').replace(/^(Missing required flag) (?!-)(\S+)/, '$1 --$2')
+  return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message, exitCode, suggestions: [`${help}.`]}
 }
 
 function stripAnsi(s: string): string {

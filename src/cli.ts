@@ -14,9 +14,12 @@ import SessionsList from './commands/sessions/list.js'
 import SessionsReset from './commands/sessions/reset.js'
 import Status from './commands/status.js'
 
-import type {Command} from '@oclif/core'
+import {Errors, run, type Command} from '@oclif/core'
 
-export {execute} from '@oclif/core'
+import {commandWords, describeError, jsonRequested, reportError} from './base-command.js'
+import {ExitCode} from './errors.js'
+import {closest} from './suggest.js'
+
 export {ranCommand} from './base-command.js'
 
 /**
@@ -38,4 +41,51 @@ export const COMMANDS: Record<string, Command.Class> = {
   'sessions:list': SessionsList,
   'sessions:reset': SessionsReset,
   status: Status,
+}
+
+/**
+ * oclif's `execute`, with clawkit's error report instead of oclif's: what fails before a command runs (an unknown
+ * command) or outside BaseCommand (help, autocomplete) is one line plus a hint, or the JSON envelope under --json.
+ * bin/run.js flushes the output and exits afterwards (src/boot/boot.ts).
+ */
+export async function execute(opts: {dir: string; args?: string[]}): Promise<void> {
+  const argv = opts.args ?? process.argv.slice(2)
+  try {
+    await run(argv, opts.dir)
+  } catch (error) {
+    const e = error as Error & {code?: string; oclif?: {exit?: number | false}}
+    if (e?.code === 'EEXIT') {
+      process.exitCode = typeof e.oclif?.exit === 'number' ? e.oclif.exit : 0
+      return
+    }
+    // oclif's "command x not found", and plugin-help's "Command x not found." for `clawkit help x`.
+    const unknown = e instanceof Errors.CLIError ? /^command (\S+) not found\.?$/i.exec(e.message) : null
+    reportError(unknown ? unknownCommand(argv, unknown[1]) : describeError(error), error, jsonRequested(argv))
+  }
+}
+
+/**
+ * An unknown command, named as typed (`sessions lsit`, not oclif's `sessions:lsit`), with the visible command nearest
+ * to it: the typed words are compared with the commands of as many words, and a lone word also with subcommands.
+ */
+function unknownCommand(argv: readonly string[], id: string): ReturnType<typeof describeError> {
+  const words: string[] = []
+  for (const a of argv[0] === 'help' ? argv.slice(1) : argv) {
+    if (a.startsWith('-') || words.length === 2) break
+    words.push(a)
+  }
+  // No words: a flag came first (`clawkit --jsn`), and oclif took it for the command.
+  if (words.length === 0) return {code: 'E_USAGE', message: `Unknown flag ${id} before any command.`, exitCode: ExitCode.usage, suggestions: ['run "clawkit --help" for the commands and the flags every command takes.']}
+  const typed = words.join(' ')
+  const visible = Object.entries(COMMANDS)
+    .filter(([, c]) => !c.hidden)
+    .map(([id]) => commandWords(id))
+  let near = closest(typed, visible.filter((v) => v.split(' ').length === words.length))
+  if (!near && words.length === 1) near = visible.find((v) => v.split(' ').length === 2 && v.split(' ')[1] === closest(typed, visible.map((x) => x.split(' ')[1] ?? '')))
+  return {
+    code: 'E_UNKNOWN_COMMAND',
+    message: `Unknown command "${typed}".`,
+    exitCode: ExitCode.usage,
+    suggestions: [near ? `did you mean "clawkit ${near}"? Run "clawkit --help" for the commands.` : 'run "clawkit --help" for the commands.'],
+  }
 }

@@ -11,6 +11,8 @@ export const ExitCode = {
   doctorWarnings: 3,
   /** doctor: errors remain. */
   doctorErrors: 4,
+  /** The command did its work, but its output could not be written to stdout (a full disk): EX_IOERR of sysexits.h. */
+  outputFailed: 74,
   /** agent: the turn hit --timeout and was aborted (the partial reply is kept), as timeout(1) reports. */
   timeout: 124,
   /** agent: interrupted by SIGINT (128 + 2). */
@@ -88,4 +90,79 @@ export function jsonErrorPosition(text: string, err: unknown): {line: number; co
   const line = before.split('\n').length
   const column = offset - before.lastIndexOf('\n')
   return {line, column}
+}
+
+/** What to do about a failed file operation, by errno code; codes without a clear remedy get none. */
+const FS_ADVICE: Record<string, {why: string; hint?: (path: string) => string}> = {
+  ENOSPC: {why: 'no space left on the device', hint: () => 'free disk space there, then run the command again'},
+  EDQUOT: {why: 'disk quota exceeded', hint: () => 'free space within your quota, then run the command again'},
+  EACCES: {why: 'permission denied', hint: (p) => `check the owner and mode of ${p} and its directory ("clawkit doctor" reports them)`},
+  EPERM: {why: 'operation not permitted', hint: (p) => `check the owner and mode of ${p} and its directory ("clawkit doctor" reports them)`},
+  EROFS: {why: 'the file system is read-only', hint: () => 'run clawkit where the state dir is writable, or remount it read-write'},
+  EISDIR: {why: 'it is a directory, not a file', hint: (p) => `move the directory ${p} out of the way; a file belongs there`},
+  ENOTDIR: {why: 'a part of the path is not a directory', hint: (p) => `check the path ${p}`},
+  ENOENT: {why: 'no such file or directory'},
+  ELOOP: {why: 'too many levels of symbolic links', hint: (p) => `check the symbolic links on the path ${p}`},
+  EMFILE: {why: 'too many open files', hint: () => 'raise the open-file limit (ulimit -n) or close other programs'},
+  EIO: {why: 'an I/O error (a failing disk or network file system)', hint: () => 'check the disk or the mount, then run the command again'},
+}
+
+/**
+ * A file operation that failed, naming the file: Node's own message for an operation on an open file (a write, a
+ * read of a directory) names none ("ENOSPC: no space left on device, write"). The code stays `E_<errno code>`.
+ */
+export class FileSystemError extends ClawkitError {
+  readonly path: string
+
+  constructor(path: string, action: string, cause: NodeJS.ErrnoException) {
+    const code = String(cause.code)
+    const advice = FS_ADVICE[code]
+    const why = advice?.why ?? String(cause.message).replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '')
+    const hint = advice?.hint?.(path)
+    super(`Cannot ${action} ${path}: ${why} (${code}).`, {code: `E_${code}`, cause, ...(hint ? {suggestions: [hint]} : {})})
+    this.path = path
+  }
+}
+
+/** `error` as a FileSystemError naming `path` when it is a Node file-system error; anything else is returned as is. */
+export function fileError(error: unknown, path: string, action: string): unknown {
+  if (error instanceof ClawkitError || !isErrnoError(error)) return error
+  return new FileSystemError(path, action, error)
+}
+
+export function isErrnoError(error: unknown): error is NodeJS.ErrnoException {
+  const e = error as NodeJS.ErrnoException | undefined
+  return e instanceof Error && typeof e.code === 'string' && /^E[A-Z0-9]+$/.test(e.code) && (typeof e.syscall === 'string' || typeof e.errno === 'number')
+}
+
+/** The verb for a failed syscall, for errors that reach the user without a caller naming the operation. */
+export function syscallAction(syscall: string | undefined): string {
+  switch (syscall) {
+    case 'mkdir':
+      return 'create the directory'
+    case 'rename':
+      return 'rename'
+    case 'unlink':
+    case 'rmdir':
+    case 'rm':
+      return 'remove'
+    case 'scandir':
+    case 'opendir':
+      return 'list'
+    case 'chmod':
+    case 'fchmod':
+      return 'change the mode of'
+    case 'write':
+    case 'writev':
+    case 'fsync':
+    case 'ftruncate':
+      return 'write'
+    case 'copyfile':
+      return 'copy'
+    case 'link':
+    case 'symlink':
+      return 'link'
+    default:
+      return 'read'
+  }
 }

@@ -29,6 +29,11 @@ export interface AgentRunResult {
   delivery?: AgentDeliveryResult
   /** With --deliver, when delivery failed (the turn itself is stored; exit code 1). */
   deliveryError?: {code: string; message: string}
+  /**
+   * The turn is stored in its transcript but a later step failed (the index update on a full disk): the error
+   * envelope's fields, beside the reply. The exit code is error.exitCode.
+   */
+  error?: {code: string; message: string; exitCode: number; suggestions?: string[]}
 }
 
 export function toAgentRunResult(r: AgentTurnResult): AgentRunResult {

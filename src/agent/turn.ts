@@ -3,13 +3,13 @@ import path from 'node:path'
 
 import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
-import {ClawkitError, ExitCode} from '../errors.js'
+import {ClawkitError, ExitCode, fileError} from '../errors.js'
 import {networkCause} from '../render/net-error.js'
 import {redactText} from '../render/redact.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/file-store.js'
-import {acquireLock} from '../store/lock.js'
+import {acquireLock, DEFAULT_LOCK_TIMEOUT_MS, type LockOptions} from '../store/lock.js'
 import {randomUUID} from '../store/random-id.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -53,6 +53,8 @@ export interface AgentTurnOptions {
   /** Called once the session is chosen and the model checked, before anything is written. */
   onSession?: (selected: SelectedSession) => void
   onStatus?: (status: 'waiting' | 'streaming' | 'tool' | 'compacting') => void
+  /** The session's transcript lock is held by another writer and the turn starts waiting for it. */
+  onLockWait?: LockOptions['onWait']
   env?: Env
 }
 
@@ -262,7 +264,9 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
       const sessionId = entry.sessionId
       const transcript = resolveTranscriptPath(sessionsDir, entry, selected.key).path
       const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof entry.thinkingLevel === 'string' ? entry.thinkingLevel : undefined) ?? 'off'
-      const lock = await acquireLock(transcript, {timeoutMs: timeoutMs > 0 ? timeoutMs : 30 * 60 * 1000, signal: controller.signal}).catch((error: unknown) => {
+      // OpenClaw's rule for its session write lock: wait up to the acquire timeout (10 s, or
+      // OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS), then fail naming the holder; a shorter --timeout ends it first.
+      const lock = await acquireLock(transcript, {timeoutMs: DEFAULT_LOCK_TIMEOUT_MS, signal: controller.signal, onWait: opts.onLockWait && ((w) => opts.onLockWait?.({...w, timeoutMs: timeoutMs > 0 ? Math.min(w.timeoutMs, Math.max(0, timeoutMs - (Date.now() - started))) : w.timeoutMs}))}).catch((error: unknown) => {
         // Ctrl-C or --timeout while another writer holds the session: nothing ran, nothing was written.
         if ((error as {code?: string}).code !== 'E_LOCK_WAIT_ABORTED') throw error
         const timedOut = abortReason === 'timeout'
@@ -620,7 +624,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     // 3. Index update under the store lock with OpenClaw's token semantics, whatever happened above.
     // A compaction with no successful call after it: the last call's prompt size describes the pre-compaction context.
     const promptTokens = lastCall && postCompactionTokens === undefined ? lastCall.input + lastCall.cacheRead + lastCall.cacheWrite : undefined
-    const result = await a.store.update((data) => {
+    const indexUpdate = a.store.update((data) => {
       const hit = findEntryIn(data, a.selected.key)
       // Someone reset the session while we ran: their new id wins and our counters are dropped.
       if (hit && hit.entry.sessionId !== sessionId) return hit.entry
@@ -662,9 +666,17 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       if (!hit) data[a.selected.key] = e
       return e
     })
+    let result: SessionEntry | undefined
+    let indexError: unknown
+    try {
+      result = await indexUpdate
+    } catch (error) {
+      if (unexpected || failure) throw unexpected ?? failure
+      indexError = error
+    }
     if (unexpected) throw unexpected
     if (failure) throw failure
-    return {
+    const turn: AgentTurnResult = {
       text: finalText,
       agentId: a.selected.agentId,
       sessionKey: a.selected.key,
@@ -677,7 +689,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       usage: runUsage,
       lastCallUsage: lastCall,
       promptTokens,
-      compactionCount: typeof result.compactionCount === 'number' ? result.compactionCount : 0,
+      compactionCount: typeof result?.compactionCount === 'number' ? result.compactionCount : compactions,
       compactionsThisRun: compactions,
       aborted,
       abortReason: aborted ? (a.getAbortReason() ?? 'interrupted') : undefined,
@@ -686,7 +698,33 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
       modelMs,
       toolCalls,
     }
+    // The whole turn is in the transcript; only the index (its counters, model, updatedAt) is behind. The error says
+    // which file failed and where the turn is, and carries the turn so that --json can still print the reply.
+    if (indexError !== undefined) throw new TurnStoredError(turn, a.store.ref.path, indexError)
+    return turn
   }
+}
+
+/** The turn is stored in its transcript, but the index update after it failed (a full disk). */
+export class TurnStoredError extends ClawkitError {
+  readonly turn: AgentTurnResult
+
+  constructor(turn: AgentTurnResult, storePath: string, cause: unknown) {
+    const inner = describeCause(cause, storePath)
+    super(`The turn is stored in ${turn.sessionFile}, but the session index could not be updated: ${inner.message}`, {
+      code: inner.code,
+      cause,
+      suggestions: [`${inner.full ? 'free disk space; ' : ''}do not send the message again: the reply is stored, and the next turn brings ${storePath} up to date`],
+    })
+    this.turn = turn
+  }
+}
+
+function describeCause(cause: unknown, storePath: string): {message: string; code: string; full: boolean} {
+  const e = fileError(cause, storePath, 'write')
+  const message = e instanceof Error ? e.message : String(e)
+  const code = e instanceof ClawkitError ? e.code : 'E_UNEXPECTED'
+  return {message, code, full: code === 'E_ENOSPC' || code === 'E_EDQUOT'}
 }
 
 function textOf(content: ContentBlock[]): string {

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import module from 'node:module'
 import path from 'node:path'
 
+import {ExitCode} from '../errors.js'
 import {clawkitDirs} from '../settings.js'
 import {loadBundle, privateDir} from './load-bundle.js'
 
@@ -43,10 +44,47 @@ export async function run(root: string, bundle: string): Promise<void> {
   }
   const ranName = (): string | undefined => cli.ranCommand()
   const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'), {ranName})
+  const output = guardOutput()
   // Only for the load: the agent's exec tool must not inherit it.
   if (ownEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
   await cli.execute({dir: root})
-  await exitOnceFlushed()
+  await exitOnceFlushed(() => reportOutputFailure(output.error, cli.ranCommand()))
+}
+
+/**
+ * Keeps a failed stdout (a full disk, /dev/full, an I/O error) from killing the command half-way. oclif's module,
+ * once loaded, rethrows every stdout error but EPIPE from its listener: an uncaught exception with a V8 stack trace,
+ * raised at the first write, so that `agent` lost the reply it had paid for and `sessions reset` reported a failure
+ * after it had reset. The error is recorded instead, later writes go nowhere, the command finishes its work, and
+ * reportOutputFailure says so at the end. EPIPE (the reader went away, as `| head` does) stays silent, as before.
+ */
+function guardOutput(): {error?: NodeJS.ErrnoException} {
+  const state: {error?: NodeJS.ErrnoException} = {}
+  process.stdout.removeAllListeners('error')
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') state.error ??= error
+  })
+  // A failed stderr leaves nowhere to report anything; it must not turn into a crash either.
+  process.stderr.on('error', () => {})
+  return state
+}
+
+/**
+ * One line on stderr for output that could not be written, and exit 74 (EX_IOERR of sysexits.h) when the command
+ * itself did its work: a script can then tell "done, but the output is lost" from a failure (1) or a usage error (2).
+ * A command that failed keeps its own exit code.
+ */
+function reportOutputFailure(error: NodeJS.ErrnoException | undefined, ranCommand: string | undefined): void {
+  if (!error) return
+  const code = process.exitCode === undefined ? 0 : Number(process.exitCode)
+  const done = ranCommand !== undefined || code === 0
+  const what = ranCommand ? `"clawkit ${ranCommand.replaceAll(':', ' ')}"` : 'the command'
+  const why = `${error.code ? `${error.code}: ` : ''}${String(error.message).replace(/^[A-Z]+: /, '').replace(/, write$/, '')}`
+  const lines = done
+    ? [`Error: ${what} completed, but its output could not be written to stdout (${why}).`, '  hint: its work is done and kept; free space on that device or send the output elsewhere to see it.']
+    : [`Error: the command failed (exit ${code}), and its output could not be written to stdout (${why}).`, '  hint: free space on that device or send the output elsewhere, and run it again to see why it failed.']
+  process.stderr.write(`${lines.join('\n')}\n`)
+  if (done) process.exitCode = ExitCode.outputFailed
 }
 
 /**
@@ -57,9 +95,14 @@ export async function run(root: string, bundle: string): Promise<void> {
  * tick), so both are let through first. process.exit keeps process.exitCode and still runs 'exit' listeners (the lock
  * release, the code cache write).
  */
-async function exitOnceFlushed(): Promise<void> {
+async function exitOnceFlushed(beforeExit: () => void): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve))
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)])
+  await flushed(process.stdout)
+  // After stdout's last write has failed or gone out (and its error event, queued behind the write's callback, has
+  // fired): only then is it known whether the output was lost.
+  await new Promise((resolve) => setImmediate(resolve))
+  beforeExit()
+  await flushed(process.stderr)
   process.exit()
 }
 

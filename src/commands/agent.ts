@@ -4,9 +4,10 @@ import {Flags} from '@oclif/core'
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
-import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
+import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
+import {printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {settingsPath} from '../settings.js'
 
@@ -15,7 +16,7 @@ export type {AgentRunResult} from '../agent/output.js'
 export default class Agent extends BaseCommand<typeof Agent> {
   static override summary = 'Run one agent turn and store it in the OpenClaw session'
   static override description =
-    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
+    'Sends the message to the model (Anthropic Messages API), runs tools, streams the reply to stdout and appends the turn to the session transcript exactly as OpenClaw does, so either tool can continue the conversation. Exit codes: 0 ok, 1 runtime failure, 2 usage error, 74 turn stored but stdout could not be written, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).'
   static override examples = [
     '<%= config.bin %> agent -m "hello"',
     '<%= config.bin %> agent --agent main -m "What is on my calendar?"',
@@ -71,6 +72,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     let atLineStart = true
     let newCall = false
     try {
+      let stored: {code: string; message: string; exitCode: number; suggestions?: string[]} | undefined
       const result = await runAgentTurn({
         state,
         message,
@@ -91,6 +93,10 @@ export default class Agent extends BaseCommand<typeof Agent> {
           if (s === 'waiting' || s === 'compacting') spinner?.start()
           else spinner?.stop()
         },
+        onLockWait: ({lockPath, holderPid, timeoutMs}) => {
+          spinner?.stop()
+          process.stderr.write(`Waiting for ${holderPid === undefined ? 'another process' : `pid ${holderPid}`} (an OpenClaw run or another clawkit) to finish with this session; its lock is ${lockPath}. Giving up after ${Number((timeoutMs / 1000).toFixed(1))} s.\n`)
+        },
         onText: json
           ? undefined
           : (d) => {
@@ -101,6 +107,11 @@ export default class Agent extends BaseCommand<typeof Agent> {
               process.stdout.write(d)
               atLineStart = d.endsWith('\n')
             },
+      }).catch((error: unknown) => {
+        // The turn is in the transcript but the index update failed: the reply is still the user's, in --json too.
+        if (!(error instanceof TurnStoredError)) throw error
+        stored = describeError(error)
+        return error.turn
       })
       spinner?.stop()
       if (!json) {
@@ -114,6 +125,14 @@ export default class Agent extends BaseCommand<typeof Agent> {
         if (!json) process.stderr.write(`Error: agent turn ${what}; ${kept} in ${result.sessionFile}.\n`)
       }
       const doc = toAgentRunResult(result)
+      if (stored) {
+        doc.error = stored
+        process.exitCode = stored.exitCode
+        if (!json) {
+          process.stderr.write(`Error: ${printable(stored.message)}\n${stored.suggestions?.length ? `  hint: ${printable(stored.suggestions.join('; '))}\n` : ''}`)
+        }
+        return doc
+      }
       // Delivery happens only after the turn is safely persisted, and never for an aborted turn (OpenClaw delivers
       // completed payloads only). A failed delivery keeps the turn and exits 1, with the reason in the document.
       if (f.deliver && !result.aborted) {

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import {fileError} from '../errors.js'
 import {emptyStoreData, parseStoreText, readStoreFile} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
@@ -201,7 +202,9 @@ export async function repairTranscript(file: string, opts: {sessionId: string; c
     const endsWithNewline = buf.length === 0 || buf[buf.length - 1] === 0x0a
     if (plan.dropped === 0 && plan.hasHeader) {
       if (endsWithNewline) return {action: 'nothing to repair any more'}
-      await fsp.appendFile(file, '\n')
+      await fsp.appendFile(file, '\n').catch((error: unknown) => {
+        throw fileError(error, file, 'append to')
+      })
       return {action: 'added the missing final newline'}
     }
     // Only the last line is bad: move just those bytes aside, whatever the file size.

@@ -3,6 +3,7 @@ import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEX
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
 import {sqliteEraMessage} from '../store/era.js'
+import {positiveIntegerFlag} from '../flags.js'
 import {classifySessionKind, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
@@ -80,9 +81,7 @@ export function parseActiveMinutes(raw: string | undefined): number | null {
 }
 
 export function parseLimit(raw: string | undefined): number | null {
-  if (raw === undefined || raw.trim().toLowerCase() === 'all') return null
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) <= 0) throw new UsageError('--limit must be a positive integer or "all"', 'E_BAD_LIMIT')
-  return Number(raw)
+  return raw === undefined ? null : positiveIntegerFlag('--limit', raw, {all: true})
 }
 
 function str(v: unknown): string | undefined {

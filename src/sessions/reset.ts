@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {NotFoundError} from '../errors.js'
+import {fileError, NotFoundError} from '../errors.js'
 import {resolveWorkspaceDir} from '../config/config.js'
 import {WRITE_REFUSAL} from '../store/era.js'
 import {findEntryIn} from '../store/file-store.js'
@@ -149,7 +149,7 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
     // between leaves a brand-new row without a file, which every reader already tolerates.
     const header = makeHeader(done.newId, resolveWorkspaceDir(state.stateDir, state.config, s.agentId, state.env), now)
     await fsp.writeFile(done.newFile, `${JSON.stringify(header)}\n`, {flag: 'wx', mode: FILE_MODE}).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error
+      if (error.code !== 'EEXIST') throw fileError(error, done.newFile, 'create the new transcript')
     })
     let archived: string | null = null
     await withLock(done.oldTranscriptPath, async () => {

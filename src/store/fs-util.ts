@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import {fileError} from '../errors.js'
 import {randomUUID} from './random-id.js'
 
 export const DIR_MODE = 0o700
@@ -22,7 +23,7 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
     try {
       await fsp.mkdir(d, {mode: DIR_MODE})
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(error, d, 'create the directory')
     }
     // mkdir's mode is filtered by the umask; chmod makes 0700 hold whatever the umask is.
     await fsp.chmod(d, DIR_MODE).catch(() => {})
@@ -59,6 +60,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     fh = undefined
     await fsp.rename(tmp, file)
     await fsyncDir(dir)
+  } catch (error) {
+    // Named by the file being replaced (the temp file is ours); it is unchanged, the temp file is removed below.
+    throw fileError(error, file, 'write')
   } finally {
     await fh?.close().catch(() => {})
     await fsp.rm(tmp, {force: true}).catch(() => {})
@@ -67,10 +71,14 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
 
 /** Append bytes with O_APPEND and fsync; the file is created 0600 when missing. */
 export async function appendDurable(file: string, data: string, mode = FILE_MODE): Promise<void> {
-  const fh = await fsp.open(file, 'a', mode)
+  const fh = await fsp.open(file, 'a', mode).catch((error: unknown) => {
+    throw fileError(error, file, 'open')
+  })
   try {
     await fh.appendFile(data)
     await fh.sync()
+  } catch (error) {
+    throw fileError(error, file, 'append to')
   } finally {
     await fh.close()
   }
@@ -81,6 +89,8 @@ export function archiveTimestamp(date = new Date()): string {
   return date.toISOString().replaceAll(':', '-')
 }
 
+/** ENOENT from Node, or the FileSystemError that names its file (code E_ENOENT). */
 export function isEnoent(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException)?.code === 'ENOENT'
+  const code = (error as NodeJS.ErrnoException)?.code
+  return code === 'ENOENT' || code === 'E_ENOENT'
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {ClawkitError, LockTimeoutError} from '../errors.js'
+import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
 
 export interface LockPayload {
@@ -22,6 +22,8 @@ export interface LockOptions {
   staleMs?: number
   /** Stop waiting when this fires (Ctrl-C, a turn timeout): E_LOCK_WAIT_ABORTED. */
   signal?: AbortSignal
+  /** Called once, when the lock is found held and the wait begins: who holds it (pid from the lock file, if any). */
+  onWait?: (wait: {lockPath: string; holderPid?: number; timeoutMs: number}) => void
 }
 
 export type StaleReason = 'missing-pid' | 'dead-pid' | 'recycled-pid' | 'invalid-createdAt' | 'too-old'
@@ -279,10 +281,17 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
   const started = Date.now()
   let attempt = 0
   let lastHolder: number | undefined
+  let waitAnnounced = false
   for (;;) {
     attempt++
     await fsp.mkdir(path.dirname(lockPath), {recursive: true, mode: 0o700})
-    const fd = createLockFile(lockPath)
+    let fd: number | undefined
+    try {
+      fd = createLockFile(lockPath)
+    } catch (error) {
+      // Writing the payload (a full disk) fails on a descriptor, and Node's message then names no file.
+      throw fileError(error, lockPath, 'create the lock file')
+    }
     if (fd !== undefined) {
       held.set(lockPath, {fd, count: 1, refresh: startRefresh(fd, staleMs)})
       return {lockPath, release: () => releaseLock(lockPath)}
@@ -306,6 +315,10 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     }
     const elapsed = Date.now() - started
     if (elapsed >= timeoutMs) throw new LockTimeoutError(lockPath, timeoutMs, lastHolder)
+    if (!waitAnnounced) {
+      waitAnnounced = true
+      opts.onWait?.({lockPath, holderPid: Number.isInteger(lastHolder) ? lastHolder : undefined, timeoutMs})
+    }
     if (opts.signal?.aborted) throw lockWaitAborted(lockPath, lastHolder)
     await sleep(Math.min(1000, 50 * attempt, Math.max(1, timeoutMs - elapsed)), opts.signal)
     if (opts.signal?.aborted) throw lockWaitAborted(lockPath, lastHolder)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {ClawkitError, UsageError} from '../errors.js'
+import {ClawkitError, fileError, UsageError} from '../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {randomUUID} from './random-id.js'
@@ -311,7 +311,13 @@ function splitLines(text: string, baseOffset: number, lineBase: number, lastIsCo
 
 /** Read and parse a whole transcript. Missing file: ENOENT is thrown to the caller. */
 export async function readTranscript(file: string): Promise<TranscriptReadResult> {
-  return parseTranscript(file, await fsp.readFile(file))
+  return parseTranscript(
+    file,
+    await fsp.readFile(file).catch((error: unknown) => {
+      // A directory of that name fails at the read, and Node's message then names no file.
+      throw fileError(error, file, 'read the transcript')
+    }),
+  )
 }
 
 /** A whole transcript already in memory, parsed as readTranscript does. */
@@ -377,6 +383,15 @@ async function* linesFromEnd(fh: fsp.FileHandle, start: number, end: number): As
  * since their ids only exist after migrating from the start.
  */
 export async function tailTranscript(file: string, opts: TailOptions): Promise<TranscriptReadResult> {
+  try {
+    return await tailTranscriptUnnamed(file, opts)
+  } catch (error) {
+    // A read of a directory of that name (or an I/O error) fails on the descriptor, and Node's message names no file.
+    throw fileError(error, file, 'read the transcript')
+  }
+}
+
+async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<TranscriptReadResult> {
   const fh = await fsp.open(file, 'r')
   let fallback = false
   try {
@@ -443,6 +458,8 @@ export async function readTranscriptHeader(file: string): Promise<TranscriptHead
   const fh = await fsp.open(file, 'r')
   try {
     return (await readHeaderLine(fh, (await fh.stat()).size)).header
+  } catch (error) {
+    throw fileError(error, file, 'read the transcript')
   } finally {
     await fh.close()
   }

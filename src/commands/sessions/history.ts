@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
+import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
 import {type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
@@ -25,7 +26,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
   static override flags = {
     session: Flags.string({description: 'session key or sessionId (same as the argument)', helpValue: '<key>'}),
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
-    limit: Flags.integer({description: 'last N messages', default: 20, min: 1}),
+    limit: Flags.string({description: 'last N messages', default: '20', helpValue: '<n>'}),
     raw: Flags.boolean({description: 'print the JSONL lines exactly as stored'}),
   }
 
@@ -35,7 +36,8 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     if (this.args.session && this.flags.session && this.args.session !== this.flags.session) {
       throw new UsageError('Give the session once: either as an argument or with --session', 'E_FLAG_CONFLICT')
     }
-    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit: this.flags.limit, raw: this.flags.raw})
+    const limit = positiveIntegerFlag('--limit', this.flags.limit, {example: 10}) as number
+    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit, raw: this.flags.raw})
     if (!this.jsonEnabled()) {
       if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
       else process.stdout.write(renderHistory(result))

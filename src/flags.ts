@@ -1,0 +1,16 @@
+// Flag values that clawkit checks itself rather than through oclif's typed flags, so every bad value is reported in one
+// style, with one code and exit 2 (oclif's integer flag printed "Parsing --limit / Expected an integer ...").
+import {UsageError} from './errors.js'
+
+/**
+ * A count flag such as --limit: a positive integer, or with `all` allowed, `all` (returned as null). The message is
+ * OpenClaw's for its own --limit (`--limit must be a positive integer or "all", for example --limit 25.`).
+ */
+export function positiveIntegerFlag(flag: string, raw: string, opts: {all?: boolean; example?: number} = {}): number | null {
+  const v = raw.trim()
+  if (opts.all && v.toLowerCase() === 'all') return null
+  if (!/^\d+$/.test(v) || Number(v) <= 0 || !Number.isSafeInteger(Number(v))) {
+    throw new UsageError(`${flag} must be a positive integer${opts.all ? ' or "all"' : ''}, for example ${flag} ${opts.example ?? 25}.`, `E_BAD_${flag.replace(/^-+/, '').toUpperCase().replaceAll('-', '_')}`)
+  }
+  return Number(v)
+}

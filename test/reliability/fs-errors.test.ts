@@ -1,0 +1,132 @@
+// File-system errors name their file and say what to do: a full disk for real (a small tmpfs), a directory where a
+// transcript belongs. An agent turn that is stored but whose index update failed still gives the user the reply.
+import {spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import {afterAll, afterEach, describe, expect, it} from 'vitest'
+
+import {agentEnvs, transcriptLines} from '../agent/setup.js'
+import {copyFixture, json, runCli, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+
+const mounts: string[] = []
+
+/** A fresh tmpfs of `size`, or the reason none can be mounted here (not root, no mount(8), a container without CAP_SYS_ADMIN). */
+function mountTmpfs(size: string): string | {skip: string} {
+  if (process.platform !== 'linux') return {skip: 'tmpfs mounts need Linux'}
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-enospc-'))
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], {encoding: 'utf8'})
+  if (r.status !== 0) {
+    fs.rmSync(dir, {recursive: true, force: true})
+    return {skip: `cannot mount a tmpfs (${(r.error?.message ?? r.stderr).trim() || `mount exited ${r.status}`}); run as root with CAP_SYS_ADMIN to test ENOSPC`}
+  }
+  mounts.push(dir)
+  return dir
+}
+
+function unmountAll(): void {
+  for (const dir of mounts.splice(0)) {
+    spawnSync('umount', ['-l', dir])
+    fs.rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/** Fills the file system of `dir` until only `leaveBytes` are free (tmpfs counts whole pages). */
+function fillDevice(dir: string, leaveBytes: number): void {
+  const avail = Number(fs.statfsSync(dir).bavail) * Number(fs.statfsSync(dir).bsize)
+  const fd = fs.openSync(path.join(dir, 'filler'), 'w')
+  const block = Buffer.alloc(64 * 1024)
+  let left = Math.max(0, avail - leaveBytes)
+  try {
+    while (left > 0) left -= fs.writeSync(fd, block, 0, Math.min(block.length, left))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+const probe = mountTmpfs('64k')
+const skipReason = typeof probe === 'string' ? undefined : probe.skip
+unmountAll()
+
+afterEach(unmountAll)
+afterAll(unmountAll)
+
+describe.skipIf(skipReason !== undefined)(`ENOSPC on a real tmpfs${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  const setup = agentEnvs()
+
+  /** The two-agents fixture on a 2 MB tmpfs, with main's index padded to ~300 KB so that rewriting it cannot fit. */
+  function fullState(leaveBytes: number): string {
+    const mnt = mountTmpfs('2m') as string
+    const state = copyFixture(TWO_AGENTS, path.join(mnt, 'state'))
+    const file = sessionsJsonPath(state)
+    const index = JSON.parse(fs.readFileSync(file, 'utf8'))
+    index['agent:main:padding'] = {sessionId: 'padding-0001', updatedAt: 1, note: 'x'.repeat(300_000)}
+    fs.writeFileSync(file, JSON.stringify(index, null, 2))
+    fillDevice(mnt, leaveBytes)
+    return state
+  }
+
+  for (const asJson of [false, true]) {
+    it(`agent -m: the turn fits, the index rewrite does not: the error names sessions.json and the transcript, and the reply is kept${asJson ? ' (--json has the reply and the error)' : ''}`, async () => {
+      const e = await setup()
+      const state = fullState(64 * 1024)
+      e.mock.push({kind: 'text', text: 'a reply worth keeping'})
+      const r = await runCli(['agent', '-m', 'hi', '--agent', 'main', ...(asJson ? ['--json'] : []), '--state-dir', state], {env: {...e.env, ANTHROPIC_BASE_URL: e.mock.url}})
+      expect(r.code).toBe(1)
+      const transcript = path.join(path.dirname(sessionsJsonPath(state)), '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+      const last = transcriptLines(transcript).at(-1)
+      expect(last.message).toMatchObject({role: 'assistant', content: [{type: 'text', text: 'a reply worth keeping'}], stopReason: 'stop'})
+      const message = `The turn is stored in ${transcript}, but the session index could not be updated: Cannot write ${sessionsJsonPath(state)}: no space left on the device (ENOSPC).`
+      if (asJson) {
+        const doc = json(r)
+        expect(doc.payloads).toEqual([{text: 'a reply worth keeping', mediaUrl: null}])
+        expect(doc.meta.agentMeta.sessionFile).toBe(transcript)
+        expect(doc.error).toMatchObject({code: 'E_ENOSPC', exitCode: 1, message})
+        expect(doc.error.suggestions[0]).toContain('do not send the message again')
+      } else {
+        expect(r.stdout).toBe('a reply worth keeping\n')
+        const lines = r.stderr.trimEnd().split('\n')
+        expect(lines).toEqual([`Error: ${message}`, expect.stringMatching(/^ {2}hint: free disk space; do not send the message again/)])
+      }
+    })
+  }
+
+  it('a device with no room at all: every writer names the file it could not write, never a bare "ENOSPC: ..., write"', async () => {
+    const e = await setup()
+    const state = fullState(0)
+    const env = {...e.env, ANTHROPIC_BASE_URL: e.mock.url}
+    for (const args of [
+      ['agent', '-m', 'hi', '--agent', 'main'],
+      ['agent', '-m', 'hi', '--agent', 'main', '--json'],
+      ['sessions', 'reset', 'main'],
+      ['sessions', 'reset', 'main', '--json'],
+      ['doctor', '--fix', '--yes', '--json'],
+    ]) {
+      const r = await runCli([...args, '--state-dir', state], {env})
+      const text = args.includes('--json') ? r.stdout : r.stderr
+      expect(text, args.join(' ')).not.toMatch(/ENOSPC: no space left on device, write/)
+      expect(text, args.join(' ')).toMatch(new RegExp(`Cannot [a-z ]+ ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\S+: no space left on the device \\(ENOSPC\\)`))
+      if (args[0] !== 'doctor') expect(r.code, args.join(' ')).toBe(1)
+      if (args.includes('--json') && args[0] !== 'doctor') expect(json(r).error.code).toBe('E_ENOSPC')
+    }
+    expect(e.mock.messageRequests()).toHaveLength(0)
+  })
+})
+
+describe('file-system errors name their file', () => {
+  it('a directory named like the transcript: history (text and --json) names it and says what to do, not a bare EISDIR', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const transcript = path.join(path.dirname(sessionsJsonPath(state)), '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+    fs.rmSync(transcript)
+    fs.mkdirSync(transcript)
+    const r = await runCli(['sessions', 'history', 'main', '--state-dir', state])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trimEnd().split('\n')).toEqual([`Error: Cannot read the transcript ${transcript}: it is a directory, not a file (EISDIR).`, `  hint: move the directory ${transcript} out of the way; a file belongs there`])
+    const j = json(await runCli(['sessions', 'history', 'main', '--json', '--state-dir', state]))
+    expect(j.error).toMatchObject({code: 'E_EISDIR', exitCode: 1})
+    expect(j.error.message).toContain(transcript)
+  })
+})
