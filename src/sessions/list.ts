@@ -23,7 +23,7 @@ export interface SessionRow {
   groupActivation?: string
   inputTokens?: number
   outputTokens?: number
-  /** Prompt size of the last call when fresh, else null. */
+  /** The stored prompt size of the last call (stale or not, as OpenClaw 2026.4.27 prints it), else null. */
   totalTokens: number | null
   totalTokensFresh: boolean
   /** Display model id (override, else runtime model, else the configured default). */
@@ -113,7 +113,8 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   const abortedLastRun = bool(entry.abortedLastRun)
   const inputTokens = num(entry.inputTokens)
   const outputTokens = num(entry.outputTokens)
-  const totalTokens = fresh ? rawTotal! : null
+  // OpenClaw 2026.4.27 prints the stored total even when stale; freshness only changes its human table.
+  const totalTokens = rawTotal ?? null
   const kind = classifySessionKind(key, entry)
   const thinkingLevel = str(entry.thinkingLevel)
   const verboseLevel = str(entry.verboseLevel)

@@ -5,7 +5,7 @@ import path from 'node:path'
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, parseModelRef, resolveAgentModelRef, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
 import {scanStores, type StoreScan} from '../doctor/scan.js'
-import {percentUsed} from '../sessions/format.js'
+import {freshTotal, percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
 import {isEntryObject} from '../store/index-scan.js'
 import type {OpenClawState} from '../store/state.js'
@@ -109,6 +109,8 @@ export function statusFlags(row: SessionRow, fastMode: boolean | undefined): str
 }
 
 function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionStatusRow {
+  // OpenClaw's status JSON, unlike its sessions list, nulls a stale total.
+  const totalTokens = freshTotal(row)
   const fastMode = typeof entry.fastMode === 'boolean' ? entry.fastMode : undefined
   return {
     agentId: row.agentId,
@@ -128,10 +130,10 @@ function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionSt
     outputTokens: row.outputTokens,
     cacheRead: num(entry.cacheRead),
     cacheWrite: num(entry.cacheWrite),
-    totalTokens: row.totalTokens,
+    totalTokens,
     totalTokensFresh: row.totalTokensFresh,
-    remainingTokens: row.totalTokens === null ? null : Math.max(0, row.contextTokens - row.totalTokens),
-    percentUsed: percentUsed(row.totalTokens, row.contextTokens),
+    remainingTokens: totalTokens === null ? null : Math.max(0, row.contextTokens - totalTokens),
+    percentUsed: percentUsed(totalTokens, row.contextTokens),
     model: row.model ?? null,
     modelProvider: row.modelProvider,
     contextTokens: row.contextTokens,

@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {renderColumns} from '../../render/columns.js'
-import {formatFlags, formatTimeAgo, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
+import {formatFlags, formatTimeAgo, freshTotal, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
 export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
@@ -57,7 +57,8 @@ export function renderSessionsList(result: SessionsListResult): string {
     {header: 'Flags'},
   ]
   const rows = result.sessions.map((r) => {
-    const pct = percentUsed(r.totalTokens, r.contextTokens)
+    const total = freshTotal(r)
+    const pct = percentUsed(total, r.contextTokens)
     const style = pct === null ? 'dim' : pct >= 95 ? 'red' : pct >= 80 ? 'yellow' : pct >= 60 ? 'green' : 'dim'
     return [
       ...(multi ? [r.agentId] : []),
@@ -65,7 +66,7 @@ export function renderSessionsList(result: SessionsListResult): string {
       truncateKey(r.key),
       formatTimeAgo(r.ageMs),
       r.model ?? 'unknown',
-      {text: formatTokensCell(r.totalTokens, r.contextTokens), style} as const,
+      {text: formatTokensCell(total, r.contextTokens), style} as const,
       formatFlags(r),
     ]
   })
