@@ -197,7 +197,7 @@ export interface TranscriptReadResult {
   /** The file does not end with "\n" (a torn or hand-edited tail). */
   missingFinalNewline: boolean
   size: number
-  /** True when only the end of the file was read. */
+  /** Tail reads: true when more counted entries exist before the ones returned (non-counted ones may be left out). */
   partial: boolean
 }
 
@@ -393,14 +393,20 @@ export async function tailTranscript(file: string, opts: TailOptions): Promise<T
       let counted = 0
       let reachedStart = true
       for await (const line of linesFromEnd(fh, endOffset, size)) {
-        if (counted >= opts.limit) {
-          reachedStart = false
-          break
-        }
         if (line.raw.trim() === '') continue
         const parsed = parseLine(line.raw, line.offset, 0, missingFinalNewline && line.byteEnd === size)
+        const counts = Boolean(parsed.value && isEntry(parsed.value) && count(parsed.value as TranscriptEntry))
+        if (counted >= opts.limit) {
+          // Past the window, read on only until one more counted entry shows that more exist: the entries before
+          // the first message (model_change, thinking level, snapshots) are no reason to say so.
+          if (counts) {
+            reachedStart = false
+            break
+          }
+          continue
+        }
         collected.push(parsed)
-        if (parsed.value && isEntry(parsed.value) && count(parsed.value as TranscriptEntry)) counted++
+        if (counts) counted++
       }
       collected.reverse()
       const result = buildResult(file, collected, size, missingFinalNewline, true, header)

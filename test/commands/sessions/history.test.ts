@@ -7,6 +7,51 @@ import {baseEnv, COMPACTION, copyFixture, json, runCli, tempDir, TWO_AGENTS} fro
 
 const MAIN_TWO = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 
+interface Msg {
+  role: 'user' | 'assistant' | 'toolResult'
+  text: string
+  timestamp?: string
+}
+
+/**
+ * A state dir with one session `key` whose transcript is OpenClaw's preamble (header, model_change,
+ * thinking_level_change, a custom snapshot) followed by `messages`, each a message entry with a linear parentId chain.
+ */
+function sessionState(messages: Msg[], key = 'agent:main:main', sessionId = '11111111-2222-4333-8444-555555555555'): {state: string; file: string} {
+  const state = tempDir()
+  const dir = path.join(state, 'agents', 'main', 'sessions')
+  fs.mkdirSync(dir, {recursive: true})
+  const file = path.join(dir, `${sessionId}.jsonl`)
+  const lines: unknown[] = [{type: 'session', version: 3, id: sessionId, timestamp: '2026-11-25T21:31:01.326Z', cwd: '/w'}]
+  const pre = [
+    {type: 'model_change', provider: 'anthropic', modelId: 'claude-x'},
+    {type: 'thinking_level_change', thinkingLevel: 'off'},
+    {type: 'custom', customType: 'model-snapshot', data: {}},
+  ]
+  let parentId: string | null = null
+  let n = 0
+  const nextId = () => (++n).toString(16).padStart(8, '0')
+  for (const p of pre) {
+    const id = nextId()
+    lines.push({...p, id, parentId, timestamp: '2026-11-25T21:31:01.338Z'})
+    parentId = id
+  }
+  for (const m of messages) {
+    const id = nextId()
+    const message =
+      m.role === 'toolResult'
+        ? {role: 'toolResult', toolCallId: 'toolu_1', toolName: 'exec', content: [{type: 'text', text: m.text}], isError: false}
+        : {role: m.role, content: [{type: 'text', text: m.text}], ...(m.role === 'assistant' ? {provider: 'anthropic', model: 'claude-x', stopReason: 'stop'} : {})}
+    lines.push({type: 'message', id, parentId, timestamp: m.timestamp ?? '2026-11-25T21:32:00.000Z', message})
+    parentId = id
+  }
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+  fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({[key]: {sessionId, updatedAt: Date.now(), sessionFile: file}}, null, 2))
+  return {state, file}
+}
+
+const turns = (n: number): Msg[] => Array.from({length: n}, (_, i) => ({role: i % 2 === 0 ? 'user' : 'assistant', text: `message ${i + 1}`}))
+
 describe('sessions history', () => {
   it('compaction fixture: the summary is shown and marked, in --json and in human output', async () => {
     const state = copyFixture(COMPACTION)
@@ -80,5 +125,22 @@ describe('sessions history', () => {
     expect(bad.code).toBe(2)
     const missing = await runCli(['sessions', 'history', '--state-dir', state], {env})
     expect(missing.code).toBe(2)
+  })
+
+  it('--limit equal to the number of messages hides nothing: no "earlier messages" line, truncated false (preamble entries are not messages)', async () => {
+    const env = baseEnv(tempDir())
+    const two = sessionState(turns(2))
+    const human = await runCli(['sessions', 'history', 'main', '--limit', '2', '--state-dir', two.state], {env})
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toContain('message 1')
+    expect(human.stdout).not.toContain('earlier messages not shown')
+    const ten = sessionState(turns(10))
+    for (const [limit, truncated] of [[9, true], [10, false], [11, false]] as const) {
+      const doc = json(await runCli(['sessions', 'history', 'main', '--limit', String(limit), '--json', '--state-dir', ten.state], {env}))
+      expect(doc.truncated, `--limit ${limit}`).toBe(truncated)
+      expect(doc.entries.filter((e: any) => e.type === 'message')).toHaveLength(Math.min(limit, 10))
+    }
+    const nine = await runCli(['sessions', 'history', 'main', '--limit', '9', '--state-dir', ten.state], {env})
+    expect(nine.stdout).toContain('earlier messages not shown')
   })
 })
