@@ -1,4 +1,6 @@
 // `sessions list`: rows with the same fields and fallbacks as `openclaw sessions --json`, for every store asked for.
+import fs from 'node:fs'
+
 import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
@@ -157,11 +159,25 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   return row
 }
 
+/** An explicit --store names one file: a missing one is a typo, not an empty store. */
+function requireStoreFile(file: string): string {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+    throw new UsageError(`Session store not found: ${file} (--store). Check the path; a store is an agent's sessions.json.`, 'E_STORE_NOT_FOUND')
+  }
+  if (st.isDirectory()) throw new UsageError(`Session store is a directory: ${file} (--store). Name its sessions.json.`, 'E_STORE_NOT_FOUND')
+  return file
+}
+
 /** Which stores a list (or status) reads, with OpenClaw's validation of --agent/--all-agents/--store. */
 export function resolveTargets(state: OpenClawState, opts: {agent?: string; allAgents?: boolean; store?: string}): {targets: StoreRef[]; multi: boolean} {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   if (opts.store && (opts.agent || opts.allAgents)) throw new UsageError('--store cannot be combined with --agent or --all-agents', 'E_FLAG_CONFLICT')
-  if (opts.store) return {targets: [{agentId: state.activeAgentId, path: resolveUserPath(opts.store, state.env)}], multi: false}
+  if (opts.store) return {targets: [{agentId: state.activeAgentId, path: requireStoreFile(resolveUserPath(opts.store, state.env))}], multi: false}
   if (opts.allAgents) {
     const seen = new Set<string>()
     const targets: StoreRef[] = []
@@ -178,6 +194,7 @@ export function resolveTargets(state: OpenClawState, opts: {agent?: string; allA
 }
 
 export async function listSessions(state: OpenClawState, opts: ListOptions = {}): Promise<SessionsListResult> {
+  state.requireStateDir()
   const activeMinutes = parseActiveMinutes(opts.active)
   const limit = parseLimit(opts.limit)
   const {targets, multi} = resolveTargets(state, opts)

@@ -23,6 +23,7 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
   const raw = target.trim()
   if (!raw) throw new UsageError('Pass a session key or session id (for example "agent:main:main").', 'E_MISSING_SESSION')
   if (raw.includes('\0') || raw.length > 512) throw new UsageError('Invalid session key or id.', 'E_BAD_SESSION')
+  state.requireStateDir()
   const agentOpt = opts.agent ? state.requireAgent(opts.agent) : undefined
 
   if (looksLikeKey(raw)) {

@@ -185,6 +185,7 @@ function agentSessions(scan: StoreScan, id: string): {count: number; last: numbe
 }
 
 export async function getStatus(state: OpenClawState, opts: StatusOptions = {}): Promise<StatusResult> {
+  state.requireStateDir()
   const now = opts.now ?? Date.now()
   const {port, source} = resolveGatewayPort(state.config, state.env, opts.profile)
   const gatewayPromise = probeGateway(port, source, opts.probeTimeoutMs)
