@@ -6,6 +6,7 @@ import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
+import {printableLines} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 
 export type {AgentRunResult} from '../agent/output.js'
@@ -90,7 +91,8 @@ export default class Agent extends BaseCommand<typeof Agent> {
               if (newCall && !atLineStart) process.stdout.write('\n')
               newCall = false
               streamed = true
-              process.stdout.write(d)
+              // The reply is untrusted text: escape sequences and bidi or zero-width characters are made visible.
+              process.stdout.write(printableLines(d))
               atLineStart = d.endsWith('\n')
             },
       })
