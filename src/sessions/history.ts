@@ -117,7 +117,7 @@ export async function sessionHistory(state: OpenClawState, target: string, opts:
   const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: resolved.path, sessionFileLocation: resolved.location, limit}
   let tail
   try {
-    tail = await tailTranscript(resolved.path, {limit, count: isHistoryMessage})
+    tail = await tailTranscript(resolved.path, {limit, count: isHistoryMessage, exactPartial: true})
   } catch (error) {
     if (!isEnoent(error)) throw error
     return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}

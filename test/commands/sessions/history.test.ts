@@ -142,6 +142,17 @@ describe('sessions history', () => {
     }
     const nine = await runCli(['sessions', 'history', 'main', '--limit', '9', '--state-dir', ten.state], {env})
     expect(nine.stdout).toContain('earlier messages not shown')
+    // Entries whose "type" is not their first field are parsed to find out what they are.
+    const reordered = fs.readFileSync(ten.file, 'utf8').trimEnd().split('\n').map((l, i) => {
+      if (i === 0) return l
+      const {type, ...rest} = JSON.parse(l)
+      return JSON.stringify({...rest, type})
+    })
+    fs.writeFileSync(ten.file, `${reordered.join('\n')}\n`)
+    for (const [limit, truncated] of [[9, true], [10, false]] as const) {
+      const doc = json(await runCli(['sessions', 'history', 'main', '--limit', String(limit), '--json', '--state-dir', ten.state], {env}))
+      expect(doc.truncated, `reordered, --limit ${limit}`).toBe(truncated)
+    }
   })
 
   it('times are local with their UTC offset, in the zone TZ names (a half-hour zone, a DST zone in winter, UTC); --json keeps the stored ISO time', async () => {
