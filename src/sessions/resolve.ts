@@ -23,13 +23,13 @@ function looksLikeKey(s: string): boolean {
 export interface ResolveOptions {
   agent?: string
   /**
-   * Also accept a unique prefix of a key (with or without the `…` a terminal table cut it with). Only for reading:
-   * a writer acting on the one key a typo happens to prefix would change the wrong session.
+   * When no key matches exactly, also accept a unique prefix or a key cut by a table (`head…tail`, `head...tail`).
+   * Only for reading: a writer acting on the one key a typo happens to prefix would change the wrong session.
    */
   allowPrefix?: boolean
 }
 
-/** How many candidates an ambiguous prefix error names. */
+/** How many candidates an ambiguous key error names. */
 const MAX_CANDIDATES = 8
 
 export async function resolveSession(state: OpenClawState, target: string, opts: ResolveOptions = {}): Promise<ResolvedSession> {

@@ -54,12 +54,14 @@ function shorten(s: unknown, max: number): string {
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
+/** Bodies, tool calls and notes sit this far under their `[time] role:` line. */
+const INDENT = '    '
 
 /**
  * Local time with its UTC offset (`2026-11-25 22:31:01 +01:00`), in the zone TZ names: a bare time would be read as
  * local whatever zone it was printed in. --json keeps the stored ISO string.
  */
-export function localTime(iso: unknown): string {
+function localTime(iso: unknown): string {
   const d = new Date(iso as string)
   if (Number.isNaN(d.getTime())) return printable(String(iso))
   const offset = -d.getTimezoneOffset()
@@ -74,8 +76,6 @@ function withBody(head: string, body: string): string[] {
   if (!body.includes('\n')) return [`${head} ${body}`]
   return [head, ...body.split('\n').map((l) => (l === '' ? '' : `${INDENT}${l}`))]
 }
-
-const INDENT = '    '
 
 /** Every short field a line shows, escaped for the terminal. */
 function safeEntry(e: HistoryEntry): HistoryEntry {
