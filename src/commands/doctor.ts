@@ -70,7 +70,7 @@ export function renderDoctor(result: DoctorResult, color: boolean): string {
   // Keys, paths and messages quote names from files: control and invisible characters are made visible.
   const lines: string[] = [paint(color, 'bold', `clawkit doctor: ${printable(result.stateDir)}`), paint(color, 'dim', `(state dir chosen by ${printable(result.stateDirReason)}; config ${printable(result.configPath)})`)]
   for (const g of groupFindings(result)) {
-    lines.push('', paint(color, 'bold', g.title))
+    lines.push('', paint(color, 'bold', printable(g.title)))
     if (g.findings.length === 0) {
       lines.push(`  ${paint(color, 'green', '✔ ok')}`)
       continue

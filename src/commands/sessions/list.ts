@@ -40,14 +40,14 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
 
 /**
  * `width` undefined (piped) is OpenClaw's fixed layout, unchanged. A number (a terminal, or Infinity for --wide) sizes
- * columns to their content and cuts Flags, then Model, then Key to fit it; a key keeps at least the prefix that
- * names it uniquely, so `sessions history <cut key>` still finds it.
+ * columns to their content and cuts columns to fit it (see renderFittedList); a cut key still names its session, so
+ * `sessions history <cut key>` finds it.
  */
 export function renderSessionsList(result: SessionsListResult, opts: {width?: number} = {}): string {
   const color = colorEnabled()
   const lines: string[] = []
   if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length} (${result.stores.map((s) => s.agentId).join(', ')})`))
-  else lines.push(paint(color, 'cyan', `Session store: ${result.path}`))
+  else lines.push(paint(color, 'cyan', `Session store: ${printable(String(result.path))}`))
   lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
   if (result.count === 0) {

@@ -160,6 +160,16 @@ describe('sessions list', () => {
     expect(status.sessions.recent.find((r: any) => r.key === 'agent:main:main')).toMatchObject({totalTokens: null, totalTokensFresh: false, percentUsed: null, remainingTokens: null})
   })
 
+  it('a state dir path with a bidi override (U+202E) is printed as <U+202E> in the headers of list, status and doctor', async () => {
+    const state = copyFixture(TWO_AGENTS, path.join(tempDir(), 'st\u202Eate'))
+    const env = baseEnv(tempDir())
+    for (const cmd of [['sessions', 'list'], ['status'], ['doctor']]) {
+      const r = await runCli([...cmd, '--state-dir', state], {env})
+      expect(r.stdout, cmd.join(' ')).toContain('st<U+202E>ate')
+      expect(r.stdout, cmd.join(' ')).not.toContain('\u202E')
+    }
+  })
+
   it('a missing sessions.json is an empty store, not an error', async () => {
     const state = tempDir()
     const r = await runCli(['sessions', 'list', '--state-dir', state], {env: baseEnv(tempDir())})
