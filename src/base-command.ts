@@ -3,7 +3,7 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction} from './errors.js'
 import {redactDeep, redactText} from './render/redact.js'
-import {printable} from './render/safe.js'
+import {printable, printableLines} from './render/safe.js'
 import {closest} from './suggest.js'
 import {OpenClawState} from './store/state.js'
 
@@ -64,9 +64,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
   }
 
-  /** Human output only: suppressed under --json so stdout stays one JSON document. */
+  /**
+   * Human output only: suppressed under --json so stdout stays one JSON document. The text quotes keys, ids and
+   * targets from files and flags, so control and invisible characters (bidi overrides, zero-width) are made visible.
+   */
   protected out(text: string): void {
-    if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+    if (!this.jsonEnabled()) process.stdout.write(printableLines(text.endsWith('\n') ? text : `${text}\n`))
   }
 
   /**

@@ -7,7 +7,7 @@ import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
-import {printable} from '../render/safe.js'
+import {printable, printableLines} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {settingsPath} from '../settings.js'
 
@@ -104,7 +104,8 @@ export default class Agent extends BaseCommand<typeof Agent> {
               if (newCall && !atLineStart) process.stdout.write('\n')
               newCall = false
               streamed = true
-              process.stdout.write(d)
+              // The reply is untrusted text: escape sequences and bidi or zero-width characters are made visible.
+              process.stdout.write(printableLines(d))
               atLineStart = d.endsWith('\n')
             },
       }).catch((error: unknown) => {
@@ -148,14 +149,14 @@ export default class Agent extends BaseCommand<typeof Agent> {
             accountId: f['reply-account'],
           })
           if (!json) {
-            process.stderr.write(`Delivered via ${doc.delivery.channel} to ${doc.delivery.to}. Message ID: ${doc.delivery.result.messageId}\n`)
-            if (doc.delivery.mirrorError) process.stderr.write(`Warning: the reply was delivered, but its copy could not be written: ${doc.delivery.mirrorError.message}\n`)
+            process.stderr.write(`Delivered via ${doc.delivery.channel} to ${printable(doc.delivery.to)}. Message ID: ${printable(String(doc.delivery.result.messageId))}\n`)
+            if (doc.delivery.mirrorError) process.stderr.write(`Warning: the reply was delivered, but its copy could not be written: ${printable(doc.delivery.mirrorError.message)}\n`)
           }
         } catch (error) {
           const info = describeError(error)
           doc.deliveryError = {code: info.code, message: info.message}
           process.exitCode = 1
-          if (!json) process.stderr.write(`Error: ${info.message}\n`)
+          if (!json) process.stderr.write(`Error: ${printable(info.message)}\n`)
         }
       }
       return doc

@@ -5,6 +5,7 @@ import {BaseCommand} from '../base-command.js'
 import {groupFindings, runDoctor} from '../doctor/doctor.js'
 import type {DoctorResult, Finding} from '../doctor/types.js'
 import {colorEnabled, paint, type Style} from '../render/color.js'
+import {printable} from '../render/safe.js'
 
 export type {DoctorResult, Finding} from '../doctor/types.js'
 
@@ -51,7 +52,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   private async confirm(plan: Finding[]): Promise<boolean> {
     const {createInterface} = await import('node:readline/promises')
     process.stderr.write(`doctor will repair ${plan.length} finding(s), writing a backup before each change:\n`)
-    for (const p of plan.slice(0, 20)) process.stderr.write(`  - ${p.id}: ${p.action ?? 'repair'} (${p.path})\n`)
+    for (const p of plan.slice(0, 20)) process.stderr.write(`  - ${p.id}: ${printable(p.action ?? 'repair')} (${printable(p.path)})\n`)
     if (plan.length > 20) process.stderr.write(`  … and ${plan.length - 20} more\n`)
     const rl = createInterface({input: process.stdin, output: process.stderr})
     try {
@@ -66,9 +67,10 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
 const MARK: Record<string, [string, Style]> = {error: ['✖ error', 'red'], warn: ['⚠ warn ', 'yellow'], info: ['ℹ info ', 'cyan'], fixed: ['✔ fixed', 'green']}
 
 export function renderDoctor(result: DoctorResult, color: boolean): string {
-  const lines: string[] = [paint(color, 'bold', `clawkit doctor: ${result.stateDir}`), paint(color, 'dim', `(state dir chosen by ${result.stateDirReason}; config ${result.configPath})`)]
+  // Keys, paths and messages quote names from files: control and invisible characters are made visible.
+  const lines: string[] = [paint(color, 'bold', `clawkit doctor: ${printable(result.stateDir)}`), paint(color, 'dim', `(state dir chosen by ${printable(result.stateDirReason)}; config ${printable(result.configPath)})`)]
   for (const g of groupFindings(result)) {
-    lines.push('', paint(color, 'bold', g.title))
+    lines.push('', paint(color, 'bold', printable(g.title)))
     if (g.findings.length === 0) {
       lines.push(`  ${paint(color, 'green', '✔ ok')}`)
       continue
@@ -79,12 +81,12 @@ export function renderDoctor(result: DoctorResult, color: boolean): string {
       perId.set(f.id, seen + 1)
       if (seen >= GROUP_PREVIEW) continue
       const [mark, style] = MARK[f.fixed ? 'fixed' : f.severity]
-      const head = `  ${paint(color, style, mark)} ${f.id}${f.key ? ` [${f.key}]` : ''}`
-      lines.push(head, `      ${f.message}`)
-      if (f.path) lines.push(paint(color, 'dim', `      path: ${f.path}`))
-      if (f.fixed && f.action) lines.push(paint(color, 'green', `      done: ${f.action}${f.backup && !f.action.includes(f.backup) ? ` (backup: ${f.backup})` : ''}`))
-      else if (result.dryRun && f.fixable) lines.push(paint(color, 'cyan', `      would: ${f.action ?? 'repair'}`))
-      if (f.repairError) lines.push(paint(color, 'red', `      repair failed: ${f.repairError}`))
+      const head = `  ${paint(color, style, mark)} ${f.id}${f.key ? ` [${printable(f.key)}]` : ''}`
+      lines.push(head, `      ${printable(f.message)}`)
+      if (f.path) lines.push(paint(color, 'dim', `      path: ${printable(f.path)}`))
+      if (f.fixed && f.action) lines.push(paint(color, 'green', `      done: ${printable(f.action)}${f.backup && !f.action.includes(f.backup) ? ` (backup: ${printable(f.backup)})` : ''}`))
+      else if (result.dryRun && f.fixable) lines.push(paint(color, 'cyan', `      would: ${printable(f.action ?? 'repair')}`))
+      if (f.repairError) lines.push(paint(color, 'red', `      repair failed: ${printable(f.repairError)}`))
     }
     for (const [id, n] of perId) if (n > GROUP_PREVIEW) lines.push(paint(color, 'dim', `  … and ${n - GROUP_PREVIEW} more ${id} (see --json for all)`))
   }

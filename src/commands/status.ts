@@ -3,6 +3,8 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../base-command.js'
 import {colorEnabled, paint} from '../render/color.js'
+import {keyCutter, renderFitted, terminalWidth, wrapHanging} from '../render/fit.js'
+import {printable} from '../render/safe.js'
 import {formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import {getStatus, type StatusResult} from '../status/status.js'
 
@@ -17,6 +19,7 @@ export default class Status extends BaseCommand<typeof Status> {
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --all', '<%= config.bin %> status --json']
   static override flags = {
     all: Flags.boolean({description: 'add the per-agent table'}),
+    wide: Flags.boolean({description: 'print keys, models and paths in full (on a terminal, tables and lines are otherwise fitted to its width)'}),
   }
 
   async run(): Promise<StatusResult> {
@@ -24,7 +27,7 @@ export default class Status extends BaseCommand<typeof Status> {
     const state = this.openState({tolerateConfigError: true})
     const profile = f.dev ? 'dev' : (f.profile ?? state.env.OPENCLAW_PROFILE)
     const result = await getStatus(state, {all: f.all, profile})
-    if (!this.jsonEnabled()) process.stdout.write(await renderStatus(result, colorEnabled()))
+    if (!this.jsonEnabled()) process.stdout.write(await renderStatus(result, colorEnabled(), {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth()}))
     return result
   }
 }
@@ -52,40 +55,67 @@ function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
   return cell
 }
 
+/** Piped layout: keys over 32 characters keep their first 31 and `…` (a prefix `sessions history` accepts). */
 function keyCell(key: string): string {
-  return key.length > 32 ? `${key.slice(0, 31)}…` : key
+  const k = printable(key)
+  return k.length > 32 ? `${k.slice(0, 31)}…` : k
 }
 
-export async function renderStatus(s: StatusResult, color: boolean): Promise<string> {
-  const {renderTable} = await import('../render/table.js')
+/**
+ * `width` undefined (piped) keeps the fixed layout. A number (a terminal, or Infinity for --wide) word-wraps the
+ * labelled lines under their label and fits the tables: Model, then Key give way, a key never below the prefix that
+ * names it uniquely.
+ */
+export async function renderStatus(s: StatusResult, color: boolean, opts: {width?: number} = {}): Promise<string> {
+  const fitted = opts.width !== undefined
+  const width = opts.width ?? Number.POSITIVE_INFINITY
   const L: string[] = [paint(color, 'bold', 'clawkit status'), '']
-  const row = (label: string, value: string) => L.push(`${paint(color, 'bold', label.padEnd(14))}${value}`)
-  row('State dir', `${s.stateDir} (${s.stateDirReason})`)
-  row('Config', `${s.configPath}${s.configExists ? '' : ' (not found; defaults apply)'}${s.configError ? paint(color, 'red', ' (invalid: run clawkit doctor)') : ''}`)
-  const active = s.lastActivity ? `last activity ${formatTimeAgo(s.lastActivity.ageMs)} (${s.lastActivity.key})` : 'no activity'
-  row('Agents', `${s.agents.agents.length} · default ${s.agents.defaultId} · sessions ${s.sessions.count} · ${active}`)
+  const INDENT = ''.padEnd(14)
+  // Paths, keys and agent ids come from files and flags: made printable here, once, before colour is added.
+  const row = (label: string, value: string) => {
+    const head = `${paint(color, 'bold', label.padEnd(14))}`
+    if (Number.isFinite(width)) L.push(...wrapHanging(head, INDENT, value, width))
+    else L.push(`${head}${value}`)
+  }
+  const more = (value: string) => (Number.isFinite(width) ? L.push(...wrapHanging(INDENT, INDENT, value, width)) : L.push(`${INDENT}${value}`))
+  row('State dir', `${printable(s.stateDir)} (${printable(s.stateDirReason)})`)
+  row('Config', `${printable(s.configPath)}${s.configExists ? '' : ' (not found; defaults apply)'}${s.configError ? paint(color, 'red', ' (invalid: run clawkit doctor)') : ''}`)
+  const active = s.lastActivity ? `last activity ${formatTimeAgo(s.lastActivity.ageMs)} (${printable(s.lastActivity.key)})` : 'no activity'
+  row('Agents', `${s.agents.agents.length} · default ${printable(s.agents.defaultId)} · sessions ${s.sessions.count} · ${active}`)
   for (const a of s.agents.agents) {
-    if (a.sqliteStore) L.push(`${''.padEnd(14)}${a.id}: ${paint(color, 'yellow', `sessions in SQLite (OpenClaw 2026.7+), not readable by clawkit yet`)} · ${a.sqliteStore}`)
-    else L.push(`${''.padEnd(14)}${a.id}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${a.sessionsPath}${a.storeError ? paint(color, 'red', ' (index unreadable)') : ''}`)
+    if (a.sqliteStore) more(`${printable(a.id)}: ${paint(color, 'yellow', 'sessions in SQLite (OpenClaw 2026.7+), not readable by clawkit yet')} · ${printable(a.sqliteStore)}`)
+    else more(`${printable(a.id)}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${printable(a.sessionsPath)}${a.storeError ? paint(color, 'red', ' (index unreadable)') : ''}`)
   }
   row('Transcripts', `${s.transcripts.files} file(s), ${formatBytes(s.transcripts.bytes)} on disk`)
-  row('Defaults', `model ${s.sessions.defaults.model ?? 'unknown'} (${formatTokensK(s.sessions.defaults.contextTokens)} ctx)`)
+  row('Defaults', `model ${printable(s.sessions.defaults.model ?? 'unknown')} (${formatTokensK(s.sessions.defaults.contextTokens)} ctx)`)
   const d = s.doctor
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
   row('Doctor', `${health} · cheap checks; run "clawkit doctor" for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
   const g = s.gateway
   row('Gateway', g.reachable ? paint(color, 'yellow', `listening on ${g.host}:${g.port} (${g.connectLatencyMs} ms, port from ${g.portSource})`) : `not listening on ${g.host}:${g.port}: ${g.error} (port from ${g.portSource})`)
-  if (g.warning) L.push(`${''.padEnd(14)}${paint(color, 'yellow', `warning: ${g.warning}`)}`)
+  if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))
     const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', a.sqliteStore ? 'SQLite' : String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sessionsPath])
-    L.push(await renderTable([{header: 'Agent', width: 10}, {header: 'Bootstrap file', width: 14}, {header: 'Sessions', width: 8}, {header: 'Active', width: 10}, {header: 'Transcripts', width: 16}, {header: 'Store'}], rows, color))
+    if (fitted) {
+      L.push(renderFitted([{header: 'Agent'}, {header: 'Bootstrap file'}, {header: 'Sessions'}, {header: 'Active'}, {header: 'Transcripts'}, {header: 'Store', shrink: [{rank: 1}]}], rows, {width, color}))
+    } else {
+      const {renderTable} = await import('../render/table.js')
+      L.push(await renderTable([{header: 'Agent', width: 10}, {header: 'Bootstrap file', width: 14}, {header: 'Sessions', width: 8}, {header: 'Active', width: 10}, {header: 'Transcripts', width: 16}, {header: 'Store'}], rows.map((r) => r.map(printable)), color))
+    }
   }
   L.push('', paint(color, 'bold', 'Sessions'))
-  const sqliteAgents = s.agents.agents.filter((a) => a.sqliteStore).map((a) => a.id)
+  const sqliteAgents = s.agents.agents.filter((a) => a.sqliteStore).map((a) => printable(a.id))
   if (s.sessions.recent.length === 0) L.push(sqliteAgents.length > 0 ? `none clawkit can read (sessions of ${sqliteAgents.join(', ')} are in SQLite)` : 'no sessions yet')
-  else {
-    const rows = s.sessions.recent.map((r) => [keyCell(r.key), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), r.model ?? 'unknown', tokensCell(r)])
+  else if (fitted) {
+    const keys = s.sessions.recent.map((r) => printable(r.key))
+    const {floor: keyFloor, cut} = keyCutter(keys)
+    const rows = s.sessions.recent.map((r, i) => [keys[i], r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), r.model ?? 'unknown', tokensCell(r)])
+    const columns = [{header: 'Key', shrink: [{rank: 1, floor: Math.max(keyFloor, 32)}, {rank: 3, floor: keyFloor}], cut}, {header: 'Kind'}, {header: 'Age'}, {header: 'Model', shrink: [{rank: 2, floor: 10}]}, {header: 'Tokens'}]
+    L.push(renderFitted(columns, rows, {width, color}))
+  } else {
+    const {renderTable} = await import('../render/table.js')
+    const rows = s.sessions.recent.map((r) => [keyCell(r.key), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), printable(r.model ?? 'unknown'), tokensCell(r)])
     L.push(await renderTable([{header: 'Key', width: 32}, {header: 'Kind', width: 6}, {header: 'Age', width: 11}, {header: 'Model', width: 14}, {header: 'Tokens'}], rows, color))
   }
   return `${L.join('\n')}\n`

@@ -70,7 +70,9 @@ export function loadConfig(stateDir: string, env: Env = process.env): LoadedConf
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {path: file, exists: false, config: {}}
+    // ENOTDIR: a parent is a file (a state dir given as a file), so there is no config there either.
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return {path: file, exists: false, config: {}}
     throw new ConfigError(file, (error as Error).message)
   }
   let parsed: unknown

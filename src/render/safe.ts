@@ -1,24 +1,37 @@
-// Terminal-safe text: data from files (keys, ids, transcript text, error details) is printed with its control
-// characters escaped, so a hostile message or file can neither break the layout nor send escape sequences.
+// Terminal-safe text: data from files (keys, ids, transcript text, error details) is printed with its control and
+// invisible characters made visible, so a hostile message or file can neither break the layout, send escape
+// sequences, reorder text (bidi overrides) nor make two different strings look the same (zero-width characters).
 
-// eslint-disable-next-line no-control-regex
-const CONTROL_RE = /[\u0000-\u001F\u007F-\u009F]/g
-// eslint-disable-next-line no-control-regex
-const CONTROL_EXCEPT_NEWLINE_TAB_RE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g
+// C0 and C1 controls; printed as JSON-style escapes (`\n`, `\u001b`).
+const CONTROL = '\\u0000-\\u001F\\u007F-\\u009F'
+const CONTROL_EXCEPT_NEWLINE_TAB = '\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F'
+/**
+ * Invisible characters, printed as `<U+XXXX>` the way `less` shows them: every format character (\p{Cf}: the bidi
+ * embeddings, overrides and isolates U+202A-202E and U+2066-2069, LRM/RLM/ALM, zero-width space, joiners, word
+ * joiner, BOM, soft hyphen, tag characters), the line and paragraph separators U+2028/2029 (a line break to some
+ * terminals), and the invisible fillers that are not format characters (combining grapheme joiner, Hangul fillers).
+ */
+const INVISIBLE = '\\p{Cf}\\p{Zl}\\p{Zp}\\u034F\\u115F\\u1160\\u3164\\uFFA0'
+
+const LINE_RE = new RegExp(`[${CONTROL}]|[${INVISIBLE}]`, 'gu')
+const LINES_RE = new RegExp(`[${CONTROL_EXCEPT_NEWLINE_TAB}]|[${INVISIBLE}]`, 'gu')
 
 function escapeChar(c: string): string {
   if (c === '\n') return '\\n'
   if (c === '\t') return '\\t'
   if (c === '\r') return '\\r'
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  const cp = c.codePointAt(0)!
+  if (cp <= 0x9f) return `\\u${cp.toString(16).padStart(4, '0')}`
+  return `<U+${cp.toString(16).toUpperCase().padStart(4, '0')}>`
 }
 
-/** One line: every control character (newlines included) escaped. */
+/** One line: every control character (newlines included) escaped, every invisible character shown as <U+XXXX>. */
 export function printable(s: string): string {
-  return s.replace(CONTROL_RE, escapeChar)
+  return s.replace(LINE_RE, escapeChar)
 }
 
-/** Multi-line text (messages): newlines and tabs kept, every other control character escaped. */
+/** Multi-line text (messages): newlines and tabs kept, every other control or invisible character made visible. */
 export function printableLines(s: string): string {
-  return s.replace(CONTROL_EXCEPT_NEWLINE_TAB_RE, escapeChar)
+  return s.replace(LINES_RE, escapeChar)
 }
+

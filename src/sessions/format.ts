@@ -23,6 +23,11 @@ export function percentUsed(total: number | null, ctx: number): number | null {
   return Math.min(999, Math.round((total / ctx) * 100))
 }
 
+/** The total a table shows: a stale (or missing) one counts as unknown, as in OpenClaw's tables. */
+export function freshTotal(r: {totalTokens: number | null; totalTokensFresh: boolean}): number | null {
+  return r.totalTokensFresh ? r.totalTokens : null
+}
+
 /** `<total>/<ctx> (<pct>%)`, or `unknown/<ctx> (?%)` when the total is not fresh. */
 export function formatTokensCell(total: number | null, ctx: number): string {
   const pct = percentUsed(total, ctx)

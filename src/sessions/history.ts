@@ -51,9 +51,11 @@ export interface SessionsHistoryResult {
   badLines: BadLine[]
 }
 
-/** Entries that count toward --limit: what a person calls a message. */
+/** Entry types that count toward --limit: what a person calls a message. */
+export const HISTORY_MESSAGE_TYPES: ReadonlySet<string> = new Set(['message', 'compaction', 'branch_summary', 'custom_message'])
+
 export function isHistoryMessage(e: TranscriptEntry): boolean {
-  return e.type === 'message' || e.type === 'compaction' || e.type === 'branch_summary' || e.type === 'custom_message'
+  return HISTORY_MESSAGE_TYPES.has(e.type)
 }
 
 function textOf(content: unknown): string | undefined {
@@ -110,12 +112,12 @@ export interface HistoryOptions {
 
 export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
-  const s = await resolveSession(state, target, {agent: opts.agent})
+  const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
   const resolved = resolveTranscriptPath(state.sessionsDir(s.ref), s.entry, s.key)
   const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: resolved.path, sessionFileLocation: resolved.location, limit}
   let tail
   try {
-    tail = await tailTranscript(resolved.path, {limit, count: isHistoryMessage})
+    tail = await tailTranscript(resolved.path, {limit, count: isHistoryMessage, exactPartial: true})
   } catch (error) {
     if (!isEnoent(error)) throw error
     return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}

@@ -1,4 +1,6 @@
 // `sessions list`: rows with the same fields and fallbacks as `openclaw sessions --json`, for every store asked for.
+import fs from 'node:fs'
+
 import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
@@ -25,7 +27,7 @@ export interface SessionRow {
   groupActivation?: string
   inputTokens?: number
   outputTokens?: number
-  /** Prompt size of the last call when fresh, else null. */
+  /** The stored prompt size of the last call (stale or not, as OpenClaw 2026.4.27 prints it), else null. */
   totalTokens: number | null
   totalTokensFresh: boolean
   /** Display model id (override, else runtime model, else the configured default). */
@@ -124,7 +126,8 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   const abortedLastRun = bool(entry.abortedLastRun)
   const inputTokens = num(entry.inputTokens)
   const outputTokens = num(entry.outputTokens)
-  const totalTokens = fresh ? rawTotal! : null
+  // OpenClaw 2026.4.27 prints the stored total even when stale; freshness only changes its human table.
+  const totalTokens = rawTotal ?? null
   const kind = classifySessionKind(key, entry)
   const thinkingLevel = str(entry.thinkingLevel)
   const verboseLevel = str(entry.verboseLevel)
@@ -167,11 +170,25 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
   return row
 }
 
+/** An explicit --store names one file: a missing one is a typo, not an empty store. */
+function requireStoreFile(file: string): string {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
+    throw new UsageError(`Session store not found: ${file} (--store). Check the path; a store is an agent's sessions.json.`, 'E_STORE_NOT_FOUND')
+  }
+  if (st.isDirectory()) throw new UsageError(`Session store is a directory: ${file} (--store). Name its sessions.json.`, 'E_STORE_NOT_FOUND')
+  return file
+}
+
 /** Which stores a list (or status) reads, with OpenClaw's validation of --agent/--all-agents/--store. */
 export function resolveTargets(state: OpenClawState, opts: {agent?: string; allAgents?: boolean; store?: string}): {targets: StoreRef[]; multi: boolean} {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   if (opts.store && (opts.agent || opts.allAgents)) throw new UsageError('--store cannot be combined with --agent or --all-agents', 'E_FLAG_CONFLICT')
-  if (opts.store) return {targets: [{agentId: state.activeAgentId, path: resolveUserPath(opts.store, state.env)}], multi: false}
+  if (opts.store) return {targets: [{agentId: state.activeAgentId, path: requireStoreFile(resolveUserPath(opts.store, state.env))}], multi: false}
   if (opts.allAgents) {
     const seen = new Set<string>()
     const targets: StoreRef[] = []
@@ -188,6 +205,7 @@ export function resolveTargets(state: OpenClawState, opts: {agent?: string; allA
 }
 
 export async function listSessions(state: OpenClawState, opts: ListOptions = {}): Promise<SessionsListResult> {
+  state.requireStateDir()
   const activeMinutes = parseActiveMinutes(opts.active)
   const limit = parseLimit(opts.limit)
   const {targets, multi} = resolveTargets(state, opts)

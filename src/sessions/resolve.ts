@@ -2,10 +2,11 @@
 import {normalizeAgentId} from '../config/agent-id.js'
 import {NotFoundError, UsageError} from '../errors.js'
 import {READ_REFUSAL} from '../store/era.js'
+import {findEntryIn} from '../store/file-store.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId} from '../store/transcript.js'
-import type {SessionEntry, StoreRef} from '../store/types.js'
+import type {SessionEntry, SessionStoreData, StoreRef} from '../store/types.js'
 
 export interface ResolvedSession {
   ref: StoreRef
@@ -20,11 +21,25 @@ function looksLikeKey(s: string): boolean {
   return s.includes(':') || ['main', 'global', 'unknown'].includes(s.toLowerCase())
 }
 
-/** `sqliteConsequence`: what the caller says when the agent keeps its sessions in SQLite (a reader and a writer differ). */
-export async function resolveSession(state: OpenClawState, target: string, opts: {agent?: string; sqliteConsequence?: string} = {}): Promise<ResolvedSession> {
+export interface ResolveOptions {
+  agent?: string
+  /**
+   * When no key matches exactly, also accept a unique prefix or a key cut by a table (`head…tail`, `head...tail`).
+   * Only for reading: a writer acting on the one key a typo happens to prefix would change the wrong session.
+   */
+  allowPrefix?: boolean
+  /** What the caller says when the agent keeps its sessions in SQLite (a reader and a writer differ). */
+  sqliteConsequence?: string
+}
+
+/** How many candidates an ambiguous key error names. */
+const MAX_CANDIDATES = 8
+
+export async function resolveSession(state: OpenClawState, target: string, opts: ResolveOptions = {}): Promise<ResolvedSession> {
   const raw = target.trim()
   if (!raw) throw new UsageError('Pass a session key or session id (for example "agent:main:main").', 'E_MISSING_SESSION')
   if (raw.includes('\0') || raw.length > 512) throw new UsageError('Invalid session key or id.', 'E_BAD_SESSION')
+  state.requireStateDir()
   const agentOpt = opts.agent ? state.requireAgent(opts.agent) : undefined
 
   if (looksLikeKey(raw)) {
@@ -37,6 +52,10 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     const store = state.store(agentId)
     const hit = await store.findEntry(key)
     if (hit) return {ref, key, storedKey: hit.storedKey, entry: hit.entry, agentId}
+    if (opts.allowPrefix) {
+      const byPrefix = await resolveKeyPrefix(state, raw, agentOpt)
+      if (byPrefix) return byPrefix
+    }
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()
     const seen = new Set<string>()
@@ -64,4 +83,51 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     throw new UsageError(`Invalid session key or id: ${JSON.stringify(raw).slice(0, 140)}`, 'E_BAD_SESSION')
   }
   throw new NotFoundError(`Session not found: ${raw}`, 'E_SESSION_NOT_FOUND', ['List sessions with "clawkit sessions list --all-agents".'])
+}
+
+/**
+ * The one session whose key starts with `raw`, or with the head and ends with the tail of a key cut as `head…tail`
+ * (clawkit's terminal tables) or `head...tail` (OpenClaw's sessions table), searched in
+ * --agent's store, the agent the prefix names, or every agent's store when the prefix stops before the agent id.
+ * Undefined when no key matches; an error listing the candidates when several do.
+ */
+async function resolveKeyPrefix(state: OpenClawState, raw: string, agentOpt: string | undefined): Promise<ResolvedSession | undefined> {
+  // `head…tail` (clawkit's terminal cut), `head...tail` (OpenClaw's sessions table) or a bare prefix.
+  const lower = normalizeSessionKey(raw)
+  const cut = /…|\.\.\./.exec(lower)
+  const head = cut ? lower.slice(0, cut.index) : lower
+  const tail = cut ? lower.slice(cut.index + cut[0].length) : ''
+  if (head === '') return undefined
+  const agentId = agentOpt ?? state.activeAgentId
+  const prefix = head.startsWith('agent:') || 'agent:'.startsWith(head) ? head : `agent:${agentId}:${head}`
+  const fits = (key: string) => key.startsWith(prefix) && key.endsWith(tail) && key.length >= prefix.length + tail.length
+  const named = /^agent:([^:]+):/.exec(prefix)?.[1]
+  const agents = agentOpt ? [agentOpt] : named ? state.allAgentIds().filter((id) => id === normalizeAgentId(named)) : state.allAgentIds()
+  const matches: {id: string; ref: StoreRef; key: string; data: SessionStoreData}[] = []
+  const seen = new Set<string>()
+  for (const id of agents) {
+    // A SQLite-era agent's legacy sessions.json is not its truth (the exact lookup above already refused it).
+    if (state.sqliteStore(id)) continue
+    const ref = state.storeRef(id)
+    if (seen.has(ref.path)) continue
+    seen.add(ref.path)
+    const data = await state.store(id).read()
+    const keys = new Set<string>()
+    for (const [storedKey, entry] of Object.entries(data)) {
+      const key = normalizeSessionKey(storedKey)
+      if (fits(key) && entry && typeof entry === 'object') keys.add(key)
+    }
+    for (const key of keys) matches.push({id, ref, key, data})
+  }
+  if (matches.length === 0) return undefined
+  if (matches.length === 1) {
+    const {id, ref, key, data} = matches[0]
+    // Mixed-case spellings of one key fold to the newest, as an exact lookup does.
+    const hit = findEntryIn(data, key)!
+    const owner = parseAgentSessionKey(key)
+    return {ref, key, storedKey: hit.storedKey, entry: hit.entry, agentId: owner ? normalizeAgentId(owner.agentId) : id}
+  }
+  const names = matches.map((m) => m.key).sort()
+  const shown = names.slice(0, MAX_CANDIDATES).join(', ') + (names.length > MAX_CANDIDATES ? `, … (${names.length - MAX_CANDIDATES} more)` : '')
+  throw new UsageError(`Session key "${raw}" matches ${names.length} sessions: ${shown}. Give more of the key.`, 'E_AMBIGUOUS_SESSION')
 }

@@ -6,7 +6,7 @@ import {chooseModel} from '../agent/model.js'
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
 import {scanStores, type StoreScan} from '../doctor/scan.js'
-import {percentUsed} from '../sessions/format.js'
+import {freshTotal, percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
 import {isEntryObject} from '../store/index-scan.js'
 import type {OpenClawState} from '../store/state.js'
@@ -112,6 +112,8 @@ export function statusFlags(row: SessionRow, fastMode: boolean | undefined): str
 }
 
 function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionStatusRow {
+  // OpenClaw's status JSON, unlike its sessions list, nulls a stale total.
+  const totalTokens = freshTotal(row)
   const fastMode = typeof entry.fastMode === 'boolean' ? entry.fastMode : undefined
   return {
     agentId: row.agentId,
@@ -131,10 +133,10 @@ function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionSt
     outputTokens: row.outputTokens,
     cacheRead: num(entry.cacheRead),
     cacheWrite: num(entry.cacheWrite),
-    totalTokens: row.totalTokens,
+    totalTokens,
     totalTokensFresh: row.totalTokensFresh,
-    remainingTokens: row.totalTokens === null ? null : Math.max(0, row.contextTokens - row.totalTokens),
-    percentUsed: percentUsed(row.totalTokens, row.contextTokens),
+    remainingTokens: totalTokens === null ? null : Math.max(0, row.contextTokens - totalTokens),
+    percentUsed: percentUsed(totalTokens, row.contextTokens),
     model: row.model ?? null,
     modelProvider: row.modelProvider,
     contextTokens: row.contextTokens,
@@ -186,6 +188,7 @@ function agentSessions(scan: StoreScan, id: string): {count: number; last: numbe
 }
 
 export async function getStatus(state: OpenClawState, opts: StatusOptions = {}): Promise<StatusResult> {
+  state.requireStateDir()
   const now = opts.now ?? Date.now()
   const {port, source} = resolveGatewayPort(state.config, state.env, opts.profile)
   const gatewayPromise = probeGateway(port, source, opts.probeTimeoutMs)

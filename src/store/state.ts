@@ -1,4 +1,5 @@
 // One resolved OpenClaw state dir: where it is and why, its config, its agents and their session stores.
+import fs from 'node:fs'
 import path from 'node:path'
 
 import {normalizeAgentId} from '../config/agent-id.js'
@@ -81,6 +82,27 @@ export class OpenClawState {
     // Every credential in the config is known to the redaction of error output from here on, whoever echoes it.
     registerSecrets(configSecrets(loaded.config))
     return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined, configError})
+  }
+
+  /** True when the user named the state dir (flag, env, profile, clawkit settings) rather than OpenClaw's default. */
+  get stateDirNamed(): boolean {
+    return this.stateDirSource !== 'default' && this.stateDirSource !== 'legacy' && this.stateDirSource !== 'default-missing'
+  }
+
+  /**
+   * A named state dir must exist: a typo in --state-dir or --profile would otherwise read as "no sessions". OpenClaw's
+   * default dir, when nothing was named, may be missing (nothing has run yet) and stays quiet.
+   */
+  requireStateDir(): void {
+    if (!this.stateDirNamed) return
+    let st: fs.Stats
+    try {
+      st = fs.statSync(this.stateDir)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error
+      throw new UsageError(`State directory not found: ${this.stateDir} (from ${this.stateDirReason}). Check the path, or run OpenClaw once to create it.`, 'E_STATE_DIR_NOT_FOUND')
+    }
+    if (!st.isDirectory()) throw new UsageError(`State directory is not a directory: ${this.stateDir} (from ${this.stateDirReason}).`, 'E_STATE_DIR_NOT_FOUND')
   }
 
   get defaultAgentId(): string {

@@ -197,7 +197,7 @@ export interface TranscriptReadResult {
   /** The file does not end with "\n" (a torn or hand-edited tail). */
   missingFinalNewline: boolean
   size: number
-  /** True when only the end of the file was read. */
+  /** Tail reads: true when lines exist before the ones returned (with `exactPartial`: counted entries). */
   partial: boolean
 }
 
@@ -355,7 +355,16 @@ export interface TailOptions {
   limit: number
   /** Which entries count toward the limit (default: every entry). */
   count?: (e: TranscriptEntry) => boolean
+  /**
+   * Make `partial` exact: past the limit, read back over entries that do not count until one that does (partial) or
+   * the start of the file. Without it, any line before the window makes `partial` true. Lines before the window
+   * are judged by their leading `"type"` where they have one, so `count` may then see only an entry's type.
+   */
+  exactPartial?: boolean
 }
+
+/** `{"type":"<t>"` at the start of a line, as every JSONL writer of OpenClaw and pi lays entries out. */
+const LEADING_TYPE_RE = /^\s*\{\s*"type"\s*:\s*"([^"\\]{1,64})"\s*,/
 
 /** Yield the lines of [start, end) from the last to the first, reading 64 KiB chunks backwards. */
 async function* linesFromEnd(fh: fsp.FileHandle, start: number, end: number): AsyncGenerator<{raw: string; offset: number; byteEnd: number}> {
@@ -382,6 +391,19 @@ async function* linesFromEnd(fh: fsp.FileHandle, start: number, end: number): As
  * Memory stays proportional to what is shown, whatever the file size. v1 files (no ids) fall back to a whole read,
  * since their ids only exist after migrating from the start.
  */
+/**
+ * Past the window: does this line hold an entry that counts? The entries before the first message (model_change,
+ * thinking level, snapshots) are no reason to say that more exist. Only the `{"type":…` at the start is looked at when
+ * it names a type, so a 20 MB tool result before the window is not parsed just to learn that it is a message.
+ */
+function countsBeforeWindow(raw: string, offset: number, count: (e: TranscriptEntry) => boolean): boolean {
+  if (raw.trim() === '') return false
+  const type = LEADING_TYPE_RE.exec(raw.slice(0, 128))?.[1]
+  if (type !== undefined) return count({type, id: '', parentId: null, timestamp: ''} as TranscriptEntry)
+  const parsed = parseLine(raw, offset, 0, false)
+  return Boolean(parsed.value && isEntry(parsed.value) && count(parsed.value as TranscriptEntry))
+}
+
 export async function tailTranscript(file: string, opts: TailOptions): Promise<TranscriptReadResult> {
   try {
     return await tailTranscriptUnnamed(file, opts)
@@ -409,8 +431,11 @@ async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<T
       let reachedStart = true
       for await (const line of linesFromEnd(fh, endOffset, size)) {
         if (counted >= opts.limit) {
-          reachedStart = false
-          break
+          if (!opts.exactPartial || countsBeforeWindow(line.raw, line.offset, count)) {
+            reachedStart = false
+            break
+          }
+          continue
         }
         if (line.raw.trim() === '') continue
         const parsed = parseLine(line.raw, line.offset, 0, missingFinalNewline && line.byteEnd === size)

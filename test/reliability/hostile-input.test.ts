@@ -108,6 +108,25 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
     }
   })
 
+  it('named edge cases: bidi controls and zero-width characters in keys, models and text (every human command shows them as <U+XXXX>)', async () => {
+    const hidden = 'pay \u202Eexe.txt \u2066alice\u2069\u200B\u200D\u2028\uFEFF'
+    const lines = [
+      {type: 'message', id: 'abcdabcd', parentId: null, timestamp: '2026-01-01T00:00:00.000Z', message: {role: 'user', content: [{type: 'text', text: hidden}]}},
+      {type: 'message', id: 'bcdebcde', parentId: 'abcdabcd', timestamp: '2026-01-01T00:00:01.000Z', message: {role: 'toolResult', toolName: 'x\u202E', toolCallId: 't1', content: hidden}},
+    ]
+    for (const name of ['sessions history', 'sessions list', 'status', 'doctor']) {
+      const cmd = HOSTILE_COMMANDS.find((c) => c.name === name)!
+      const ok = await check('named', 'bidi+zero-width', (sb) => {
+        const dir = path.join(sb.stateDir, 'agents', 'main', 'sessions')
+        fs.appendFileSync(path.join(dir, `${MAIN_ID}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+        const index = JSON.parse(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8'))
+        index['agent:main:evil\u202Etxt.exe\u200B'] = {...index['agent:main:main'], model: 'm\u2066x\u2069', updatedAt: Date.now() + 1000}
+        fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(index, null, 2))
+      }, cmd)
+      expect(ok, JSON.stringify(failures.at(-1))).toBe(true)
+    }
+  })
+
   it('API keys and bot tokens in openclaw.json never reach stdout or stderr, with a valid or a broken config', async () => {
     const key = 'sk-ant-api03-CANARYKEY-0123456789'
     const token = '123456789:CANARY-BOT-TOKEN'

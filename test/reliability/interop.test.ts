@@ -115,6 +115,16 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     for (const fixture of [TWO_AGENTS, COMPACTION]) await expectSameListing(copyFixture(fixture), tempDir())
   }, 300_000)
 
+  it('stale totals (totalTokensFresh: false): both print the stored totalTokens (700) in --json, not null', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const home = tempDir()
+    const index = JSON.parse(fs.readFileSync(sessionsJsonPath(state), 'utf8'))
+    Object.assign(index['agent:main:main'], {totalTokens: 700, totalTokensFresh: false})
+    fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(index, null, 2))
+    const {openclaw: oc, clawkit: ck} = await expectSameListing(state, home)
+    for (const doc of [oc, ck]) expect(doc.sessions.find((s: {key: string}) => s.key === 'agent:main:main')).toMatchObject({totalTokens: 700, totalTokensFresh: false})
+  }, 300_000)
+
   it('after clawkit sessions reset, OpenClaw sees the new sessionId and cleared counters, and its history is the new file', async () => {
     const state = copyFixture(TWO_AGENTS)
     const home = tempDir()

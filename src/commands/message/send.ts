@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {formatSendLine, messageSend, type MessageSendResult} from '../../channels/send.js'
+import {printable} from '../../render/safe.js'
 import {createSpinner} from '../../render/spinner.js'
 
 export type {MessageSendResult} from '../../channels/send.js'
@@ -59,7 +60,7 @@ export default class MessageSend extends BaseCommand<typeof MessageSend> {
     if (!this.jsonEnabled()) {
       this.out(renderSend(result))
       const me = result.payload.mirrorError
-      if (me) process.stderr.write(`Warning: the message was sent, but its copy could not be written to ${result.payload.session.sessionKey}: ${me.message}\n`)
+      if (me) process.stderr.write(`Warning: the message was sent, but its copy could not be written to ${printable(result.payload.session.sessionKey)}: ${printable(me.message)}\n`)
     }
     return result
   }

@@ -6,7 +6,7 @@ import {UsageError} from '../../errors.js'
 import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
-import {type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
+import {HISTORY_MESSAGE_TYPES, type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
 export type {HistoryEntry, SessionsHistoryResult} from '../../sessions/history.js'
 
@@ -55,9 +55,28 @@ function shorten(s: unknown, max: number): string {
   return one.length > max ? `${one.slice(0, max)}… (${one.length - max} more chars)` : one
 }
 
-function time(iso: unknown): string {
+const pad = (n: number) => String(n).padStart(2, '0')
+/** Bodies, tool calls and notes sit this far under their `[time] role:` line. */
+const INDENT = '    '
+
+/**
+ * Local time with its UTC offset (`2026-11-25 22:31:01 +01:00`), in the zone TZ names: a bare time would be read as
+ * local whatever zone it was printed in. --json keeps the stored ISO string.
+ */
+function localTime(iso: unknown): string {
   const d = new Date(iso as string)
-  return Number.isNaN(d.getTime()) ? printable(String(iso)) : d.toISOString().replace('T', ' ').slice(0, 19)
+  if (Number.isNaN(d.getTime())) return printable(String(iso))
+  const offset = -d.getTimezoneOffset()
+  const abs = Math.abs(offset)
+  const zone = `${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`
+}
+
+/** A body on its head line when it is one line; else under it, every line indented like tool calls. */
+function withBody(head: string, body: string): string[] {
+  if (body === '') return [head]
+  if (!body.includes('\n')) return [`${head} ${body}`]
+  return [head, ...body.split('\n').map((l) => (l === '' ? '' : `${INDENT}${l}`))]
 }
 
 /** Every short field a line shows, escaped for the terminal. */
@@ -86,6 +105,8 @@ export function renderHistory(r: SessionsHistoryResult): string {
   }
   if (r.truncated) out.push(paint(c, 'dim', `… earlier messages not shown (showing the last ${r.limit}; use --limit)`))
   for (const e of r.entries) out.push(...renderEntry(safeEntry(e), c))
+  // A just-reset session has only its header (or a model change): say so rather than end after the two header lines.
+  if (!r.entries.some((e) => HISTORY_MESSAGE_TYPES.has(e.type))) out.push(paint(c, 'dim', 'no messages yet'))
   if (r.badLines.length > 0) {
     out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); run "clawkit doctor".`))
   }
@@ -93,29 +114,27 @@ export function renderHistory(r: SessionsHistoryResult): string {
 }
 
 function renderEntry(e: HistoryEntry, c: boolean): string[] {
-  const t = paint(c, 'dim', `[${time(e.timestamp)}]`)
+  const t = paint(c, 'dim', `[${localTime(e.timestamp)}]`)
   switch (e.type) {
     case 'message': {
-      const lines: string[] = []
       if (e.role === 'toolResult' && e.toolResult) {
         const status = e.toolResult.isError ? paint(c, 'red', 'error') : 'ok'
-        lines.push(`${t} ${paint(c, 'gray', `tool result ${e.toolResult.toolName} (${status})`)}: ${shorten(e.text ?? '', MAX_TOOL)}`)
-        return lines
+        return withBody(`${t} ${paint(c, 'gray', `tool result ${e.toolResult.toolName} (${status})`)}:`, shorten(e.text ?? '', MAX_TOOL))
       }
       const who = e.role === 'user' ? paint(c, 'green', 'user') : e.role === 'assistant' ? paint(c, 'cyan', 'assistant') : (e.role ?? 'message')
       const model = e.role === 'assistant' && e.model ? paint(c, 'dim', ` (${e.provider ? `${e.provider}/` : ''}${e.model})`) : ''
-      lines.push(`${t} ${who}${model}:${e.text ? ` ${shorten(e.text, MAX_TEXT)}` : ''}`)
-      if (e.thinking) lines.push(paint(c, 'dim', `    thinking: ${shorten(e.thinking, MAX_TOOL)}`))
-      for (const call of e.toolCalls ?? []) lines.push(paint(c, 'gray', `    → ${call.name} ${shorten(JSON.stringify(call.arguments), MAX_TOOL)}`))
-      if (e.stopReason === 'aborted' || e.stopReason === 'error') lines.push(paint(c, 'red', `    (${e.stopReason}${e.errorMessage ? `: ${e.errorMessage}` : ''})`))
+      const lines = withBody(`${t} ${who}${model}:`, e.text ? shorten(e.text, MAX_TEXT) : '')
+      if (e.thinking) lines.push(...withBody(`${INDENT}thinking:`, shorten(e.thinking, MAX_TOOL)).map((l, i) => paint(c, 'dim', i === 0 || l === '' ? l : `${INDENT}${l}`)))
+      for (const call of e.toolCalls ?? []) lines.push(paint(c, 'gray', `${INDENT}→ ${call.name} ${shorten(JSON.stringify(call.arguments), MAX_TOOL)}`))
+      if (e.stopReason === 'aborted' || e.stopReason === 'error') lines.push(paint(c, 'red', `${INDENT}(${e.stopReason}${e.errorMessage ? `: ${e.errorMessage}` : ''})`))
       return lines
     }
     case 'compaction':
-      return [`${t} ${paint(c, 'yellow', `── compaction (${e.tokensBefore ?? '?'} tokens before) ──`)}`, ...shorten(e.summary ?? '', MAX_TEXT).split('\n').map((l) => `    ${l}`)]
+      return [`${t} ${paint(c, 'yellow', `── compaction (${e.tokensBefore ?? '?'} tokens before) ──`)}`, ...shorten(e.summary ?? '', MAX_TEXT).split('\n').map((l) => (l === '' ? '' : `${INDENT}${l}`))]
     case 'branch_summary':
-      return [`${t} ${paint(c, 'yellow', '── branch summary ──')} ${shorten(e.summary ?? '', MAX_TEXT)}`]
+      return withBody(`${t} ${paint(c, 'yellow', '── branch summary ──')}`, shorten(e.summary ?? '', MAX_TEXT))
     case 'custom_message':
-      return [`${t} ${paint(c, 'gray', `custom (${e.customType ?? '?'})`)}: ${shorten(e.text ?? '', MAX_TEXT)}`]
+      return withBody(`${t} ${paint(c, 'gray', `custom (${e.customType ?? '?'})`)}:`, shorten(e.text ?? '', MAX_TEXT))
     case 'model_change':
       return [`${t} ${paint(c, 'dim', `model → ${e.provider}/${e.model}`)}`]
     case 'thinking_level_change':

@@ -2,9 +2,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {colorEnabled, paint} from '../../render/color.js'
+import {colorEnabled, paint, type Style} from '../../render/color.js'
 import {renderColumns} from '../../render/columns.js'
-import {formatFlags, formatTimeAgo, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
+import {type FitColumn, keyCutter, renderFitted, terminalWidth} from '../../render/fit.js'
+import {printable} from '../../render/safe.js'
+import {formatFlags, formatTimeAgo, freshTotal, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
 export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
@@ -25,23 +27,29 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
     store: Flags.string({description: 'read this sessions.json instead of the agent store', helpValue: '<path>'}),
     limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
+    wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
   }
 
   async run(): Promise<SessionsListResult> {
     const f = this.flags
     const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit})
-    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result))
+    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth()}))
     // Under --json too, where a script that reads only `sessions` would otherwise take it for an empty store.
     else for (const n of result.sqliteStores ?? []) process.stderr.write(`Warning: ${n.message}\n`)
     return result
   }
 }
 
-export function renderSessionsList(result: SessionsListResult): string {
+/**
+ * `width` undefined (piped) is OpenClaw's fixed layout, unchanged. A number (a terminal, or Infinity for --wide) sizes
+ * columns to their content and cuts columns to fit it (see renderFittedList); a cut key still names its session, so
+ * `sessions history <cut key>` finds it.
+ */
+export function renderSessionsList(result: SessionsListResult, opts: {width?: number} = {}): string {
   const color = colorEnabled()
   const lines: string[] = []
   if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length} (${result.stores.map((s) => s.agentId).join(', ')})`))
-  else lines.push(paint(color, 'cyan', `Session store: ${result.path}`))
+  else lines.push(paint(color, 'cyan', `Session store: ${printable(String(result.path))}`))
   lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
   // Not "No sessions found": the agent has sessions, in a store clawkit cannot read yet.
@@ -60,19 +68,54 @@ export function renderSessionsList(result: SessionsListResult): string {
     {header: 'Tokens (ctx %)', width: 20},
     {header: 'Flags'},
   ]
+  if (opts.width !== undefined) return `${lines.join('\n')}\n${renderFittedList(result, multi, opts.width, color)}\n`
   const rows = result.sessions.map((r) => {
-    const pct = percentUsed(r.totalTokens, r.contextTokens)
-    const style = pct === null ? 'dim' : pct >= 95 ? 'red' : pct >= 80 ? 'yellow' : pct >= 60 ? 'green' : 'dim'
+    const total = freshTotal(r)
+    const pct = percentUsed(total, r.contextTokens)
+    const style = tokensStyle(pct)
     return [
       ...(multi ? [r.agentId] : []),
       r.kind,
       truncateKey(r.key),
       formatTimeAgo(r.ageMs),
       r.model ?? 'unknown',
-      {text: formatTokensCell(r.totalTokens, r.contextTokens), style} as const,
+      {text: formatTokensCell(total, r.contextTokens), style},
       formatFlags(r),
     ]
   })
   lines.push(renderColumns(columns, rows, color))
   return `${lines.join('\n')}\n`
+}
+
+function tokensStyle(pct: number | null): Style {
+  return pct === null ? 'dim' : pct >= 95 ? 'red' : pct >= 80 ? 'yellow' : pct >= 60 ? 'green' : 'dim'
+}
+
+function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean): string {
+  const keys = result.sessions.map((r) => printable(r.key))
+  const {floor: keyFloor, cut} = keyCutter(keys)
+  const columns: FitColumn[] = [
+    ...(multi ? [{header: 'Agent'}] : []),
+    {header: 'Kind'},
+    // Flags give way first, then a key's tail beyond OpenClaw's 26 columns, then the model, then the key down to the
+    // prefix that still names it.
+    {header: 'Key', shrink: [{rank: 2, floor: Math.max(keyFloor, 26)}, {rank: 4, floor: keyFloor}], cut},
+    {header: 'Age'},
+    {header: 'Model', shrink: [{rank: 3, floor: 10}]},
+    {header: 'Tokens (ctx %)'},
+    {header: 'Flags', shrink: [{rank: 1}]},
+  ]
+  const rows = result.sessions.map((r, i) => {
+    const total = freshTotal(r)
+    return [
+      ...(multi ? [r.agentId] : []),
+      r.kind,
+      keys[i],
+      formatTimeAgo(r.ageMs),
+      r.model ?? 'unknown',
+      {text: formatTokensCell(total, r.contextTokens), style: tokensStyle(percentUsed(total, r.contextTokens))},
+      formatFlags(r),
+    ]
+  })
+  return renderFitted(columns, rows, {width, color})
 }

@@ -135,6 +135,41 @@ describe('sessions list', () => {
     }
   })
 
+  it('stale totals (totalTokensFresh: false): --json keeps the stored totalTokens as OpenClaw 2026.4.27 does; only the table says unknown', async () => {
+    const state = tempDir()
+    fs.mkdirSync(path.dirname(sessionsJsonPath(state)), {recursive: true})
+    const now = Date.now()
+    fs.writeFileSync(
+      sessionsJsonPath(state),
+      JSON.stringify({
+        'agent:main:main': {sessionId: 'stale-1', updatedAt: now, totalTokens: 700, totalTokensFresh: false, contextTokens: 10_000},
+        'agent:main:legacy': {sessionId: 'legacy-1', updatedAt: now - 1000, totalTokens: 800, contextTokens: 10_000},
+        'agent:main:none': {sessionId: 'none-1', updatedAt: now - 2000, totalTokensFresh: false, contextTokens: 10_000},
+      }, null, 2),
+    )
+    const env = baseEnv(tempDir())
+    const byKey = Object.fromEntries(json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})).sessions.map((s: any) => [s.key, s]))
+    expect(byKey['agent:main:main']).toMatchObject({totalTokens: 700, totalTokensFresh: false})
+    expect(byKey['agent:main:legacy']).toMatchObject({totalTokens: 800, totalTokensFresh: true})
+    expect(byKey['agent:main:none']).toMatchObject({totalTokens: null, totalTokensFresh: false})
+    const human = await runCli(['sessions', 'list', '--state-dir', state], {env})
+    expect(human.stdout).toMatch(/^direct agent:main:main .* unknown\/10k \(\?%\)/m)
+    expect(human.stdout).toMatch(/^direct agent:main:legacy .* 0\.8k\/10k \(8%\)/m)
+    // status follows OpenClaw's status JSON, where a stale total is null.
+    const status = json(await runCli(['status', '--json', '--state-dir', state], {env}))
+    expect(status.sessions.recent.find((r: any) => r.key === 'agent:main:main')).toMatchObject({totalTokens: null, totalTokensFresh: false, percentUsed: null, remainingTokens: null})
+  })
+
+  it('a state dir path with a bidi override (U+202E) is printed as <U+202E> in the headers of list, status and doctor', async () => {
+    const state = copyFixture(TWO_AGENTS, path.join(tempDir(), 'st\u202Eate'))
+    const env = baseEnv(tempDir())
+    for (const cmd of [['sessions', 'list'], ['status'], ['doctor']]) {
+      const r = await runCli([...cmd, '--state-dir', state], {env})
+      expect(r.stdout, cmd.join(' ')).toContain('st<U+202E>ate')
+      expect(r.stdout, cmd.join(' ')).not.toContain('\u202E')
+    }
+  })
+
   it('a missing sessions.json is an empty store, not an error', async () => {
     const state = tempDir()
     const r = await runCli(['sessions', 'list', '--state-dir', state], {env: baseEnv(tempDir())})

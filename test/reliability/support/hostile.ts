@@ -100,6 +100,13 @@ export const HOSTILE_COMMANDS: HostileCommand[] = [
 
 /** A V8 stack frame line, as printed by an uncaught error. */
 const STACK_RE = /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/).+:\d+:\d+\)?$/m
+/**
+ * What human output must never carry raw: C0 controls but newline and tab, DEL and C1 controls, and invisible
+ * characters that reorder or hide text (bidi controls, zero-width and other format characters, line separators).
+ */
+// eslint-disable-next-line no-control-regex
+export const UNSAFE_RE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}]/u
+
 /** Messages that mean a TypeError escaped from our code rather than a deliberate error. */
 const CRASH_MESSAGE_RE = /Cannot read propert|is not a function|is not iterable|Cannot convert|Maximum call stack|\[object Object\]|undefined is not/
 
@@ -131,8 +138,7 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{res
       if (!lines[0].startsWith('Error: ')) problems.push(`stderr does not start with "Error: ": ${lines[0].slice(0, 200)}`)
       if (lines.slice(1).some((l) => !l.startsWith('  hint: '))) problems.push(`error is more than one line (plus hints): ${stderr.slice(0, 300)}`)
       if (CRASH_MESSAGE_RE.test(lines[0])) problems.push(`unexpected error: ${lines[0].slice(0, 300)}`)
-      // eslint-disable-next-line no-control-regex
-      if (/[\u0000-\u0008\u000B-\u001F\u007F]/.test(stderr)) problems.push(`control characters in the error (terminal injection): ${JSON.stringify(stderr.slice(0, 200))}`)
+      if (UNSAFE_RE.test(stderr)) problems.push(`control or invisible characters in the error (terminal injection): ${JSON.stringify(stderr.slice(0, 200))}`)
     }
   } else {
     if (cmd.json) {
@@ -142,10 +148,9 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{res
         problems.push('--json output is not one JSON document')
       }
     }
-    // Human output shows keys and transcript text: no control character may reach the terminal (--raw excepted: it
-    // promises the stored bytes).
-    // eslint-disable-next-line no-control-regex
-    if (!cmd.json && !cmd.name.includes('--raw') && /[\u0000-\u0008\u000B-\u001F\u007F]/.test(stdout)) problems.push(`control characters in human output: ${JSON.stringify(stdout.match(/.{0,20}[\u0000-\u0008\u000B-\u001F\u007F].{0,20}/)?.[0])}`)
+    // Human output shows keys and transcript text: no control character, bidi control or zero-width character may reach
+    // the terminal (--raw excepted: it promises the stored bytes).
+    if (!cmd.json && !cmd.name.includes('--raw') && UNSAFE_RE.test(stdout)) problems.push(`control or invisible characters in human output: ${JSON.stringify(stdout.match(new RegExp(`.{0,20}${UNSAFE_RE.source}.{0,20}`, 'u'))?.[0])}`)
     if (problems.length === 0 && cmd.checkSuccess) problems.push(...cmd.checkSuccess(result, sb))
   }
   const diff = diffSnapshots(before, after)

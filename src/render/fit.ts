@@ -1,0 +1,183 @@
+// Tables for a terminal: columns sized to their content and, when a row would be wider than the terminal, the
+// columns that may give way are cut (with `…`) in a fixed order, so no line wraps and every column stays aligned.
+// Piped output does not come here: it keeps OpenClaw's fixed padEnd layout (render/columns.ts).
+import {paint, type Style} from './color.js'
+import {printable} from './safe.js'
+
+export interface FitColumn {
+  header: string
+  /**
+   * How this column may be cut when the table is too wide: steps of all columns are taken in rank order (lowest
+   * first), each cutting its column down to its floor (default: the header's width). A column can have two steps (a
+   * key gives way to a readable width early and to its unique prefix last). No steps: never cut.
+   */
+  shrink?: {rank: number; floor?: number}[]
+  /** How a cell is cut to the column's width (default: a prefix and `…`). */
+  cut?: (text: string, width: number) => string
+}
+
+export interface FitCell {
+  text: string
+  style?: Style
+}
+
+/**
+ * The width the table must fit: the terminal's columns when stdout is a TTY (else $COLUMNS, else 80), undefined when
+ * stdout is not a terminal (piped output keeps OpenClaw's layout).
+ */
+export function terminalWidth(stream: NodeJS.WriteStream = process.stdout): number | undefined {
+  if (!stream.isTTY) return undefined
+  if ((stream.columns ?? 0) > 0) return stream.columns
+  const env = Number.parseInt(process.env.COLUMNS ?? '', 10)
+  return env > 0 ? env : 80
+}
+
+// East Asian wide and fullwidth ranges and the common emoji blocks: two terminal cells each.
+const WIDE_RE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u
+const ZERO_RE = /\p{Mn}/u
+
+function charWidth(ch: string): number {
+  if (ZERO_RE.test(ch)) return 0
+  return WIDE_RE.test(ch) ? 2 : 1
+}
+
+/** Terminal cells a string takes (text already made printable, so no control characters). */
+export function displayWidth(s: string): number {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\u0020-\u007E]*$/.test(s)) return s.length
+  let w = 0
+  for (const ch of s) w += charWidth(ch)
+  return w
+}
+
+/** Cut to at most `width` cells, ending in `…` when anything was cut; the kept part is always a prefix. */
+export function cutToWidth(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s
+  if (width <= 0) return ''
+  let out = ''
+  let w = 0
+  for (const ch of s) {
+    const cw = charWidth(ch)
+    if (w + cw > width - 1) break
+    out += ch
+    w += cw
+  }
+  return `${out}…`
+}
+
+function padTo(s: string, width: number): string {
+  const w = displayWidth(s)
+  return w >= width ? s : s + ' '.repeat(width - w)
+}
+
+/** Column widths: content widths, then cut by rank until the row fits `maxWidth` (Infinity: never cut). */
+export function fitWidths(columns: FitColumn[], rows: string[][], maxWidth: number): number[] {
+  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...rows.map((r) => displayWidth(r[i] ?? ''))))
+  const total = () => widths.reduce((a, b) => a + b, 0) + columns.length - 1
+  let excess = total() - maxWidth
+  if (excess <= 0) return widths
+  const order = columns.flatMap((c, i) => (c.shrink ?? []).map((step) => ({i, ...step}))).sort((a, b) => a.rank - b.rank)
+  for (const {i, floor: stepFloor} of order) {
+    const floor = Math.min(widths[i], stepFloor ?? displayWidth(columns[i].header))
+    const give = Math.min(excess, widths[i] - floor)
+    widths[i] -= give
+    excess -= give
+    if (excess <= 0) break
+  }
+  return widths
+}
+
+/**
+ * A borderless table, one space between columns, each line right-trimmed. Cells are made printable, then cut to
+ * their column; colour wraps only the text, never the padding.
+ */
+export function renderFitted(columns: FitColumn[], rows: (string | FitCell)[][], opts: {width: number; color: boolean; headStyle?: Style}): string {
+  const cells = rows.map((r) => r.map((c) => (typeof c === 'string' ? {text: printable(c)} : {text: printable(c.text), style: c.style})))
+  const widths = fitWidths(columns, cells.map((r) => r.map((c) => c.text)), opts.width)
+  const line = (r: FitCell[]) =>
+    r
+      .map((cell, i) => {
+        const text = displayWidth(cell.text) <= widths[i] ? cell.text : (columns[i]?.cut ?? cutToWidth)(cell.text, widths[i])
+        const padded = i === r.length - 1 ? text : padTo(text, widths[i])
+        return cell.style ? paint(opts.color, cell.style, text) + padded.slice(text.length) : padded
+      })
+      .join(' ')
+      .trimEnd()
+  const head = columns.map((c) => ({text: cutToWidth(c.header, Math.max(widths[columns.indexOf(c)], 0)), style: opts.headStyle ?? ('bold' as Style)}))
+  return [line(head), ...cells.map(line)].join('\n')
+}
+
+/** For each string, the shortest prefix no other string in the list starts with (the whole string when it is a prefix of another). */
+function uniquePrefixLengths(keys: string[]): Map<string, number> {
+  const sorted = [...new Set(keys)].sort()
+  const lcp = (a: string, b: string) => {
+    let n = 0
+    while (n < a.length && n < b.length && a[n] === b[n]) n++
+    return n
+  }
+  const out = new Map<string, number>()
+  for (let i = 0; i < sorted.length; i++) {
+    const k = sorted[i]
+    const shared = Math.max(i > 0 ? lcp(sorted[i - 1], k) : 0, i < sorted.length - 1 ? lcp(k, sorted[i + 1]) : 0)
+    out.set(k, Math.min(k.length, shared + 1))
+  }
+  return out
+}
+
+const reverse = (s: string) => [...s].reverse().join('')
+
+/** A key cut to `head…tail` keeps at least this much head, so it still reads as the key it is. */
+const MIN_HEAD = 12
+/** The tail a cut keeps when the head alone is not unique (OpenClaw's own cut keeps the last 6). */
+const MIN_TAIL = 6
+
+/**
+ * How session keys are cut in a terminal table so that what is shown still names one session: `sessions history`
+ * takes `head…tail` (or a bare prefix) and finds the one key that starts with head and ends with tail. A key is cut to
+ * a pure prefix when its unique prefix fits, else to a head and the tail that no other listed key ends with.
+ * `floor` is the narrowest column every listed key can be cut to this way.
+ */
+export function keyCutter(keys: string[]): {floor: number; cut: (key: string, width: number) => string} {
+  const prefix = uniquePrefixLengths(keys)
+  const suffixRev = uniquePrefixLengths(keys.map(reverse))
+  const suffix = (k: string) => suffixRev.get(reverse(k)) ?? k.length
+  const floorOf = (k: string) => {
+    const n = [...k].length
+    const p = prefix.get(k) ?? n
+    const t = Math.max(suffix(k), MIN_TAIL)
+    return Math.min(n, p < n ? p + 1 : n, Math.min(p, MIN_HEAD) + 1 + t)
+  }
+  const floor = Math.max(3, ...keys.map(floorOf))
+  const cut = (key: string, width: number) => {
+    const chars = [...key]
+    if (chars.length <= width) return key
+    const p = prefix.get(key) ?? chars.length
+    if (p <= width - 1) return `${chars.slice(0, width - 1).join('')}…`
+    const t = Math.min(Math.max(suffix(key), MIN_TAIL), Math.max(0, width - 2))
+    return `${chars.slice(0, Math.max(1, width - 1 - t)).join('')}…${chars.slice(chars.length - t).join('')}`
+  }
+  return {floor, cut}
+}
+
+/** Greedy word wrap to `width` cells with a hanging indent; a word longer than a line is left whole. */
+export function wrapHanging(first: string, rest: string, text: string, width: number): string[] {
+  const words = text.split(' ')
+  const lines: string[] = []
+  let cur = first
+  let empty = true
+  for (const word of words) {
+    const candidate = empty ? `${cur}${word}` : `${cur} ${word}`
+    if (!empty && displayWidth(stripAnsi(candidate)) > width) {
+      lines.push(cur)
+      cur = `${rest}${word}`
+    } else cur = candidate
+    empty = false
+  }
+  lines.push(cur)
+  return lines
+}
+
+function stripAnsi(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\u001B\[[0-9;]*m/g, '')
+}

@@ -1,0 +1,155 @@
+// Tables on a real terminal (util-linux `script` gives the CLI a pseudo-terminal of a set width): rows fit the width,
+// columns stay aligned, cut keys still name their session; piped output keeps OpenClaw's layout; --wide cuts nothing.
+import {spawn, spawnSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {baseEnv, BIN, json, ROOT, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
+
+const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
+const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
+
+/** The CLI with stdout on a pseudo-terminal of `cols` columns; the terminal's \r\n become \n. */
+function onTty(cols: number, args: string[], env: Record<string, string>): Promise<{code: number | null; out: string}> {
+  const cmd = `stty cols ${cols} rows 50; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, out: out.replaceAll('\r\n', '\n')})
+    })
+  })
+}
+
+const LONG_MODEL = 'claude-sonnet-4-5-20250929-experimental'
+const KEYS = [
+  'agent:main:main',
+  'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001',
+  'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000002',
+  'agent:main:telegram:group:-1001234567890:topic:42',
+]
+
+/** One store with long keys that share long prefixes, a model name far over 14 characters, and transcripts at 0644. */
+function wideState(): string {
+  const state = tempDir()
+  const dir = path.dirname(sessionsJsonPath(state))
+  fs.mkdirSync(dir, {recursive: true})
+  const now = Date.now()
+  const store: Record<string, unknown> = {}
+  KEYS.forEach((key, i) => {
+    const sessionId = `${String(i).repeat(8)}-1111-4111-8111-111111111111`
+    store[key] = {sessionId, updatedAt: now - i * 60_000, model: i === 1 ? LONG_MODEL : 'claude-small', modelProvider: 'anthropic', totalTokens: 25_000, contextTokens: 48_000, thinkingLevel: 'high', cacheRead: 100, inputTokens: 10}
+    fs.writeFileSync(path.join(dir, `${sessionId}.jsonl`), `${JSON.stringify({type: 'session', version: 3, id: sessionId, timestamp: new Date(now).toISOString(), cwd: '/w'})}\n`, {mode: 0o644})
+  })
+  fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2), {mode: 0o644})
+  return state
+}
+
+const visible = (s: string) => [...s].length
+
+/** The column a header starts at in the header line, and the same offset must start a cell in every row. */
+function columnStart(lines: string[], header: string): number {
+  const head = lines.find((l) => l.includes(header))!
+  return head.indexOf(header)
+}
+
+describe.skipIf(!hasScript)('tables on a terminal', () => {
+  it('sessions list at 80 columns: no row wider than the terminal, long model names do not shift Tokens, cut keys resolve in history', async () => {
+    const state = wideState()
+    const env = baseEnv(tempDir())
+    const r = await onTty(80, ['sessions', 'list', '--state-dir', state], env)
+    expect(r.code, r.out).toBe(0)
+    const lines = r.out.trimEnd().split('\n')
+    for (const l of lines.slice(2)) expect(visible(l), l).toBeLessThanOrEqual(80)
+    const table = lines.slice(lines.findIndex((l) => l.startsWith('Kind')))
+    expect(table).toHaveLength(1 + KEYS.length)
+    // Every row's tokens cell starts where the header says, whatever the model name.
+    const tokensAt = columnStart(table, 'Tokens (ctx %)')
+    for (const row of table.slice(1)) expect([...row].slice(tokensAt).join(''), row).toMatch(/^25k\/48k \(52%\)/)
+    // Each key is whole, or cut to "head…tail" (a bare prefix when that is unique) that names exactly its session.
+    const keyAt = columnStart(table, 'Key')
+    const ageAt = columnStart(table, 'Age')
+    for (const row of table.slice(1)) {
+      const shown = [...row].slice(keyAt, ageAt).join('').trimEnd()
+      if (!KEYS.includes(shown)) {
+        const [head, tail] = shown.split('…')
+        expect(tail, shown).toBeDefined()
+        const matching = KEYS.filter((k) => k.startsWith(head) && k.endsWith(tail))
+        expect(matching, shown).toHaveLength(1)
+        const h = json(await runCli(['sessions', 'history', shown, '--json', '--state-dir', state], {env}))
+        expect(h.key).toBe(matching[0])
+      }
+    }
+    expect(table.some((row) => row.includes('…'))).toBe(true)
+  })
+
+  it('status at 80 and 160 columns: the Sessions table and the Doctor line never exceed the width nor cut a word', async () => {
+    const state = wideState()
+    const env = baseEnv(tempDir())
+    for (const cols of [80, 160]) {
+      const r = await onTty(cols, ['status', '--state-dir', state], env)
+      expect(r.code, r.out).toBe(0)
+      const lines = r.out.trimEnd().split('\n')
+      // Paths cannot wrap at a space; every other line fits.
+      for (const l of lines.filter((x) => !x.includes(state))) expect(visible(l), `${cols}: ${l}`).toBeLessThanOrEqual(cols)
+      const doctorAt = lines.findIndex((l) => l.startsWith('Doctor'))
+      const doctor = [lines[doctorAt], ...lines.slice(doctorAt + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith(' '.repeat(14))))]
+      const joined = doctor.map((l, i) => (i === 0 ? l.slice(14) : l.trim())).join(' ')
+      expect(joined, `${cols}`).toContain('transcript-permissions')
+      expect(joined).toContain('store-permissions')
+      const table = lines.slice(lines.indexOf('Sessions') + 1)
+      const tokensAt = columnStart(table, 'Tokens')
+      for (const row of table.slice(1)) expect([...row].slice(tokensAt).join(''), row).toMatch(/^25k\/48k \(52%\) · \d+% cached$/)
+    }
+  })
+
+  it('piped output keeps OpenClaw\'s layout; --wide prints every key, model and flag in full, on a terminal and piped', async () => {
+    const state = wideState()
+    const env = baseEnv(tempDir())
+    const piped = await runCli(['sessions', 'list', '--state-dir', state], {env})
+    expect(piped.stdout).toContain('agent:main:expli...000001')
+    expect(piped.stdout).toMatch(/^direct agent:main:main {12}(just now|\S+ ago) +claude-small {3}25k\/48k \(52%\) {8}think:high id:/m)
+    // A model name over 14 characters pushes the rest of its row, exactly as OpenClaw prints it.
+    expect(piped.stdout).toContain(`${LONG_MODEL} 25k/48k (52%)`)
+    const wide = [(await runCli(['sessions', 'list', '--wide', '--state-dir', state], {env})).stdout, (await onTty(80, ['sessions', 'list', '--wide', '--state-dir', state], env)).out]
+    for (const out of wide) {
+      for (const key of KEYS) expect(out).toContain(key)
+      expect(out).toContain(LONG_MODEL)
+      expect(out).toContain('think:high id:11111111-1111-4111-8111-111111111111')
+    }
+    const status = await runCli(['status', '--wide', '--state-dir', state], {env})
+    for (const key of KEYS) expect(status.stdout).toContain(key)
+  })
+
+  it('history takes a unique key prefix (with or without the "…"); an ambiguous one exits 2 naming the candidates; reset never guesses', async () => {
+    const state = wideState()
+    const env = baseEnv(tempDir())
+    // Bare prefixes, relative ones, clawkit's terminal cut and OpenClaw's piped cut (first 16 + "..." + last 6).
+    const cases: [string, string][] = [
+      ['agent:main:telegram', KEYS[3]],
+      ['telegram:gr', KEYS[3]],
+      ['agent:main:tel...', KEYS[3]],
+      ['agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000002…', KEYS[2]],
+      ['agent:main:expl…000002', KEYS[2]],
+      ['agent:main:expli...000001', KEYS[1]],
+    ]
+    for (const [prefix, key] of cases) {
+      const r = await runCli(['sessions', 'history', prefix, '--json', '--state-dir', state], {env})
+      expect(r.code, `${prefix}: ${r.stdout}`).toBe(0)
+      expect(json(r).key, prefix).toBe(key)
+    }
+    const amb = await runCli(['sessions', 'history', 'agent:main:explicit:0a1b', '--state-dir', state], {env})
+    expect(amb.code).toBe(2)
+    expect(amb.stderr).toContain(`Error: Session key "agent:main:explicit:0a1b" matches 2 sessions: ${KEYS[1]}, ${KEYS[2]}`)
+    const ambJson = await runCli(['sessions', 'history', 'agent:main:explicit:0a1b', '--json', '--state-dir', state], {env})
+    expect(json(ambJson).error).toMatchObject({code: 'E_AMBIGUOUS_SESSION', exitCode: 2})
+    const reset = await runCli(['sessions', 'reset', 'agent:main:telegram', '--state-dir', state], {env})
+    expect(reset.code).toBe(1)
+    expect(reset.stderr).toContain('Session not found')
+  })
+})
