@@ -164,11 +164,21 @@ function checkStorePermissions(c: StoreContext): void {
   // above it lets them through. OpenClaw creates its dirs with the umask (0755) and pi creates transcripts 0644, so
   // on a state dir the owner closed (0700, as OpenClaw's own doctor recommends) those modes expose nothing: info, with
   // --fix still tightening them. Open all the way down, they are a real exposure: warn.
+  // Real paths: a linked dir (a symlinked sessions dir) is reached through where it really is, not through the state
+  // dir, so one that lives outside it is judged a warning.
   const closedBy = (p: string): {dir: string; mode: string} | undefined => {
-    const rel = path.relative(c.state.stateDir, path.dirname(p))
+    let realState: string
+    let realDir: string
+    try {
+      realState = fs.realpathSync(c.state.stateDir)
+      realDir = path.dirname(fs.realpathSync(p))
+    } catch {
+      return undefined
+    }
+    const rel = path.relative(realState, realDir)
     if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined
-    const chain: string[] = [c.state.stateDir]
-    let cur = c.state.stateDir
+    const chain: string[] = [realState]
+    let cur = realState
     for (const part of rel.split(path.sep).filter(Boolean)) chain.push((cur = path.join(cur, part)))
     const modes: Array<{dir: string; mode: number}> = []
     for (const dir of chain) {

@@ -30,8 +30,26 @@ export function printable(s: string): string {
   return s.replace(LINE_RE, escapeChar)
 }
 
-/** Multi-line text (messages): newlines and tabs kept, every other control or invisible character made visible. */
+/** A visible character on each side: what a joiner inside an emoji sequence or a Persian word has. */
+const BETWEEN_VISIBLE = new RegExp(`[^\\s${CONTROL}${INVISIBLE}]`, 'u')
+
+/**
+ * Multi-line text (messages): newlines and tabs kept, every other control or invisible character made visible. The
+ * zero-width joiner and non-joiner are kept where they join two visible characters, as they do in emoji sequences
+ * (family, flag and profession emoji) and in Persian, Urdu and Indic script; anywhere else they only hide text. Keys
+ * and ids go through printable(), which shows them always: there any invisible difference matters.
+ */
 export function printableLines(s: string): string {
-  return s.replace(LINES_RE, escapeChar)
+  return s.replace(LINES_RE, (c: string, at: number) => {
+    if ((c === '\u200C' || c === '\u200D') && BETWEEN_VISIBLE.test(charBefore(s, at)) && BETWEEN_VISIBLE.test(String.fromCodePoint(s.codePointAt(at + 1) ?? 0x20))) return c
+    return escapeChar(c)
+  })
+}
+
+function charBefore(s: string, at: number): string {
+  if (at === 0) return ' '
+  const low = s.charCodeAt(at - 1)
+  // The second half of a surrogate pair: the character is the pair (an emoji before the joiner).
+  return low >= 0xdc00 && low <= 0xdfff && at >= 2 ? s.slice(at - 2, at) : s[at - 1]
 }
 

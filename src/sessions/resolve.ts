@@ -94,7 +94,7 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
 async function resolveKeyPrefix(state: OpenClawState, raw: string, agentOpt: string | undefined): Promise<ResolvedSession | undefined> {
   // `head…tail` (clawkit's terminal cut), `head...tail` (OpenClaw's sessions table) or a bare prefix.
   const lower = normalizeSessionKey(raw)
-  const cut = /…|\.\.\./.exec(lower)
+  const cut = /\u2026|\.\.\./.exec(lower)
   const head = cut ? lower.slice(0, cut.index) : lower
   const tail = cut ? lower.slice(cut.index + cut[0].length) : ''
   if (head === '') return undefined

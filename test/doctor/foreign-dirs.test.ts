@@ -82,10 +82,8 @@ describe('doctor --fix and symbolic links inside the state dir', () => {
   it('a symlinked sessions dir: its permission finding is not reported fixed, stays open, and the exit code agrees', async () => {
     const state = copyFixture(TWO_AGENTS)
     localizeSessionFiles(state)
-    // Its parent is open too, so nothing above the target keeps other users out and the finding stays a warning.
-    const base = tempDir()
-    fs.chmodSync(base, 0o755)
-    const outside = path.join(base, 'sessions-elsewhere')
+    // Outside the state dir, under a 0700 temp dir: judged where it really is, so a warning however closed the state dir.
+    const outside = path.join(tempDir(), 'sessions-elsewhere')
     const sessions = path.join(state, 'agents', 'work', 'sessions')
     fs.cpSync(sessions, outside, {recursive: true})
     fs.rmSync(sessions, {recursive: true})
