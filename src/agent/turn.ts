@@ -256,7 +256,8 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
         const timedOut = abortReason === 'timeout'
         throw new ClawkitError(`${timedOut ? 'Timed out' : 'Interrupted'} while waiting for another writer of ${selected.key}; the turn was not run and nothing was written.`, {
           code: 'E_LOCK_WAIT_ABORTED',
-          exitCode: timedOut ? ExitCode.timeout : ExitCode.interrupted,
+          // The caller aborts with the signal's name as the reason: SIGTERM exits 143 like a turn it interrupts.
+          exitCode: timedOut ? ExitCode.timeout : opts.signal?.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
         })
       })
       try {

@@ -3,9 +3,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
-import {parseStoreText} from '../store/file-store.js'
+import {parseStoreText, STORE_FILE} from '../store/file-store.js'
 import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
+import {readRegularFileSync} from '../store/safe-open.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../store/transcript.js'
@@ -149,9 +150,9 @@ export async function scanStore(agentIds: string[], configured: boolean, storePa
       if (scan.storeStat.size < SCAN_MIN_BYTES) {
         // Buffer then toString: on Node 20 readFileSync(…, 'utf8') decodes through V8 and took ~35 ms on a 10 MB index,
         // against ~22 ms this way (BENCHMARKS.md).
-        scan.data = parseStoreText(fs.readFileSync(storePath).toString('utf8'), storePath)
+        scan.data = parseStoreText(readRegularFileSync(storePath, STORE_FILE).toString('utf8'), storePath)
       } else {
-        const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath))
+        const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath), {file: STORE_FILE})
         if (entries) scan.data = Object.fromEntries(entries) as SessionStoreData
       }
     } catch (error) {
