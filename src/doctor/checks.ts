@@ -44,6 +44,15 @@ function notAFile(agentId: string, error: NotRegularFileError, key?: string): Pl
   return finding('transcript-not-a-file', 'error', agentId, error.path, `${key ? `Transcript of "${key}"` : 'Transcript'} ${error.path} is ${error.kind}, not a regular file: clawkit and OpenClaw cannot read it. Move it out of the sessions directory (the session then reads as empty) or put the real transcript file in its place.`, undefined, undefined, key ? {key, details: {kind: error.kind}} : {details: {kind: error.kind}})
 }
 
+/** The start of a value as JSON; a value nested too deeply for JSON.stringify (thousands of levels) says so instead. */
+function jsonPreview(v: unknown, max: number): string {
+  try {
+    return JSON.stringify(v)?.slice(0, max) ?? String(v)
+  } catch {
+    return Array.isArray(v) ? 'an array nested thousands of levels deep' : 'a value nested thousands of levels deep'
+  }
+}
+
 function modeOf(st: fs.Stats | {mode: number}): string {
   return (st.mode & 0o777).toString(8).padStart(3, '0')
 }
@@ -346,7 +355,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
     for (const key of Object.keys(data)) {
       const entry = data[key]
       if (!isEntryObject(entry)) {
-        out.push(finding('entry-malformed', 'error', agentId, scan.storePath, `Index entry "${key}" is not an object (${JSON.stringify(entry)?.slice(0, 60)}); OpenClaw ignores it. Remove it by hand from sessions.json (doctor does not drop index data).`, undefined, undefined, {key}))
+        out.push(finding('entry-malformed', 'error', agentId, scan.storePath, `Index entry "${key}" is not an object (${jsonPreview(entry, 60)}); OpenClaw ignores it. Remove it by hand from sessions.json (doctor does not drop index data).`, undefined, undefined, {key}))
         continue
       }
       const sid = typeof entry.sessionId === 'string' ? entry.sessionId.trim() : ''

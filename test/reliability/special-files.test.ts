@@ -371,6 +371,24 @@ describe('deeply nested JSON', () => {
     }
   })
 
+  it('tool-call arguments 5 000 deep in a transcript: history shows a note, agent refuses naming the entry and writes nothing', async () => {
+    const w = world()
+    const leaf = JSON.parse(fs.readFileSync(w.transcript, 'utf8').trimEnd().split('\n').at(-1)!).id
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`
+    fs.appendFileSync(w.transcript, `{"type":"message","id":"deep0001","parentId":${JSON.stringify(leaf)},"timestamp":"2026-11-25T22:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"read","arguments":{"path":${deep}}}],"provider":"mockant","model":"claude-mock","stopReason":"toolUse","timestamp":1}}\n`)
+    const before = fs.readFileSync(w.transcript)
+    const h = await w.run(['sessions', 'history', 'main', '--json'])
+    expect(h.code, h.stderr).toBe(0)
+    expect(JSON.parse(h.stdout).entries.at(-1).toolCalls[0].arguments).toBe('[nested too deeply to show]')
+    const a = await w.run(['agent', '--agent', 'main', '-m', 'hi'])
+    expect(a.code).toBe(1)
+    expect(a.stderr.split('\n')[0]).toBe(
+      `Error: Transcript ${w.transcript} holds an entry (id "deep0001") nested too deeply (thousands of levels) to be sent to the model as JSON. Nothing was sent or written. Remove that line from the transcript by hand, or start over with "clawkit sessions reset agent:main:main".`,
+    )
+    expect(fs.readFileSync(w.transcript).equals(before)).toBe(true)
+    expect(mock.messageRequests().some((r: any) => JSON.stringify(r.body).includes('deep0001'))).toBe(false)
+  })
+
   it('100 000-deep arrays as the whole index, in a row and in openclaw.json: one clear error or a normal result, never E_UNEXPECTED', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
     const cases: Array<(w: World) => void> = [

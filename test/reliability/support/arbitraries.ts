@@ -213,7 +213,7 @@ export type SpecialKind = (typeof SPECIAL_KINDS)[number]
 export const specialFileArb = fc.record({position: fc.constantFrom(...SPECIAL_POSITIONS), kind: fc.constantFrom(...SPECIAL_KINDS)})
 
 /** Positions for JSON nested thousands deep (JSON.parse copes; JSON.stringify and JSON5 recurse and give up). */
-export const DEEP_POSITIONS = ['sessions.json row', 'sessions.json top level', 'transcript line', 'openclaw.json'] as const
+export const DEEP_POSITIONS = ['sessions.json row', 'sessions.json top level', 'transcript line', 'transcript tool-call arguments', 'openclaw.json'] as const
 export type DeepPosition = (typeof DEEP_POSITIONS)[number]
 
 export const deepJsonArb = fc.record({

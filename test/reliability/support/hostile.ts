@@ -230,7 +230,8 @@ export function plantSpecial(sb: Sandbox, position: SpecialPosition, kind: Speci
     }
   }
   fs.rmSync(target, {recursive: true, force: true})
-  const beside = path.join(path.dirname(target), `special-${path.basename(target)}`)
+  // Named so that it is neither a lock nor a transcript itself.
+  const beside = path.join(path.dirname(target), `special-${path.basename(target).replaceAll(".", "-")}`)
   const mkfifo = (p: string) => {
     // Node has no mkfifo; coreutils has.
     if (spawnSync('mkfifo', [p]).status !== 0) throw new Error(`mkfifo ${p} failed`)
@@ -299,6 +300,12 @@ export function plantDeep(sb: Sandbox, position: DeepPosition, depth: number, sh
       const file = mainTranscript(sb)
       const leaf = JSON.parse(fs.readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!).id
       fs.appendFileSync(file, `{"type":"message","id":"deepdeep","parentId":${JSON.stringify(leaf)},"timestamp":"2026-11-25T22:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"deep","x":${deep}}],"timestamp":1}}\n`)
+      break
+    }
+    case 'transcript tool-call arguments': {
+      const file = mainTranscript(sb)
+      const leaf = JSON.parse(fs.readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!).id
+      fs.appendFileSync(file, `{"type":"message","id":"deepdeep","parentId":${JSON.stringify(leaf)},"timestamp":"2026-11-25T22:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"toolu_deep","name":"read","arguments":{"path":${deep}}}],"stopReason":"toolUse","timestamp":1}}\n`)
       break
     }
     case 'openclaw.json': {
