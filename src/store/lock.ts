@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {ClawkitError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
-import {openRegularSync} from './safe-open.js'
+import {describeFileKind, openRegularSync} from './safe-open.js'
 
 export interface LockPayload {
   pid?: number
@@ -391,7 +391,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
       if (kind === 'missing') continue // released between our create and our read: retry at once
       if (kind === 'other') {
         throw new ClawkitError(
-          `${lockPath} exists but is not a lock file (a directory or special file, as lock libraries such as proper-lockfile create). ` +
+          `${lockPath} exists but is not a lock file (it is ${lockPathKindText(lockPath)}; lock libraries such as proper-lockfile create directories). ` +
             'OpenClaw cannot see such a lock either; remove it once the tool that made it is gone.',
           {code: 'E_FOREIGN_LOCK'},
         )
@@ -445,6 +445,15 @@ function startRefresh(fd: number, staleMs: number): NodeJS.Timeout | undefined {
   }, every)
   timer.unref()
   return timer
+}
+
+/** "a directory", "a FIFO (named pipe)", …, following a symlink (what an open would meet). */
+function lockPathKindText(lockPath: string): string {
+  try {
+    return describeFileKind(fs.statSync(lockPath))
+  } catch {
+    return 'a dangling symlink'
+  }
 }
 
 function lockPathKind(lockPath: string): 'missing' | 'file' | 'other' {

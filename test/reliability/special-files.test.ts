@@ -146,6 +146,13 @@ describe('special files never hang a command', () => {
       expect(r.stderr.split('\n')[0]).toContain(file)
       expect(r.stderr).toMatch(/is a FIFO \(named pipe\), not a regular file/)
     }
+    // A FIFO named like the index lock: writers refuse it as a foreign lock, naming what it is.
+    const wl = world()
+    const lock = path.join(wl.sessions, 'sessions.json.lock')
+    plantFifo(lock)
+    const rl = await wl.run(['sessions', 'reset', 'main'])
+    expect(rl.code).toBe(1)
+    expect(rl.stderr.split('\n')[0]).toContain(`${lock} exists but is not a lock file (it is a FIFO (named pipe);`)
     // Through an in-dir symlink: the transcript is a link to a FIFO beside it.
     const w = world()
     const fifo = path.join(w.sessions, 'pipe.jsonl')
