@@ -162,13 +162,6 @@ export function processesHoldingFile(file: string): number[] | undefined {
   } catch {
     return undefined
   }
-  const real = (() => {
-    try {
-      return fs.realpathSync(file)
-    } catch {
-      return file
-    }
-  })()
   const out: number[] = []
   for (const pid of pids) {
     let fds: string[]
@@ -179,9 +172,8 @@ export function processesHoldingFile(file: string): number[] | undefined {
     }
     for (const fd of fds) {
       try {
-        // readlink first (cheap); the inode check guards against a path that was replaced since it was opened.
-        const link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
-        if (link !== real && link !== file) continue
+        // By inode, not by the link's text: a holder may have opened the file under another name (a hard link, as
+        // clawkit creates its locks, or a path through a bind mount). stat of /proc/<pid>/fd/<n> opens nothing.
         const st = fs.statSync(`/proc/${pid}/fd/${fd}`)
         if (st.ino === target.ino && st.dev === target.dev) {
           out.push(Number(pid))
