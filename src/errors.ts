@@ -64,7 +64,10 @@ export class LockTimeoutError extends ClawkitError {
   constructor(lockPath: string, timeoutMs: number, holderPid?: number) {
     super(
       `session file locked (timeout ${timeoutMs}ms): pid=${holderPid ?? 'unknown'} ${lockPath}. ` +
-        'Another process (an OpenClaw gateway or another clawkit) is writing; retry when it finishes, or run "clawkit doctor" if that process is gone.',
+        (holderPid === undefined
+          ? // Only a pid-less lock whose holders cannot be looked up (not Linux) or a lock file we may not read gets here.
+            'The lock names no process; if no OpenClaw gateway or clawkit is running, remove the lock file ("clawkit doctor" shows it).'
+          : 'Another process (an OpenClaw gateway or another clawkit) is writing; retry when it finishes, or run "clawkit doctor" if that process is gone.'),
       {code: 'E_LOCK_TIMEOUT'},
     )
     this.lockPath = lockPath

@@ -38,7 +38,16 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
   const file = settingsPath(env)
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    // Never a FIFO or device: a synchronous read of one would block the CLI (and its signal handlers) for good. The
+    // boot bundle loads this file, so src/store/safe-open.ts is not imported here.
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+    try {
+      const st = fs.fstatSync(fd)
+      if (!st.isFile() || st.size > 1024 * 1024) return {}
+      text = fs.readFileSync(fd, 'utf8')
+    } finally {
+      fs.closeSync(fd)
+    }
   } catch {
     return {}
   }

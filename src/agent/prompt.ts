@@ -1,10 +1,13 @@
 // The system prompt: a short clawkit preamble plus the workspace bootstrap files, capped as OpenClaw caps them.
-import fs from 'node:fs'
 import path from 'node:path'
+
+import {readRegularFileSync} from '../store/safe-open.js'
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'TOOLS.md', 'IDENTITY.md', 'USER.md'] as const
 export const BOOTSTRAP_MAX_CHARS = 12_000
 export const BOOTSTRAP_TOTAL_MAX_CHARS = 60_000
+/** Only the first BOOTSTRAP_MAX_CHARS are injected; a bootstrap file far larger than that is skipped, not read whole. */
+const BOOTSTRAP_READ_MAX_BYTES = 16 * 1024 * 1024
 
 export interface InjectedFile {
   name: string
@@ -32,7 +35,8 @@ export function loadBootstrapFiles(workspaceDir: string): {files: InjectedFile[]
     const file = path.join(workspaceDir, name)
     let raw: string
     try {
-      raw = fs.readFileSync(file, 'utf8')
+      // A FIFO named AGENTS.md would block this synchronous read, and the whole turn, for good; a device would never end.
+      raw = readRegularFileSync(file, {what: 'Workspace file', maxBytes: BOOTSTRAP_READ_MAX_BYTES}).toString('utf8')
     } catch {
       continue
     }

@@ -4,6 +4,8 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
+import {NotRegularFileError, openRegular} from '../store/safe-open.js'
+
 export interface ToolSpec {
   name: string
   description: string
@@ -25,6 +27,8 @@ export interface ToolContext {
 export const TOOL_OUTPUT_MAX_CHARS = 50_000
 export const READ_DEFAULT_LIMIT = 2000
 export const EXEC_DEFAULT_TIMEOUT_S = 60
+/** The read tool reads a file whole before slicing lines; past this it is not a text file a model should read. */
+export const READ_MAX_BYTES = 64 * 1024 * 1024
 
 const SPECS: Record<string, ToolSpec> = {
   read: {
@@ -143,9 +147,22 @@ function cap(text: string): string {
 
 async function runRead(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {
   const file = confinePath(ctx.workspaceDir, args.path, {mustExist: true})
-  const st = await fsp.stat(file)
-  if (st.isDirectory()) throw new ToolError(`${String(args.path)} is a directory; use ls`)
-  const text = await fsp.readFile(file, 'utf8')
+  // Opened without blocking and checked on the descriptor: a FIFO would block the read (and the turn) for good, and a
+  // device such as /dev/zero would never end.
+  let opened: Awaited<ReturnType<typeof openRegular>>
+  try {
+    opened = await openRegular(file, {what: 'Workspace file'})
+  } catch (error) {
+    if (error instanceof NotRegularFileError) throw new ToolError(error.kind === 'a directory' ? `${String(args.path)} is a directory; use ls` : `${String(args.path)} is ${error.kind}, not a regular file; only regular files can be read.`)
+    throw error
+  }
+  let text: string
+  try {
+    if (opened.stat.size > READ_MAX_BYTES) throw new ToolError(`${String(args.path)} is ${opened.stat.size} bytes; the read tool reads files up to ${READ_MAX_BYTES / (1024 * 1024)} MiB.`)
+    text = (await opened.fh.readFile()).toString('utf8')
+  } finally {
+    await opened.fh.close().catch(() => {})
+  }
   const lines = text.split('\n')
   const offset = Math.max(1, Math.floor(Number(args.offset) || 1))
   const limit = Math.max(1, Math.floor(Number(args.limit) || READ_DEFAULT_LIMIT))
@@ -173,7 +190,14 @@ async function runWrite(ctx: ToolContext, args: Record<string, unknown>): Promis
   // Re-check after mkdir: a racing symlink swap must not redirect the write.
   if (confinePath(ctx.workspaceDir, args.path, {mustExist: false}) !== file) throw new ToolError(`Access denied: ${String(args.path)} changed while it was being written.`)
   // `file` is a real path; O_NOFOLLOW refuses a symlink planted at the last component since the check.
-  const fh = await fsp.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o666)
+  // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader for good (with one, fstat refuses it).
+  let fh: fsp.FileHandle
+  try {
+    ;({fh} = await openRegular(file, {what: 'Workspace file'}, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o666))
+  } catch (error) {
+    if (error instanceof NotRegularFileError) throw new ToolError(`${String(args.path)} is ${error.kind}, not a regular file; only regular files can be written.`)
+    throw error
+  }
   try {
     await fh.writeFile(args.content)
   } finally {

@@ -1,12 +1,12 @@
 // Appends a turn's entries to a transcript the way pi's SessionManager does: nothing hits disk before the first assistant reply.
-import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
-import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from '../store/fs-util.js'
+import {appendDurable, ensurePrivateDir, FILE_MODE} from '../store/fs-util.js'
 import {contextFromPath, type SessionContext} from '../store/context.js'
 import {readTranscriptForContext} from '../store/context-read.js'
-import {chainEntries, makeHeader, type NewEntry} from '../store/transcript.js'
+import {regularFileSize} from '../store/safe-open.js'
+import {chainEntries, makeHeader, type NewEntry, TRANSCRIPT_FILE} from '../store/transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../store/transcript-types.js'
 
 export class TranscriptWriter {
@@ -44,12 +44,8 @@ export class TranscriptWriter {
    * refused rather than rewritten (pi would treat it as empty and lose it).
    */
   static async open(file: string, sessionId: string, cwd: string): Promise<TranscriptWriter> {
-    let size = 0
-    try {
-      size = (await fsp.stat(file)).size
-    } catch (error) {
-      if (!isEnoent(error)) throw error
-    }
+    // A FIFO here reads as size 0 through stat, and the first append would then block on it for good.
+    const size = (await regularFileSize(file, TRANSCRIPT_FILE)) ?? 0
     if (size === 0) return new TranscriptWriter(file, [], [], {existed: false, header: makeHeader(sessionId, cwd), needsNewline: false})
     const t = await readTranscriptForContext(file)
     if (t.badHeader || !t.header) throw new CorruptFileError(file, 'the first line is not a session header, so the transcript cannot be continued')
@@ -85,12 +81,12 @@ export class TranscriptWriter {
       const lines = [this.header!, ...this.pending].map((e) => `${JSON.stringify(e)}\n`).join('')
       this.pending = []
       this.flushed = true
-      await appendDurable(this.file, lines, FILE_MODE)
+      await appendDurable(this.file, lines, FILE_MODE, TRANSCRIPT_FILE)
       return chained
     }
     const prefix = this.needsNewline ? '\n' : ''
     this.needsNewline = false
-    await appendDurable(this.file, prefix + chained.map((e) => `${JSON.stringify(e)}\n`).join(''), FILE_MODE)
+    await appendDurable(this.file, prefix + chained.map((e) => `${JSON.stringify(e)}\n`).join(''), FILE_MODE, TRANSCRIPT_FILE)
     return chained
   }
 }

@@ -272,7 +272,8 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
         const timedOut = abortReason === 'timeout'
         throw new ClawkitError(`${timedOut ? 'Timed out' : 'Interrupted'} while waiting for another writer of ${selected.key}; the turn was not run and nothing was written.`, {
           code: 'E_LOCK_WAIT_ABORTED',
-          exitCode: timedOut ? ExitCode.timeout : ExitCode.interrupted,
+          // The caller aborts with the signal's name as the reason: SIGTERM exits 143 like a turn it interrupts.
+          exitCode: timedOut ? ExitCode.timeout : opts.signal?.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
         })
       })
       try {
@@ -300,6 +301,33 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   }
 }
 
+/**
+ * JSON.parse reads values nested hundreds of thousands deep, but JSON.stringify (every request body, every token
+ * estimate) gives up after a few thousand levels. A transcript entry like that (tool-call arguments, say) would fail
+ * the turn half-way with "Maximum call stack size exceeded"; it is named before anything is written or sent.
+ */
+function assertSendable(writer: TranscriptWriter, file: string, key: string): void {
+  try {
+    JSON.stringify(toApiMessages(toLlmMessages(writer.context().messages)))
+    return
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+  }
+  let id: string | undefined
+  for (const e of writer.entries) {
+    try {
+      JSON.stringify(e)
+    } catch {
+      id = e.id
+      break
+    }
+  }
+  throw new ClawkitError(
+    `Transcript ${file} holds an entry${id ? ` (id ${JSON.stringify(id)})` : ''} nested too deeply (thousands of levels) to be sent to the model as JSON. Nothing was sent or written. Remove that line from the transcript by hand, or start over with "clawkit sessions reset ${key}".`,
+    {code: 'E_TRANSCRIPT_TOO_DEEP'},
+  )
+}
+
 interface LockedArgs {
   sdk: Promise<typeof import('./sdk.js')>
   opts: AgentTurnOptions
@@ -321,6 +349,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   const {opts, model, policy, workspaceDir, transcript, sessionId, thinking, controller} = a
   const writer = await TranscriptWriter.open(transcript, sessionId, workspaceDir)
   const before = writer.context()
+  assertSendable(writer, transcript, a.selected.key)
 
   // Settings entries: always for a new file (as OpenClaw starts every transcript), else only on change.
   const settings: Array<{type: string; [k: string]: unknown}> = []

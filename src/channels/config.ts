@@ -1,5 +1,5 @@
 // Channel configuration: which channels are configured, and each account's token and API base URL (openclaw.json or env).
-import fs from 'node:fs'
+import {readRegularFileSync} from '../store/safe-open.js'
 
 import {normalizeAccountId} from '../config/agent-id.js'
 import type {OpenClawConfig} from '../config/config.js'
@@ -66,7 +66,8 @@ export function selectChannel(config: OpenClawConfig, env: Env, explicit?: strin
 
 function readTokenFile(file: string, env: Env, channel: ChannelId): string | undefined {
   try {
-    return str(fs.readFileSync(resolveUserPath(file, env), 'utf8'))
+    // Regular files only, and small: a FIFO would block this synchronous read for good.
+    return str(readRegularFileSync(resolveUserPath(file, env), {what: 'Token file', maxBytes: 64 * 1024}).toString('utf8'))
   } catch (error) {
     throw new ClawkitError(`${CHANNEL_LABELS[channel]} tokenFile cannot be read: ${(error as Error).message}`, {code: 'E_CHANNEL_CONFIG'})
   }

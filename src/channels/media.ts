@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {UsageError} from '../errors.js'
+import {readRegularFileSync} from '../store/safe-open.js'
 import type {MediaRef} from './types.js'
 
 const TYPES: Record<string, string> = {
@@ -59,7 +60,8 @@ export function resolveMedia(input: string, cwd = process.cwd()): MediaRef {
 }
 
 export function readMedia(m: MediaRef): Blob {
-  return new Blob([fs.readFileSync(m.path!)], {type: m.contentType})
+  // Checked again on the descriptor: the file may have been replaced by a FIFO or device since it was described.
+  return new Blob([readRegularFileSync(m.path!, {what: '--media file', maxBytes: MAX_UPLOAD_BYTES})], {type: m.contentType})
 }
 
 export function describeFile(m: MediaRef): string {

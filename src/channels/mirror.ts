@@ -1,7 +1,7 @@
 // Delivery mirror: create/refresh the target session entry under the store lock and append OpenClaw's
 // "delivery-mirror" assistant message to its transcript, at most once per idempotency key.
-import fs from 'node:fs'
 import path from 'node:path'
+import type {FileHandle} from 'node:fs/promises'
 import readline from 'node:readline'
 
 import {resolveWorkspaceDir} from '../config/config.js'
@@ -9,9 +9,10 @@ import {findEntryIn} from '../store/file-store.js'
 import {isEnoent} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
 import {randomUUID} from '../store/random-id.js'
+import {openRegular} from '../store/safe-open.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import {appendEntriesLocked, makeHeader, resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
+import {appendEntriesLocked, makeHeader, resolveTranscriptPath, TRANSCRIPT_FILE, transcriptFileName} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
 import type {OutboundRoute} from './targets.js'
 import type {ChannelId} from './types.js'
@@ -79,7 +80,15 @@ export interface PriorMirror {
  * fails outright past V8's ~512 MB string limit). Only lines that contain the key are parsed.
  */
 export async function findIdempotencyKey(file: string, key: string): Promise<PriorMirror | undefined> {
-  const lines = readline.createInterface({input: fs.createReadStream(file, {encoding: 'utf8'}), crlfDelay: Number.POSITIVE_INFINITY})
+  let fh: FileHandle
+  try {
+    // A FIFO or device named like the transcript would stream forever.
+    ;({fh} = await openRegular(file, TRANSCRIPT_FILE))
+  } catch (error) {
+    if (isEnoent(error)) return undefined
+    throw error
+  }
+  const lines = readline.createInterface({input: fh.createReadStream({encoding: 'utf8'}), crlfDelay: Number.POSITIVE_INFINITY})
   try {
     for await (const line of lines) {
       if (!line.includes(key)) continue
@@ -93,6 +102,7 @@ export async function findIdempotencyKey(file: string, key: string): Promise<Pri
     throw error
   } finally {
     lines.close()
+    await fh.close().catch(() => {})
   }
   return undefined
 }

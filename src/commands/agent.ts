@@ -62,7 +62,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     const onSignal = (sig: NodeJS.Signals) => {
       signalExit = sig === 'SIGTERM' ? ExitCodes.terminated : ExitCodes.interrupted
       if (++interrupts > 1) process.exit(signalExit)
-      controller.abort()
+      controller.abort(sig)
     }
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)

@@ -6,6 +6,7 @@ import JSON5 from 'json5'
 
 import {ClawkitError} from '../errors.js'
 import {clause} from '../render/sentence.js'
+import {FileTooLargeError, NotRegularFileError, readRegularFileSync} from '../store/safe-open.js'
 import {DEFAULT_AGENT_ID, isSafeAgentDirName, normalizeAgentId} from './agent-id.js'
 import {type Env, resolveConfigPath, resolveHomeDir, resolveUserPath} from './paths.js'
 
@@ -64,21 +65,29 @@ export interface LoadedConfig {
   config: OpenClawConfig
 }
 
+/** openclaw.json is a few KiB; anything near this is not a config (a device, a log written to the wrong name). */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024
+
 export function loadConfig(stateDir: string, env: Env = process.env): LoadedConfig {
   const file = resolveConfigPath(stateDir, env)
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    // A FIFO here would block the synchronous read (and with it every signal handler) for good.
+    text = readRegularFileSync(file, {what: 'Config', maxBytes: MAX_CONFIG_BYTES}).toString('utf8')
   } catch (error) {
     // ENOTDIR: a parent is a file (a state dir given as a file), so there is no config there either.
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return {path: file, exists: false, config: {}}
+    if (error instanceof NotRegularFileError) throw new ConfigError(file, `it is ${error.kind}, not a regular file`)
+    if (error instanceof FileTooLargeError) throw new ConfigError(file, `it is over ${MAX_CONFIG_BYTES / (1024 * 1024)} MiB, far larger than any config`)
     throw new ConfigError(file, (error as Error).message)
   }
   let parsed: unknown
   try {
     parsed = JSON5.parse(text)
   } catch (error) {
+    // JSON5's parser recurses: thousands of nested brackets exhaust the stack.
+    if (error instanceof RangeError) throw new ConfigError(file, 'it is nested too deeply to parse')
     throw new ConfigError(file, (error as Error).message.replace(/^JSON5: /, ''))
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(file, 'the top level must be an object')

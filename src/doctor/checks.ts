@@ -5,7 +5,8 @@ import path from 'node:path'
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {clause} from '../render/sentence.js'
 import {isEntryObject} from '../store/index-scan.js'
-import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
+import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../store/lock.js'
+import {describeFileKind, NotRegularFileError} from '../store/safe-open.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
@@ -28,6 +29,29 @@ const TMP_GRACE_MS = 5 * 60 * 1000
 
 function finding(id: FindingId, severity: Severity, agentId: string | null, p: string, message: string, repair?: Repair, action?: string, extra: Partial<PlannedFinding> = {}): PlannedFinding {
   return {id, severity, agentId, path: p, message, fixable: Boolean(repair), fixed: false, ...(action ? {action} : {}), ...extra, ...(repair ? {repair} : {})}
+}
+
+/** What a path that exists is, when it is not a regular file (it is not followed if it is a symlink to nothing). */
+function nonRegularKind(p: string): string | undefined {
+  try {
+    const st = fs.statSync(p)
+    return st.isFile() ? undefined : describeFileKind(st)
+  } catch {
+    return undefined
+  }
+}
+
+function notAFile(agentId: string, error: NotRegularFileError, key?: string): PlannedFinding {
+  return finding('transcript-not-a-file', 'error', agentId, error.path, `${key ? `Transcript of "${key}"` : 'Transcript'} ${error.path} is ${error.kind}, not a regular file: clawkit and OpenClaw cannot read it. Move it out of the sessions directory (the session then reads as empty) or put the real transcript file in its place.`, undefined, undefined, key ? {key, details: {kind: error.kind}} : {details: {kind: error.kind}})
+}
+
+/** The start of a value as JSON; a value nested too deeply for JSON.stringify (thousands of levels) says so instead. */
+function jsonPreview(v: unknown, max: number): string {
+  try {
+    return JSON.stringify(v)?.slice(0, max) ?? String(v)
+  } catch {
+    return Array.isArray(v) ? 'an array nested thousands of levels deep' : 'a value nested thousands of levels deep'
+  }
 }
 
 function modeOf(st: fs.Stats | {mode: number}): string {
@@ -297,13 +321,39 @@ function checkLockScratch(c: StoreContext): void {
 function checkLocks(c: StoreContext): void {
   for (const lockPath of c.scan.locks) {
     const info = inspectLock(lockPath, {now: c.opts.now})
-    if (!info) continue
-    const pid = info.payload?.pid
+    if (!info) {
+      const kind = nonRegularKind(lockPath)
+      if (kind) c.out.push(finding('lock-not-a-file', 'error', c.scan.agentId, lockPath, `${lockPath} is ${kind}, not a lock file: every writer of this file refuses to run while it is there (OpenClaw cannot take its lock either). Remove it once the tool that made it is gone.`, undefined, undefined, {details: {kind}}))
+      continue
+    }
+    const rawPid = info.payload?.pid
+    // The same holder a waiting writer names: the payload's pid, else the process that has a pid-less lock open.
+    const pid = typeof rawPid === 'number' && Number.isInteger(rawPid) && rawPid > 0 ? rawPid : info.holders?.[0]
     const age = Math.round(info.ageMs / 1000)
+    if (!info.stale && pid === undefined) {
+      // No pid in the file and nobody seen holding it: OpenClaw's rule keeps it until its mtime is 30 minutes old.
+      const young = info.holders !== undefined
+      c.out.push(
+        finding(
+          'live-lock',
+          'info',
+          c.scan.agentId,
+          lockPath,
+          young
+            ? `Lock file without a valid pid, written ${age}s ago and not held open by any process: it is being taken right now, or was left by a crash; writers reclaim it after ${UNREADABLE_LOCK_GRACE_MS / 1000}s.`
+            : `Lock file without a valid pid (age ${age}s), and open files cannot be checked here: writers wait for it until it is 30 minutes old (OpenClaw's rule). If no OpenClaw or clawkit process is running, remove it.`,
+          undefined,
+          undefined,
+          {details: {pid: null, ageMs: info.ageMs}},
+        ),
+      )
+      continue
+    }
     if (info.stale) {
       c.out.push(finding('stale-lock', 'warn', c.scan.agentId, lockPath, `Stale lock (${info.staleReasons.join(', ')}; pid ${pid ?? 'missing'}, age ${age}s) blocks writers until it times out or is removed. --fix removes it.`, {kind: 'lock', run: () => clearStaleLock(lockPath)}, 'remove the lock file', {details: {pid: pid ?? null, ageMs: info.ageMs, reasons: info.staleReasons}}))
     } else {
-      c.out.push(finding('live-lock', 'info', c.scan.agentId, lockPath, `Lock held by live pid ${pid ?? 'unknown'} for ${age}s: an OpenClaw gateway, agent run or another clawkit is writing. Leave it; it is released when that process finishes.`, undefined, undefined, {details: {pid: pid ?? null, ageMs: info.ageMs}}))
+      const unreadable = pid !== rawPid ? ' (the file holds no valid pid; that process has it open)' : ''
+      c.out.push(finding('live-lock', 'info', c.scan.agentId, lockPath, `Lock held by live pid ${pid} for ${age}s${unreadable}: an OpenClaw gateway, agent run or another clawkit is writing. Leave it; it is released when that process finishes.`, undefined, undefined, {details: {pid: pid ?? null, ageMs: info.ageMs}}))
     }
   }
 }
@@ -375,7 +425,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
     for (const key of Object.keys(data)) {
       const entry = data[key]
       if (!isEntryObject(entry)) {
-        out.push(finding('entry-malformed', 'error', agentId, scan.storePath, `Index entry "${key}" is not an object (${JSON.stringify(entry)?.slice(0, 60)}); OpenClaw ignores it. Remove it by hand from sessions.json (doctor does not drop index data).`, undefined, undefined, {key}))
+        out.push(finding('entry-malformed', 'error', agentId, scan.storePath, `Index entry "${key}" is not an object (${jsonPreview(entry, 60)}); OpenClaw ignores it. Remove it by hand from sessions.json (doctor does not drop index data).`, undefined, undefined, {key}))
         continue
       }
       const sid = typeof entry.sessionId === 'string' ? entry.sessionId.trim() : ''
@@ -481,7 +531,8 @@ async function checkEntries(c: StoreContext): Promise<void> {
     const inspections = toInspect.map((t) => {
       try {
         return inspectTranscriptSync(t.file, {deep: opts.deep, size: t.size})
-      } catch {
+      } catch (error) {
+        if (error instanceof NotRegularFileError) out.push(notAFile(agentId, error, t.key))
         return undefined
       }
     })
@@ -504,7 +555,8 @@ async function checkEntries(c: StoreContext): Promise<void> {
   const inspections = orphans.map((o) => {
     try {
       return inspectTranscriptSync(o.path, {deep: opts.deep, size: o.size})
-    } catch {
+    } catch (error) {
+      if (error instanceof NotRegularFileError) out.push(notAFile(agentId, error))
       return undefined
     }
   })

@@ -4,9 +4,11 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {fileError} from '../errors.js'
-import {emptyStoreData, parseStoreText, readStoreFile} from '../store/file-store.js'
+import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
+import {readRegularFile} from '../store/safe-open.js'
+import {TRANSCRIPT_FILE} from '../store/transcript.js'
 import {openSessionStore} from '../store/state.js'
 import type {SessionStoreData} from '../store/types.js'
 
@@ -66,7 +68,7 @@ export async function recoverStore(storePath: string): Promise<string> {
   return withLock(storePath, async () => {
     let text: string
     try {
-      text = await fsp.readFile(storePath, 'utf8')
+      text = (await readRegularFile(storePath, STORE_FILE)).toString('utf8')
     } catch {
       text = ''
     }
@@ -90,7 +92,8 @@ export async function recoverStore(storePath: string): Promise<string> {
     let recovered: SessionStoreData = emptyStoreData()
     for (const c of candidates) {
       try {
-        recovered = parseStoreText(await fsp.readFile(c.p, 'utf8'), c.p)
+        // A FIFO or device named like a backup must not hang the repair: regular files only.
+        recovered = parseStoreText((await readRegularFile(c.p, STORE_FILE)).toString('utf8'), c.p)
         source = c.p
         break
       } catch {}
@@ -100,7 +103,7 @@ export async function recoverStore(storePath: string): Promise<string> {
       await fsp.copyFile(storePath, backup, fs.constants.COPYFILE_EXCL)
       await fsp.chmod(backup, 0o600)
     }
-    await writeFileAtomic(storePath, JSON.stringify(recovered, null, 2))
+    await writeFileAtomic(storePath, serializeStore(recovered, storePath))
     const kept = fs.existsSync(backup) ? `; the broken file is kept as ${backup}` : ''
     return source
       ? `restored the index from ${source} (${Object.keys(recovered).length} entries)${kept}`
@@ -196,7 +199,7 @@ function planLines(buf: Buffer): LinePlan {
  */
 export async function repairTranscript(file: string, opts: {sessionId: string; cwd: string}): Promise<{action: string; backup?: string}> {
   return withLock(file, async () => {
-    const buf = await fsp.readFile(file)
+    const buf = await readRegularFile(file, TRANSCRIPT_FILE)
     const st = await fsp.stat(file)
     const plan = planLines(buf)
     const endsWithNewline = buf.length === 0 || buf[buf.length - 1] === 0x0a

@@ -3,9 +3,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
-import {parseStoreText, storeDataFrom} from '../store/file-store.js'
+import {parseStoreText, STORE_FILE, storeDataFrom} from '../store/file-store.js'
 import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
+import {openRegularSync, readRegularFileSync} from '../store/safe-open.js'
 import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../store/transcript.js'
@@ -155,18 +156,18 @@ export async function scanStore(agentIds: string[], configured: boolean, storePa
       if (scan.storeStat.size < SCAN_MIN_BYTES) {
         // Buffer then toString: on Node 20 readFileSync(…, 'utf8') decodes through V8 and took ~35 ms on a 10 MB index,
         // against ~22 ms this way (BENCHMARKS.md).
-        const buf = fs.readFileSync(storePath)
+        const buf = readRegularFileSync(storePath, STORE_FILE)
         scan.storeBom = startsWithBom(buf)
         scan.data = parseStoreText(buf.toString('utf8'), storePath)
       } else {
         const head = Buffer.alloc(3)
-        const fd = fs.openSync(storePath, 'r')
+        const {fd} = openRegularSync(storePath, STORE_FILE)
         try {
           scan.storeBom = startsWithBom(head.subarray(0, fs.readSync(fd, head, 0, 3, 0)))
         } finally {
           fs.closeSync(fd)
         }
-        const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath))
+        const entries = await projectEntries(storePath, withoutBulkyFields, (text) => parseStoreText(text, storePath), {file: STORE_FILE})
         if (entries) scan.data = storeDataFrom(entries)
       }
     } catch (error) {

@@ -1,7 +1,8 @@
 // Lean transcript inspection for doctor: header, bad/torn lines and the last assistant message, with bounded reads.
 import fs from 'node:fs'
 
-import {parseLine} from '../store/transcript.js'
+import {openRegularSync} from '../store/safe-open.js'
+import {parseLine, TRANSCRIPT_FILE} from '../store/transcript.js'
 
 /** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
 export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024
@@ -112,9 +113,10 @@ function scanLines(out: TranscriptInspection, text: string, startLine: number, e
 
 /** Inspect a transcript synchronously (small reads; doctor is a batch job and sync I/O is cheapest per file). */
 export function inspectTranscriptSync(file: string, opts: {deep?: boolean; size?: number} = {}): TranscriptInspection {
-  const fd = fs.openSync(file, 'r')
+  // A FIFO named like a transcript blocked doctor here for good; a directory failed with a bare EISDIR.
+  const {fd, stat} = openRegularSync(file, TRANSCRIPT_FILE)
   try {
-    const size = opts.size ?? fs.fstatSync(fd).size
+    const size = opts.size ?? stat.size
     const out: TranscriptInspection = {size, complete: true, badHeader: false, lineCount: 0, badLines: [], missingFinalNewline: false, hasMessages: false}
     if (size === 0) return out
     if (opts.deep || size <= FULL_SCAN_MAX_BYTES) {

@@ -47,10 +47,12 @@ export const FINDING_IDS = [
   'transcript-bad-lines',
   'transcript-bad-header',
   'transcript-header-mismatch',
+  'transcript-not-a-file',
   // locks
   'stale-lock',
   'lock-scratch-leftover',
   'live-lock',
+  'lock-not-a-file',
 ] as const
 
 export type FindingId = (typeof FINDING_IDS)[number]

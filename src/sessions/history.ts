@@ -76,7 +76,7 @@ export function toHistoryEntry(e: TranscriptEntry): HistoryEntry {
       const thinking = blocks.filter((b) => b?.type === 'thinking').map((b) => String((b as {thinking?: unknown}).thinking ?? ''))
       if (thinking.length > 0) out.thinking = thinking.join('\n')
       const calls = blocks.filter((b) => b?.type === 'toolCall') as {id: string; name: string; arguments: unknown}[]
-      if (calls.length > 0) out.toolCalls = calls.map((c) => ({id: c.id, name: c.name, arguments: c.arguments}))
+      if (calls.length > 0) out.toolCalls = calls.map((c) => ({id: c.id, name: c.name, arguments: printableJson(c.arguments)}))
     }
     if (m.role === 'toolResult') out.toolResult = {toolCallId: String(m.toolCallId ?? ''), toolName: String(m.toolName ?? ''), isError: m.isError === true}
     if (m.role === 'assistant') {
@@ -142,4 +142,17 @@ export async function sessionHistory(state: OpenClawState, target: string, opts:
   }
   if (opts.raw) result.raw = tail.rawLines.slice(start).map((l, i) => l ?? JSON.stringify(window[i]))
   return result
+}
+
+/**
+ * A value as it is, if it can be printed as JSON; JSON.stringify gives up on values nested thousands of levels deep
+ * (JSON.parse reads them), so such a value is shown as a note instead of failing the whole history.
+ */
+function printableJson(v: unknown): unknown {
+  try {
+    JSON.stringify(v)
+    return v
+  } catch {
+    return '[nested too deeply to show]'
+  }
 }

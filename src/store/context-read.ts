@@ -14,10 +14,9 @@
 // append failed part-way and which kept chaining in memory), a broken line reusing an earlier entry's id, or JSON
 // with duplicate id/parentId keys. In those cases the lazy read follows the broken line's prefix, where a whole read
 // drops the line. Fuzzing ~16 000 generated transcripts with every other kind of damage found no difference.
-import fs from 'node:fs'
-
 import {pathToLeaf} from './context.js'
-import {isEntry, isHeader, parseLine, parseTranscript} from './transcript.js'
+import {readRegularFileSync} from './safe-open.js'
+import {isEntry, isHeader, parseLine, parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 
 /** Smaller files are read whole: the saving is for long sessions, and below this it is a few milliseconds. */
@@ -70,7 +69,7 @@ function wholeRead(file: string, buf: Buffer): ContextRead {
 export async function readTranscriptForContext(file: string, opts: {minBytes?: number} = {}): Promise<ContextRead> {
   // One synchronous read: the caller holds the transcript lock anyway, and fs/promises would read a 50 MB file in
   // 512 KiB steps through the thread pool.
-  const buf = fs.readFileSync(file)
+  const buf = readRegularFileSync(file, TRANSCRIPT_FILE)
   if (buf.length < (opts.minBytes ?? LAZY_READ_MIN_BYTES)) return wholeRead(file, buf)
   const missingFinalNewline = buf.length > 0 && buf[buf.length - 1] !== 0x0a
 

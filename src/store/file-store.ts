@@ -1,17 +1,38 @@
 // The embedded backend: OpenClaw's sessions.json, read without a lock and rewritten atomically under sessions.json.lock.
-import fsp, {type FileHandle} from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
 import {SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
+import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, STORE_ADVICE} from './safe-open.js'
 import {normalizeSessionKey} from './session-key.js'
 import type {FoundEntry, SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
 
-/** Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. */
-export function serializeStore(data: SessionStoreData): string {
-  return JSON.stringify(data, null, 2)
+/**
+ * Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. JSON.parse reads arrays nested
+ * hundreds of thousands deep, but JSON.stringify recurses and gives up after a few thousand levels ("Maximum call stack
+ * size exceeded"); OpenClaw's own writer fails on such a row the same way. The row is named so that the user can fix
+ * it: writers refuse (nothing is written) rather than drop a row they cannot write back.
+ */
+export function serializeStore(data: SessionStoreData, file = 'sessions.json'): string {
+  try {
+    return JSON.stringify(data, null, 2)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    let row: string | undefined
+    for (const key of Object.keys(data)) {
+      try {
+        JSON.stringify(data[key])
+      } catch {
+        row = key
+        break
+      }
+    }
+    const which = row === undefined ? 'a row' : `the row ${JSON.stringify(row.length > 120 ? `${row.slice(0, 120)}…` : row)}`
+    throw new ClawkitError(`Cannot write ${file}: ${which} is nested too deeply to be written back as JSON (thousands of levels). Nothing was written. Remove or flatten that row by hand (its transcript is not affected).`, {code: 'E_STORE_TOO_DEEP', cause: error})
+  }
 }
 
 /**
@@ -61,8 +82,18 @@ export function parseStoreText(text: string, file: string): SessionStoreData {
   return storeDataFrom(parsed)
 }
 
+/**
+ * The most a sessions.json read as a whole may hold: V8 cannot make a string much longer (2^29 - 24 characters), so a
+ * larger index could not be parsed by OpenClaw either. Larger files in OpenClaw's layout are scanned in chunks.
+ */
+export const MAX_WHOLE_INDEX_BYTES = 500 * 1024 * 1024
+
+export const STORE_FILE = {what: 'Session store', advice: STORE_ADVICE, maxBytes: MAX_WHOLE_INDEX_BYTES}
+
 /** EISDIR, EACCES, ENAMETOOLONG…: name the file and the reason instead of a bare errno message. */
-function unreadableStore(file: string, error: unknown): ClawkitError {
+export function unreadableStore(file: string, error: unknown): ClawkitError {
+  // Already says which file and what to do.
+  if (error instanceof NotRegularFileError || error instanceof FileTooLargeError) return error
   const e = error as NodeJS.ErrnoException
   const why = e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : (e.code ?? e.message)
   return new ClawkitError(`Cannot read session store ${file}: ${why}. Point --store or session.store at a sessions.json file.`, {code: 'E_STORE_UNREADABLE', cause: error})
@@ -71,7 +102,7 @@ function unreadableStore(file: string, error: unknown): ClawkitError {
 export async function readStoreFile(file: string): Promise<{data: SessionStoreData; text?: string; exists: boolean}> {
   let text: string
   try {
-    text = await fsp.readFile(file, 'utf8')
+    text = (await readRegularFile(file, STORE_FILE)).toString('utf8')
   } catch (error) {
     if (isEnoent(error)) return {data: emptyStoreData(), exists: false}
     throw unreadableStore(file, error)
@@ -120,19 +151,20 @@ export class FileSessionStore implements SessionStore {
    */
   async findEntry(key: string): Promise<FoundEntry | undefined> {
     let fh: FileHandle
+    let size: number
     try {
-      fh = await fsp.open(this.ref.path, 'r')
+      ;({fh, stat: {size}} = await openRegular(this.ref.path, STORE_FILE))
     } catch (error) {
       if (isEnoent(error)) return undefined
       throw unreadableStore(this.ref.path, error)
     }
     let text: string
     try {
-      const {size} = await fh.stat()
       if (size >= FAST_LOOKUP_MIN_BYTES) {
         const hit = await readStoreEntry(fh, size, key)
         if (hit) return {storedKey: key, entry: hit}
       }
+      if (size > MAX_WHOLE_INDEX_BYTES) throw new FileTooLargeError(this.ref.path, size, MAX_WHOLE_INDEX_BYTES, STORE_FILE)
       text = (await fh.readFile()).toString('utf8')
     } catch (error) {
       throw unreadableStore(this.ref.path, error)
@@ -157,7 +189,7 @@ export class FileSessionStore implements SessionStore {
       }
     }
     try {
-      return (await projectEntries(this.ref.path, guarded, (text) => parseStoreText(text, this.ref.path))) ?? new Map()
+      return (await projectEntries(this.ref.path, guarded, (text) => parseStoreText(text, this.ref.path), {file: STORE_FILE})) ?? new Map()
     } catch (error) {
       if (error instanceof CorruptFileError || (projectError !== undefined && error === projectError)) throw error
       throw unreadableStore(this.ref.path, error)
@@ -179,7 +211,7 @@ export class FileSessionStore implements SessionStore {
         this.refuseSqliteEra()
         const {data, text} = await readStoreFile(this.ref.path)
         const result = await mutator(data)
-        const next = serializeStore(data)
+        const next = serializeStore(data, this.ref.path)
         // Same skip as OpenClaw: an unchanged store is not rewritten (keeps mtime, avoids needless I/O). A leading BOM
         // alone is no change; a real change drops it with the rest of the old text.
         if (text === undefined || next !== stripBom(text)) await writeFileAtomic(this.ref.path, next)

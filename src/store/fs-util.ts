@@ -5,6 +5,7 @@ import path from 'node:path'
 
 import {fileError} from '../errors.js'
 import {randomUUID} from './random-id.js'
+import {openRegular, type RegularFileOptions} from './safe-open.js'
 
 export const DIR_MODE = 0o700
 export const FILE_MODE = 0o600
@@ -69,9 +70,12 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   }
 }
 
-/** Append bytes with O_APPEND and fsync; the file is created 0600 when missing. */
-export async function appendDurable(file: string, data: string, mode = FILE_MODE): Promise<void> {
-  const fh = await fsp.open(file, 'a', mode).catch((error: unknown) => {
+/**
+ * Append bytes with O_APPEND and fsync; the file is created 0600 when missing. Only to a regular file: opened without
+ * O_NONBLOCK, a FIFO would block the open until a reader appears.
+ */
+export async function appendDurable(file: string, data: string, mode = FILE_MODE, what: RegularFileOptions = {what: 'File'}): Promise<void> {
+  const {fh} = await openRegular(file, what, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, mode).catch((error: unknown) => {
     throw fileError(error, file, 'open')
   })
   try {

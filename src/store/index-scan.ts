@@ -1,8 +1,9 @@
 // Reads a large sessions.json entry by entry, in chunks, for callers that keep only a little of each entry (a list
 // row): they then hold neither the whole text nor every parsed entry at once. A small index, or anything but OpenClaw's
 // own layout, is parsed whole.
-import fsp, {type FileHandle} from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
 
+import {FileTooLargeError, openRegular, type ReadWholeOptions} from './safe-open.js'
 import type {SessionEntry} from './types.js'
 
 /** Bytes read at a time; an entry larger than this is simply carried over into the next read. */
@@ -272,18 +273,19 @@ export async function projectEntries<T>(
   file: string,
   project: (key: string, value: unknown) => T | undefined,
   parseWhole: (text: string) => Record<string, unknown>,
-  opts: {chunkBytes?: number; minBytes?: number; stats?: ScanStats} = {},
+  opts: {chunkBytes?: number; minBytes?: number; stats?: ScanStats; file?: ReadWholeOptions} = {},
 ): Promise<Map<string, T> | undefined> {
+  const fileOpts = opts.file ?? {what: 'Session store'}
   let fh: FileHandle
+  let size: number
   try {
-    fh = await fsp.open(file, 'r')
+    ;({fh, stat: {size}} = await openRegular(file, fileOpts))
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
   let text: string
   try {
-    const {size} = await fh.stat()
     if (size >= (opts.minBytes ?? SCAN_MIN_BYTES)) {
       // A Map keeps a repeated key at its first position with its last value, as JSON.parse does; values left out are
       // dropped at the end, so that a left-out duplicate still replaces the earlier value.
@@ -311,6 +313,7 @@ export async function projectEntries<T>(
         if (!(error instanceof NotOpenClawLayout)) throw error
       }
     }
+    if (fileOpts.maxBytes !== undefined && size > fileOpts.maxBytes) throw new FileTooLargeError(file, size, fileOpts.maxBytes, fileOpts)
     text = (await fh.readFile()).toString('utf8')
   } finally {
     // Closed before the parse: an open handle can make a writer's rename over the file fail on Windows.

@@ -6,6 +6,7 @@ import path from 'node:path'
 
 import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
+import {describeFileKind, openRegularSync} from './safe-open.js'
 
 export interface LockPayload {
   pid?: number
@@ -26,7 +27,7 @@ export interface LockOptions {
   onWait?: (wait: {lockPath: string; holderPid?: number; timeoutMs: number}) => void
 }
 
-export type StaleReason = 'missing-pid' | 'dead-pid' | 'recycled-pid' | 'invalid-createdAt' | 'too-old'
+export type StaleReason = 'missing-pid' | 'dead-pid' | 'recycled-pid' | 'invalid-createdAt' | 'too-old' | 'not-held'
 
 export interface LockInspection {
   lockPath: string
@@ -36,6 +37,11 @@ export interface LockInspection {
   stale: boolean
   ageMs: number
   mtimeMs: number
+  /**
+   * For a lock without a valid pid: the live processes that have the file open (Linux), i.e. who holds it. Undefined
+   * when the payload names a pid, or when open files cannot be inspected here.
+   */
+  holders?: number[]
 }
 
 function envMs(name: string, fallback: number): number {
@@ -108,18 +114,86 @@ function parsePayload(text: string): LockPayload | undefined {
   }
 }
 
-/** Apply OpenClaw's stale rules to an existing lock file. Returns undefined when the lock vanished. */
-export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: number} = {}): LockInspection | undefined {
-  const staleMs = opts.staleMs ?? DEFAULT_STALE_MS
-  const now = opts.now ?? Date.now()
-  let text: string
-  let mtimeMs: number
+/** A lock payload is a few dozen bytes; anything past this is not a lock written by OpenClaw or clawkit. */
+const MAX_LOCK_BYTES = 64 * 1024
+
+/**
+ * The lock's mtime and payload text, or undefined when it vanished or is not a regular file. Opened without blocking
+ * and checked on the descriptor: a FIFO named like a lock blocked this synchronous read for good, and with it every
+ * signal handler (SIGTERM was ignored).
+ */
+function readLockFile(lockPath: string): {text: string; mtimeMs: number} | undefined {
+  let fd: number
+  let st: fs.Stats
   try {
-    mtimeMs = fs.statSync(lockPath).mtimeMs
-    text = fs.readFileSync(lockPath, 'utf8')
+    ;({fd, stat: st} = openRegularSync(lockPath, {what: 'Lock file'}))
   } catch {
     return undefined
   }
+  try {
+    const buf = Buffer.alloc(Math.min(st.size, MAX_LOCK_BYTES))
+    const n = fs.readSync(fd, buf, 0, buf.length, 0)
+    return {text: buf.toString('utf8', 0, n), mtimeMs: st.mtimeMs}
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * A lock file whose payload names no pid is, by OpenClaw's rules, kept until its mtime is staleMs (30 min) old,
+ * because it could be a lock whose holder has created it and not written it yet. That moment lasts microseconds, and
+ * both OpenClaw and clawkit keep a lock's descriptor open for as long as they hold it. So past this grace, a pid-less
+ * lock that no live process has open is garbage (an empty file left by a crash, a hand edit), and is reclaimed.
+ */
+export const UNREADABLE_LOCK_GRACE_MS = 2000
+
+/**
+ * Live pids that have `file` open, from /proc/<pid>/fd (Linux); undefined where that cannot be inspected. Processes
+ * whose descriptors we may not read (other users') are skipped: the state dir is private to its owner, so only the
+ * owner's processes (or root, when run as root) can hold a lock in it.
+ */
+export function processesHoldingFile(file: string): number[] | undefined {
+  if (process.platform !== 'linux') return undefined
+  let target: fs.Stats
+  let pids: string[]
+  try {
+    target = fs.statSync(file)
+    pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))
+  } catch {
+    return undefined
+  }
+  const out: number[] = []
+  for (const pid of pids) {
+    let fds: string[]
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`)
+    } catch {
+      continue
+    }
+    for (const fd of fds) {
+      try {
+        // By inode, not by the link's text: a holder may have opened the file under another name (a hard link, as
+        // clawkit creates its locks, or a path through a bind mount). stat of /proc/<pid>/fd/<n> opens nothing.
+        const st = fs.statSync(`/proc/${pid}/fd/${fd}`)
+        if (st.ino === target.ino && st.dev === target.dev) {
+          out.push(Number(pid))
+          break
+        }
+      } catch {}
+    }
+  }
+  return out
+}
+
+/** Apply OpenClaw's stale rules to an existing lock file. Returns undefined when the lock vanished (or is not a file). */
+export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: number} = {}): LockInspection | undefined {
+  const staleMs = opts.staleMs ?? DEFAULT_STALE_MS
+  const now = opts.now ?? Date.now()
+  const read = readLockFile(lockPath)
+  if (!read) return undefined
+  const {text, mtimeMs} = read
   const payload = parsePayload(text)
   const reasons: StaleReason[] = []
   const pid = payload?.pid
@@ -137,15 +211,27 @@ export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: num
   if (ageMs > staleMs) reasons.push('too-old')
 
   // Payload problems alone (missing pid, bad createdAt) also describe a lock whose holder has not finished writing
-  // it yet, so OpenClaw reclaims those only once the file's mtime is older than staleMs.
+  // it yet, so OpenClaw reclaims those only once the file's mtime is older than staleMs. clawkit also reclaims them
+  // once past a short grace when no live process has the file open (UNREADABLE_LOCK_GRACE_MS says why).
   let stale = reasons.length > 0
-  if (stale && reasons.every((r) => r === 'missing-pid' || r === 'invalid-createdAt') && now - mtimeMs <= staleMs) stale = false
+  let holders: number[] | undefined
+  const payloadOnly = reasons.every((r: StaleReason) => r === 'missing-pid' || r === 'invalid-createdAt')
+  if (stale && payloadOnly && now - mtimeMs <= staleMs) {
+    stale = false
+    if (reasons.includes('missing-pid')) {
+      holders = processesHoldingFile(lockPath)?.filter((p) => p !== process.pid || held.has(lockPath))
+      if (holders && holders.length === 0 && now - mtimeMs > UNREADABLE_LOCK_GRACE_MS) {
+        stale = true
+        ;(reasons as StaleReason[]).push('not-held')
+      }
+    }
+  }
   // Our own pid without a hold in this process is an orphan left by an earlier crash of ... this very pid number.
   if (!stale && pid === process.pid && !held.has(lockPath)) {
     stale = true
     reasons.push('dead-pid')
   }
-  return {lockPath, payload, staleReasons: stale ? reasons : [], stale, ageMs, mtimeMs}
+  return {lockPath, payload, staleReasons: stale ? reasons : [], stale, ageMs, mtimeMs, ...(holders ? {holders} : {})}
 }
 
 function installExitHook(): void {
@@ -298,7 +384,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     }
     const info = inspectLock(lockPath, {staleMs})
     if (info) {
-      lastHolder = info.payload?.pid
+      lastHolder = typeof info.payload?.pid === 'number' ? info.payload.pid : info.holders?.[0]
       // A reclaimed lock is retried at once; one we could not remove is waited on like a live one.
       if (info.stale && reclaimStaleLock(lockPath, info)) continue
     } else {
@@ -306,7 +392,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
       if (kind === 'missing') continue // released between our create and our read: retry at once
       if (kind === 'other') {
         throw new ClawkitError(
-          `${lockPath} exists but is not a lock file (a directory or special file, as lock libraries such as proper-lockfile create). ` +
+          `${lockPath} exists but is not a lock file (it is ${lockPathKindText(lockPath)}; lock libraries such as proper-lockfile create directories). ` +
             'OpenClaw cannot see such a lock either; remove it once the tool that made it is gone.',
           {code: 'E_FOREIGN_LOCK'},
         )
@@ -335,9 +421,10 @@ function lockWaitAborted(lockPath: string, holder: number | undefined): ClawkitE
  */
 export function reclaimStaleLock(lockPath: string, info: LockInspection): boolean {
   try {
-    const now = fs.statSync(lockPath)
-    const current = parsePayload(fs.readFileSync(lockPath, 'utf8'))
-    if (now.mtimeMs !== info.mtimeMs || current?.pid !== info.payload?.pid || current?.createdAt !== info.payload?.createdAt) return false
+    const read = readLockFile(lockPath)
+    if (!read) return false
+    const current = parsePayload(read.text)
+    if (read.mtimeMs !== info.mtimeMs || current?.pid !== info.payload?.pid || current?.createdAt !== info.payload?.createdAt) return false
     fs.rmSync(lockPath, {force: true})
     return true
   } catch {
@@ -363,6 +450,15 @@ function startRefresh(fd: number, staleMs: number): NodeJS.Timeout | undefined {
   }, every)
   timer.unref()
   return timer
+}
+
+/** "a directory", "a FIFO (named pipe)", …, following a symlink (what an open would meet). */
+function lockPathKindText(lockPath: string): string {
+  try {
+    return describeFileKind(fs.statSync(lockPath))
+  } catch {
+    return 'a dangling symlink'
+  }
 }
 
 function lockPathKind(lockPath: string): 'missing' | 'file' | 'other' {

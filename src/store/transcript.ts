@@ -1,12 +1,13 @@
 // Transcript files: locate them from an index entry, read them whole or from the end, and append OpenClaw-style entries.
 import fs from 'node:fs'
-import fsp from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
 import path from 'node:path'
 
 import {ClawkitError, fileError, UsageError} from '../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {randomUUID} from './random-id.js'
+import {openRegular, readRegularFile, regularFileSize, TRANSCRIPT_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
 import {
   type BadLine,
@@ -16,6 +17,9 @@ import {
   type TranscriptHeader,
 } from './transcript-types.js'
 import type {SessionEntry} from './types.js'
+
+/** How transcripts are opened: regular files only (a FIFO would hang the read, a directory fail with a bare EISDIR). */
+export const TRANSCRIPT_FILE = {what: 'Transcript', advice: TRANSCRIPT_ADVICE}
 
 export const SAFE_SESSION_ID_RE = /^[a-z0-9][a-z0-9._-]{0,127}$/i
 
@@ -313,8 +317,8 @@ function splitLines(text: string, baseOffset: number, lineBase: number, lastIsCo
 export async function readTranscript(file: string): Promise<TranscriptReadResult> {
   return parseTranscript(
     file,
-    await fsp.readFile(file).catch((error: unknown) => {
-      // A directory of that name fails at the read, and Node's message then names no file.
+    await readRegularFile(file, TRANSCRIPT_FILE).catch((error: unknown) => {
+      // An I/O error fails at the read, and Node's message then names no file.
       throw fileError(error, file, 'read the transcript')
     }),
   )
@@ -328,26 +332,60 @@ export function parseTranscript(file: string, buf: Buffer): TranscriptReadResult
 }
 
 const CHUNK = 64 * 1024
+/** Reads of one long line grow to this size, so that a 100 MB line takes a few dozen reads, not thousands. */
+const MAX_CHUNK = 8 * 1024 * 1024
 const MAX_HEADER_BYTES = 1024 * 1024
 
-async function readHeaderLine(fh: fsp.FileHandle, size: number): Promise<{header?: TranscriptHeader; endOffset: number}> {
-  let acc = Buffer.alloc(0)
-  let pos = 0
-  while (pos < size && acc.length < MAX_HEADER_BYTES) {
-    const len = Math.min(CHUNK, size - pos)
-    const b = Buffer.alloc(len)
-    const {bytesRead} = await fh.read(b, 0, len, pos)
-    if (bytesRead <= 0) break
-    acc = Buffer.concat([acc, b.subarray(0, bytesRead)])
-    pos += bytesRead
-    const nl = acc.indexOf(0x0a)
-    if (nl >= 0) {
-      const parsed = parseLine(acc.subarray(0, nl).toString('utf8'), 0, 1, false)
-      return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: nl + 1}
+/** What a read cost, for tests: every byte must be read once and copied at most once, whatever the line lengths. */
+export interface ReadStats {
+  reads: number
+  bytesRead: number
+  /** Bytes copied to join the pieces of a line that spans reads. */
+  bytesCopied: number
+}
+
+async function readAt(fh: FileHandle, buf: Buffer, pos: number, stats?: ReadStats): Promise<number> {
+  let got = 0
+  // A regular file returns short reads only at its end; loop anyway so a concurrent truncate cannot leave garbage.
+  while (got < buf.length) {
+    const {bytesRead} = await fh.read(buf, got, buf.length - got, pos + got)
+    if (stats) {
+      stats.reads++
+      stats.bytesRead += bytesRead
     }
+    if (bytesRead <= 0) break
+    got += bytesRead
   }
-  const parsed = parseLine(acc.toString('utf8'), 0, 1, true)
-  return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: acc.length}
+  return got
+}
+
+function join(parts: Buffer[], total: number, stats?: ReadStats): Buffer {
+  if (parts.length === 1) return parts[0]
+  if (stats) stats.bytesCopied += total
+  return Buffer.concat(parts, total)
+}
+
+async function readHeaderLine(fh: FileHandle, size: number, stats?: ReadStats): Promise<{header?: TranscriptHeader; endOffset: number}> {
+  // Pieces are kept apart and joined once: concatenating on every read copied the header over and over.
+  const parts: Buffer[] = []
+  let pos = 0
+  while (pos < size && pos < MAX_HEADER_BYTES) {
+    const b = Buffer.allocUnsafe(Math.min(CHUNK, size - pos))
+    const n = await readAt(fh, b, pos, stats)
+    if (n <= 0) break
+    const piece = b.subarray(0, n)
+    const nl = piece.indexOf(0x0a)
+    if (nl >= 0) {
+      parts.push(piece.subarray(0, nl))
+      const line = join(parts, pos + nl, stats)
+      const parsed = parseLine(line.toString('utf8'), 0, 1, false)
+      return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: pos + nl + 1}
+    }
+    parts.push(piece)
+    pos += n
+  }
+  const parsed = parseLine(join(parts, pos, stats).toString('utf8'), 0, 1, true)
+  return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: pos}
 }
 
 export interface TailOptions {
@@ -361,29 +399,55 @@ export interface TailOptions {
    * are judged by their leading `"type"` where they have one, so `count` may then see only an entry's type.
    */
   exactPartial?: boolean
+  /** Filled in with what the read cost (tests). */
+  stats?: ReadStats
 }
 
 /** `{"type":"<t>"` at the start of a line, as every JSONL writer of OpenClaw and pi lays entries out. */
 const LEADING_TYPE_RE = /^\s*\{\s*"type"\s*:\s*"([^"\\]{1,64})"\s*,/
 
-/** Yield the lines of [start, end) from the last to the first, reading 64 KiB chunks backwards. */
-async function* linesFromEnd(fh: fsp.FileHandle, start: number, end: number): AsyncGenerator<{raw: string; offset: number; byteEnd: number}> {
+/**
+ * Yield the lines of [start, end) from the last to the first, reading backwards. Linear in the bytes read: a line that
+ * spans reads is kept as a list of pieces and joined once when its start is found (joining the carried tail onto each
+ * new chunk made a 40 MB last line cost 96 s), each read is scanned only for its own newlines, and while a line goes
+ * on the reads grow, up to MAX_CHUNK.
+ */
+async function* linesFromEnd(fh: FileHandle, start: number, end: number, stats?: ReadStats): AsyncGenerator<{raw: string; offset: number; byteEnd: number}> {
   let pos = end
-  let carry = Buffer.alloc(0) // the tail of a line whose start lies in an earlier chunk
+  let chunkSize = CHUNK
+  // The part of the current line already read (it lies after pos), in reverse file order.
+  let pending: Buffer[] = []
+  let pendingLen = 0
   while (pos > start) {
-    const len = Math.min(CHUNK, pos - start)
+    const len = Math.min(chunkSize, pos - start)
     pos -= len
-    const chunk = Buffer.alloc(len)
-    await fh.read(chunk, 0, len, pos)
-    const buf = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk
-    let lineEnd = buf.length
-    for (let nl = buf.lastIndexOf(0x0a, lineEnd - 1); nl >= 0; nl = lineEnd > 0 ? buf.lastIndexOf(0x0a, lineEnd - 1) : -1) {
-      if (lineEnd - (nl + 1) > 0) yield {raw: buf.subarray(nl + 1, lineEnd).toString('utf8'), offset: pos + nl + 1, byteEnd: pos + lineEnd}
+    const chunk = Buffer.allocUnsafe(len)
+    const n = await readAt(fh, chunk, pos, stats)
+    // The file shrank under us: what is left of this read is zeros, not text; stop at what was read so far.
+    if (n < len) {
+      pending = []
+      pendingLen = 0
+      break
+    }
+    let lineEnd = len
+    for (let nl = chunk.lastIndexOf(0x0a, lineEnd - 1); nl >= 0; nl = lineEnd > 0 ? chunk.lastIndexOf(0x0a, lineEnd - 1) : -1) {
+      const head = chunk.subarray(nl + 1, lineEnd)
+      const total = head.length + pendingLen
+      if (total > 0) {
+        const bytes = pendingLen > 0 ? join([head, ...pending.reverse()], total, stats) : head
+        yield {raw: bytes.toString('utf8'), offset: pos + nl + 1, byteEnd: pos + nl + 1 + total}
+      }
+      pending = []
+      pendingLen = 0
       lineEnd = nl
     }
-    carry = Buffer.from(buf.subarray(0, lineEnd))
+    if (lineEnd > 0) {
+      pending.push(chunk.subarray(0, lineEnd))
+      pendingLen += lineEnd
+    }
+    chunkSize = pendingLen > 0 ? Math.min(MAX_CHUNK, chunkSize * 2) : CHUNK
   }
-  if (carry.length > 0) yield {raw: carry.toString('utf8'), offset: start, byteEnd: start + carry.length}
+  if (pendingLen > 0) yield {raw: join(pending.reverse(), pendingLen, stats).toString('utf8'), offset: pos, byteEnd: pos + pendingLen}
 }
 
 /**
@@ -414,11 +478,11 @@ export async function tailTranscript(file: string, opts: TailOptions): Promise<T
 }
 
 async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<TranscriptReadResult> {
-  const fh = await fsp.open(file, 'r')
+  const {fh, stat} = await openRegular(file, TRANSCRIPT_FILE)
   let fallback = false
   try {
-    const {size} = await fh.stat()
-    const {header, endOffset} = await readHeaderLine(fh, size)
+    const {size} = stat
+    const {header, endOffset} = await readHeaderLine(fh, size, opts.stats)
     if (!header || (typeof header.version === 'number' ? header.version : 1) < 2) {
       fallback = true
     } else {
@@ -429,7 +493,7 @@ async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<T
       const collected: ParsedLine[] = []
       let counted = 0
       let reachedStart = true
-      for await (const line of linesFromEnd(fh, endOffset, size)) {
+      for await (const line of linesFromEnd(fh, endOffset, size, opts.stats)) {
         if (counted >= opts.limit) {
           if (!opts.exactPartial || countsBeforeWindow(line.raw, line.offset, count)) {
             reachedStart = false
@@ -480,9 +544,9 @@ export type NewEntry = {type: string; [k: string]: unknown}
 
 /** The session header of a transcript (its first line), or undefined when the first line is not one. */
 export async function readTranscriptHeader(file: string): Promise<TranscriptHeader | undefined> {
-  const fh = await fsp.open(file, 'r')
+  const {fh, stat} = await openRegular(file, TRANSCRIPT_FILE)
   try {
-    return (await readHeaderLine(fh, (await fh.stat()).size)).header
+    return (await readHeaderLine(fh, stat.size)).header
   } catch (error) {
     throw fileError(error, file, 'read the transcript')
   } finally {
@@ -544,12 +608,7 @@ export async function appendEntriesLocked(file: string, items: NewEntry[], opts:
   const state = await readLeafId(file)
   let prefix = ''
   let created = false
-  let size = 0
-  try {
-    size = (await fsp.stat(file)).size
-  } catch (error) {
-    if (!isEnoent(error)) throw error
-  }
+  const size = (await regularFileSize(file, TRANSCRIPT_FILE)) ?? 0
   if (size === 0) {
     if (!opts.header) throw new Error(`cannot create ${file} without a session header`)
     prefix = `${JSON.stringify(opts.header)}\n`
@@ -563,6 +622,6 @@ export async function appendEntriesLocked(file: string, items: NewEntry[], opts:
   }
   const entries = chainEntries(items, state.leafId, state.ids, opts.now)
   const text = prefix + entries.map((e) => `${JSON.stringify(e)}\n`).join('')
-  await appendDurable(file, text, FILE_MODE)
+  await appendDurable(file, text, FILE_MODE, TRANSCRIPT_FILE)
   return {entries, created}
 }

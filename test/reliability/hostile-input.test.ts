@@ -10,13 +10,15 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {FIXTURES, TWO_AGENTS} from '../support/cli.js'
 import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
-import {configArb, type ProtoRow, protoRowsArb, sessionsJsonArb, transcriptArb, withProtoRows} from './support/arbitraries.js'
+import {configArb, deepJsonArb, type ProtoRow, protoRowsArb, sessionsJsonArb, specialFileArb, transcriptArb, withProtoRows} from './support/arbitraries.js'
 import {writeResults} from './support/crash.js'
-import {type HostileCommand, HOSTILE_COMMANDS, makeSandbox, runHostile} from './support/hostile.js'
+import {type HostileCommand, HOSTILE_COMMANDS, HOSTILE_READ_FILE, locksLeft, makeSandbox, plantDeep, plantSpecial, runHostile} from './support/hostile.js'
 import {intFromEnv, seedFromEnv} from './support/prng.js'
 
-/** CLI runs per property; three properties, so npm test spawns about 3x this many processes. */
+/** CLI runs per property; five properties, so npm test spawns about 5x this many processes (fewer for the last two). */
 const RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 30)
+/** Special files and deep nesting: each case is cheap to judge but the product of positions and kinds is covered by test/reliability/special-files.test.ts for FIFOs; a small default keeps npm test fast. */
+const SPECIAL_RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 16)
 const SEED = seedFromEnv(20_261_125)
 
 const MAIN_INDEX = path.join(FIXTURES, TWO_AGENTS, 'agents', 'main', 'sessions', 'sessions.json')
@@ -33,7 +35,14 @@ const commandArb = fc.constantFrom(...HOSTILE_COMMANDS)
 let mock: MockAnthropic
 let fake: FakeChannels
 beforeAll(async () => {
-  mock = await startMockAnthropic()
+  // Every agent turn first asks to read the workspace file, so that a special file planted there reaches the read tool.
+  mock = await startMockAnthropic({
+    fallback: (body: any) => {
+      const last = body.messages.at(-1)
+      const afterTool = Array.isArray(last?.content) && last.content.some((b: any) => b.type === 'tool_result')
+      return afterTool ? {kind: 'text', text: 'done'} : {kind: 'toolUse', calls: [{name: 'read', input: {path: HOSTILE_READ_FILE}}]}
+    },
+  })
   fake = await startFakeChannels()
   process.env.CLAWKIT_HOSTILE_ANTHROPIC_URL = mock.url
   process.env.CLAWKIT_HOSTILE_WEBHOOK_URL = fake.webhookUrl
@@ -43,10 +52,13 @@ afterAll(async () => {
   await fake?.close()
 })
 
-async function check(target: string, kind: string, write: (sb: ReturnType<typeof makeSandbox>) => void, cmd: (typeof HOSTILE_COMMANDS)[number]): Promise<boolean> {
+async function check(target: string, kind: string, write: (sb: ReturnType<typeof makeSandbox>) => string | void, cmd: (typeof HOSTILE_COMMANDS)[number], opts: {timeoutMs?: number} = {}): Promise<boolean> {
   const sb = makeSandbox()
-  write(sb)
-  const {result, problems} = await runHostile(cmd, sb)
+  const planted = write(sb)
+  const {result, problems} = await runHostile(cmd, sb, opts)
+  // Whatever happened, the command's own locks are gone when it has ended (a planted lock-named file stays).
+  const left = locksLeft(sb, planted || undefined)
+  if (left.length > 0) problems.push(`locks left behind: ${left.join(', ')}`)
   const f = (figures[target] ??= {cases: 0, failures: 0, exitCodes: {}, kinds: {}})
   f.cases++
   f.exitCodes[String(result.code)] = (f.exitCodes[String(result.code)] ?? 0) + 1
@@ -60,7 +72,7 @@ async function check(target: string, kind: string, write: (sb: ReturnType<typeof
   return true
 }
 
-const params = (offset: number) => ({numRuns: RUNS, seed: SEED + offset, endOnFailure: true})
+const params = (offset: number, numRuns = RUNS) => ({numRuns, seed: SEED + offset, endOnFailure: true})
 
 describe('hostile and broken input through the CLI (fast-check)', () => {
   afterAll(() => {
@@ -184,6 +196,25 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
       params(3),
     )
     expect(failures.filter((f) => (f as {target: string}).target === 'prototype-keys')).toEqual([])
+  }, 30 * 60_000)
+
+  it('special files (FIFO, directory, /dev/zero, /dev/null, symlinks to each) in every position a path can take: the command ends long before its timeout', async () => {
+    await fc.assert(
+      fc.asyncProperty(specialFileArb, commandArb, ({position, kind}, cmd) =>
+        // 20 s: every command here ends in about a second; a hang is killed and counted.
+        check('special file', `${kind} as ${position}`, (sb) => plantSpecial(sb, position, kind), cmd, {timeoutMs: 20_000}),
+      ),
+      params(5, SPECIAL_RUNS),
+    )
+    expect(failures.filter((f) => (f as {target: string}).target === 'special file')).toEqual([])
+  }, 30 * 60_000)
+
+  it('JSON nested thousands deep in a row, as the whole index, in a transcript line and in openclaw.json: a result or one clear error', async () => {
+    await fc.assert(
+      fc.asyncProperty(deepJsonArb, commandArb, ({position, depth, shape}, cmd) => check('deep json', `${shape} ${depth} deep in ${position}`, (sb) => plantDeep(sb, position, depth, shape), cmd)),
+      params(6, SPECIAL_RUNS),
+    )
+    expect(failures.filter((f) => (f as {target: string}).target === 'deep json')).toEqual([])
   }, 30 * 60_000)
 
   it('openclaw.json: arbitrary bytes, near-valid JSON5, wrongly typed agents/session/models, hostile agent ids and store paths', async () => {

@@ -1,6 +1,6 @@
 // Ids and paths from users and from files never lead clawkit outside the state dir unless the user named the path
 // (--store). Each case plants a canary outside the state dir: its text must never show up and its bytes never change.
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -174,6 +174,30 @@ describe('ids and paths stay inside the state dir', () => {
       expectConfined(w, r, before)
       expect(isEmptyDiff(diffSnapshots(before, snapshot(w.root)))).toBe(true)
       if (r.code !== 0) expect(r.stderr.split('\n')[0]).toMatch(/^Error: /)
+    }
+  })
+})
+
+describe('special files as paths: only regular files are opened', () => {
+  it('--store naming /dev/zero, /dev/null or a FIFO, and sessions.json as a symlink to /dev/zero: refused at once with the path and its kind', async () => {
+    const w = world()
+    const fifo = path.join(w.outside, 'pipe.json')
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0)
+    for (const [store, kind] of [['/dev/zero', 'a character device'], ['/dev/null', 'a character device'], [fifo, 'a FIFO (named pipe)']]) {
+      const before = snapshot(w.root)
+      const r = await runCli(['sessions', 'list', '--store', store, '--state-dir', w.stateDir], {env: w.env, cwd: w.root, timeoutMs: 15_000})
+      expect(r.signal, store).toBeNull()
+      expect(r.code, store).toBe(1)
+      expect(r.stderr.split('\n')[0]).toBe(`Error: Session store ${store} is ${kind}, not a regular file; clawkit only reads regular files. Point --store or session.store at a sessions.json file, or move this one out of the way (clawkit then sees no sessions).`)
+      expect(isEmptyDiff(diffSnapshots(before, snapshot(w.root)))).toBe(true)
+    }
+    const index = path.join(w.sessionsDir, 'sessions.json')
+    fs.rmSync(index)
+    fs.symlinkSync('/dev/zero', index)
+    for (const args of [['sessions', 'list'], ['sessions', 'reset', 'main'], ['doctor']]) {
+      const r = await w.run(args)
+      expect(r.signal, args.join(' ')).toBeNull()
+      expect(r.stdout + r.stderr, args.join(' ')).toMatch(/character device|not a regular file/)
     }
   })
 })

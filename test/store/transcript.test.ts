@@ -201,3 +201,60 @@ describe('appends only ever go into transcripts', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(text)
   })
 })
+
+describe('tail reads are linear in the length of the last line', () => {
+  /** A v3 transcript: header, one short message, then one message of `bytes` characters, then `after` short ones. */
+  function longLineTranscript(bytes: number, after = 0): {file: string; longLine: number} {
+    const file = path.join(tempDir(), 'long.jsonl')
+    const header = JSON.stringify(makeHeader('long-line', '/tmp'))
+    const msg = (id: string, parentId: string | null, text: string) => JSON.stringify({type: 'message', id, parentId, timestamp: '2026-01-01T00:00:00.000Z', message: {role: 'user', content: text, timestamp: 1}})
+    const long = msg('bbbbbbbb', 'aaaaaaaa', 'x'.repeat(bytes))
+    const rest = Array.from({length: after}, (_, i) => msg(`c000000${i}`, i === 0 ? 'bbbbbbbb' : `c000000${i - 1}`, 'short'))
+    fs.writeFileSync(file, [header, msg('aaaaaaaa', null, 'first'), long, ...rest].join('\n') + '\n')
+    return {file, longLine: Buffer.byteLength(long)}
+  }
+
+  for (const size of [1, 8, 32]) {
+    it(`a ${size} MB last line: every byte is read once and copied at most once, in few reads`, async () => {
+      const {file, longLine} = longLineTranscript(size * 1024 * 1024)
+      const stats = {reads: 0, bytesRead: 0, bytesCopied: 0}
+      const t = await tailTranscript(file, {limit: 1, stats})
+      expect((t.entries.at(-1) as any).message.content).toHaveLength(size * 1024 * 1024)
+      const fileSize = fs.statSync(file).size
+      // Header line plus the tail up to the start of the long line (and the one 64 KiB read that finds its start).
+      expect(stats.bytesRead).toBeLessThanOrEqual(fileSize + 64 * 1024)
+      expect(stats.bytesRead).toBeGreaterThanOrEqual(longLine)
+      // Joining a line's pieces copies it once; the old reader copied the carried tail on every 64 KiB read (n²/64 KiB).
+      expect(stats.bytesCopied).toBeLessThanOrEqual(2 * longLine)
+      // Reads grow while a line goes on: logarithmic up to 8 MiB, then one per 8 MiB.
+      expect(stats.reads).toBeLessThanOrEqual(12 + Math.ceil(fileSize / (8 * 1024 * 1024)))
+    })
+  }
+
+  it('a 20 MB tool result followed by one normal turn: --limit 2 reads it once, and returns both', async () => {
+    const {file, longLine} = longLineTranscript(20 * 1024 * 1024, 1)
+    const stats = {reads: 0, bytesRead: 0, bytesCopied: 0}
+    const t = await tailTranscript(file, {limit: 2, stats})
+    expect(t.entries.map((e) => e.id)).toEqual(['bbbbbbbb', 'c0000000'])
+    expect(stats.bytesRead).toBeGreaterThanOrEqual(longLine)
+    expect(stats.bytesCopied).toBeLessThanOrEqual(2 * longLine)
+    expect(stats.bytesRead).toBeLessThanOrEqual(fs.statSync(file).size + 64 * 1024)
+  })
+
+  it('lines split across reads come back byte for byte, with their offsets (multi-byte characters at every boundary)', async () => {
+    const file = path.join(tempDir(), 'mixed.jsonl')
+    const lines = [JSON.stringify(makeHeader('mixed', '/tmp'))]
+    let parent: string | null = null
+    // Lengths around the read sizes (64 KiB doubling), with a 3-byte character that can land on any boundary.
+    for (const [i, n] of [10, 65_530, 65_536, 131_070, 5, 262_150, 1, 70_000].entries()) {
+      const id = `d000000${i}`
+      lines.push(JSON.stringify({type: 'message', id, parentId: parent, timestamp: '2026-01-01T00:00:00.000Z', message: {role: 'user', content: '€'.repeat(Math.ceil(n / 3)), timestamp: 1}}))
+      parent = id
+    }
+    fs.writeFileSync(file, lines.join('\n') + '\n')
+    const whole = await readTranscript(file)
+    const tail = await tailTranscript(file, {limit: 100})
+    expect(tail.entries).toEqual(whole.entries)
+    expect(tail.rawLines).toEqual(whole.rawLines)
+  })
+})

@@ -227,3 +227,34 @@ export function configArb(fixtureText: string): fc.Arbitrary<{kind: string; byte
     {weight: 1, arbitrary: bomLed(fc.constant(fixtureText)).map((bytes) => ({kind: 'bom-led', bytes}))},
   )
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Special files and deep nesting
+
+/** Every path clawkit opens. `session.store` points openclaw.json's store at the special file (like --store). */
+export const SPECIAL_POSITIONS = ['openclaw.json', 'session.store', 'sessions.json', 'sessions.json.lock', 'transcript', 'transcript lock', 'workspace file', 'workspace bootstrap file'] as const
+/**
+ * What sits there. Devices are symlinks to /dev/zero and /dev/null (creating device nodes needs root); symlinks to a
+ * FIFO and to a directory sit beside the target, where clawkit follows them.
+ */
+export const SPECIAL_KINDS = ['fifo', 'directory', 'symlink to /dev/zero', 'symlink to /dev/null', 'symlink to fifo', 'symlink to directory'] as const
+
+export type SpecialPosition = (typeof SPECIAL_POSITIONS)[number]
+export type SpecialKind = (typeof SPECIAL_KINDS)[number]
+
+export const specialFileArb = fc.record({position: fc.constantFrom(...SPECIAL_POSITIONS), kind: fc.constantFrom(...SPECIAL_KINDS)})
+
+/** Positions for JSON nested thousands deep (JSON.parse copes; JSON.stringify and JSON5 recurse and give up). */
+export const DEEP_POSITIONS = ['sessions.json row', 'sessions.json top level', 'transcript line', 'transcript tool-call arguments', 'openclaw.json'] as const
+export type DeepPosition = (typeof DEEP_POSITIONS)[number]
+
+export const deepJsonArb = fc.record({
+  position: fc.constantFrom(...DEEP_POSITIONS),
+  depth: fc.constantFrom(2000, 5000, 20_000, 100_000),
+  shape: fc.constantFrom('array', 'object'),
+})
+
+/** `depth` levels of nested arrays or objects, as text (JSON.stringify cannot write it). */
+export function deepJsonText(depth: number, shape: 'array' | 'object'): string {
+  return shape === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}`
+}

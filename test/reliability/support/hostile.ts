@@ -1,8 +1,12 @@
 // Hostile-input harness: a sandbox (home, state dir, cwd) per case, the commands to run on it, and the oracle every
 // run must pass. To cover a new command, add a row to HOSTILE_COMMANDS.
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import JSON5 from 'json5'
+
+import {type DeepPosition, deepJsonText, type SpecialKind, type SpecialPosition} from './arbitraries.js'
 import {baseEnv, copyFixture, type RunResult, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {diffSnapshots, isEmptyDiff, snapshot} from './tree.js'
 
@@ -111,10 +115,10 @@ export const UNSAFE_RE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p
 const CRASH_MESSAGE_RE = /Cannot read propert|is not a function|is not iterable|Cannot convert|Maximum call stack|\[object Object\]|undefined is not/
 
 /** The oracle: a correct result or one clear error line, exit 0/1/2, no stack trace, and reads modify nothing. */
-export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{result: RunResult; problems: string[]}> {
+export async function runHostile(cmd: HostileCommand, sb: Sandbox, opts: {timeoutMs?: number} = {}): Promise<{result: RunResult; problems: string[]}> {
   const before = snapshot(sb.root)
   const extra = typeof cmd.env === 'function' ? cmd.env() : cmd.env
-  const result = await runCli(cmd.args(sb), {env: {...sb.env, ...extra}, cwd: sb.cwd, timeoutMs: 60_000})
+  const result = await runCli(cmd.args(sb), {env: {...sb.env, ...extra}, cwd: sb.cwd, timeoutMs: opts.timeoutMs ?? 60_000})
   const after = snapshot(sb.root)
   const problems: string[] = []
   const {code, signal, stdout, stderr} = result
@@ -160,4 +164,161 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox): Promise<{res
     if (outside.length > 0) problems.push(`${cmd.name} wrote outside the state dir: ${outside.join(', ')}`)
   }
   return {result, problems}
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Special files and deep nesting
+
+const mainSessions = (sb: Sandbox) => path.join(sb.stateDir, 'agents', 'main', 'sessions')
+
+function mainTranscript(sb: Sandbox): string {
+  const id = JSON.parse(fs.readFileSync(path.join(mainSessions(sb), 'sessions.json'), 'utf8'))['agent:main:main'].sessionId
+  return path.join(mainSessions(sb), `${id}.jsonl`)
+}
+
+function editConfig(sb: Sandbox, edit: (c: any) => void): void {
+  const file = path.join(sb.stateDir, 'openclaw.json')
+  const config = JSON5.parse(fs.readFileSync(file, 'utf8'))
+  edit(config)
+  fs.writeFileSync(file, JSON.stringify(config, null, 2))
+}
+
+/** The agent's workspace inside the sandbox (the fixture's is under /home/user), with the file the mock asks to read. */
+export const HOSTILE_READ_FILE = 'notes.txt'
+function sandboxWorkspace(sb: Sandbox): string {
+  const ws = path.join(sb.root, 'workspace')
+  fs.mkdirSync(ws, {recursive: true})
+  fs.writeFileSync(path.join(ws, HOSTILE_READ_FILE), 'one\ntwo\n')
+  editConfig(sb, (c) => {
+    c.agents.defaults.workspace = ws
+  })
+  return ws
+}
+
+/** Put `kind` where `position` says, replacing what is there. Returns the planted path. */
+export function plantSpecial(sb: Sandbox, position: SpecialPosition, kind: SpecialKind): string {
+  let target: string
+  switch (position) {
+    case 'openclaw.json': {
+      target = path.join(sb.stateDir, 'openclaw.json')
+      break
+    }
+    case 'session.store': {
+      target = path.join(sb.root, 'special-store')
+      editConfig(sb, (c) => {
+        c.session = {store: target}
+      })
+      break
+    }
+    case 'sessions.json': {
+      target = path.join(mainSessions(sb), 'sessions.json')
+      break
+    }
+    case 'sessions.json.lock': {
+      target = path.join(mainSessions(sb), 'sessions.json.lock')
+      break
+    }
+    case 'transcript': {
+      target = mainTranscript(sb)
+      break
+    }
+    case 'transcript lock': {
+      target = `${mainTranscript(sb)}.lock`
+      break
+    }
+    case 'workspace file': {
+      target = path.join(sandboxWorkspace(sb), HOSTILE_READ_FILE)
+      break
+    }
+    case 'workspace bootstrap file': {
+      target = path.join(sandboxWorkspace(sb), 'AGENTS.md')
+      break
+    }
+  }
+  fs.rmSync(target, {recursive: true, force: true})
+  // Named so that it is neither a lock nor a transcript itself.
+  const beside = path.join(path.dirname(target), `special-${path.basename(target).replaceAll(".", "-")}`)
+  const mkfifo = (p: string) => {
+    // Node has no mkfifo; coreutils has.
+    if (spawnSync('mkfifo', [p]).status !== 0) throw new Error(`mkfifo ${p} failed`)
+  }
+  switch (kind) {
+    case 'fifo': {
+      mkfifo(target)
+      break
+    }
+    case 'directory': {
+      fs.mkdirSync(target)
+      break
+    }
+    case 'symlink to /dev/zero': {
+      fs.symlinkSync('/dev/zero', target)
+      break
+    }
+    case 'symlink to /dev/null': {
+      fs.symlinkSync('/dev/null', target)
+      break
+    }
+    case 'symlink to fifo': {
+      mkfifo(beside)
+      fs.symlinkSync(path.basename(beside), target)
+      break
+    }
+    case 'symlink to directory': {
+      fs.mkdirSync(beside)
+      fs.symlinkSync(path.basename(beside), target)
+      break
+    }
+  }
+  return target
+}
+
+/** Lock files (and lock scratch files) under the state dir, except `planted`. */
+export function locksLeft(sb: Sandbox, planted?: string): string[] {
+  const out: string[] = []
+  const walk = (dir: string) => {
+    for (const d of fs.readdirSync(dir, {withFileTypes: true})) {
+      const p = path.join(dir, d.name)
+      if (p === planted) continue
+      if (d.isDirectory()) walk(p)
+      else if (/\.lock($|\.)/.test(d.name)) out.push(p)
+    }
+  }
+  walk(sb.stateDir)
+  return out
+}
+
+/** JSON nested `depth` deep where `position` says. */
+export function plantDeep(sb: Sandbox, position: DeepPosition, depth: number, shape: 'array' | 'object'): void {
+  const deep = deepJsonText(depth, shape)
+  const index = path.join(mainSessions(sb), 'sessions.json')
+  switch (position) {
+    case 'sessions.json row': {
+      const text = fs.readFileSync(index, 'utf8').replace(/\n}\s*$/, `,\n  "agent:main:deep": {\n    "sessionId": "deep1",\n    "updatedAt": 1,\n    "x": ${deep}\n  }\n}`)
+      fs.writeFileSync(index, text)
+      break
+    }
+    case 'sessions.json top level': {
+      fs.writeFileSync(index, `{"agent:main:main": ${deep}}`)
+      break
+    }
+    case 'transcript line': {
+      const file = mainTranscript(sb)
+      const leaf = JSON.parse(fs.readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!).id
+      fs.appendFileSync(file, `{"type":"message","id":"deepdeep","parentId":${JSON.stringify(leaf)},"timestamp":"2026-11-25T22:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"deep","x":${deep}}],"timestamp":1}}\n`)
+      break
+    }
+    case 'transcript tool-call arguments': {
+      const file = mainTranscript(sb)
+      const leaf = JSON.parse(fs.readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!).id
+      fs.appendFileSync(file, `{"type":"message","id":"deepdeep","parentId":${JSON.stringify(leaf)},"timestamp":"2026-11-25T22:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"toolu_deep","name":"read","arguments":{"path":${deep}}}],"stopReason":"toolUse","timestamp":1}}\n`)
+      break
+    }
+    case 'openclaw.json': {
+      editConfig(sb, () => {})
+      const file = path.join(sb.stateDir, 'openclaw.json')
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^\{/, `{"deep": ${deep},`))
+      break
+    }
+  }
 }
