@@ -118,7 +118,7 @@ export async function recoverStore(storePath: string): Promise<string> {
  */
 export async function removeStoreBom(storePath: string): Promise<string> {
   return withLock(storePath, async () => {
-    const buf = await fsp.readFile(storePath)
+    const buf = await readRegularFile(storePath, STORE_FILE)
     if (!(buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf)) return 'no byte order mark any more; nothing to do'
     parseStoreText(buf.toString('utf8'), storePath)
     const backup = storeBackupPath(storePath)

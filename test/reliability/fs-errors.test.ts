@@ -124,9 +124,11 @@ describe('file-system errors name their file', () => {
     fs.mkdirSync(transcript)
     const r = await runCli(['sessions', 'history', 'main', '--state-dir', state])
     expect(r.code).toBe(1)
-    expect(r.stderr.trimEnd().split('\n')).toEqual([`Error: Cannot read the transcript ${transcript}: it is a directory, not a file (EISDIR).`, `  hint: move the directory ${transcript} out of the way; a file belongs there`])
+    // One line: the path, what it is, and what to do (the regular-file check refuses it before any read).
+    expect(r.stderr.trimEnd().split('\n')).toEqual([`Error: Transcript ${transcript} is a directory, not a regular file; clawkit only reads regular files. Move it out of the sessions directory (the session then reads as empty) or put the real transcript file in its place.`])
+    expect(r.stderr).not.toMatch(/illegal operation on a directory/)
     const j = json(await runCli(['sessions', 'history', 'main', '--json', '--state-dir', state]))
-    expect(j.error).toMatchObject({code: 'E_EISDIR', exitCode: 1})
+    expect(j.error).toMatchObject({code: 'E_NOT_A_FILE', exitCode: 1})
     expect(j.error.message).toContain(transcript)
   })
 })
