@@ -1,12 +1,12 @@
 // `clawkit agent` as a new user meets it: no selector at all, an unreachable API, a mistyped --model.
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {json, runCli, TWO_AGENTS} from '../support/cli.js'
 import {agentEnvs, sessionFile, store, transcriptLines} from '../agent/setup.js'
+import {closedPort} from '../support/net.js'
 
 const make = agentEnvs()
 
@@ -16,15 +16,6 @@ function writeSettings(home: string, settings: unknown): string {
   const file = path.join(dir, 'config.json')
   fs.writeFileSync(file, JSON.stringify(settings))
   return file
-}
-
-/** A 127.0.0.1 port with nothing listening on it (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
-  const {port} = srv.address() as net.AddressInfo
-  await new Promise<void>((r) => srv.close(() => r()))
-  return port
 }
 
 describe('agent with no selector (README: clawkit agent -m "hello")', () => {

@@ -1,11 +1,11 @@
 // Wording a new user tripped over: doubled full stops, nested parentheses, "model unknown", and a reset with no preview.
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {closedPort} from '../support/net.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 
@@ -20,14 +20,6 @@ function snapshot(dir: string): Record<string, string> {
   }
   walk(dir)
   return out
-}
-
-async function closedPort(): Promise<number> {
-  const srv = net.createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
-  const {port} = srv.address() as net.AddressInfo
-  await new Promise<void>((r) => srv.close(() => r()))
-  return port
 }
 
 describe('messages built from other messages end each sentence once', () => {
