@@ -71,20 +71,23 @@ function guardOutput(): {error?: NodeJS.ErrnoException} {
 
 /**
  * One line on stderr for output that could not be written, and exit 74 (EX_IOERR of sysexits.h) when the command
- * itself did its work: a script can then tell "done, but the output is lost" from a failure (1) or a usage error (2).
- * A command that failed keeps its own exit code.
+ * itself succeeded: a script can then tell "done, but the output is lost" from a failure (1) or a usage error (2).
+ * Any other code the command set stays, since it says more than 74 could: doctor's 3/4 (findings remain), agent's
+ * 124/130/143 (timed out, interrupted), a failed delivery's 1.
  */
 function reportOutputFailure(error: NodeJS.ErrnoException | undefined, ranCommand: string | undefined): void {
   if (!error) return
   const code = process.exitCode === undefined ? 0 : Number(process.exitCode)
-  const done = ranCommand !== undefined || code === 0
   const what = ranCommand ? `"clawkit ${ranCommand.replaceAll(':', ' ')}"` : 'the command'
   const why = `${error.code ? `${error.code}: ` : ''}${String(error.message).replace(/^[A-Z]+: /, '').replace(/, write$/, '')}`
-  const lines = done
-    ? [`Error: ${what} completed, but its output could not be written to stdout (${why}).`, '  hint: its work is done and kept; free space on that device or send the output elsewhere to see it.']
-    : [`Error: the command failed (exit ${code}), and its output could not be written to stdout (${why}).`, '  hint: free space on that device or send the output elsewhere, and run it again to see why it failed.']
+  const lines =
+    code === 0
+      ? [`Error: ${what} completed, but its output could not be written to stdout (${why}).`, '  hint: its work is done and kept; free space on that device or send the output elsewhere to see it.']
+      : ranCommand
+        ? [`Error: ${what} ended with exit code ${code}, and its output could not be written to stdout (${why}).`, '  hint: the exit code is the command\'s own; free space on that device or send the output elsewhere to see its report.']
+        : [`Error: the command failed (exit ${code}), and its output could not be written to stdout (${why}).`, '  hint: free space on that device or send the output elsewhere, and run it again to see why it failed.']
   process.stderr.write(`${lines.join('\n')}\n`)
-  if (done) process.exitCode = ExitCode.outputFailed
+  if (code === 0) process.exitCode = ExitCode.outputFailed
 }
 
 /**

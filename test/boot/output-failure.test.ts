@@ -54,8 +54,6 @@ describe.skipIf(!hasFull)('stdout on a full device', () => {
       ['sessions', 'history', 'main', '--json'],
       ['status'],
       ['status', '--json'],
-      ['doctor'],
-      ['doctor', '--json'],
       ['message', 'send', '--channel', 'webhook', '-t', 'https://example.invalid/hook', '-m', 'hi', '--dry-run'],
       ['autocomplete', 'bash'],
     ]
@@ -78,6 +76,20 @@ describe.skipIf(!hasFull)('stdout on a full device', () => {
     expect(fs.existsSync(path.join(state, 'agents', 'main', 'sessions', `${after.sessionId}.jsonl`))).toBe(true)
   })
 
+  it('a command that ends with a code of its own keeps it: doctor with findings left exits 3, not 74', async () => {
+    // The two-agents copy has warnings (relocated sessionFile paths, modes), so doctor's own code is 3.
+    const state = copyFixture(TWO_AGENTS)
+    for (const args of [['doctor'], ['doctor', '--json']]) {
+      const r = await runToFull([...args, '--state-dir', state], baseEnv(tempDir()))
+      expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at |node:internal/)
+      expect(r.stderr.trimEnd().split('\n'), args.join(' ')).toEqual([
+        'Error: "clawkit doctor" ended with exit code 3, and its output could not be written to stdout (ENOSPC: no space left on device).',
+        "  hint: the exit code is the command's own; free space on that device or send the output elsewhere to see its report.",
+      ])
+      expect(r.code, args.join(' ')).toBe(3)
+    }
+  })
+
   it('a failing command keeps its own exit code and says that it failed', async () => {
     const r = await runToFull(['sessions', 'history', 'agent:main:nope', '--json', '--state-dir', copyFixture(TWO_AGENTS)], baseEnv(tempDir()))
     expect(r.code).toBe(1)
@@ -88,6 +100,17 @@ describe.skipIf(!hasFull)('stdout on a full device', () => {
 
 describe.skipIf(!hasFull)('agent -m with stdout on a full device', () => {
   const setup = agentEnvs()
+
+  it('a timed-out turn keeps exit 124 (a script must still see the timeout), and its partial reply is stored', async () => {
+    const e = await setup({fixture: TWO_AGENTS})
+    e.mock.push({kind: 'stall', text: 'partial answer'})
+    const r = await runToFull(['agent', '-m', 'slow', '--agent', 'main', '--timeout', '2', '--state-dir', e.state], e.env)
+    expect(r.code).toBe(124)
+    expect(r.stderr).toContain('"clawkit agent" ended with exit code 124, and its output could not be written to stdout')
+    expect(r.stderr).not.toMatch(/\n\s+at |node:internal/)
+    const last = transcriptLines(sessionFile(e.state, 'agent:main:main')).at(-1).message
+    expect(last).toMatchObject({role: 'assistant', stopReason: 'aborted'})
+  })
 
   for (const json of [false, true]) {
     it(`stores the paid reply before it reports the lost output${json ? ' (--json)' : ''}`, async () => {
