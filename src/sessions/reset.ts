@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {NotFoundError} from '../errors.js'
+import {ClawkitError, NotFoundError} from '../errors.js'
 import {resolveWorkspaceDir} from '../config/config.js'
 import {findEntryIn} from '../store/file-store.js'
 import {archiveTimestamp, FILE_MODE} from '../store/fs-util.js'
@@ -56,7 +56,24 @@ export function renameForNewSessionId(oldFileName: string, oldId: string, newId:
   return transcriptFileName(newId)
 }
 
+/** Lock-then-recheck rounds when other writers keep rotating the session before this reset holds its transcript. */
+const MAX_RESET_ROUNDS = 50
+
 export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {
+  for (let round = 1; ; round++) {
+    const result = await resetOnce(state, target, opts)
+    if (result) return result
+    if (round >= MAX_RESET_ROUNDS) {
+      throw new ClawkitError(`Session ${target} changed ${MAX_RESET_ROUNDS} times while this reset waited for its transcript lock; nothing was reset.`, {
+        code: 'E_SESSION_ROTATING',
+        suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.'],
+      })
+    }
+  }
+}
+
+/** One attempt; undefined when the session was rotated between the guess and the lock (the caller tries again). */
+async function resetOnce(state: OpenClawState, target: string, opts: {agent?: string; now?: Date}): Promise<SessionsResetResult | undefined> {
   const s = await resolveSession(state, target, {agent: opts.agent})
   const sessionsDir = state.sessionsDir(s.ref)
   const store = state.store(s.agentId)
@@ -72,6 +89,10 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
       const entry = hit.entry
       const previousSessionId = entry.sessionId
       const oldTranscript = resolveTranscriptPath(sessionsDir, entry, s.key)
+      // The transcript this reset rotates must be the one whose lock it holds, from before the index write until the
+      // archive: a reader that holds that lock (an agent turn, doctor deciding whether a file is an orphan) then sees
+      // the row and the file change together. Another writer rotated it meanwhile: start over from the new row.
+      if (oldTranscript.path !== firstGuess) return undefined
       const newId = randomUUID()
       const newFile = path.join(sessionsDir, renameForNewSessionId(path.basename(oldTranscript.path), previousSessionId, newId, s.key))
       const next: SessionEntry = {...entry}
@@ -96,6 +117,7 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
       }
       return {previousSessionId, newId, newFile, oldTranscriptPath: oldTranscript.path}
     })
+    if (!done) return undefined
     // The old transcript is archived only once the index no longer points at it. Archiving first left a window where
     // a crash kept the old index row but moved its transcript away (the session then read as empty); in this order a
     // crash leaves at worst the old transcript unarchived under its old name, with nothing lost. The transcript lock
