@@ -10,9 +10,9 @@ import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
 import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, repairTranscript} from './repairs.js'
-import {type FileInfo, resolveFromScan, scanStore, type StoreScan} from './scan.js'
+import {type FileInfo, resolveFromScan, type StoreScan} from './scan.js'
 import {findStateDirs} from './state-dirs.js'
-import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
+import {inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
 import type {FindingId, PlannedFinding, Repair, Severity} from './types.js'
 
 export interface CheckOptions {
@@ -277,7 +277,7 @@ function checkIndexFile(c: StoreContext): void {
       out.push(finding('store-tmp-leftover', 'info', agentId, t.path, `A sessions.json temp file from the last ${Math.round(TMP_GRACE_MS / 60000)} minutes: probably a write in progress. Run doctor again later if it stays.`))
       continue
     }
-    out.push(finding('store-tmp-leftover', 'warn', agentId, t.path, `Leftover temp file from an interrupted sessions.json write. ${scan.storeError ? 'It is a recovery candidate for the broken index. ' : ''}--fix renames it to *.deleted.<ts> (kept, not deleted).`, scan.storeError ? undefined : {kind: 'archive', run: () => archiveTmp(t.path)}, 'rename to *.deleted.<ts>'))
+    out.push(finding('store-tmp-leftover', 'warn', agentId, t.path, `Leftover temp file from an interrupted sessions.json write. ${scan.storeError ? 'It is a recovery candidate for the broken index. ' : ''}--fix renames it to *.deleted.<ts> (kept, not deleted).`, scan.storeError ? undefined : {kind: 'archive', run: () => archiveTmp(t.path, scan.storePath)}, 'rename to *.deleted.<ts>'))
   }
 }
 
@@ -370,9 +370,10 @@ async function checkEntries(c: StoreContext): Promise<void> {
               kind: 'index',
               storePath: scan.storePath,
               agentId,
-              edit: (d) => {
+              edit: (d, live) => {
                 const e = d[key]
                 if (!isEntryObject(e) || e.sessionFile !== stored) return false
+                if (!live.isLiveTranscript(local)) return `${path.basename(local)} was moved or removed meanwhile; left the entry alone`
                 e.sessionFile = local
                 return true
               },
@@ -439,20 +440,6 @@ async function checkEntries(c: StoreContext): Promise<void> {
     }
   })
   const explicitTaken = new Set(Object.keys(data ?? {}))
-  // Re-read once when the first archive runs, not once per orphan (a dir can hold thousands).
-  let refs: Promise<Set<string>> | undefined
-  const referencedNow = () =>
-    (refs ??= (async () => {
-      const fresh = await scanStore(scan.agentIds, scan.configured, scan.storePath)
-      const set = new Set<string>()
-      if (fresh.storeError) throw new Error('the index cannot be read now; nothing archived')
-      for (const [k, e] of Object.entries(fresh.data ?? {})) {
-        try {
-          if (isEntryObject(e)) set.add(resolveFromScan(fresh, e, k).path)
-        } catch {}
-      }
-      return set
-    })())
   for (let i = 0; i < orphans.length; i++) {
     const o = orphans[i]
     const ins = inspections[i]
@@ -471,9 +458,12 @@ async function checkEntries(c: StoreContext): Promise<void> {
         kind: 'index',
         storePath: scan.storePath,
         agentId,
-        edit: (d) => {
+        lockFiles: [o.path],
+        edit: (d, live) => {
           const e = d[key]
           if (!isEntryObject(e) || e.sessionId !== headerId || e.sessionFile !== stored) return false
+          if (!live.isLiveTranscript(o.path)) return `${o.name} was moved or removed meanwhile; left the entry alone`
+          if (live.references(o.path)) return `${o.name} is referenced by another entry now; left the entry alone`
           e.sessionFile = o.path
           return true
         },
@@ -488,15 +478,7 @@ async function checkEntries(c: StoreContext): Promise<void> {
           agentId,
           o.path,
           `Orphan transcript with no messages (${ins.size === 0 ? 'empty' : 'header only'}); no entry references it. --fix renames it to *.deleted.<ts> (kept, not deleted).`,
-          {
-            kind: 'archive',
-            run: () =>
-              archiveEmptyOrphan(
-                o.path,
-                async () => !(await referencedNow()).has(o.path),
-                async () => !(await inspectTranscript(o.path, {deep: true})).hasMessages,
-              ),
-          },
+          {kind: 'orphan-archive', storePath: scan.storePath, agentId, lockFiles: [o.path], run: (live) => archiveEmptyOrphan(o.path, live)},
           'rename to *.deleted.<ts>',
         ),
       )
@@ -568,9 +550,15 @@ async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspecti
         kind: 'index',
         storePath: scan.storePath,
         agentId,
-        edit: (d) => {
+        lockFiles: [o.path],
+        // Decided again under the file's lock and the store lock: a reset between its index write and its archive
+        // rename holds this lock, so here the file is either still unreferenced and live, or visibly taken or moved.
+        edit: (d, live) => {
           if (finalKey in d) return false
+          if (!live.isLiveTranscript(o.path)) return `${o.name} was moved or removed meanwhile (a reset archives the transcript it rotates); nothing to re-attach`
+          if (live.references(o.path, sessionId)) return `${o.name} or its session id ${sessionId} is in the index now; nothing to re-attach`
           d[finalKey] = {...entry}
+          live.added(finalKey, d[finalKey])
           return true
         },
       },

@@ -8,6 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, json, readJson, ROOT, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
+import {acquireLock} from '../../src/store/lock.js'
 import {checkStoreInvariants} from './support/store-invariants.js'
 
 describe('concurrent CLI writers on one session', () => {
@@ -40,6 +41,8 @@ describe('concurrent CLI writers on one session', () => {
 describe('doctor --fix among concurrent writers', () => {
   const runs = intFromEnv('CLAWKIT_CONCURRENCY_RUNS', 2)
   const seed = seedFromEnv(20261126)
+  // 0 gives the baseline the issue compares against: the same load without doctor.
+  const doctors = intFromEnv('CLAWKIT_CONCURRENCY_DOCTORS', 3)
   let mock: MockAnthropic
   beforeAll(async () => {
     mock = await startMockAnthropic({delayMs: 30})
@@ -48,7 +51,7 @@ describe('doctor --fix among concurrent writers', () => {
     await mock.close()
   })
 
-  it(`${runs} run(s) of 10 resets + 6 agent turns + 3 doctor --fix on one store: 0 lost, 0 phantom rows, no live transcript archived`, {timeout: 60_000 + runs * 60_000}, async () => {
+  it(`${runs} run(s) of 10 resets + 6 agent turns + ${doctors} doctor --fix on one store: 0 lost, 0 phantom rows, no live transcript archived`, {timeout: 60_000 + runs * 60_000}, async () => {
     const rng = new Rng(seed)
     const totals = {runs: 0, lost: 0, phantom: 0, deletedLive: 0, dangling: 0, problems: 0, doctorFixed: new Map<string, number>(), wallMs: 0}
     const failures: string[] = []
@@ -63,7 +66,7 @@ describe('doctor --fix among concurrent writers', () => {
       const jobs: {kind: 'reset' | 'agent' | 'doctor'; i: number}[] = [
         ...Array.from({length: 10}, (_, i) => ({kind: 'reset' as const, i})),
         ...Array.from({length: 6}, (_, i) => ({kind: 'agent' as const, i})),
-        ...Array.from({length: 3}, (_, i) => ({kind: 'doctor' as const, i})),
+        ...Array.from({length: doctors}, (_, i) => ({kind: 'doctor' as const, i})),
       ]
       const started = Date.now()
       const results = await Promise.all(
@@ -79,7 +82,13 @@ describe('doctor --fix among concurrent writers', () => {
       const problems: string[] = []
       for (const {job, r} of results) {
         const ok = job.kind === 'doctor' ? [0, 3, 4].includes(r.code ?? -1) : r.code === 0
-        if (!ok) problems.push(`${job.kind} ${job.i} exited ${r.code ?? r.signal}: ${(r.stderr || r.stdout).trim().split('\n')[0]}`)
+        if (!ok) {
+          let why = (r.stderr || r.stdout).trim().split('\n')[0]
+          try {
+            why = JSON.parse(r.stdout).error.message
+          } catch {}
+          problems.push(`${job.kind} ${job.i} exited ${r.code ?? r.signal}: ${why}`)
+        }
         let doc: any
         try {
           doc = JSON.parse(r.stdout)
@@ -127,5 +136,83 @@ describe('doctor --fix among concurrent writers', () => {
     fs.mkdirSync(path.join(ROOT, 'test-results'), {recursive: true})
     fs.writeFileSync(path.join(ROOT, 'test-results', 'concurrency-doctor.json'), JSON.stringify({summary, ...totals, doctorFixed: Object.fromEntries(totals.doctorFixed), failures}, null, 2))
     expect(failures).toEqual([])
+  })
+})
+
+// The two halves of the fix, each pinned down without relying on timing luck: a reset holds the lock of the transcript
+// it rotates from before its index write until its archive rename, and doctor decides about an unreferenced
+// transcript only while holding that same lock.
+describe('doctor and reset agree on the transcript lock', () => {
+  function midReset(state: string): {sessionsDir: string; oldFile: string; newId: string} {
+    // A reset between its index write and its archive rename: the row points at a new header-only transcript, the old
+    // transcript (with messages) is still under its old name.
+    const storeFile = sessionsJsonPath(state)
+    const sessionsDir = path.dirname(storeFile)
+    const index = readJson(storeFile)
+    const oldFile = path.join(sessionsDir, `${index['agent:main:main'].sessionId}.jsonl`)
+    const newId = '11111111-2222-4333-8444-555555555555'
+    index['agent:main:main'] = {...index['agent:main:main'], sessionId: newId, sessionFile: path.join(sessionsDir, `${newId}.jsonl`), totalTokens: 0, inputTokens: 0, outputTokens: 0, totalTokensFresh: true}
+    fs.writeFileSync(storeFile, JSON.stringify(index, null, 2))
+    fs.writeFileSync(path.join(sessionsDir, `${newId}.jsonl`), `${JSON.stringify({type: 'session', version: 3, id: newId, timestamp: new Date().toISOString(), cwd: state})}\n`, {mode: 0o600})
+    return {sessionsDir, oldFile, newId}
+  }
+
+  it('doctor --fix does not re-attach a transcript whose lock a rotating writer holds, nor once that writer archived it (no phantom explicit row)', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const env = baseEnv(tempDir())
+    const {oldFile} = midReset(state)
+    const before = Object.keys(readJson(sessionsJsonPath(state)))
+    const lock = await acquireLock(oldFile)
+    let released = false
+    try {
+      const r = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
+      const orphan = (json(r).findings as any[]).find((f) => f.id === 'orphan-transcript' && f.path === oldFile)
+      expect(orphan, r.stdout).toBeDefined()
+      expect(orphan.fixed).toBe(false)
+      expect(orphan.repairError).toMatch(/locked by another writer/)
+      expect(Object.keys(readJson(sessionsJsonPath(state)))).toEqual(before)
+      // The writer finishes: the old transcript becomes a .reset. archive, then its lock is released.
+      fs.renameSync(oldFile, `${oldFile}.reset.2026-11-26T00-00-00.000Z`)
+      await lock.release()
+      released = true
+    } finally {
+      if (!released) await lock.release()
+    }
+    const again = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
+    expect((json(again).findings as any[]).filter((f) => f.id.startsWith('orphan-transcript'))).toEqual([])
+    expect(Object.keys(readJson(sessionsJsonPath(state)))).toEqual(before)
+  })
+
+  it('a reset whose session was rotated while it waited rotates the new transcript only once it holds that transcript\'s lock', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const env = baseEnv(tempDir())
+    const storeFile = sessionsJsonPath(state)
+    const oldFile = path.join(path.dirname(storeFile), `${readJson(storeFile)['agent:main:main'].sessionId}.jsonl`)
+    // The reset starts while the old transcript is locked, so it resolves and waits for that file.
+    const oldLock = await acquireLock(oldFile)
+    const reset = runCli(['sessions', 'reset', 'agent:main:main', '--json', '--state-dir', state], {env})
+    await new Promise((r) => setTimeout(r, 500))
+    // Meanwhile another writer rotates the session and keeps the new transcript locked (an agent turn on it).
+    const {newId} = midReset(state)
+    fs.renameSync(oldFile, `${oldFile}.reset.2026-11-26T00-00-00.000Z`)
+    const newFile = path.join(path.dirname(storeFile), `${newId}.jsonl`)
+    const newLock = await acquireLock(newFile)
+    await oldLock.release()
+    try {
+      // While the new transcript is locked, the reset must not rotate it: the row still names it.
+      const until = Date.now() + 2000
+      while (Date.now() < until) {
+        expect(readJson(storeFile)['agent:main:main'].sessionId).toBe(newId)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    } finally {
+      await newLock.release()
+    }
+    const r = await reset
+    expect(r.code, r.stderr).toBe(0)
+    const doc = json(r)
+    expect(doc.previousSessionId).toBe(newId)
+    expect(doc.archivedTranscript).toMatch(new RegExp(`${newId}\\.jsonl\\.reset\\.`))
+    expect(readJson(storeFile)['agent:main:main'].sessionId).toBe(doc.sessionId)
   })
 })
