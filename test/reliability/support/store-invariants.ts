@@ -72,7 +72,8 @@ export function checkStoreInvariants(sessionsDir: string, opts: StoreInvariantOp
     const p = path.join(sessionsDir, n)
     if (n.endsWith('.lock') && !opts.allowLocks) report.problems.push(`lock left: ${n}`)
     if (LOCK_SCRATCH_RE.test(n) && !opts.allowLocks) report.problems.push(`lock scratch file left: ${n}`)
-    if (n.startsWith('sessions.json.bak.')) {
+    // A `.tmp` is a write cut short by a kill; doctor reports it and never reads it.
+    if (n.startsWith('sessions.json.bak.') && !n.endsWith('.tmp')) {
       try {
         JSON.parse(fs.readFileSync(p, 'utf8'))
       } catch {
