@@ -484,11 +484,11 @@ async function checkEntries(c: StoreContext): Promise<void> {
       )
       continue
     }
-    await planReindex(c, o, ins, explicitTaken)
+    await planReindex(c, o, ins, explicitTaken, firstKeyBySid)
   }
 }
 
-async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspection, taken: Set<string>): Promise<void> {
+async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspection, taken: Set<string>, keyBySid: Map<string, string>): Promise<void> {
   const {scan, out, state} = c
   const agentId = scan.agentId
   const headerId = typeof ins.header?.id === 'string' ? ins.header.id.trim() : ''
@@ -497,6 +497,12 @@ async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspecti
   const baseMsg = `Orphan transcript with messages: no index entry references it, so it is invisible to "sessions list" and cannot be continued.`
   if (!sessionId) {
     out.push(finding('orphan-transcript', 'warn', agentId, o.path, `${baseMsg} Neither its header nor its name gives a valid session id; add an entry by hand.`))
+    return
+  }
+  // A second row with an id the index already holds would be a duplicate-session-id: a reset of one rotates the other.
+  const owner = keyBySid.get(sessionId)
+  if (owner !== undefined) {
+    out.push(finding('orphan-transcript', 'warn', agentId, o.path, `${baseMsg} Its session id ${sessionId} belongs to entry "${owner}", which points at another file; attach this one by hand.`))
     return
   }
   let key = buildExplicitSessionKey(agentId, sessionId)
