@@ -2,10 +2,12 @@
 // `doctor --fix` running beside them repairs nothing that a writer is changing.
 import fs from 'node:fs'
 import path from 'node:path'
+import {isDeepStrictEqual} from 'node:util'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, readJson, ROOT, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {channelEnv, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
 import {acquireLock} from '../../src/store/lock.js'
@@ -181,6 +183,40 @@ describe('doctor and reset agree on the transcript lock', () => {
     const again = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
     expect((json(again).findings as any[]).filter((f) => f.id.startsWith('orphan-transcript'))).toEqual([])
     expect(Object.keys(readJson(sessionsJsonPath(state)))).toEqual(before)
+  })
+
+  it('a message send mirror that waited for a transcript a reset then archived follows the rotation (it does not recreate the old file)', async () => {
+    const fake = await startFakeChannels()
+    try {
+      const state = copyFixture(TWO_AGENTS)
+      const env = baseEnv(tempDir(), channelEnv(fake))
+      const storeFile = sessionsJsonPath(state)
+      const before = readJson(storeFile)['agent:main:main']
+      const oldFile = path.join(path.dirname(storeFile), `${before.sessionId}.jsonl`)
+      const lock = await acquireLock(oldFile)
+      let released = false
+      let send: Promise<Awaited<ReturnType<typeof runCli>>>
+      try {
+        send = runCli(['message', 'send', '--channel', 'telegram', '-t', '123456789', '-m', 'mirrored across a reset', '--json', '--state-dir', state], {env})
+        // The mirror merges its row first, then waits for the transcript lock.
+        const until = Date.now() + 15_000
+        while (isDeepStrictEqual(readJson(storeFile)['agent:main:main'], before) && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+        const {newId} = midReset(state)
+        fs.renameSync(oldFile, `${oldFile}.reset.2026-11-26T00-00-00.000Z`)
+        await lock.release()
+        released = true
+        const r = await send
+        expect(r.code, r.stderr).toBe(0)
+        expect(fs.existsSync(oldFile)).toBe(false)
+        const newText = fs.readFileSync(path.join(path.dirname(storeFile), `${newId}.jsonl`), 'utf8')
+        expect(newText).toContain('mirrored across a reset')
+        expect(json(r).payload.mirrored.sessionId).toBe(newId)
+      } finally {
+        if (!released) await lock.release()
+      }
+    } finally {
+      await fake.close()
+    }
   })
 
   it('a reset whose session was rotated while it waited rotates the new transcript only once it holds that transcript\'s lock', async () => {
