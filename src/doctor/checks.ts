@@ -458,12 +458,13 @@ async function checkEntries(c: StoreContext): Promise<void> {
         kind: 'index',
         storePath: scan.storePath,
         agentId,
-        lockFiles: [o.path],
         edit: (d, live) => {
           const e = d[key]
           if (!isEntryObject(e) || e.sessionId !== headerId || e.sessionFile !== stored) return false
           if (!live.isLiveTranscript(o.path)) return `${o.name} was moved or removed meanwhile; left the entry alone`
           if (live.references(o.path)) return `${o.name} is referenced by another entry now; left the entry alone`
+          const holder = live.heldBy(o.path)
+          if (holder) return `${o.name} is locked by another writer now (${holder}); left the entry alone. Run doctor again once it is done.`
           e.sessionFile = o.path
           return true
         },
@@ -556,13 +557,14 @@ async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspecti
         kind: 'index',
         storePath: scan.storePath,
         agentId,
-        lockFiles: [o.path],
-        // Decided again under the file's lock and the store lock: a reset between its index write and its archive
-        // rename holds this lock, so here the file is either still unreferenced and live, or visibly taken or moved.
+        // Decided again under the store lock: a reset between its index write and its archive rename holds this
+        // file's lock, so here the file is either still a free, live, unreferenced orphan, or visibly taken or moved.
         edit: (d, live) => {
           if (finalKey in d) return false
           if (!live.isLiveTranscript(o.path)) return `${o.name} was moved or removed meanwhile (a reset archives the transcript it rotates); nothing to re-attach`
           if (live.references(o.path, sessionId)) return `${o.name} or its session id ${sessionId} is in the index now; nothing to re-attach`
+          const holder = live.heldBy(o.path)
+          if (holder) return `${o.name} is locked by another writer now (${holder}; a reset may be archiving it); left alone. Run doctor again once it is done.`
           d[finalKey] = {...entry}
           live.added(finalKey, d[finalKey])
           return true

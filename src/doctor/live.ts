@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {isEntryObject} from '../store/index-scan.js'
-import {acquireLock, type LockHandle, withLock} from '../store/lock.js'
+import {acquireLock, inspectLock, type LockHandle, lockPathFor, withLock} from '../store/lock.js'
 import {isTranscriptFileName} from '../store/transcript.js'
 import type {SessionEntry, SessionStoreData} from '../store/types.js'
 import {resolveFromScan, scanStore} from './scan.js'
@@ -68,6 +68,15 @@ export function liveStore(sessionsDir: string, data: SessionStoreData): LiveStor
     references(file, sessionId) {
       const r = references()
       return r.names.has(path.basename(file)) || (sessionId !== undefined && r.ids.has(sessionId))
+    },
+    heldBy(file) {
+      const lockPath = lockPathFor(file)
+      const st = fs.lstatSync(lockPath, {throwIfNoEntry: false})
+      if (!st) return undefined
+      // Not a regular file: nothing doctor should open (it could be a FIFO); count it as held.
+      if (!st.isFile()) return `${path.basename(lockPath)} is not a lock file doctor can read`
+      const info = inspectLock(lockPath)
+      return info && !info.stale ? `pid ${info.payload?.pid ?? 'unknown'}` : undefined
     },
     added(key, entry) {
       if (refs) note(refs, key, entry)
