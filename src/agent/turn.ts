@@ -30,8 +30,13 @@ export const MAX_MODEL_CALLS = 24
 /** OpenClaw allows three compact-and-retry attempts on overflow. */
 export const MAX_OVERFLOW_COMPACTIONS = 3
 export const DEFAULT_TIMEOUT_SECONDS = 600
-/** Lock-then-recheck rounds when the session keeps being rotated under the turn (reset, /new) before giving up. */
-export const MAX_ROTATION_RETRIES = 5
+/**
+ * Lock-then-recheck rounds when the session keeps being rotated under the turn (reset, /new) before giving up. Each
+ * round means another writer finished a rotation, so this only guards against a livelock; since a reset holds the
+ * lock of the transcript it rotates, a burst of resets queues on the same lock as the turn, and 5 rounds were used up
+ * by 10 concurrent resets in about 1 run of 8 (test/reliability/concurrency.test.ts).
+ */
+export const MAX_ROTATION_RETRIES = 20
 
 /** The agent's abort exit codes; the full table is ExitCode in src/errors.ts. */
 export const ExitCodes = {timeout: ExitCode.timeout, interrupted: ExitCode.interrupted, terminated: ExitCode.terminated} as const

@@ -5,6 +5,7 @@ import type {FileHandle} from 'node:fs/promises'
 import readline from 'node:readline'
 
 import {resolveWorkspaceDir} from '../config/config.js'
+import {ClawkitError} from '../errors.js'
 import {findEntryIn} from '../store/file-store.js'
 import {isEnoent} from '../store/fs-util.js'
 import {withLock} from '../store/lock.js'
@@ -183,9 +184,29 @@ export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | un
     if (typeof e.sessionFile !== 'string' || !e.sessionFile.trim()) e.sessionFile = resolveTranscriptPath(sessionsDir, e, found.storedKey).path
     return {entry: {...e}, created: false}
   })
+  let current = entry
+  for (let round = 1; ; round++) {
+    const result = await appendMirror(p, current, created, text, sessionsDir, now)
+    if (!('rotatedTo' in result)) return result
+    if (round >= MAX_MIRROR_ROUNDS) {
+      throw new ClawkitError(`Session ${sessionKey} changed ${MAX_MIRROR_ROUNDS} times while the mirror waited for its transcript lock; the message was sent but not mirrored.`, {code: 'E_SESSION_ROTATING'})
+    }
+    current = result.rotatedTo
+  }
+}
+
+/** Lock-then-recheck rounds when resets keep rotating the session before the mirror holds its transcript. */
+const MAX_MIRROR_ROUNDS = 20
+
+async function appendMirror(p: MirrorParams, entry: SessionEntry, created: boolean, text: string, sessionsDir: string, now: () => Date): Promise<MirrorResult | {rotatedTo: SessionEntry}> {
+  const {state, agentId, sessionKey} = p
   const file = resolveTranscriptPath(sessionsDir, entry, sessionKey).path
   const header = makeHeader(entry.sessionId, resolveWorkspaceDir(state.stateDir, state.config, agentId, state.env), now())
   return withLock(file, async () => {
+    // A reset may have rotated the session between the index update and this lock, and archived this file: appending
+    // would recreate it under the old name as an orphan. Follow the row, as an agent turn does.
+    const found = await state.store(agentId).findEntry(sessionKey)
+    if (found && resolveTranscriptPath(sessionsDir, found.entry, sessionKey).path !== file) return {rotatedTo: found.entry}
     const prior = await findIdempotencyKey(file, p.idempotencyKey)
     if (prior) return {agentId, sessionKey, sessionId: entry.sessionId, entryId: prior.entryId, created, duplicate: true, sessionFile: file}
     const message = {

@@ -397,7 +397,7 @@ function checkIndexFile(c: StoreContext): void {
       out.push(finding('store-tmp-leftover', 'info', agentId, t.path, `A sessions.json temp file from the last ${Math.round(TMP_GRACE_MS / 60000)} minutes: probably a write in progress. Run doctor again later if it stays.`))
       continue
     }
-    out.push(finding('store-tmp-leftover', 'warn', agentId, t.path, `Leftover temp file from an interrupted sessions.json write. ${scan.storeError ? 'It is a recovery candidate for the broken index. ' : ''}--fix renames it to *.deleted.<ts> (kept, not deleted).`, scan.storeError ? undefined : {kind: 'archive', run: () => archiveTmp(t.path)}, 'rename to *.deleted.<ts>'))
+    out.push(finding('store-tmp-leftover', 'warn', agentId, t.path, `Leftover temp file from an interrupted sessions.json write. ${scan.storeError ? 'It is a recovery candidate for the broken index. ' : ''}--fix renames it to *.deleted.<ts> (kept, not deleted).`, scan.storeError ? undefined : {kind: 'archive', run: () => archiveTmp(t.path, scan.storePath)}, 'rename to *.deleted.<ts>'))
   }
 }
 
@@ -490,9 +490,10 @@ async function checkEntries(c: StoreContext): Promise<void> {
               kind: 'index',
               storePath: scan.storePath,
               agentId,
-              edit: (d) => {
+              edit: (d, live) => {
                 const e = d[key]
                 if (!isEntryObject(e) || e.sessionFile !== stored) return false
+                if (!live.isLiveTranscript(local)) return `${path.basename(local)} was moved or removed meanwhile; left the entry alone`
                 e.sessionFile = local
                 return true
               },
@@ -561,20 +562,6 @@ async function checkEntries(c: StoreContext): Promise<void> {
     }
   })
   const explicitTaken = new Set(Object.keys(data ?? {}))
-  // Re-read once when the first archive runs, not once per orphan (a dir can hold thousands).
-  let refs: Promise<Set<string>> | undefined
-  const referencedNow = () =>
-    (refs ??= (async () => {
-      const fresh = await scanStore(scan.agentIds, scan.configured, scan.storePath)
-      const set = new Set<string>()
-      if (fresh.storeError) throw new Error('the index cannot be read now; nothing archived')
-      for (const [k, e] of Object.entries(fresh.data ?? {})) {
-        try {
-          if (isEntryObject(e)) set.add(resolveFromScan(fresh, e, k).path)
-        } catch {}
-      }
-      return set
-    })())
   for (let i = 0; i < orphans.length; i++) {
     const o = orphans[i]
     const ins = inspections[i]
@@ -593,9 +580,13 @@ async function checkEntries(c: StoreContext): Promise<void> {
         kind: 'index',
         storePath: scan.storePath,
         agentId,
-        edit: (d) => {
+        edit: (d, live) => {
           const e = d[key]
           if (!isEntryObject(e) || e.sessionId !== headerId || e.sessionFile !== stored) return false
+          if (!live.isLiveTranscript(o.path)) return `${o.name} was moved or removed meanwhile; left the entry alone`
+          if (live.references(o.path)) return `${o.name} is referenced by another entry now; left the entry alone`
+          const holder = live.heldBy(o.path)
+          if (holder) return `${o.name} is locked by another writer now (${holder}); left the entry alone. Run doctor again once it is done.`
           e.sessionFile = o.path
           return true
         },
@@ -610,25 +601,17 @@ async function checkEntries(c: StoreContext): Promise<void> {
           agentId,
           o.path,
           `Orphan transcript with no messages (${ins.size === 0 ? 'empty' : 'header only'}); no entry references it. --fix renames it to *.deleted.<ts> (kept, not deleted).`,
-          {
-            kind: 'archive',
-            run: () =>
-              archiveEmptyOrphan(
-                o.path,
-                async () => !(await referencedNow()).has(o.path),
-                async () => !(await inspectTranscript(o.path, {deep: true})).hasMessages,
-              ),
-          },
+          {kind: 'orphan-archive', storePath: scan.storePath, agentId, lockFiles: [o.path], run: (live) => archiveEmptyOrphan(o.path, live)},
           'rename to *.deleted.<ts>',
         ),
       )
       continue
     }
-    await planReindex(c, o, ins, explicitTaken)
+    await planReindex(c, o, ins, explicitTaken, firstKeyBySid)
   }
 }
 
-async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspection, taken: Set<string>): Promise<void> {
+async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspection, taken: Set<string>, keyBySid: Map<string, string>): Promise<void> {
   const {scan, out, state} = c
   const agentId = scan.agentId
   const headerId = typeof ins.header?.id === 'string' ? ins.header.id.trim() : ''
@@ -637,6 +620,12 @@ async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspecti
   const baseMsg = `Orphan transcript with messages: no index entry references it, so it is invisible to "sessions list" and cannot be continued.`
   if (!sessionId) {
     out.push(finding('orphan-transcript', 'warn', agentId, o.path, `${baseMsg} Neither its header nor its name gives a valid session id; add an entry by hand.`))
+    return
+  }
+  // A second row with an id the index already holds would be a duplicate-session-id: a reset of one rotates the other.
+  const owner = keyBySid.get(sessionId)
+  if (owner !== undefined) {
+    out.push(finding('orphan-transcript', 'warn', agentId, o.path, `${baseMsg} Its session id ${sessionId} belongs to entry "${owner}", which points at another file; attach this one by hand.`))
     return
   }
   let key = buildExplicitSessionKey(agentId, sessionId)
@@ -690,9 +679,16 @@ async function planReindex(c: StoreContext, o: FileInfo, ins: TranscriptInspecti
         kind: 'index',
         storePath: scan.storePath,
         agentId,
-        edit: (d) => {
+        // Decided again under the store lock: a reset between its index write and its archive rename holds this
+        // file's lock, so here the file is either still a free, live, unreferenced orphan, or visibly taken or moved.
+        edit: (d, live) => {
           if (finalKey in d) return false
+          if (!live.isLiveTranscript(o.path)) return `${o.name} was moved or removed meanwhile (a reset archives the transcript it rotates); nothing to re-attach`
+          if (live.references(o.path, sessionId)) return `${o.name} or its session id ${sessionId} is in the index now; nothing to re-attach`
+          const holder = live.heldBy(o.path)
+          if (holder) return `${o.name} is locked by another writer now (${holder}; a reset may be archiving it); left alone. Run doctor again once it is done.`
           d[finalKey] = {...entry}
+          live.added(finalKey, d[finalKey])
           return true
         },
       },

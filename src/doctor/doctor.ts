@@ -4,6 +4,8 @@ import path from 'node:path'
 
 import type {OpenClawState} from '../store/state.js'
 import {checkSplitState, checkStateDir, checkStore} from './checks.js'
+import type {SessionStoreData} from '../store/types.js'
+import {MAX_LOCKS_PER_STEP, withLiveStore, withTranscriptLocks} from './live.js'
 import {applyIndexEdits} from './repairs.js'
 import {scanStores, type StoreScan} from './scan.js'
 import {
@@ -14,13 +16,14 @@ import {
   EXIT_HEALTHY,
   EXIT_WARNINGS,
   type Finding,
+  type LiveStore,
   type PlannedFinding,
   type Repair,
 } from './types.js'
 
 export * from './types.js'
 
-const REPAIR_ORDER: Repair['kind'][] = ['lock', 'perm', 'store-recover', 'index', 'transcript', 'archive']
+const REPAIR_ORDER: Repair['kind'][] = ['lock', 'perm', 'store-recover', 'index', 'transcript', 'archive', 'orphan-archive']
 const MAX_PASSES = 3
 
 interface Collected {
@@ -43,15 +46,18 @@ export async function collectFindings(state: OpenClawState, agentIds: string[], 
   return {findings, scans}
 }
 
-/** Repairs that write session files (the index, transcripts, archives); permission and lock repairs write none. */
-const SESSION_FILE_REPAIRS = new Set<Repair['kind']>(['store-recover', 'index', 'transcript', 'archive'])
+/**
+ * Which repairs write session files (the index, transcripts, archives); permission and lock repairs write none. A
+ * record, so that a new kind of repair cannot be added without deciding this for it.
+ */
+const WRITES_SESSION_FILES: Record<Repair['kind'], boolean> = {lock: false, perm: false, 'store-recover': true, index: true, transcript: true, archive: true, 'orphan-archive': true}
 
 /**
  * An agent whose sessions live in SQLite (OpenClaw 2026.7+) gets no session-file repair: its sessions.json, if any is
  * left, is legacy import input, and a rewritten or re-indexed one would be imported again as a fork.
  */
 function withholdSqliteEraRepair(state: OpenClawState, f: PlannedFinding): void {
-  if (!f.repair || !SESSION_FILE_REPAIRS.has(f.repair.kind) || f.agentId === null) return
+  if (!f.repair || !WRITES_SESSION_FILES[f.repair.kind] || f.agentId === null) return
   const db = state.sqliteStore(f.agentId)
   if (!db) return
   delete f.repair
@@ -95,7 +101,10 @@ function withholdLinkedRepair(stateDir: string, f: PlannedFinding): void {
  */
 export function linkedComponent(stateDir: string, target: string): string | undefined {
   const rel = path.relative(stateDir, target)
-  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)
+  // The state dir itself: its link (a state dir kept on another disk) is the user's choice, and what is repaired is
+  // the directory it names, which is the state dir.
+  if (rel === '') return undefined
+  const inside = !rel.startsWith('..') && !path.isAbsolute(rel)
   const steps = inside ? rel.split(path.sep).map((_, i, parts) => path.join(stateDir, ...parts.slice(0, i + 1))) : [target]
   for (const p of steps) {
     try {
@@ -117,6 +126,83 @@ function publicFinding(f: PlannedFinding): Finding {
   return rest
 }
 
+type StoreRepair = Extract<Repair, {kind: 'index' | 'orphan-archive'}>
+
+/**
+ * Per store, in steps of at most MAX_LOCKS_PER_STEP transcript locks: take the locks the repairs name (a file still
+ * locked after a short wait is left alone), then the store lock, and let each repair decide again from the live state.
+ */
+async function applyStoreRepairs(kind: StoreRepair['kind'], batch: PlannedFinding[]): Promise<void> {
+  const byStore = new Map<string, PlannedFinding[]>()
+  for (const f of batch) {
+    const r = f.repair as StoreRepair
+    const list = byStore.get(r.storePath)
+    if (list) list.push(f)
+    else byStore.set(r.storePath, [f])
+  }
+  for (const [storePath, all] of byStore) {
+    const agentId = (all[0].repair as StoreRepair).agentId
+    const steps: PlannedFinding[][] = [[]]
+    let locks = 0
+    for (const f of all) {
+      const n = (f.repair as StoreRepair).lockFiles?.length ?? 0
+      if (locks + n > MAX_LOCKS_PER_STEP && steps.at(-1)!.length > 0) {
+        steps.push([])
+        locks = 0
+      }
+      steps.at(-1)!.push(f)
+      locks += n
+    }
+    for (const step of steps) {
+      await withTranscriptLocks(
+        step.flatMap((f) => (f.repair as StoreRepair).lockFiles ?? []),
+        async (busy) => {
+          const ready: PlannedFinding[] = []
+          for (const f of step) {
+            const taken = ((f.repair as StoreRepair).lockFiles ?? []).find((file) => busy.has(file))
+            if (taken) f.repairError = busy.get(taken)
+            else ready.push(f)
+          }
+          if (ready.length === 0) return
+          try {
+            if (kind === 'index') await applyIndexStep(storePath, agentId, ready)
+            else {
+              await withLiveStore(storePath, async (live) => {
+                for (const f of ready) {
+                  try {
+                    f.action = await (f.repair as Extract<Repair, {kind: 'orphan-archive'}>).run(live)
+                    f.fixed = true
+                  } catch (error) {
+                    f.repairError = (error as Error).message
+                  }
+                }
+              })
+            }
+          } catch (error) {
+            for (const f of ready) if (!f.fixed) f.repairError = (error as Error).message
+          }
+        },
+      )
+    }
+  }
+}
+
+async function applyIndexStep(storePath: string, agentId: string, list: PlannedFinding[]): Promise<void> {
+  const outcome = new Map<PlannedFinding, boolean | string>()
+  const edits = list.map((f) => (data: SessionStoreData, live: LiveStore) => {
+    const result = (f.repair as Extract<Repair, {kind: 'index'}>).edit(data, live)
+    outcome.set(f, result)
+    return result === true
+  })
+  const {backup} = await applyIndexEdits(storePath, agentId, edits)
+  for (const f of list) {
+    const result = outcome.get(f)
+    f.fixed = result === true
+    if (f.fixed && backup) f.backup = backup
+    if (!f.fixed) f.repairError = typeof result === 'string' ? result : 'the entry changed meanwhile; nothing to do'
+  }
+}
+
 async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<void> {
   for (const kind of REPAIR_ORDER) {
     const batch = plan.filter((f) => {
@@ -126,32 +212,8 @@ async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<v
       if (link) f.repairError = `not changed: ${link} is a symbolic link; doctor does not write through links`
       return !link
     })
-    if (kind === 'index') {
-      const byStore = new Map<string, PlannedFinding[]>()
-      for (const f of batch) {
-        const r = f.repair as Extract<Repair, {kind: 'index'}>
-        const list = byStore.get(r.storePath)
-        if (list) list.push(f)
-        else byStore.set(r.storePath, [f])
-      }
-      for (const [storePath, list] of byStore) {
-        const applied = new Set<PlannedFinding>()
-        const edits = list.map((f) => (data: Parameters<Extract<Repair, {kind: 'index'}>['edit']>[0]) => {
-          const changed = (f.repair as Extract<Repair, {kind: 'index'}>).edit(data)
-          if (changed) applied.add(f)
-          return changed
-        })
-        try {
-          const {backup} = await applyIndexEdits(storePath, (list[0].repair as Extract<Repair, {kind: 'index'}>).agentId, edits)
-          for (const f of list) {
-            f.fixed = applied.has(f)
-            if (f.fixed && backup) f.backup = backup
-            if (!f.fixed) f.repairError = 'the entry changed meanwhile; nothing to do'
-          }
-        } catch (error) {
-          for (const f of list) f.repairError = (error as Error).message
-        }
-      }
+    if (kind === 'index' || kind === 'orphan-archive') {
+      await applyStoreRepairs(kind, batch)
       continue
     }
     for (const f of batch) {

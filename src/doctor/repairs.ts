@@ -11,6 +11,9 @@ import {readRegularFile} from '../store/safe-open.js'
 import {TRANSCRIPT_FILE} from '../store/transcript.js'
 import {openSessionStore} from '../store/state.js'
 import type {SessionStoreData} from '../store/types.js'
+import {liveStore} from './live.js'
+import {inspectTranscript} from './transcript-scan.js'
+import type {LiveStore} from './types.js'
 
 /** `sessions.json.bak.<ms>`, OpenClaw's rotation name, never overwriting an existing backup. */
 export function storeBackupPath(storePath: string, now = Date.now()): string {
@@ -132,11 +135,12 @@ export async function removeStoreBom(storePath: string): Promise<string> {
  * Apply index edits in one read-modify-write under sessions.json.lock. The current file is copied to
  * `sessions.json.bak.<ms>` inside the lock, before the new content is written, and only when something changes.
  */
-export async function applyIndexEdits(storePath: string, agentId: string, edits: ((data: SessionStoreData) => boolean)[]): Promise<{changed: boolean; backup?: string}> {
+export async function applyIndexEdits(storePath: string, agentId: string, edits: ((data: SessionStoreData, live: LiveStore) => boolean)[]): Promise<{changed: boolean; backup?: string}> {
   const store = openSessionStore({agentId, path: storePath})
   return store.update(async (data) => {
     let changed = false
-    for (const edit of edits) changed = edit(data) || changed
+    const live = liveStore(path.dirname(storePath), data)
+    for (const edit of edits) changed = edit(data, live) || changed
     if (!changed) return {changed}
     const before = await readStoreFile(storePath)
     if (!before.exists || before.text === undefined) return {changed}
@@ -146,10 +150,14 @@ export async function applyIndexEdits(storePath: string, agentId: string, edits:
   })
 }
 
-export async function archiveTmp(file: string): Promise<string> {
-  const dest = archivePath(file, 'deleted')
-  await fsp.rename(file, dest)
-  return `renamed to ${dest}`
+/** Under the store lock no writer is between creating its temp file and renaming it, so what is left is a leftover. */
+export async function archiveTmp(file: string, storePath: string): Promise<string> {
+  return withLock(storePath, async () => {
+    if (!fs.lstatSync(file, {throwIfNoEntry: false})?.isFile()) return `${path.basename(file)} is gone already; nothing to do`
+    const dest = archivePath(file, 'deleted')
+    await fsp.rename(file, dest)
+    return `renamed to ${dest}`
+  })
 }
 
 interface LinePlan {
@@ -199,6 +207,8 @@ function planLines(buf: Buffer): LinePlan {
  */
 export async function repairTranscript(file: string, opts: {sessionId: string; cwd: string}): Promise<{action: string; backup?: string}> {
   return withLock(file, async () => {
+    // Planned from a scan without the lock: a reset may have archived the file since.
+    if (!fs.lstatSync(file, {throwIfNoEntry: false})?.isFile()) throw new Error(`${path.basename(file)} was moved or removed meanwhile; nothing to do`)
     const buf = await readRegularFile(file, TRANSCRIPT_FILE)
     const st = await fsp.stat(file)
     const plan = planLines(buf)
@@ -245,13 +255,19 @@ export async function repairTranscript(file: string, opts: {sessionId: string; c
   })
 }
 
-/** Rename an empty or header-only orphan to `<file>.deleted.<ts>` if it is still unreferenced and still empty. */
-export async function archiveEmptyOrphan(file: string, stillOrphan: () => Promise<boolean>, stillEmpty: () => Promise<boolean>): Promise<string> {
-  return withLock(file, async () => {
-    if (!(await stillOrphan())) throw new Error(`${path.basename(file)} is referenced by the index now; left alone`)
-    if (!(await stillEmpty())) throw new Error(`${path.basename(file)} holds messages now; left alone`)
-    const dest = archivePath(file, 'deleted')
-    await fsp.rename(file, dest)
-    return `renamed to ${dest}`
-  })
+/**
+ * Rename an empty or header-only orphan to `<file>.deleted.<ts>`. Runs under the file's lock and the store lock
+ * (applyRepairs takes them), and decides again from what is there now: a reset may have rotated the file into an
+ * archive, or a writer may have given it a row or messages since the scan.
+ */
+export async function archiveEmptyOrphan(file: string, live: LiveStore): Promise<string> {
+  const name = path.basename(file)
+  if (!live.isLiveTranscript(file)) throw new Error(`${name} was moved or removed meanwhile; nothing to do`)
+  const ins = await inspectTranscript(file, {deep: true})
+  const headerId = typeof ins.header?.id === 'string' ? ins.header.id.trim() : undefined
+  if (live.references(file, headerId)) throw new Error(`${name} is referenced by the index now; left alone`)
+  if (ins.hasMessages) throw new Error(`${name} holds messages now; left alone`)
+  const dest = archivePath(file, 'deleted')
+  await fsp.rename(file, dest)
+  return `renamed to ${dest}`
 }

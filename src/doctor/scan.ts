@@ -198,7 +198,7 @@ export async function scanStores(state: OpenClawState, agentIds: string[]): Prom
  * shapes (a plain name in the sessions dir, a path into another state dir, no sessionFile), delegating anything
  * unusual (subdirectories, symlinks) to the exact resolver.
  */
-export function resolveFromScan(scan: StoreScan, entry: SessionEntry, key: string): ResolvedTranscript {
+export function resolveFromScan(scan: Pick<StoreScan, 'sessionsDir' | 'realSessionsDir' | 'names'>, entry: SessionEntry, key: string): ResolvedTranscript {
   const dir = scan.sessionsDir
   const stored = typeof entry.sessionFile === 'string' ? entry.sessionFile.trim() : ''
   // Fast path for the shape OpenClaw writes: an absolute path straight inside this sessions dir.

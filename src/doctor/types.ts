@@ -1,6 +1,6 @@
 // Types of doctor findings and results: the stable `--json` contract of `clawkit doctor` (docs/doctor.md).
 import {ExitCode} from '../errors.js'
-import type {SessionStoreData} from '../store/types.js'
+import type {SessionEntry, SessionStoreData} from '../store/types.js'
 
 export type Severity = 'error' | 'warn' | 'info'
 
@@ -139,8 +139,31 @@ export type Repair =
   | {kind: 'store-recover'; run: () => Promise<string | void>}
   | {kind: 'transcript'; run: () => Promise<string | void>}
   | {kind: 'archive'; run: () => Promise<string | void>}
-  /** Index edits are batched per store: one lock, one backup, one write. Return true when data changed. */
-  | {kind: 'index'; storePath: string; agentId: string; edit: (data: SessionStoreData) => boolean}
+  /**
+   * Index edits are batched per store: one lock, one backup, one write. `lockFiles` are transcripts whose locks are
+   * taken first (OpenClaw's order: transcript, then store) and held while the edit decides; an edit that only needs
+   * to know nobody is rotating a file checks `live.heldBy` instead (thousands of orphans, no lock files). The edit
+   * returns true when it changed data, false when the finding no longer applies, or why it left things alone.
+   */
+  | {kind: 'index'; storePath: string; agentId: string; lockFiles?: string[]; edit: (data: SessionStoreData, live: LiveStore) => boolean | string}
+  /** A file move decided under its transcript lock and the store lock (not written): an empty orphan's archive. */
+  | {kind: 'orphan-archive'; storePath: string; agentId: string; lockFiles: string[]; run: (live: LiveStore) => Promise<string>}
+
+/** What a repair sees under its locks: the index as it is now, and the files that exist now (src/doctor/live.ts). */
+export interface LiveStore {
+  /** A regular transcript file at this path in the sessions dir now (not renamed to .reset./.deleted., not a link). */
+  isLiveTranscript(file: string): boolean
+  /** Whether a row of the index points at this file (by name) or, with `sessionId`, carries that session id. */
+  references(file: string, sessionId?: string): boolean
+  /**
+   * Who holds this transcript's lock, when a live process does (undefined: free, or left by a dead process). Under the
+   * store lock that is enough for an index edit: a reset holds the lock of the transcript it rotates from before its
+   * index write until the archive rename, so a free lock on an unreferenced file means no rotation is in flight.
+   */
+  heldBy(file: string): string | undefined
+  /** A row an edit just added, so the edits after it in the same batch see it. */
+  added(key: string, entry: SessionEntry): void
+}
 
 export const EXIT_HEALTHY = ExitCode.ok
 export const EXIT_WARNINGS = ExitCode.doctorWarnings

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {fileError, NotFoundError} from '../errors.js'
+import {ClawkitError, fileError, NotFoundError} from '../errors.js'
 import {resolveWorkspaceDir} from '../config/config.js'
 import {WRITE_REFUSAL} from '../store/era.js'
 import {findEntryIn} from '../store/file-store.js'
@@ -98,7 +98,24 @@ export async function planReset(state: OpenClawState, target: string, opts: {age
   }
 }
 
+/** Lock-then-recheck rounds when other writers keep rotating the session before this reset holds its transcript. */
+const MAX_RESET_ROUNDS = 50
+
 export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {
+  for (let round = 1; ; round++) {
+    const result = await resetOnce(state, target, opts)
+    if (result) return result
+    if (round >= MAX_RESET_ROUNDS) {
+      throw new ClawkitError(`Session ${target} changed ${MAX_RESET_ROUNDS} times while this reset waited for its transcript lock; nothing was reset.`, {
+        code: 'E_SESSION_ROTATING',
+        suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.'],
+      })
+    }
+  }
+}
+
+/** One attempt; undefined when the session was rotated between the guess and the lock (the caller tries again). */
+async function resetOnce(state: OpenClawState, target: string, opts: {agent?: string; now?: Date}): Promise<SessionsResetResult | undefined> {
   const s = await resolveSession(state, target, {agent: opts.agent, sqliteConsequence: WRITE_REFUSAL})
   // resolveSession already refuses a SQLite-only agent; this covers a stray legacy sessions.json beside the database.
   state.assertJsonEra(s.agentId)
@@ -116,6 +133,10 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
       const entry = hit.entry
       const previousSessionId = entry.sessionId
       const oldTranscript = resolveTranscriptPath(sessionsDir, entry, s.key)
+      // The transcript this reset rotates must be the one whose lock it holds, from before the index write until the
+      // archive: a reader that holds that lock (an agent turn, doctor deciding whether a file is an orphan) then sees
+      // the row and the file change together. Another writer rotated it meanwhile: start over from the new row.
+      if (oldTranscript.path !== firstGuess) return undefined
       const newId = randomUUID()
       const newFile = path.join(sessionsDir, renameForNewSessionId(path.basename(oldTranscript.path), previousSessionId, newId, s.key))
       const next: SessionEntry = {...entry}
@@ -140,6 +161,7 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
       }
       return {previousSessionId, newId, newFile, oldTranscriptPath: oldTranscript.path}
     })
+    if (!done) return undefined
     // The old transcript is archived only once the index no longer points at it. Archiving first left a window where
     // a crash kept the old index row but moved its transcript away (the session then read as empty); in this order a
     // crash leaves at worst the old transcript unarchived under its old name, with nothing lost. The transcript lock

@@ -240,6 +240,21 @@ describe('doctor: orphans (never archive a transcript that holds messages)', () 
     expect((await doctor(state)).doc.findings).toEqual([])
   })
 
+  it('an orphan whose header id another entry already carries is not re-attached (no second row with that session id)', async () => {
+    const state = healthy(COMPACTION)
+    // A copy of an indexed transcript under another name: its header id belongs to the explicit entry, whose own file
+    // is still in place.
+    const copy = path.join(sessionsDir(state), 'copied-by-hand.jsonl')
+    fs.copyFileSync(transcriptOf(state, 'main', EXPLICIT_ID), copy)
+    const before = readJson(sessionsJsonPath(state))
+    const fixed = await doctor(state, ['--fix', '--yes'])
+    const orphan = fixed.doc.findings.find((f: any) => f.id === 'orphan-transcript')
+    expect(orphan).toMatchObject({path: copy, fixable: false, fixed: false})
+    expect(orphan.message).toContain(`belongs to entry "${EXPLICIT_KEY}"`)
+    expect(readJson(sessionsJsonPath(state))).toEqual(before)
+    expect(ids(fixed.doc)).not.toContain('duplicate-session-id')
+  })
+
   it('empty and header-only orphans are archived as *.deleted.<ts>, not deleted', async () => {
     const state = healthy(TWO_AGENTS)
     const dir = sessionsDir(state)

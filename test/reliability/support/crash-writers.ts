@@ -5,6 +5,7 @@ import path from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
 import {cli, type CrashWriter, listMatching, runSpec, type SpawnSpec, type TrialContext, type VerifyResult, WORKER} from './crash.js'
+import {recoverDoctorFix, spawnDoctorFix, verifyDoctorFix} from './crash-doctor.js'
 import {inspectLock} from '../../../src/store/lock.js'
 import {channelEnv, type FakeChannels, startFakeChannels} from '../../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../../support/mock-anthropic.js'
@@ -293,6 +294,16 @@ export const CRASH_WRITERS: CrashWriter[] = [
     spawn: spawnMessageSend,
     verify: verifyMessageSend,
     recover: recoverMessageSend,
+  },
+  {
+    name: 'clawkit doctor --fix --yes (CLI, one of each repair planted, kill after its first lock change)',
+    covers: 'index+transcript',
+    weight: 2,
+    trigger: 'lock',
+    maxDelayMs: 'calibrated',
+    spawn: spawnDoctorFix,
+    verify: verifyDoctorFix,
+    recover: recoverDoctorFix,
   },
 ]
 
