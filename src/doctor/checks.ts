@@ -17,6 +17,15 @@ import {findStateDirs, isOpenClawStateDir} from './state-dirs.js'
 import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
 import type {FindingId, PlannedFinding, Repair, Severity} from './types.js'
 
+
+/**
+ * The state dir's own repairs act on the directory it names: a state dir that is a link (kept on another disk) is the
+ * user's choice, unlike a link planted below it, which chmodPath refuses to follow.
+ */
+function stateDirItself(dir: string): string {
+  return fs.realpathSync(dir)
+}
+
 export interface CheckOptions {
   /** Status mode: no transcript contents are read. */
   cheap?: boolean
@@ -99,10 +108,10 @@ export function checkStateDir(state: OpenClawState, out: PlannedFinding[]): bool
     return false
   }
   if (!writable(dir)) {
-    out.push(finding('state-dir-not-writable', 'error', null, dir, `State directory not writable (${dir}). clawkit and OpenClaw cannot save sessions. --fix adds owner write permission; if you do not own it, run: sudo chown -R $USER "${dir}".`, {kind: 'perm', run: () => chmodPath(dir, (st.mode & 0o777) | 0o700)}, 'chmod u+rwx'))
+    out.push(finding('state-dir-not-writable', 'error', null, dir, `State directory not writable (${dir}). clawkit and OpenClaw cannot save sessions. --fix adds owner write permission; if you do not own it, run: sudo chown -R $USER "${dir}".`, {kind: 'perm', run: () => chmodPath(stateDirItself(dir), (st.mode & 0o777) | 0o700)}, 'chmod u+rwx'))
   }
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
-    out.push(finding('state-dir-permissions', 'warn', null, dir, `State directory permissions are too open (${modeOf(st)}): other users can read sessions and credentials. --fix runs chmod 700.`, {kind: 'perm', run: () => chmodPath(dir, 0o700)}, 'chmod 700'))
+    out.push(finding('state-dir-permissions', 'warn', null, dir, `State directory permissions are too open (${modeOf(st)}): other users can read sessions and credentials. --fix runs chmod 700.`, {kind: 'perm', run: () => chmodPath(stateDirItself(dir), 0o700)}, 'chmod 700'))
   }
   const uid = currentUid()
   if (uid !== undefined && uid !== 0 && st.uid !== uid) {

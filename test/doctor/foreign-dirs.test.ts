@@ -45,6 +45,18 @@ describe('doctor --fix outside OpenClaw state', () => {
 })
 
 describe('doctor --fix and symbolic links inside the state dir', () => {
+  it('a state dir that is itself a link (kept on another disk) still has its own mode repaired', async () => {
+    const real = copyFixture(TWO_AGENTS)
+    fs.chmodSync(real, 0o755)
+    const link = path.join(tempDir(), 'openclaw-link')
+    fs.symlinkSync(real, link)
+    const {doc} = await doctor(link, ['--fix', '--yes'])
+    const f = doc.findings.find((x: any) => x.id === 'state-dir-permissions')
+    expect(f).toMatchObject({fixed: true})
+    expect(mode(real)).toBe(0o700)
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true)
+  })
+
   it('a symlinked agent dir (agents/work -> outside) is neither chmodded nor rewritten; its findings say why', async () => {
     const state = copyFixture(TWO_AGENTS)
     localizeSessionFiles(state)
