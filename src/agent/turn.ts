@@ -209,6 +209,8 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   const env = opts.env ?? process.env
   const message = opts.message
   if (!message.trim()) throw new ClawkitError('Message (--message) is required', {code: 'E_NO_MESSAGE', exitCode: ExitCode.usage})
+  // A mistyped --state-dir must not become a fresh state dir holding a paid turn with none of the history.
+  state.requireStateDir()
 
   const selected = await selectSession(state, opts.selector)
   // Before the model is paid for or any file is written: a SQLite-era agent's conversation lives in its database.

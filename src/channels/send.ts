@@ -206,6 +206,8 @@ export function resultFields(channel: ChannelId, res: ChannelSendResult): NonNul
 }
 
 export async function messageSend(state: OpenClawState, o: MessageSendOptions): Promise<MessageSendResult> {
+  // A mistyped --state-dir would otherwise send with no channel config and mirror into a brand-new state dir.
+  state.requireStateDir()
   const text = o.message ?? ''
   const replyTo = checkId(o.replyTo, '--reply-to')
   const threadId = checkId(o.threadId, '--thread-id')

@@ -7,10 +7,20 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
-const COMMANDS: string[][] = [['sessions', 'list'], ['sessions'], ['sessions', 'history', 'main'], ['sessions', 'reset', 'main'], ['status']]
+const COMMANDS: string[][] = [
+  ['sessions', 'list'],
+  ['sessions'],
+  ['sessions', 'history', 'main'],
+  ['sessions', 'reset', 'main'],
+  ['status'],
+  // The writers: a typo must not create a new state dir holding a paid turn or a mirrored send.
+  ['agent', '-m', 'hi'],
+  ['agent', '--agent', 'main', '-m', 'hi'],
+  ['message', 'send', '--channel', 'webhook', '-t', 'http://127.0.0.1:9/hook', '-m', 'hi'],
+]
 
 describe('named paths that do not exist', () => {
-  it('--state-dir, OPENCLAW_STATE_DIR, --profile, --dev and OPENCLAW_PROFILE naming a missing dir: exit 2 and the path, for list, history, reset and status', async () => {
+  it('--state-dir, OPENCLAW_STATE_DIR, --profile, --dev and OPENCLAW_PROFILE naming a missing dir: exit 2 and the path, for list, history, reset, status, agent and message send, and nothing is created', async () => {
     const home = tempDir()
     const missing = path.join(tempDir(), 'nonexistent')
     const cases: {args: string[]; env?: Record<string, string>; path: string; why: string}[] = [
