@@ -9,6 +9,7 @@ import {
 } from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
+import {closest} from '../suggest.js'
 
 /** OpenClaw's built-in default (src/agents/defaults.ts) when neither --model nor the agent config names one. */
 export const DEFAULT_PROVIDER = 'anthropic'
@@ -94,6 +95,9 @@ export function chooseModel(config: OpenClawConfig, agentId: string, flagModel?:
  * Reject a provider or model OpenClaw would not know, before anything is written or sent (a typo in --model must not
  * reach the API or the transcript). Known: a models.providers entry, and its `models` list when it has one; the
  * built-in `anthropic` provider with ANTHROPIC_CATALOG plus whatever models.providers.anthropic.models adds.
+ * A provider nobody configured cannot be called from any source. A model id is checked against those lists only when
+ * it comes from --model: one the operator configured in openclaw.json may be newer than clawkit's list (OpenClaw
+ * resolves it through its own registry), and the API itself then says whether it exists.
  */
 export function checkModelChoice(config: OpenClawConfig, c: ModelChoice): void {
   const where = c.source === 'flag' ? '--model' : c.source === 'config' ? 'the agent\'s configured model' : 'the default model'
@@ -108,7 +112,7 @@ export function checkModelChoice(config: OpenClawConfig, c: ModelChoice): void {
       suggestions: ['Use --model anthropic/<model>, or add the provider to models.providers in openclaw.json.'],
     })
   }
-  if (c.def) return
+  if (c.def || c.source !== 'flag') return
   const listed = Array.isArray(providerConfig?.models) ? providerConfig.models.map((m) => m?.id).filter((id): id is string => typeof id === 'string') : []
   const known = c.provider === DEFAULT_PROVIDER ? [...ANTHROPIC_CATALOG, ...listed] : listed
   if (known.includes(c.model)) return
@@ -118,34 +122,6 @@ export function checkModelChoice(config: OpenClawConfig, c: ModelChoice): void {
     exitCode: ExitCode.usage,
     suggestions: [known.length > 0 ? `Models of ${c.provider}: ${known.slice(0, 8).join(', ')}${known.length > 8 ? ', …' : ''}; declare others in models.providers.${c.provider}.models in openclaw.json.` : `Declare it in models.providers.${c.provider}.models in openclaw.json.`],
   })
-}
-
-/** The nearest candidate by edit distance, when it is close enough to be a typo. */
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined
-  let bestD = Math.max(2, Math.floor(word.length / 4)) + 1
-  for (const c of candidates) {
-    const d = editDistance(word, c)
-    if (d < bestD) {
-      best = c
-      bestD = d
-    }
-  }
-  return best
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = cur
-    }
-  }
-  return row[b.length]
 }
 
 /**

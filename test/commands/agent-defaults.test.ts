@@ -135,4 +135,19 @@ describe('agent failures name their real cause', () => {
     const ok = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'anthropic/claude-sonnet-4-5'])
     expect(ok.code, ok.stderr).toBe(0)
   })
+
+  it('a model the operator configured that clawkit\'s list does not know (a newer release) still runs; a configured unknown provider does not', async () => {
+    const newer = await make({config: () => ({agents: {defaults: {model: {primary: 'anthropic/claude-opus-9-9'}}}})})
+    const r = await newer.run(['agent', '-m', 'hi', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(newer.mock.messageRequests().at(-1)!.body.model).toBe('claude-opus-9-9')
+    // The same id typed as --model is checked: there a typo is likelier than a release clawkit does not list.
+    const typed = await newer.run(['agent', '-m', 'hi', '--model', 'anthropic/claude-opus-9-9'])
+    expect(typed.code).toBe(2)
+    const nowhere = await make({config: () => ({agents: {defaults: {model: {primary: 'nope/some-model'}}}})})
+    const n = await nowhere.run(['agent', '-m', 'hi'])
+    expect(n.code).toBe(2)
+    expect(n.stderr).toContain('Unknown provider "nope" in the agent\'s configured model')
+    expect(nowhere.mock.requests).toHaveLength(0)
+  })
 })
