@@ -5,7 +5,7 @@ import path from 'node:path'
 import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {clause} from '../render/sentence.js'
 import {isEntryObject} from '../store/index-scan.js'
-import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../store/lock.js'
+import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../store/lock.js'
 import {describeFileKind, NotRegularFileError} from '../store/safe-open.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -335,9 +335,8 @@ function checkLocks(c: StoreContext): void {
       if (kind) c.out.push(finding('lock-not-a-file', 'error', c.scan.agentId, lockPath, `${lockPath} is ${kind}, not a lock file: every writer of this file refuses to run while it is there (OpenClaw cannot take its lock either). Remove it once the tool that made it is gone.`, undefined, undefined, {details: {kind}}))
       continue
     }
-    const rawPid = info.payload?.pid
-    // The same holder a waiting writer names: the payload's pid, else the process that has a pid-less lock open.
-    const pid = typeof rawPid === 'number' && Number.isInteger(rawPid) && rawPid > 0 ? rawPid : info.holders?.[0]
+    // The same holder a waiting writer names.
+    const pid = lockHolderPid(info)
     const age = Math.round(info.ageMs / 1000)
     if (!info.stale && pid === undefined) {
       // No pid in the file and nobody seen holding it: OpenClaw's rule keeps it until its mtime is 30 minutes old.
@@ -361,7 +360,7 @@ function checkLocks(c: StoreContext): void {
     if (info.stale) {
       c.out.push(finding('stale-lock', 'warn', c.scan.agentId, lockPath, `Stale lock (${info.staleReasons.join(', ')}; pid ${pid ?? 'missing'}, age ${age}s) blocks writers until it times out or is removed. --fix removes it.`, {kind: 'lock', run: () => clearStaleLock(lockPath)}, 'remove the lock file', {details: {pid: pid ?? null, ageMs: info.ageMs, reasons: info.staleReasons}}))
     } else {
-      const unreadable = pid !== rawPid ? ' (the file holds no valid pid; that process has it open)' : ''
+      const unreadable = pid !== info.payload?.pid ? ' (the file holds no valid pid; that process has it open)' : ''
       c.out.push(finding('live-lock', 'info', c.scan.agentId, lockPath, `Lock held by live pid ${pid} for ${age}s${unreadable}: an OpenClaw gateway, agent run or another clawkit is writing. Leave it; it is released when that process finishes.`, undefined, undefined, {details: {pid: pid ?? null, ageMs: info.ageMs}}))
     }
   }

@@ -187,6 +187,15 @@ export function processesHoldingFile(file: string): number[] | undefined {
   return out
 }
 
+/**
+ * Who holds a lock, as every message names it (a waiting writer, its timeout, doctor): the payload's pid when it is a
+ * real one, else the process that has a pid-less lock file open. `{"pid": -1}` names nobody.
+ */
+export function lockHolderPid(info: LockInspection): number | undefined {
+  const pid = info.payload?.pid
+  return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : info.holders?.[0]
+}
+
 /** Apply OpenClaw's stale rules to an existing lock file. Returns undefined when the lock vanished (or is not a file). */
 export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: number} = {}): LockInspection | undefined {
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS
@@ -384,7 +393,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
     }
     const info = inspectLock(lockPath, {staleMs})
     if (info) {
-      lastHolder = typeof info.payload?.pid === 'number' ? info.payload.pid : info.holders?.[0]
+      lastHolder = lockHolderPid(info)
       // A reclaimed lock is retried at once; one we could not remove is waited on like a live one.
       if (info.stale && reclaimStaleLock(lockPath, info)) continue
     } else {

@@ -333,23 +333,25 @@ describe('garbage and empty lock files', () => {
     })
   }
 
-  it('a garbage lock that a live process holds open: the writer names that pid, and doctor says the same (held, leave it)', async () => {
-    const w = world()
-    const lock = path.join(w.sessions, 'sessions.json.lock')
-    fs.writeFileSync(lock, 'garbage')
-    const fd = fs.openSync(lock, 'r')
-    try {
-      const r = await w.run(['sessions', 'reset', 'main'], {env: {OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '1500'}})
-      expect(r.code).toBe(1)
-      expect(r.stderr).toContain(`pid=${process.pid} ${lock}`)
-      const d = await w.run(['doctor', '--json'])
-      const f = JSON.parse(d.stdout).findings.find((x: any) => x.path === lock)
-      expect(f).toMatchObject({id: 'live-lock', details: {pid: process.pid}})
-      expect(f.message).toMatch(new RegExp(`^Lock held by live pid ${process.pid} .*Leave it`))
-    } finally {
-      fs.closeSync(fd)
-    }
-  })
+  for (const content of ['garbage', '{"pid":-1}', '{"pid":0}']) {
+    it(`a lock without a valid pid (${content}) that a live process holds open: the writer names that pid, and doctor says the same (held, leave it)`, async () => {
+      const w = world()
+      const lock = path.join(w.sessions, 'sessions.json.lock')
+      fs.writeFileSync(lock, content)
+      const fd = fs.openSync(lock, 'r')
+      try {
+        const r = await w.run(['sessions', 'reset', 'main'], {env: {OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '1500'}})
+        expect(r.code).toBe(1)
+        expect(r.stderr).toContain(`pid=${process.pid} ${lock}`)
+        const d = await w.run(['doctor', '--json'])
+        const f = JSON.parse(d.stdout).findings.find((x: any) => x.path === lock)
+        expect(f).toMatchObject({id: 'live-lock', details: {pid: process.pid}})
+        expect(f.message).toMatch(new RegExp(`^Lock held by live pid ${process.pid} .*Leave it`))
+      } finally {
+        fs.closeSync(fd)
+      }
+    })
+  }
 })
 
 describe('deeply nested JSON', () => {
