@@ -245,7 +245,8 @@ describe('doctor and reset agree on the transcript lock', () => {
       await newLock.release()
     }
     const r = await reset
-    expect(r.code, r.stderr).toBe(0)
+    // Under --json a failure's envelope is on stdout.
+    expect(r.code, r.stdout + r.stderr).toBe(0)
     const doc = json(r)
     expect(doc.previousSessionId).toBe(newId)
     expect(doc.archivedTranscript).toMatch(new RegExp(`${newId}\\.jsonl\\.reset\\.`))
