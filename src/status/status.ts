@@ -251,7 +251,8 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     configError: state.configError ? state.configError.message : null,
     agents: {defaultId: state.defaultAgentId, agents, totalSessions: count, bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length},
     sessions: {
-      paths: [...new Set(agents.map((a) => a.sessionsPath))],
+      // The stores read: a SQLite-era agent's sessionsPath names the legacy location, which was not read.
+      paths: [...new Set(agents.filter((a) => !a.sqliteStore).map((a) => a.sessionsPath))],
       count,
       defaults: {model: defaultsRef.model ?? null, contextTokens: defaultsCtx},
       recent,

@@ -48,7 +48,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
 export function renderSessionsList(result: SessionsListResult, opts: {width?: number} = {}): string {
   const color = colorEnabled()
   const lines: string[] = []
-  if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length} (${result.stores.map((s) => s.agentId).join(', ')})`))
+  if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length}${result.stores.length > 0 ? ` (${result.stores.map((s) => printable(s.agentId)).join(', ')})` : ''}`))
   else lines.push(paint(color, 'cyan', `Session store: ${printable(String(result.path))}`))
   lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
