@@ -77,6 +77,11 @@ export interface ListOptions {
   /** Raw --limit value: a positive integer or `all`. */
   limit?: string
   now?: number
+  /**
+   * Filled with the key of every row read, before --active and --limit: what `sessions history` searches, so a table
+   * cuts keys to be unique among these, not just among the rows it shows. Not part of the --json document.
+   */
+  allKeys?: string[]
 }
 
 export function parseActiveMinutes(raw: string | undefined): number | null {
@@ -231,6 +236,7 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     // held at once.
     const built = await openSessionStore(ref).readRows((key, entry) => buildRow(state, key, entry, ref.agentId, now))
     for (const row of built.values()) {
+      opts.allKeys?.push(row.key)
       if (activeMinutes !== null && (row.updatedAt === undefined || now - row.updatedAt > activeMinutes * 60_000)) continue
       rows.push(row)
     }
