@@ -203,6 +203,20 @@ describe.skipIf(!hasScript)('cut keys are unique in the whole store, not just am
     }
   })
 
+  it('sessions list --agent with a single long key on a very narrow terminal: the cut keeps "agent:<id>:", so history does not meet the other agents\' keys', async () => {
+    const state = stateWith([TWIN_A])
+    // work's store: keys that start like main's and end like it, which history would search if the cut lost the agent id.
+    const work = sessionsJsonPath(state, 'work')
+    fs.mkdirSync(path.dirname(work), {recursive: true})
+    fs.writeFileSync(work, JSON.stringify({'agent:work:explicit:0a1b2c3d-0000-4000-8000-000000000001': {sessionId: 'w1', updatedAt: Date.now()}, 'agent:work:main': {sessionId: 'w2', updatedAt: Date.now()}}, null, 2))
+    const env = baseEnv(tempDir())
+    const r = await onTty(40, ['sessions', 'list', '--agent', 'main', '--state-dir', state], env)
+    expect(r.code, r.out).toBe(0)
+    const cells = keyCells(r.out, 'Kind')
+    expect(cells[0], r.out).toMatch(/^agent:main:.*…/)
+    await expectResolves(cells[0], TWIN_A, state, env)
+  })
+
   it('status on a narrow terminal: a recent key is cut so that history finds it even when its twin is older than the 10 rows shown', async () => {
     const fillers = Array.from({length: 9}, (_, i) => `agent:main:cron:job-${i}`)
     const state = stateWith([TWIN_A, ...fillers, TWIN_B])
