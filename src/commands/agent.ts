@@ -123,10 +123,19 @@ export default class Agent extends BaseCommand<typeof Agent> {
         process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
         const what = result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'
         const kept = result.text ? 'the partial reply was kept' : 'no reply had arrived; your message was kept'
-        if (!json) process.stderr.write(`Error: agent turn ${what}; ${kept} in ${result.sessionFile}.\n`)
+        // OpenClaw delivers completed payloads only; a --deliver user must still hear that nothing went out.
+        if (!json) process.stderr.write(`Error: agent turn ${what}; ${kept} in ${result.sessionFile}.${f.deliver ? ' The reply was not delivered.' : ''}\n`)
       }
       const doc = toAgentRunResult(result)
+      if (f.deliver && result.aborted) doc.deliveryError = {code: 'E_NOT_DELIVERED', message: `The reply was not delivered: the turn ${result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'}, and only a completed turn is delivered.`}
       if (stored) {
+        // No delivery: with the index in an unknown state, the route (lastChannel, sendPolicy, the mirror's session)
+        // cannot be trusted, and the user must be told that nothing was sent rather than find out from the chat.
+        if (f.deliver && !result.aborted) {
+          const notSent = 'The reply was not delivered.'
+          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), 'it was not delivered because the session index is in an unknown state: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted']}
+          doc.deliveryError = {code: 'E_NOT_DELIVERED', message: `${notSent} The turn is stored, but the session index could not be updated, so no delivery was attempted.`}
+        }
         doc.error = stored
         process.exitCode = stored.exitCode
         if (!json) {

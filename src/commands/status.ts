@@ -26,8 +26,10 @@ export default class Status extends BaseCommand<typeof Status> {
     const f = this.flags
     const state = this.openState({tolerateConfigError: true})
     const profile = f.dev ? 'dev' : (f.profile ?? state.env.OPENCLAW_PROFILE)
-    const result = await getStatus(state, {all: f.all, profile})
-    if (!this.jsonEnabled()) process.stdout.write(await renderStatus(result, colorEnabled(), {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth()}))
+    // Only a table needs them (to cut keys); --json skips collecting 10 000 keys.
+    const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
+    const result = await getStatus(state, {all: f.all, profile, allKeys})
+    if (!this.jsonEnabled()) process.stdout.write(await renderStatus(result, colorEnabled(), {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }
 }
@@ -55,18 +57,12 @@ function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
   return cell
 }
 
-/** Piped layout: keys over 32 characters keep their first 31 and `…` (a prefix `sessions history` accepts). */
-function keyCell(key: string): string {
-  const k = printable(key)
-  return k.length > 32 ? `${k.slice(0, 31)}…` : k
-}
-
 /**
  * `width` undefined (piped) keeps the fixed layout. A number (a terminal, or Infinity for --wide) word-wraps the
  * labelled lines under their label and fits the tables: Model, then Key give way, a key never below the prefix that
- * names it uniquely.
+ * names it uniquely. Keys are cut to be unique among `allKeys` (every key of the stores read; default: the rows shown).
  */
-export async function renderStatus(s: StatusResult, color: boolean, opts: {width?: number} = {}): Promise<string> {
+export async function renderStatus(s: StatusResult, color: boolean, opts: {width?: number; allKeys?: string[]} = {}): Promise<string> {
   const fitted = opts.width !== undefined
   const width = opts.width ?? Number.POSITIVE_INFINITY
   const L: string[] = [paint(color, 'bold', 'clawkit status'), '']
@@ -109,13 +105,18 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   if (s.sessions.recent.length === 0) L.push(sqliteAgents.length > 0 ? `none clawkit can read (sessions of ${sqliteAgents.join(', ')} are in SQLite)` : 'no sessions yet')
   else if (fitted) {
     const keys = s.sessions.recent.map((r) => printable(r.key))
-    const {floor: keyFloor, cut} = keyCutter(keys)
+    const {floor: keyFloor, cut} = keyCutter(keys, opts.allKeys?.map(printable))
     const rows = s.sessions.recent.map((r, i) => [keys[i], r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), r.model ?? 'unknown', tokensCell(r)])
     const columns = [{header: 'Key', shrink: [{rank: 1, floor: Math.max(keyFloor, 32)}, {rank: 3, floor: keyFloor}], cut}, {header: 'Kind'}, {header: 'Age'}, {header: 'Model', shrink: [{rank: 2, floor: 10}]}, {header: 'Tokens'}]
     L.push(renderFitted(columns, rows, {width, color}))
   } else {
     const {renderTable} = await import('../render/table.js')
-    const rows = s.sessions.recent.map((r) => [keyCell(r.key), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), printable(r.model ?? 'unknown'), tokensCell(r)])
+    // OpenClaw's 32-character Key column; a longer key is cut to 32 that still name it (a prefix and `…` when that is
+    // unique, else `head…tail`), wider only in the rare case where no 32 do.
+    const keys = s.sessions.recent.map((r) => printable(r.key))
+    const {floorOf, cut} = keyCutter(keys, opts.allKeys?.map(printable))
+    const keyCell = (k: string) => ([...k].length > 32 ? cut(k, Math.max(32, floorOf(k))) : k)
+    const rows = s.sessions.recent.map((r, i) => [keyCell(keys[i]), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), printable(r.model ?? 'unknown'), tokensCell(r)])
     L.push(await renderTable([{header: 'Key', width: 32}, {header: 'Kind', width: 6}, {header: 'Age', width: 11}, {header: 'Model', width: 14}, {header: 'Tokens'}], rows, color))
   }
   return `${L.join('\n')}\n`

@@ -131,32 +131,57 @@ const MIN_HEAD = 12
 /** The tail a cut keeps when the head alone is not unique (OpenClaw's own cut keeps the last 6). */
 const MIN_TAIL = 6
 
+/** `agent:<id>:`: a cut that keeps it makes `sessions history` search that agent's store only. */
+const AGENT_HEAD_RE = /^agent:[^:]+:/i
+
 /**
- * How session keys are cut in a terminal table so that what is shown still names one session: `sessions history`
- * takes `head…tail` (or a bare prefix) and finds the one key that starts with head and ends with tail. A key is cut to
- * a pure prefix when its unique prefix fits, else to a head and the tail that no other listed key ends with.
- * `floor` is the narrowest column every listed key can be cut to this way.
+ * How session keys are cut in a table so that what is shown still names one session: `sessions history` takes
+ * `head…tail` (or a bare prefix) and finds the one key that starts with head and ends with tail. A key is cut to a pure
+ * prefix when its unique prefix fits, else to a head and the tail that no other key ends with.
+ *
+ * Uniqueness is judged against `domain`: every key of the stores that were read, not only the rows shown (--limit,
+ * --active and status's 10 recent rows hide keys that history still searches), compared as history compares them
+ * (case-folded). A cut keeps at least the key's `agent:<id>:` so history looks in that agent's store and no other.
+ * `floorOf(key)` is the narrowest cell a key can be cut to this way; `floor` is the largest of them over `keys`.
  */
-export function keyCutter(keys: string[]): {floor: number; cut: (key: string, width: number) => string} {
-  const prefix = uniquePrefixLengths(keys)
-  const suffixRev = uniquePrefixLengths(keys.map(reverse))
-  const suffix = (k: string) => suffixRev.get(reverse(k)) ?? k.length
+export function keyCutter(keys: string[], domain: Iterable<string> = keys): {floor: number; floorOf: (key: string) => number; cut: (key: string, width: number) => string} {
+  const fold = (k: string) => k.toLowerCase()
+  // Built on first use: piped status asks only about keys over 32 characters, usually none.
+  let maps: {prefix: Map<string, number>; suffixRev: Map<string, number>} | undefined
+  const lengths = () => {
+    if (maps) return maps
+    const all = new Set<string>()
+    for (const k of keys) all.add(fold(k))
+    for (const k of domain) all.add(fold(k))
+    const folded = [...all]
+    return (maps = {prefix: uniquePrefixLengths(folded), suffixRev: uniquePrefixLengths(folded.map(reverse))})
+  }
+  const agentHead = (k: string) => AGENT_HEAD_RE.exec(k)?.[0].length ?? 0
+  const prefixOf = (k: string, n: number) => Math.min(n, Math.max(lengths().prefix.get(fold(k)) ?? n, agentHead(k) + 1))
+  const suffixOf = (k: string, n: number) => Math.min(n, Math.max(lengths().suffixRev.get(reverse(fold(k))) ?? n, MIN_TAIL))
+  const headOf = (k: string, p: number) => Math.max(Math.min(p, MIN_HEAD), agentHead(k))
   const floorOf = (k: string) => {
     const n = [...k].length
-    const p = prefix.get(k) ?? n
-    const t = Math.max(suffix(k), MIN_TAIL)
-    return Math.min(n, p < n ? p + 1 : n, Math.min(p, MIN_HEAD) + 1 + t)
+    const p = prefixOf(k, n)
+    return Math.max(3, Math.min(n, p < n ? p + 1 : n, headOf(k, p) + 1 + suffixOf(k, n)))
   }
-  const floor = Math.max(3, ...keys.map(floorOf))
   const cut = (key: string, width: number) => {
     const chars = [...key]
     if (chars.length <= width) return key
-    const p = prefix.get(key) ?? chars.length
+    const p = prefixOf(key, chars.length)
     if (p <= width - 1) return `${chars.slice(0, width - 1).join('')}…`
-    const t = Math.min(Math.max(suffix(key), MIN_TAIL), Math.max(0, width - 2))
+    const t = Math.min(suffixOf(key, chars.length), Math.max(0, width - 2))
     return `${chars.slice(0, Math.max(1, width - 1 - t)).join('')}…${chars.slice(chars.length - t).join('')}`
   }
-  return {floor, cut}
+  return {
+    get floor() {
+      let floor = 3
+      for (const k of keys) floor = Math.max(floor, floorOf(k))
+      return floor
+    },
+    floorOf,
+    cut,
+  }
 }
 
 /** Greedy word wrap to `width` cells with a hanging indent; a word longer than a line is left whole. */

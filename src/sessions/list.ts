@@ -43,8 +43,12 @@ export interface SessionRow {
 
 /** The `sessions list --json` document (a superset-compatible copy of `openclaw sessions --json`). */
 export interface SessionsListResult {
-  /** The store path, or null when several stores were read. */
+  /**
+   * The store path, or null when several stores were read. For one SQLite-era agent it is still the JSON-era location
+   * (OpenClaw's shape), which was not read: `sqliteStores` says why `sessions` is empty.
+   */
   path: string | null
+  /** The stores read (with several): a SQLite-era agent's is not one of them, it is in `sqliteStores`. */
   stores?: StoreRef[]
   allAgents?: true
   /** Number of matching sessions (after --active, before --limit). */
@@ -73,6 +77,11 @@ export interface ListOptions {
   /** Raw --limit value: a positive integer or `all`. */
   limit?: string
   now?: number
+  /**
+   * Filled with the key of every row read, before --active and --limit: what `sessions history` searches, so a table
+   * cuts keys to be unique among these, not just among the rows it shows. Not part of the --json document.
+   */
+  allKeys?: string[]
 }
 
 export function parseActiveMinutes(raw: string | undefined): number | null {
@@ -212,6 +221,8 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const now = opts.now ?? Date.now()
   const rows: SessionRow[] = []
   const sqliteStores: SqliteStoreNote[] = []
+  // Only the stores actually read: a SQLite-era agent's legacy path beside `sqliteStores` would claim it was.
+  const read: StoreRef[] = []
   for (const ref of targets) {
     // A SQLite-era agent's legacy sessions.json (if any is left) is stale import input, not its sessions. An explicit
     // --store is read as asked.
@@ -220,10 +231,12 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
       sqliteStores.push({agentId: ref.agentId, path: db, message: `${sqliteEraMessage(ref.agentId, db)}.`})
       continue
     }
+    read.push(ref)
     // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
     // held at once.
     const built = await openSessionStore(ref).readRows((key, entry) => buildRow(state, key, entry, ref.agentId, now))
     for (const row of built.values()) {
+      opts.allKeys?.push(row.key)
       if (activeMinutes !== null && (row.updatedAt === undefined || now - row.updatedAt > activeMinutes * 60_000)) continue
       rows.push(row)
     }
@@ -232,7 +245,7 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const extra = sqliteStores.length > 0 ? {sqliteStores} : {}
   const result: SessionsListResult = {path: multi ? null : targets[0].path, count: rows.length, activeMinutes, sessions: limit === null ? rows : rows.slice(0, limit), ...extra}
   if (multi) {
-    return {path: null, stores: targets, ...(opts.allAgents ? {allAgents: true as const} : {}), count: result.count, activeMinutes, sessions: result.sessions, ...extra}
+    return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), count: result.count, activeMinutes, sessions: result.sessions, ...extra}
   }
   return result
 }

@@ -90,6 +90,11 @@ export interface StatusOptions {
   profile?: string
   now?: number
   probeTimeoutMs?: number
+  /**
+   * Filled with every key of the stores read (not just the 10 recent rows): `sessions history` searches them all, so
+   * the Sessions table cuts keys to be unique among these. Not part of the --json document.
+   */
+  allKeys?: string[]
 }
 
 function num(v: unknown): number | undefined {
@@ -196,6 +201,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   const stateExists = fs.existsSync(state.stateDir)
   const scans = stateExists ? await scanStores(state, agentIds) : []
   const {findings} = await collectFindings(state, agentIds, {cheap: true, now, scans})
+  if (opts.allKeys) for (const scan of scans) if (scan.data) for (const key of Object.keys(scan.data)) opts.allKeys.push(key)
 
   const agents: AgentStatus[] = []
   const byAgent: StatusResult['sessions']['byAgent'] = []
@@ -251,7 +257,8 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     configError: state.configError ? state.configError.message : null,
     agents: {defaultId: state.defaultAgentId, agents, totalSessions: count, bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length},
     sessions: {
-      paths: [...new Set(agents.map((a) => a.sessionsPath))],
+      // The stores read: a SQLite-era agent's sessionsPath names the legacy location, which was not read.
+      paths: [...new Set(agents.filter((a) => !a.sqliteStore).map((a) => a.sessionsPath))],
       count,
       defaults: {model: defaultsRef.model ?? null, contextTokens: defaultsCtx},
       recent,

@@ -76,4 +76,43 @@ describe('agent --deliver', () => {
     expect(r.stderr).toContain('send blocked by session policy')
     expect(fake.requests).toHaveLength(0)
   })
+  it('the turn is stored but the index update failed (sessions.json torn mid-turn): nothing is sent, and the error and --json deliveryError say so', async () => {
+    const TORN = '{\n  "agent:main:main": {\n    "sessionId": "0caed29d'
+    let file = ''
+    const b = await setupAgent({fixture: TWO_AGENTS, mock: {fallback: () => (fs.writeFileSync(file, TORN), {kind: 'text', text: 'not for the chat'})}})
+    try {
+      Object.assign(b.env, channelEnv(fake))
+      file = sessionsJsonPath(b.state)
+      const intact = fs.readFileSync(file)
+      const r = await b.run(['agent', '--agent', 'main', '-m', 'ship it', '--deliver', '--channel', 'telegram', '--reply-to', '12345'])
+      expect(r.code).toBe(1)
+      expect(r.stdout).toBe('not for the chat\n')
+      const lines = r.stderr.trimEnd().split('\n')
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatch(/^Error: The turn is stored in .*, but the session index could not be updated: .*The reply was not delivered\.$/)
+      expect(lines[1]).toMatch(/^ {2}hint: .*do not send the message again.*not delivered because the session index is in an unknown state/)
+      fs.writeFileSync(file, intact)
+      const j = await b.run(['agent', '--agent', 'main', '-m', 'again', '--deliver', '--channel', 'telegram', '--reply-to', '12345', '--json'])
+      expect(j.code).toBe(1)
+      const doc = json(j)
+      expect(doc.payloads).toEqual([{text: 'not for the chat', mediaUrl: null}])
+      expect(doc.error.exitCode).toBe(1)
+      expect(doc.deliveryError).toMatchObject({code: 'E_NOT_DELIVERED', message: expect.stringMatching(/not delivered/)})
+      expect(doc.delivery).toBeUndefined()
+      expect(fake.requests).toHaveLength(0)
+    } finally {
+      await b.mock.close()
+    }
+  })
+  it('a timed-out turn with --deliver: nothing is sent, stderr says the reply was not delivered, --json has deliveryError E_NOT_DELIVERED', async () => {
+    a.mock.push({kind: 'stall', text: 'half an answer'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'slow', '--timeout', '1', '--deliver', '--channel', 'telegram', '--reply-to', '12345'])
+    expect(r.code).toBe(124)
+    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^Error: agent turn timed out; the partial reply was kept in \S+\. The reply was not delivered\.$/)])
+    a.mock.push({kind: 'stall', text: 'half an answer'})
+    const j = await a.run(['agent', '--agent', 'main', '-m', 'slow', '--timeout', '1', '--deliver', '--channel', 'telegram', '--reply-to', '12345', '--json'])
+    expect(j.code).toBe(124)
+    expect(json(j).deliveryError).toEqual({code: 'E_NOT_DELIVERED', message: 'The reply was not delivered: the turn timed out, and only a completed turn is delivered.'})
+    expect(fake.requests).toHaveLength(0)
+  })
 })

@@ -104,11 +104,14 @@ describe('SQLite-era state: readers say where the sessions are', () => {
     expect(human.code, human.stderr).toBe(0)
     expect(human.stdout).not.toMatch(/No sessions found/)
     expect(human.stdout).toMatch(/keeps its sessions in SQLite/)
+    // No store was read: none is named, and no empty "()" is printed.
+    const allHuman = await runCli(['sessions', 'list', '--all-agents', '--state-dir', state], {env})
+    expect(allHuman.stdout.split('\n')[0]).toBe('Session stores: 0')
     const r = await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env})
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
     // OpenClaw's document shape, plus one additive field.
-    expect(doc).toMatchObject({path: null, count: 0, sessions: [], sqliteStores: [{agentId: 'main', path: path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')}]})
+    expect(doc).toMatchObject({path: null, stores: [], count: 0, sessions: [], sqliteStores: [{agentId: 'main', path: path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')}]})
     expect(r.stderr).toMatch(/^Warning: Agent "main" keeps its sessions in SQLite/)
   })
 
@@ -146,5 +149,27 @@ describe('SQLite-era state: readers say where the sessions are', () => {
     expect(status.stdout).not.toMatch(/no sessions yet/)
     const sj = json(await runCli(['status', '--json', '--state-dir', state], {env}))
     expect(sj.agents.agents.map((a: any) => a.sqliteStore)).toEqual(sj.agents.agents.map((a: any) => path.join(state, 'agents', a.id, 'agent', 'openclaw-agent.sqlite')))
+  })
+  it('a mixed state dir (main JSON-era, work SQLite-era): list --json `stores` and status `sessions.paths` name only stores that were read', async () => {
+    const state = copyFixture('openclaw-2026.4.27-two-agents')
+    // work's real database from OpenClaw 2026.9.6, in the place OpenClaw keeps it; its legacy sessions.json stays beside.
+    const db = path.join(state, 'agents', 'work', 'agent', 'openclaw-agent.sqlite')
+    fs.mkdirSync(path.dirname(db), {recursive: true, mode: 0o700})
+    fs.copyFileSync(path.join(copyFixture(IMPORTED), 'agents', 'work', 'agent', 'openclaw-agent.sqlite'), db)
+    const env = baseEnv(tempDir())
+    const main = path.join(state, 'agents', 'main', 'sessions', 'sessions.json')
+    const legacy = path.join(state, 'agents', 'work', 'sessions', 'sessions.json')
+    const all = json(await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env}))
+    expect(all.stores).toEqual([{agentId: 'main', path: main}])
+    expect(all.sqliteStores).toEqual([expect.objectContaining({agentId: 'work', path: db})])
+    expect(all.sessions.every((r: any) => r.agentId === 'main')).toBe(true)
+    const human = await runCli(['sessions', 'list', '--all-agents', '--state-dir', state], {env})
+    expect(human.stdout).toMatch(/^Session stores: 1 \(main\)$/m)
+    // One agent: `path` keeps OpenClaw's shape (the legacy location), `sqliteStores` says why nothing was read there.
+    const one = json(await runCli(['sessions', 'list', '--agent', 'work', '--json', '--state-dir', state], {env}))
+    expect(one).toMatchObject({path: legacy, count: 0, sessions: [], sqliteStores: [{agentId: 'work', path: db}]})
+    const st = json(await runCli(['status', '--json', '--state-dir', state], {env}))
+    expect(st.sessions.paths).toEqual([main])
+    expect(st.agents.agents.find((a: any) => a.id === 'work')).toMatchObject({sessionsPath: legacy, sqliteStore: db, sessionsCount: 0})
   })
 })

@@ -153,3 +153,97 @@ describe.skipIf(!hasScript)('tables on a terminal', () => {
     expect(reset.stderr).toContain('Session not found')
   })
 })
+
+/** A store whose rows are `keys`, newest first (row i is i hours old unless `ageHours` says otherwise). */
+function stateWith(keys: string[], ageHours: (i: number) => number = (i) => i): string {
+  const state = tempDir()
+  const dir = path.dirname(sessionsJsonPath(state))
+  fs.mkdirSync(dir, {recursive: true})
+  const now = Date.now()
+  const store: Record<string, unknown> = {}
+  keys.forEach((key, i) => {
+    store[key] = {sessionId: `s${i}-1111-4111-8111-111111111111`, updatedAt: now - ageHours(i) * 3_600_000, model: 'claude-small', modelProvider: 'anthropic', totalTokens: 25_000, contextTokens: 48_000}
+  })
+  fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2), {mode: 0o600})
+  return state
+}
+
+/** The Key cell of every row of the table whose header line starts with `header`. */
+function keyCells(out: string, header: string): string[] {
+  const lines = out.trimEnd().split('\n')
+  const at = lines.findIndex((l) => l.startsWith(header))
+  const table = lines.slice(at)
+  const keyAt = columnStart(table, 'Key')
+  // Keys hold no spaces: the cell ends at the first one.
+  return table.slice(1).map((row) => [...row].slice(keyAt).join('').split(' ')[0]).filter((c) => c.length > 0)
+}
+
+/** `sessions history <shown>` names exactly `key`. */
+async function expectResolves(shown: string, key: string, state: string, env: Record<string, string>): Promise<void> {
+  const h = await runCli(['sessions', 'history', shown, '--json', '--state-dir', state], {env})
+  expect(h.code, `${shown}: ${h.stdout}`).toBe(0)
+  expect(json(h).key, shown).toBe(key)
+}
+
+// Two keys that share their first 54 characters; the older one is never among the rows shown.
+const TWIN_A = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
+const TWIN_B = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000002'
+
+describe.skipIf(!hasScript)('cut keys are unique in the whole store, not just among the rows shown', () => {
+  it('sessions list --limit 1 and --active on a narrow terminal: the one row shown is cut so that history still finds it, not its hidden twin', async () => {
+    const state = stateWith([TWIN_A, 'agent:main:main', TWIN_B], (i) => (i === 2 ? 48 : i))
+    const env = baseEnv(tempDir())
+    for (const filter of [['--limit', '1'], ['--active', '120']]) {
+      const r = await onTty(60, ['sessions', 'list', ...filter, '--state-dir', state], env)
+      expect(r.code, r.out).toBe(0)
+      const cells = keyCells(r.out, 'Kind')
+      expect(cells.length, r.out).toBeGreaterThan(0)
+      expect(cells[0], r.out).toContain('…')
+      await expectResolves(cells[0], TWIN_A, state, env)
+    }
+  })
+
+  it('sessions list --agent with a single long key on a very narrow terminal: the cut keeps "agent:<id>:", so history does not meet the other agents\' keys', async () => {
+    const state = stateWith([TWIN_A])
+    // work's store: keys that start like main's and end like it, which history would search if the cut lost the agent id.
+    const work = sessionsJsonPath(state, 'work')
+    fs.mkdirSync(path.dirname(work), {recursive: true})
+    fs.writeFileSync(work, JSON.stringify({'agent:work:explicit:0a1b2c3d-0000-4000-8000-000000000001': {sessionId: 'w1', updatedAt: Date.now()}, 'agent:work:main': {sessionId: 'w2', updatedAt: Date.now()}}, null, 2))
+    const env = baseEnv(tempDir())
+    const r = await onTty(40, ['sessions', 'list', '--agent', 'main', '--state-dir', state], env)
+    expect(r.code, r.out).toBe(0)
+    const cells = keyCells(r.out, 'Kind')
+    expect(cells[0], r.out).toMatch(/^agent:main:.*…/)
+    await expectResolves(cells[0], TWIN_A, state, env)
+  })
+
+  it('status on a narrow terminal: a recent key is cut so that history finds it even when its twin is older than the 10 rows shown', async () => {
+    const fillers = Array.from({length: 9}, (_, i) => `agent:main:cron:job-${i}`)
+    const state = stateWith([TWIN_A, ...fillers, TWIN_B])
+    const env = baseEnv(tempDir())
+    const r = await onTty(60, ['status', '--state-dir', state], env)
+    expect(r.code, r.out).toBe(0)
+    const out = r.out.slice(r.out.indexOf('\nSessions\n') + '\nSessions\n'.length)
+    const cells = keyCells(out, 'Key')
+    expect(cells).toHaveLength(10)
+    expect(cells[0], out).toContain('…')
+    await expectResolves(cells[0], TWIN_A, state, env)
+  })
+
+  it('status piped: a key over 32 characters is cut to 32 that still name it (both twins shown, or one of them hidden)', async () => {
+    const env = baseEnv(tempDir())
+    const fillers = Array.from({length: 9}, (_, i) => `agent:main:cron:job-${i}`)
+    for (const keys of [[TWIN_A, TWIN_B, 'agent:main:main'], [TWIN_A, ...fillers, TWIN_B]]) {
+      const state = stateWith(keys)
+      const r = await runCli(['status', '--state-dir', state], {env})
+      expect(r.code, r.stderr).toBe(0)
+      const out = r.stdout.slice(r.stdout.indexOf('\nSessions\n') + '\nSessions\n'.length)
+      const cells = keyCells(out, 'Key')
+      expect(cells.length).toBe(Math.min(10, keys.length))
+      for (const [i, cell] of cells.entries()) {
+        expect([...cell].length, cell).toBeLessThanOrEqual(32)
+        await expectResolves(cell, keys[i], state, env)
+      }
+    }
+  })
+})

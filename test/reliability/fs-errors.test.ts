@@ -1,5 +1,6 @@
-// File-system errors name their file and say what to do: a full disk for real (a small tmpfs), a directory where a
-// transcript belongs. An agent turn that is stored but whose index update failed still gives the user the reply.
+// File-system errors name their file and say what to do: a full disk for real (a small tmpfs, only where this process
+// may mount one: root with CAP_SYS_ADMIN; skipped cleanly elsewhere), a directory where a transcript belongs. An agent
+// turn that is stored but whose index update failed still gives the user the reply (also tested without a mount).
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -12,11 +13,22 @@ import {copyFixture, json, runCli, sessionsJsonPath, TWO_AGENTS} from '../suppor
 
 const mounts: string[] = []
 
+/** CAP_SYS_ADMIN (bit 21 of CapEff) in this process: without it mount(2) fails, so nothing is tried. */
+function hasSysAdmin(): boolean {
+  try {
+    const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1]
+    return hex !== undefined && (BigInt(`0x${hex}`) & (1n << 21n)) !== 0n
+  } catch {
+    return false
+  }
+}
+
 /** A fresh tmpfs of `size`, or the reason none can be mounted here (not root, no mount(8), a container without CAP_SYS_ADMIN). */
 function mountTmpfs(size: string): string | {skip: string} {
   if (process.platform !== 'linux') return {skip: 'tmpfs mounts need Linux'}
+  if (!hasSysAdmin()) return {skip: 'no CAP_SYS_ADMIN (run as root to test ENOSPC on a tmpfs; the torn-index test below covers the stored turn without it)'}
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-enospc-'))
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], {encoding: 'utf8'})
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], {encoding: 'utf8', timeout: 10_000})
   if (r.status !== 0) {
     fs.rmSync(dir, {recursive: true, force: true})
     return {skip: `cannot mount a tmpfs (${(r.error?.message ?? r.stderr).trim() || `mount exited ${r.status}`}); run as root with CAP_SYS_ADMIN to test ENOSPC`}
@@ -131,4 +143,42 @@ describe('file-system errors name their file', () => {
     expect(j.error).toMatchObject({code: 'E_NOT_A_FILE', exitCode: 1})
     expect(j.error.message).toContain(transcript)
   })
+})
+
+// No mount needed: a real failure any user can cause. While the model call is in flight, another program leaves
+// sessions.json unparseable (a torn, non-atomic write); the turn is already in the transcript, the index update
+// after it must refuse to overwrite what it cannot read, and the user still gets the reply and a one-line error.
+describe('an index made unreadable during the turn (TurnStoredError without a tmpfs)', () => {
+  const setup = agentEnvs()
+  const TORN = '{\n  "agent:main:main": {\n    "sessionId": "0caed29d-8df6-4457-a9cd'
+
+  for (const asJson of [false, true]) {
+    it(`agent -m: sessions.json torn mid-turn: the reply is printed and stored, the torn index is left as it is, exit 1${asJson ? ' (--json has the reply and the error)' : ''}`, async () => {
+      let file = ''
+      const e = await setup({fixture: TWO_AGENTS, mock: {fallback: () => (fs.writeFileSync(file, TORN), {kind: 'text', text: 'a reply worth keeping'})}})
+      file = sessionsJsonPath(e.state)
+      const transcript = path.join(path.dirname(file), '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+      const r = await e.run(['agent', '-m', 'hi', '--agent', 'main', ...(asJson ? ['--json'] : [])])
+      expect(r.code, r.stderr).toBe(1)
+      expect(e.mock.messageRequests()).toHaveLength(1)
+      expect(transcriptLines(transcript).at(-1).message).toMatchObject({role: 'assistant', content: [{type: 'text', text: 'a reply worth keeping'}], stopReason: 'stop'})
+      // Never lose data: the index the turn could not read is not rewritten.
+      expect(fs.readFileSync(file, 'utf8')).toBe(TORN)
+      const start = `The turn is stored in ${transcript}, but the session index could not be updated: `
+      if (asJson) {
+        const doc = json(r)
+        expect(doc.payloads).toEqual([{text: 'a reply worth keeping', mediaUrl: null}])
+        expect(doc.error.exitCode).toBe(1)
+        expect(doc.error.message.startsWith(start), doc.error.message).toBe(true)
+        expect(doc.error.message).toContain(file)
+        expect(doc.error.suggestions[0]).toContain('do not send the message again')
+      } else {
+        expect(r.stdout).toBe('a reply worth keeping\n')
+        const lines = r.stderr.trimEnd().split('\n')
+        expect(lines[0].startsWith(`Error: ${start}`), lines[0]).toBe(true)
+        expect(lines[0]).toContain(file)
+        expect(lines.slice(1)).toEqual([expect.stringMatching(/^ {2}hint: .*do not send the message again/)])
+      }
+    })
+  }
 })

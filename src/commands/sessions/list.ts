@@ -32,8 +32,10 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
 
   async run(): Promise<SessionsListResult> {
     const f = this.flags
-    const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit})
-    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth()}))
+    // Only a table needs them (to cut keys); --json skips collecting them.
+    const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
+    const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys})
+    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     // Under --json too, where a script that reads only `sessions` would otherwise take it for an empty store.
     else for (const n of result.sqliteStores ?? []) process.stderr.write(`Warning: ${n.message}\n`)
     return result
@@ -42,13 +44,13 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
 
 /**
  * `width` undefined (piped) is OpenClaw's fixed layout, unchanged. A number (a terminal, or Infinity for --wide) sizes
- * columns to their content and cuts columns to fit it (see renderFittedList); a cut key still names its session, so
- * `sessions history <cut key>` finds it.
+ * columns to their content and cuts columns to fit it (see renderFittedList); a cut key still names its session among
+ * `allKeys` (every key of the stores read; default: the rows shown), so `sessions history <cut key>` finds it.
  */
-export function renderSessionsList(result: SessionsListResult, opts: {width?: number} = {}): string {
+export function renderSessionsList(result: SessionsListResult, opts: {width?: number; allKeys?: string[]} = {}): string {
   const color = colorEnabled()
   const lines: string[] = []
-  if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length} (${result.stores.map((s) => s.agentId).join(', ')})`))
+  if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length}${result.stores.length > 0 ? ` (${result.stores.map((s) => printable(s.agentId)).join(', ')})` : ''}`))
   else lines.push(paint(color, 'cyan', `Session store: ${printable(String(result.path))}`))
   lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
@@ -68,7 +70,7 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
     {header: 'Tokens (ctx %)', width: 20},
     {header: 'Flags'},
   ]
-  if (opts.width !== undefined) return `${lines.join('\n')}\n${renderFittedList(result, multi, opts.width, color)}\n`
+  if (opts.width !== undefined) return `${lines.join('\n')}\n${renderFittedList(result, multi, opts.width, color, opts.allKeys)}\n`
   const rows = result.sessions.map((r) => {
     const total = freshTotal(r)
     const pct = percentUsed(total, r.contextTokens)
@@ -91,9 +93,9 @@ function tokensStyle(pct: number | null): Style {
   return pct === null ? 'dim' : pct >= 95 ? 'red' : pct >= 80 ? 'yellow' : pct >= 60 ? 'green' : 'dim'
 }
 
-function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean): string {
+function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean, allKeys: string[] | undefined): string {
   const keys = result.sessions.map((r) => printable(r.key))
-  const {floor: keyFloor, cut} = keyCutter(keys)
+  const {floor: keyFloor, cut} = keyCutter(keys, allKeys?.map(printable))
   const columns: FitColumn[] = [
     ...(multi ? [{header: 'Agent'}] : []),
     {header: 'Kind'},
