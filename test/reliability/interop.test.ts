@@ -125,6 +125,22 @@ describe.skipIf(!enabled)(`interop with real OpenClaw ${process.env.CLAWKIT_INTE
     for (const doc of [oc, ck]) expect(doc.sessions.find((s: {key: string}) => s.key === 'agent:main:main')).toMatchObject({totalTokens: 700, totalTokensFresh: false})
   }, 300_000)
 
+  it('a sessions.json led by a UTF-8 BOM: OpenClaw lists none of its rows, clawkit lists them all and doctor warns (store-bom)', async () => {
+    // Pins the claim behind doctor's store-bom finding: OpenClaw reads such an index as empty (and its next save
+    // would write that empty store back), so the BOM is worth removing before OpenClaw writes.
+    const state = copyFixture(TWO_AGENTS)
+    const home = tempDir()
+    const file = sessionsJsonPath(state)
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), fs.readFileSync(file)]))
+    const oc = await openclaw(['sessions', '--json'], state, home)
+    expect(oc.code, oc.stderr).toBe(0)
+    expect(JSON.parse(oc.stdout)).toMatchObject({count: 0, sessions: []})
+    const ck = json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: baseEnv(home)}))
+    expect(ck.count).toBeGreaterThan(0)
+    const doctor = json(await runCli(['doctor', '--json', '--state-dir', state], {env: baseEnv(home)}))
+    expect(doctor.findings.find((f: {id: string}) => f.id === 'store-bom')).toMatchObject({severity: 'warn', fixable: true})
+  }, 300_000)
+
   it('after clawkit sessions reset, OpenClaw sees the new sessionId and cleared counters, and its history is the new file', async () => {
     const state = copyFixture(TWO_AGENTS)
     const home = tempDir()
