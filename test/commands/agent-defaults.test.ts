@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {json, runCli, TWO_AGENTS} from '../support/cli.js'
 import {agentEnvs, sessionFile, store, transcriptLines} from '../agent/setup.js'
 import {closedPort} from '../support/net.js'
+import {snapshot} from '../reliability/support/tree.js'
 
 const make = agentEnvs()
 
@@ -61,20 +62,6 @@ describe('agent with no selector (README: clawkit agent -m "hello")', () => {
     expect(b.mock.messageRequests()).toHaveLength(0)
   })
 })
-
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (d: string) => {
-    if (!fs.existsSync(d)) return
-    for (const name of fs.readdirSync(d)) {
-      const p = path.join(d, name)
-      if (fs.statSync(p).isDirectory()) walk(p)
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'latin1')
-    }
-  }
-  walk(dir)
-  return out
-}
 
 describe('agent failures name their real cause', () => {
   it('--timeout 1 with the API unreachable (connection refused): the cause, not "timed out; the partial reply was kept"', async () => {

@@ -6,21 +6,9 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {closedPort} from '../support/net.js'
+import {snapshot} from '../reliability/support/tree.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
-
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (d: string) => {
-    for (const name of fs.readdirSync(d)) {
-      const p = path.join(d, name)
-      if (fs.statSync(p).isDirectory()) walk(p)
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'latin1')
-    }
-  }
-  walk(dir)
-  return out
-}
 
 describe('messages built from other messages end each sentence once', () => {
   it('doctor on an index with an unterminated string: no ".." before "Every session"', async () => {
