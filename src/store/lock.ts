@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
-import {describeFileKind, openRegularSync} from './safe-open.js'
+import {describePathKind, openRegularSync} from './safe-open.js'
 
 export interface LockPayload {
   pid?: number
@@ -392,7 +392,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
       if (kind === 'missing') continue // released between our create and our read: retry at once
       if (kind === 'other') {
         throw new ClawkitError(
-          `${lockPath} exists but is not a lock file (it is ${lockPathKindText(lockPath)}; lock libraries such as proper-lockfile create directories). ` +
+          `${lockPath} exists but is not a lock file (it is ${describePathKind(lockPath) ?? 'not a regular file'}; lock libraries such as proper-lockfile create directories). ` +
             'OpenClaw cannot see such a lock either; remove it once the tool that made it is gone.',
           {code: 'E_FOREIGN_LOCK'},
         )
@@ -450,15 +450,6 @@ function startRefresh(fd: number, staleMs: number): NodeJS.Timeout | undefined {
   }, every)
   timer.unref()
   return timer
-}
-
-/** "a directory", "a FIFO (named pipe)", …, following a symlink (what an open would meet). */
-function lockPathKindText(lockPath: string): string {
-  try {
-    return describeFileKind(fs.statSync(lockPath))
-  } catch {
-    return 'a dangling symlink'
-  }
 }
 
 function lockPathKind(lockPath: string): 'missing' | 'file' | 'other' {
