@@ -2,6 +2,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction} from './errors.js'
+import {stripAnsi} from './render/ansi.js'
 import {redactDeep, redactText} from './render/redact.js'
 import {printable, printableLines} from './render/safe.js'
 import {closest} from './suggest.js'
@@ -191,9 +192,4 @@ function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[
   // oclif names a missing flag without its dashes ("Missing required flag target").
   const message = lines.join('; ').replace(/\s+/g, ' ').replace(/^(Missing required flag) (?!-)(\S+)/, '$1 --$2')
   return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message, exitCode, suggestions: [`${help}.`]}
-}
-
-function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001B\[[0-9;]*m/g, '')
 }

@@ -6,6 +6,7 @@ import envPaths from 'env-paths'
 
 import {ClawkitError} from './errors.js'
 import {clause} from './render/sentence.js'
+import {stripBom} from './store/bom.js'
 
 export interface ClawkitSettings {
   /** Default state dir when neither --state-dir, OPENCLAW_STATE_DIR nor a profile is given. */
@@ -53,7 +54,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
   }
   try {
     // A leading BOM (Windows editors) is not an error; OpenClaw's JSON5 config loader reads past one too.
-    const v = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+    const v = JSON.parse(stripBom(text))
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected an object')
     const out: ClawkitSettings = {}
     if (typeof v.stateDir === 'string' && v.stateDir.trim()) out.stateDir = v.stateDir

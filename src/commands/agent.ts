@@ -7,7 +7,7 @@ import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
 import {UsageError} from '../errors.js'
-import {printable, printableLines} from '../render/safe.js'
+import {createLineEscaper, printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {settingsPath} from '../settings.js'
 
@@ -71,6 +71,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     let streamed = false
     let atLineStart = true
     let newCall = false
+    const reply = createLineEscaper()
     try {
       let stored: {code: string; message: string; exitCode: number; suggestions?: string[]} | undefined
       const result = await runAgentTurn({
@@ -101,11 +102,11 @@ export default class Agent extends BaseCommand<typeof Agent> {
           ? undefined
           : (d) => {
               spinner?.stop()
-              if (newCall && !atLineStart) process.stdout.write('\n')
+              if (newCall && !atLineStart) process.stdout.write(`${reply.end()}\n`)
               newCall = false
               streamed = true
               // The reply is untrusted text: escape sequences and bidi or zero-width characters are made visible.
-              process.stdout.write(printableLines(d))
+              process.stdout.write(reply.push(d))
               atLineStart = d.endsWith('\n')
             },
       }).catch((error: unknown) => {
@@ -116,7 +117,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
       })
       spinner?.stop()
       if (!json) {
-        if (streamed && !atLineStart) process.stdout.write('\n')
+        if (streamed && !atLineStart) process.stdout.write(`${reply.end()}\n`)
         else if (!result.text && !result.aborted) this.out('No reply from agent.')
       }
       if (result.aborted) {

@@ -5,7 +5,7 @@ import {BaseCommand} from '../base-command.js'
 import {colorEnabled, paint} from '../render/color.js'
 import {keyCutter, renderFitted, terminalWidth, wrapHanging} from '../render/fit.js'
 import {printable} from '../render/safe.js'
-import {formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
+import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import {getStatus, type StatusResult} from '../status/status.js'
 
 export type {AgentStatus, SessionStatusRow, StatusResult} from '../status/status.js'
@@ -34,17 +34,6 @@ export default class Status extends BaseCommand<typeof Status> {
   }
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`
-  const units = ['KiB', 'MiB', 'GiB', 'TiB']
-  let v = n / 1024
-  let i = 0
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024
-    i++
-  }
-  return `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`
-}
 
 function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
   let cell: string

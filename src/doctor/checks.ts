@@ -6,7 +6,7 @@ import {lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {clause} from '../render/sentence.js'
 import {isEntryObject} from '../store/index-scan.js'
 import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../store/lock.js'
-import {describeFileKind, NotRegularFileError} from '../store/safe-open.js'
+import {describePathKind, NotRegularFileError} from '../store/safe-open.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
@@ -38,16 +38,6 @@ const TMP_GRACE_MS = 5 * 60 * 1000
 
 function finding(id: FindingId, severity: Severity, agentId: string | null, p: string, message: string, repair?: Repair, action?: string, extra: Partial<PlannedFinding> = {}): PlannedFinding {
   return {id, severity, agentId, path: p, message, fixable: Boolean(repair), fixed: false, ...(action ? {action} : {}), ...extra, ...(repair ? {repair} : {})}
-}
-
-/** What a path that exists is, when it is not a regular file (it is not followed if it is a symlink to nothing). */
-function nonRegularKind(p: string): string | undefined {
-  try {
-    const st = fs.statSync(p)
-    return st.isFile() ? undefined : describeFileKind(st)
-  } catch {
-    return undefined
-  }
 }
 
 function notAFile(agentId: string, error: NotRegularFileError, key?: string): PlannedFinding {
@@ -331,7 +321,7 @@ function checkLocks(c: StoreContext): void {
   for (const lockPath of c.scan.locks) {
     const info = inspectLock(lockPath, {now: c.opts.now})
     if (!info) {
-      const kind = nonRegularKind(lockPath)
+      const kind = describePathKind(lockPath)
       if (kind) c.out.push(finding('lock-not-a-file', 'error', c.scan.agentId, lockPath, `${lockPath} is ${kind}, not a lock file: every writer of this file refuses to run while it is there (OpenClaw cannot take its lock either). Remove it once the tool that made it is gone.`, undefined, undefined, {details: {kind}}))
       continue
     }

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {fileError} from '../errors.js'
+import {startsWithBom, UTF8_BOM} from '../store/bom.js'
 import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
@@ -122,11 +123,11 @@ export async function recoverStore(storePath: string): Promise<string> {
 export async function removeStoreBom(storePath: string): Promise<string> {
   return withLock(storePath, async () => {
     const buf = await readRegularFile(storePath, STORE_FILE)
-    if (!(buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf)) return 'no byte order mark any more; nothing to do'
+    if (!startsWithBom(buf)) return 'no byte order mark any more; nothing to do'
     parseStoreText(buf.toString('utf8'), storePath)
     const backup = storeBackupPath(storePath)
     await writeFileAtomic(backup, buf)
-    await writeFileAtomic(storePath, buf.subarray(3))
+    await writeFileAtomic(storePath, buf.subarray(UTF8_BOM.length))
     return `removed the byte order mark; the original is kept as ${backup}`
   })
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {CorruptFileError} from '../errors.js'
+import {startsWithBom} from '../store/bom.js'
 import {parseStoreText, STORE_FILE, storeDataFrom} from '../store/file-store.js'
 import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../store/lock.js'
@@ -90,10 +91,6 @@ function withoutBulkyFields(_key: string, value: unknown): unknown {
   const copy: Record<string, unknown> = {...value}
   for (const f of UNREAD_ENTRY_FIELDS) delete copy[f]
   return copy
-}
-
-function startsWithBom(buf: Buffer): boolean {
-  return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf
 }
 
 /** The index is read entry by entry from SCAN_MIN_BYTES on (src/store/index-scan.ts), otherwise parsed whole. */

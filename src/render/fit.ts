@@ -1,6 +1,7 @@
 // Tables for a terminal: columns sized to their content and, when a row would be wider than the terminal, the
 // columns that may give way are cut (with `…`) in a fixed order, so no line wraps and every column stays aligned.
 // Piped output does not come here: it keeps OpenClaw's fixed padEnd layout (render/columns.ts).
+import {stripAnsi} from './ansi.js'
 import {paint, type Style} from './color.js'
 import {printable} from './safe.js'
 
@@ -200,9 +201,4 @@ export function wrapHanging(first: string, rest: string, text: string, width: nu
   }
   lines.push(cur)
   return lines
-}
-
-function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001B\[[0-9;]*m/g, '')
 }

@@ -40,8 +40,15 @@ const BETWEEN_VISIBLE = new RegExp(`[^\\s${CONTROL}${INVISIBLE}]`, 'u')
  * and ids go through printable(), which shows them always: there any invisible difference matters.
  */
 export function printableLines(s: string): string {
+  return escapeLines(s, ' ', ' ')
+}
+
+const isJoiner = (c: string): boolean => c === '\u200C' || c === '\u200D'
+
+/** printableLines with the characters just outside `s` given: the end of the text before it and the start after. */
+function escapeLines(s: string, before: string, after: string): string {
   return s.replace(LINES_RE, (c: string, at: number) => {
-    if ((c === '\u200C' || c === '\u200D') && BETWEEN_VISIBLE.test(charBefore(s, at)) && BETWEEN_VISIBLE.test(String.fromCodePoint(s.codePointAt(at + 1) ?? 0x20))) return c
+    if (isJoiner(c) && BETWEEN_VISIBLE.test(at === 0 ? before : charBefore(s, at)) && BETWEEN_VISIBLE.test(at + 1 < s.length ? String.fromCodePoint(s.codePointAt(at + 1)!) : after)) return c
     return escapeChar(c)
   })
 }
@@ -53,3 +60,41 @@ function charBefore(s: string, at: number): string {
   return low >= 0xdc00 && low <= 0xdfff && at >= 2 ? s.slice(at - 2, at) : s[at - 1]
 }
 
+export interface LineEscaper {
+  /** The printable form of the part of the stream that can be judged now; the rest is held back. */
+  push(delta: string): string
+  /** The printable form of what was held back, as if the text ended here; the next push starts a new text. */
+  end(): string
+}
+
+/**
+ * printableLines for a stream (a reply arriving in deltas): the output is the same wherever the stream was split. A
+ * joiner at the end of a delta waits for the next character, a joiner at the start of one is judged against the last
+ * character of the previous delta, and a surrogate pair split in two deltas (an emoji) is written whole, never as
+ * two replacement characters.
+ */
+export function createLineEscaper(): LineEscaper {
+  let before = ' '
+  let held = ''
+  return {
+    push(delta: string): string {
+      const s = held + delta
+      let cut = s.length
+      const last = s.charCodeAt(cut - 1)
+      if (last >= 0xd800 && last <= 0xdbff) cut--
+      if (cut > 0 && isJoiner(s[cut - 1])) cut--
+      held = s.slice(cut)
+      if (cut === 0) return ''
+      const ready = s.slice(0, cut)
+      const out = escapeLines(ready, before, held === '' ? ' ' : String.fromCodePoint(held.codePointAt(0)!))
+      before = charBefore(ready, ready.length)
+      return out
+    },
+    end(): string {
+      const out = escapeLines(held, before, ' ')
+      before = ' '
+      held = ''
+      return out
+    },
+  }
+}

@@ -1,4 +1,5 @@
 // Borderless tables on cli-table3 (loaded lazily, human output only), laid out like OpenClaw's padEnd columns.
+import {stripAnsi} from './ansi.js'
 import type {Style} from './color.js'
 import {paint} from './color.js'
 
@@ -22,12 +23,7 @@ export async function renderTable(columns: Column[], rows: string[][], color: bo
     .join('\n')
 }
 
-function visibleLength(s: string): number {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001B\[[0-9;]*m/g, '').length
-}
-
 function padVisible(s: string, width: number): string {
-  const len = visibleLength(s)
+  const len = stripAnsi(s).length
   return len >= width ? s : s + ' '.repeat(width - len)
 }

@@ -2,6 +2,7 @@
 import type {FileHandle} from 'node:fs/promises'
 
 import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
+import {stripBom} from './bom.js'
 import {SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {isEnoent, writeFileAtomic} from './fs-util.js'
 import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
@@ -52,17 +53,10 @@ export function storeDataFrom(entries: Iterable<readonly [string, unknown]> | ob
   return out as SessionStoreData
 }
 
-/**
- * A UTF-8 byte order mark some editors (Notepad, PowerShell's Out-File) put in front of a file. JSON.parse rejects
- * it, and OpenClaw 2026.4.27 then reads the whole index as empty and overwrites it on its next save; clawkit reads
- * past it instead, so that nothing treats a readable index as broken. A rewrite drops it (OpenClaw's serialization).
- */
-export function stripBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-}
-
 /** Parse sessions.json text; an unparseable or non-object file is a CorruptFileError, never an empty store. */
 export function parseStoreText(text: string, file: string): SessionStoreData {
+  // After a byte order mark OpenClaw 2026.4.27 reads the whole index as empty and overwrites it on its next save;
+  // clawkit reads past it, so that nothing treats a readable index as broken. A rewrite drops it (as OpenClaw's does).
   text = stripBom(text)
   // A 0-byte file is what a crash mid-write leaves behind (openclaw#77783); it holds no sessions but it is not a
   // healthy store either, so it is reported rather than silently read as empty.

@@ -3,6 +3,7 @@
 // own layout, is parsed whole.
 import type {FileHandle} from 'node:fs/promises'
 
+import {startsWithBom, UTF8_BOM} from './bom.js'
 import {FileTooLargeError, openRegular, type ReadWholeOptions} from './safe-open.js'
 import type {SessionEntry} from './types.js'
 
@@ -118,16 +119,14 @@ export async function hasLayoutEnds(fh: FileHandle, size: number): Promise<boole
   return (await layoutStart(fh, size)) >= 0
 }
 
-const BOM = Buffer.from([0xef, 0xbb, 0xbf])
-
 /**
  * Where OpenClaw's layout starts: 0, or 3 after a UTF-8 byte order mark (the whole parse reads past one too, so the
  * entry-by-entry reader must give the same entries); -1 when the file does not start and end as OpenClaw's do.
  */
 async function layoutStart(fh: FileHandle, size: number): Promise<number> {
-  const head = Buffer.alloc(BOM.length + OPEN.length)
+  const head = Buffer.alloc(UTF8_BOM.length + OPEN.length)
   const got = (await fh.read(head, 0, head.length, 0)).bytesRead
-  const start = got >= BOM.length && head.subarray(0, BOM.length).equals(BOM) ? BOM.length : 0
+  const start = startsWithBom(head.subarray(0, got)) ? UTF8_BOM.length : 0
   if (got < start + OPEN.length || !head.subarray(start, start + OPEN.length).equals(OPEN)) return -1
   const tail = Buffer.alloc(Math.min(size, 256))
   const {bytesRead} = await fh.read(tail, 0, tail.length, size - tail.length)

@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
-import {describeFileKind, openRegularSync} from './safe-open.js'
+import {describePathKind, openRegularSync} from './safe-open.js'
 
 export interface LockPayload {
   pid?: number
@@ -152,39 +152,49 @@ export const UNREADABLE_LOCK_GRACE_MS = 2000
 /**
  * Live pids that have `file` open, from /proc/<pid>/fd (Linux); undefined where that cannot be inspected. Processes
  * whose descriptors we may not read (other users') are skipped: the state dir is private to its owner, so only the
- * owner's processes (or root, when run as root) can hold a lock in it.
+ * owner's processes (or root, when run as root) can hold a lock in it. `known` (the holders found last time) are
+ * checked first: while one of them still has it open the answer is the same, without listing every process again.
  */
-export function processesHoldingFile(file: string): number[] | undefined {
+export function processesHoldingFile(file: string, known: number[] = []): number[] | undefined {
   if (process.platform !== 'linux') return undefined
   let target: fs.Stats
-  let pids: string[]
   try {
     target = fs.statSync(file)
-    pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))
   } catch {
     return undefined
   }
-  const out: number[] = []
-  for (const pid of pids) {
+  const base = path.basename(file)
+  const holds = (pid: string): boolean => {
     let fds: string[]
     try {
       fds = fs.readdirSync(`/proc/${pid}/fd`)
     } catch {
-      continue
+      return false
     }
     for (const fd of fds) {
+      const link = `/proc/${pid}/fd/${fd}`
       try {
-        // By inode, not by the link's text: a holder may have opened the file under another name (a hard link, as
-        // clawkit creates its locks, or a path through a bind mount). stat of /proc/<pid>/fd/<n> opens nothing.
-        const st = fs.statSync(`/proc/${pid}/fd/${fd}`)
-        if (st.ino === target.ino && st.dev === target.dev) {
-          out.push(Number(pid))
-          break
-        }
+        // The link's text is the kernel's name for the descriptor (readlink touches no filesystem), while stat follows
+        // it to the file, which hangs on a dead network mount and costs a syscall per descriptor on the host. So only
+        // names that can be this lock are stat'ed: its own, or the scratch name clawkit links it from
+        // (`<lock>.<pid>.<hex>.tmp (deleted)`). The stat then compares inodes: a bind mount or a moved state dir
+        // shows another directory. A holder that opened it under an unrelated hard-link name is not seen.
+        if (!path.basename(fs.readlinkSync(link)).startsWith(base)) continue
+        const st = fs.statSync(link)
+        if (st.ino === target.ino && st.dev === target.dev) return true
       } catch {}
     }
+    return false
   }
-  return out
+  const still = known.filter((pid) => holds(String(pid)))
+  if (still.length > 0) return still
+  let pids: string[]
+  try {
+    pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))
+  } catch {
+    return undefined
+  }
+  return pids.filter((pid) => holds(pid)).map(Number)
 }
 
 /**
@@ -195,6 +205,9 @@ export function lockHolderPid(info: LockInspection): number | undefined {
   const pid = info.payload?.pid
   return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : info.holders?.[0]
 }
+
+/** Who held each pid-less lock when it was last inspected: the next poll of a wait checks them first. */
+const lastHolders = new Map<string, number[]>()
 
 /** Apply OpenClaw's stale rules to an existing lock file. Returns undefined when the lock vanished (or is not a file). */
 export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: number} = {}): LockInspection | undefined {
@@ -228,7 +241,9 @@ export function inspectLock(lockPath: string, opts: {staleMs?: number; now?: num
   if (stale && payloadOnly && now - mtimeMs <= staleMs) {
     stale = false
     if (reasons.includes('missing-pid')) {
-      holders = processesHoldingFile(lockPath)?.filter((p) => p !== process.pid || held.has(lockPath))
+      holders = processesHoldingFile(lockPath, lastHolders.get(lockPath))?.filter((p) => p !== process.pid || held.has(lockPath))
+      if (holders?.length) lastHolders.set(lockPath, holders)
+      else lastHolders.delete(lockPath)
       if (holders && holders.length === 0 && now - mtimeMs > UNREADABLE_LOCK_GRACE_MS) {
         stale = true
         ;(reasons as StaleReason[]).push('not-held')
@@ -401,7 +416,7 @@ export async function acquireLock(file: string, opts: LockOptions = {}): Promise
       if (kind === 'missing') continue // released between our create and our read: retry at once
       if (kind === 'other') {
         throw new ClawkitError(
-          `${lockPath} exists but is not a lock file (it is ${lockPathKindText(lockPath)}; lock libraries such as proper-lockfile create directories). ` +
+          `${lockPath} exists but is not a lock file (it is ${describePathKind(lockPath) ?? 'not a regular file'}; lock libraries such as proper-lockfile create directories). ` +
             'OpenClaw cannot see such a lock either; remove it once the tool that made it is gone.',
           {code: 'E_FOREIGN_LOCK'},
         )
@@ -459,15 +474,6 @@ function startRefresh(fd: number, staleMs: number): NodeJS.Timeout | undefined {
   }, every)
   timer.unref()
   return timer
-}
-
-/** "a directory", "a FIFO (named pipe)", …, following a symlink (what an open would meet). */
-function lockPathKindText(lockPath: string): string {
-  try {
-    return describeFileKind(fs.statSync(lockPath))
-  } catch {
-    return 'a dangling symlink'
-  }
 }
 
 function lockPathKind(lockPath: string): 'missing' | 'file' | 'other' {

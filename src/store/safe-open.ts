@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError} from '../errors.js'
+import {formatBytes} from '../sessions/format.js'
 
 const C = fs.constants
 /** O_NONBLOCK and O_NOCTTY do not exist on Windows, where a FIFO cannot be opened this way anyway. */
@@ -24,6 +25,24 @@ export function describeFileKind(st: fs.Stats): string {
   if (st.isSocket()) return 'a socket'
   if (st.isSymbolicLink()) return 'a symbolic link'
   return 'not a regular file'
+}
+
+/**
+ * What `p` is where it is not a regular file, as an open would meet it (a symlink followed): undefined for a regular
+ * file or a path that does not exist, "a dangling symlink" for a link to nothing (or a loop of links).
+ */
+export function describePathKind(p: string): string | undefined {
+  let st: fs.Stats
+  try {
+    st = fs.statSync(p)
+  } catch {
+    try {
+      return fs.lstatSync(p).isSymbolicLink() ? 'a dangling symlink' : undefined
+    } catch {
+      return undefined
+    }
+  }
+  return st.isFile() ? undefined : describeFileKind(st)
 }
 
 export interface RegularFileOptions {
@@ -51,12 +70,6 @@ export class FileTooLargeError extends ClawkitError {
     super(`${opts.what} ${file} is ${formatBytes(size)}, more than the ${formatBytes(maxBytes)} clawkit reads as a whole; it cannot be a valid file of its kind.${opts.advice ? ` ${opts.advice}` : ''}`, {code: 'E_FILE_TOO_LARGE'})
     this.path = file
   }
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) === 0 ? 0 : 1)} MiB`
-  if (n >= 1024) return `${Math.round(n / 1024)} KiB`
-  return `${n} bytes`
 }
 
 /** Errors of open() itself that mean "special file" (ENXIO: a socket, or a FIFO opened for writing with no reader). */

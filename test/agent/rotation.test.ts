@@ -1,5 +1,4 @@
 // A turn waiting on the transcript lock while another writer rotates the session (sessions reset, OpenClaw /new).
-import {spawn} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -7,40 +6,11 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {json, sessionsJsonPath} from '../support/cli.js'
+import {holdLockInChild as holdLock, killLockHolders} from '../support/locks.js'
 import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
 const make = agentEnvs()
-const children: Array<ReturnType<typeof spawn>> = []
-afterEach(async () => {
-  for (const c of children.splice(0)) c.kill('SIGKILL')
-})
-
-/** A live foreign process that takes `<file>.lock` as OpenClaw does and drops it when told to on stdin. */
-async function holdLock(file: string): Promise<{release(): Promise<void>}> {
-  const script = `
-    const fs = require('node:fs')
-    const lock = process.argv[1] + '.lock'
-    const starttime = Number(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[19])
-    const fd = fs.openSync(lock, 'wx')
-    fs.writeSync(fd, JSON.stringify({pid: process.pid, createdAt: new Date().toISOString(), starttime}, null, 2))
-    fs.closeSync(fd)
-    process.stdout.write('locked\\n')
-    process.stdin.once('data', () => { fs.rmSync(lock); process.stdout.write('released\\n'); process.exit(0) })
-  `
-  const child = spawn(process.execPath, ['-e', script, file], {stdio: ['pipe', 'pipe', 'inherit']})
-  children.push(child)
-  let out = ''
-  child.stdout!.setEncoding('utf8').on('data', (d) => (out += d))
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  for (let i = 0; i < 400 && !out.includes('locked'); i++) await new Promise((r) => setTimeout(r, 10))
-  expect(out).toContain('locked')
-  return {
-    async release() {
-      child.stdin!.write('go\n')
-      await exited
-    },
-  }
-}
+afterEach(killLockHolders)
 
 describe('session rotated while the turn waits for the transcript lock', () => {
   it('reset-style rotation (transcript renamed to .reset.<ts>, new sessionId/sessionFile, header-only file) under a held lock: the turn lands in the new session and its counters are written', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMPACTION, copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {recoverStore} from '../../src/doctor/repairs.js'
 import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
 
@@ -188,6 +188,18 @@ describe('doctor: locks', () => {
     expect(fs.existsSync(dead) || fs.existsSync(noPid) || fs.existsSync(tooOld)).toBe(false)
     expect(fs.existsSync(live)).toBe(true)
     expect(ids(fixed.doc, {open: true})).toEqual(['live-lock'])
+  })
+
+  it('a lock that is a dangling symlink: doctor reports it as lock-not-a-file, in the words of the writer that refuses it', async () => {
+    const state = healthy(TWO_AGENTS)
+    const lock = path.join(sessionsDir(state), 'sessions.json.lock')
+    fs.symlinkSync(path.join(sessionsDir(state), 'nowhere'), lock)
+    const {r, doc} = await doctor(state)
+    expect(r.code, r.stderr).not.toBe(0)
+    expect(doc.findings.find((f: any) => f.path === lock)).toMatchObject({id: 'lock-not-a-file', severity: 'error', details: {kind: 'a dangling symlink'}})
+    const reset = await runCli(['sessions', 'reset', 'main', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(reset.code).toBe(1)
+    expect(reset.stderr.split('\n')[0]).toContain(`${lock} exists but is not a lock file (it is a dangling symlink;`)
   })
 
   it('lock scratch files left by a killed process are lock-scratch-leftover and never the recovery source for a broken index', async () => {

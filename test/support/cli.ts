@@ -124,3 +124,39 @@ export function bigState(sessions: number): string {
   fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(store, null, 2))
   return state
 }
+
+export interface RunningCli {
+  pid: number
+  kill(signal: NodeJS.Signals): void
+  stderr(): string
+  /** Resolves when the process has exited and its output is closed; `at` is when (Date.now()). */
+  exited: Promise<RunResult & {at: number}>
+}
+
+/** The real CLI started in the background, for tests that act while it runs (signals, releasing a lock it waits on). */
+export function startCli(args: string[], opts: RunOptions = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {cwd: opts.cwd ?? ROOT, env: opts.env ?? baseEnv(tempDir()), stdio: ['pipe', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000)
+  const exited = new Promise<RunResult & {at: number}>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({code, signal, stdout, stderr, at: Date.now()})
+    })
+  })
+  child.stdin.end(opts.input ?? '')
+  return {pid: child.pid!, kill: (signal) => child.kill(signal), stderr: () => stderr, exited}
+}
+
+/** Poll `check` every 20 ms until it is true; fail naming `what` after `ms` (a wide margin: CI machines are loaded). */
+export async function waitUntil(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}

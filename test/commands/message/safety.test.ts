@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {json, runCli, sessionsJsonPath} from '../../support/cli.js'
 import {type FakeChannels, startFakeChannels} from '../../support/fake-channels.js'
+import {writeLiveLock} from '../../support/locks.js'
 import {setup, store} from './helpers.js'
 
 let fake: FakeChannels
@@ -36,7 +37,7 @@ describe('message send: mirror safety', () => {
     const {state, env} = setup(fake)
     const transcript = path.join(path.dirname(sessionsJsonPath(state)), `${store(state)['agent:main:main'].sessionId}.jsonl`)
     // Our own test runner: a live pid that will not release the lock.
-    fs.writeFileSync(`${transcript}.lock`, JSON.stringify({pid: process.pid, createdAt: new Date().toISOString()}, null, 2))
+    writeLiveLock(`${transcript}.lock`)
     const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'deploy done', '--json', '--state-dir', state], {
       env: {...env, OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '300'},
     })

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {writeLiveLock} from '../../support/locks.js'
 
 describe('sessions reset', () => {
   it('round trip: new UUID, transcript archived as .reset.<ts>, metadata kept, counters cleared, history empty', async () => {
@@ -57,7 +58,7 @@ describe('sessions reset', () => {
     const lock = `${sessionsJsonPath(state)}.lock`
     const env = baseEnv(tempDir(), {OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '300'})
     // Our own test runner is a live process that holds nothing: a perfect live holder.
-    fs.writeFileSync(lock, JSON.stringify({pid: process.pid, createdAt: new Date().toISOString()}, null, 2))
+    writeLiveLock(lock)
     const live = await runCli(['sessions', 'reset', 'main', '--state-dir', state], {env})
     expect(live.code).toBe(1)
     expect(live.stderr).toContain(`session file locked (timeout 300ms): pid=${process.pid}`)
