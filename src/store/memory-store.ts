@@ -120,6 +120,11 @@ export class MemorySessionStore implements SessionStore {
     if (stored.startsWith(this.prefix) && isTranscriptFileName(stored.slice(this.prefix.length))) {
       return {locator: stored, location: 'session-file', exists: this.transcripts.has(stored)}
     }
+    // A sessionFile of another place (a copied state dir) whose transcript name exists here: used, as the file layout does.
+    const base = stored.slice(Math.max(stored.lastIndexOf('/'), stored.lastIndexOf('\\')) + 1)
+    if (stored && isTranscriptFileName(base) && this.transcripts.has(this.locatorOf(base))) {
+      return {locator: this.locatorOf(base), location: 'relocated', exists: true, storedSessionFile: stored}
+    }
     const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId : ''
     if (!isSafeSessionId(sessionId)) {
       throw new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
