@@ -126,7 +126,7 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
   // the end, so the opposite order here could deadlock until a timeout.
   const firstGuess = b.transcriptOf(first.entry, key).locator
   return b.lockTranscript(firstGuess, async () => {
-    const {now} = opts
+    const now = opts.now ?? new Date()
     const done = await b.update(async (data) => {
       // Re-resolve inside the lock: another writer may have reset or removed it meanwhile.
       const hit = findEntryIn(data, key)

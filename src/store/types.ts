@@ -140,7 +140,8 @@ export interface ResetOutcome {
 }
 
 export interface ResetOptions {
-  now: Date
+  /** The reset's time; by default the moment the transcript lock is held (updatedAt, header, archive name). */
+  now?: Date
   /** The header's cwd for the new transcript (the agent's workspace). */
   cwd: string
 }
