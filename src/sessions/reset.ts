@@ -32,7 +32,7 @@ export interface SessionsResetPlan {
 /** `sessions reset --dry-run`: the same resolution as a reset, reading only; no lock is taken and nothing is written. */
 export async function planReset(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetPlan> {
   const s = await resolveSession(state, target, {agent: opts.agent})
-  const plan = await state.store(s.agentId).planReset(s.key, opts.now ?? new Date())
+  const plan = await state.storeFor(s.ref).planReset(s.key, opts.now ?? new Date())
   return {dryRun: true, key: s.key, agentId: s.agentId, previousSessionId: plan.previousSessionId, transcript: plan.transcript, archivedTranscript: plan.archivedTranscript, clearedFields: plan.clearedFields}
 }
 
@@ -42,6 +42,6 @@ export async function resetSession(state: OpenClawState, target: string, opts: {
   // resolveSession already refuses a SQLite-only agent; this covers a stray legacy sessions.json beside the database.
   state.assertJsonEra(s.agentId)
   const cwd = resolveWorkspaceDir(state.stateDir, state.config, s.agentId, state.env)
-  const done = await state.store(s.agentId).reset(s.key, {now: opts.now, cwd})
+  const done = await state.storeFor(s.ref).reset(s.key, {now: opts.now, cwd})
   return {key: s.key, agentId: s.agentId, previousSessionId: done.previousSessionId, sessionId: done.sessionId, archivedTranscript: done.archivedTranscript, sessionFile: done.sessionFile}
 }
