@@ -7,6 +7,13 @@ import {openRegular} from './safe-open.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
 import type {IdempotencyHit} from './types.js'
 
+/** The hit when this transcript line is a message carrying the key (every backend's test for one line). */
+export function idempotencyHitOf(line: unknown, key: string): IdempotencyHit | undefined {
+  const v = line as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: Record<string, unknown>}} | null
+  if (v?.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
+  return undefined
+}
+
 /**
  * Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey). The file
  * is streamed line by line: transcripts reach gigabytes, and a whole-file string would cost that much memory (and
@@ -25,10 +32,11 @@ export async function findIdempotencyKey(file: string, key: string): Promise<Ide
   try {
     for await (const line of lines) {
       if (!line.includes(key)) continue
+      let hit: IdempotencyHit | undefined
       try {
-        const v = JSON.parse(line) as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: Record<string, unknown>}}
-        if (v.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
+        hit = idempotencyHitOf(JSON.parse(line), key)
       } catch {}
+      if (hit) return hit
     }
   } catch (error) {
     if (isEnoent(error)) return undefined

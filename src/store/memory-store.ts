@@ -2,13 +2,13 @@
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
 import {AsyncLocalStorage} from 'node:async_hooks'
 
-import {UsageError} from '../errors.js'
 import {pathToLeaf} from './context.js'
 import {findEntryIn} from './entry-lookup.js'
+import {idempotencyHitOf} from './idempotency.js'
 import {storeDataFrom} from './file-store.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {transcriptTopicId} from './session-key.js'
-import {type AppendResult, chainEntries, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {type AppendResult, badEntrySessionId, chainEntries, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 import type {
   FoundEntry,
@@ -126,9 +126,7 @@ export class MemorySessionStore implements SessionStore {
       return {locator: this.locatorOf(base), location: 'relocated', exists: true, storedSessionFile: stored}
     }
     const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId : ''
-    if (!isSafeSessionId(sessionId)) {
-      throw new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
-    }
+    if (!isSafeSessionId(sessionId)) throw badEntrySessionId(sessionId, key)
     const extra = stored ? {storedSessionFile: stored} : {}
     const topic = key ? transcriptTopicId(key) : undefined
     if (topic) {
@@ -215,8 +213,8 @@ export class MemorySessionStore implements SessionStore {
 
   async findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {
     for (const line of this.transcripts.get(t.locator) ?? []) {
-      const v = line as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: Record<string, unknown>}}
-      if (v.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: copy(v.message.openclawMessageMeta)}
+      const hit = idempotencyHitOf(line, key)
+      if (hit) return copy(hit)
     }
     return undefined
   }
