@@ -1,16 +1,14 @@
 // Appends a turn's entries to a transcript the way pi's SessionManager does: nothing hits disk before the first assistant reply.
-import path from 'node:path'
-
 import {CorruptFileError} from '../errors.js'
-import {appendDurable, ensurePrivateDir, FILE_MODE} from '../store/fs-util.js'
 import {contextFromPath, type SessionContext} from '../store/context.js'
-import {readTranscriptForContext} from '../store/context-read.js'
-import {regularFileSize} from '../store/safe-open.js'
-import {chainEntries, makeHeader, type NewEntry, TRANSCRIPT_FILE} from '../store/transcript.js'
+import {chainEntries, makeHeader, type NewEntry} from '../store/transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../store/transcript-types.js'
+import type {LockedTranscript} from '../store/types.js'
 
 export class TranscriptWriter {
+  /** The transcript's locator (its path in the file layout), for messages. */
   readonly file: string
+  private readonly tx: LockedTranscript
   /**
    * Every entry of the file plus this turn's (flushed or not), in file order. On a long file the entries the context
    * does not use are stubs with only type, id and parentId (store/context-read.ts).
@@ -27,8 +25,9 @@ export class TranscriptWriter {
   private readonly path: TranscriptEntry[]
   private cached?: {length: number; context: SessionContext}
 
-  private constructor(file: string, entries: TranscriptEntry[], path: TranscriptEntry[], opts: {existed: boolean; header?: TranscriptHeader; needsNewline: boolean}) {
-    this.file = file
+  private constructor(tx: LockedTranscript, entries: TranscriptEntry[], path: TranscriptEntry[], opts: {existed: boolean; header?: TranscriptHeader; needsNewline: boolean}) {
+    this.tx = tx
+    this.file = tx.ref.locator
     this.entries = entries
     this.path = path
     this.existed = opts.existed
@@ -40,16 +39,14 @@ export class TranscriptWriter {
   }
 
   /**
-   * Open for a turn; the caller already holds `<file>.lock`. A file whose first line is not a session header is
-   * refused rather than rewritten (pi would treat it as empty and lose it).
+   * Open for a turn, inside the store's withTranscript (the caller holds the transcript lock). A transcript whose
+   * first line is not a session header is refused rather than rewritten (pi would treat it as empty and lose it).
    */
-  static async open(file: string, sessionId: string, cwd: string): Promise<TranscriptWriter> {
-    // A FIFO here reads as size 0 through stat, and the first append would then block on it for good.
-    const size = (await regularFileSize(file, TRANSCRIPT_FILE)) ?? 0
-    if (size === 0) return new TranscriptWriter(file, [], [], {existed: false, header: makeHeader(sessionId, cwd), needsNewline: false})
-    const t = await readTranscriptForContext(file)
-    if (t.badHeader || !t.header) throw new CorruptFileError(file, 'the first line is not a session header, so the transcript cannot be continued')
-    return new TranscriptWriter(file, t.entries, t.path, {existed: true, needsNewline: t.missingFinalNewline})
+  static async open(tx: LockedTranscript, sessionId: string, cwd: string): Promise<TranscriptWriter> {
+    const t = await tx.readContext()
+    if (!t) return new TranscriptWriter(tx, [], [], {existed: false, header: makeHeader(sessionId, cwd), needsNewline: false})
+    if (t.badHeader || !t.header) throw new CorruptFileError(tx.ref.locator, 'the first line is not a session header, so the transcript cannot be continued')
+    return new TranscriptWriter(tx, t.entries, t.path, {existed: true, needsNewline: t.missingFinalNewline})
   }
 
   get isNew(): boolean {
@@ -77,16 +74,15 @@ export class TranscriptWriter {
       this.pending.push(...chained)
       const hasAssistant = this.pending.some((e) => e.type === 'message' && (e as {message?: {role?: string}}).message?.role === 'assistant')
       if (!hasAssistant) return chained
-      await ensurePrivateDir(path.dirname(this.file))
-      const lines = [this.header!, ...this.pending].map((e) => `${JSON.stringify(e)}\n`).join('')
+      const lines = [this.header!, ...this.pending]
       this.pending = []
       this.flushed = true
-      await appendDurable(this.file, lines, FILE_MODE, TRANSCRIPT_FILE)
+      await this.tx.write(lines)
       return chained
     }
-    const prefix = this.needsNewline ? '\n' : ''
+    const fenceTornLine = this.needsNewline
     this.needsNewline = false
-    await appendDurable(this.file, prefix + chained.map((e) => `${JSON.stringify(e)}\n`).join(''), FILE_MODE, TRANSCRIPT_FILE)
+    await this.tx.write(chained, {fenceTornLine})
     return chained
   }
 }

@@ -8,14 +8,11 @@ import {networkCause} from '../render/net-error.js'
 import {redactText} from '../render/redact.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
-import {findEntryIn} from '../store/file-store.js'
-import {acquireLock, DEFAULT_LOCK_TIMEOUT_MS, type LockOptions} from '../store/lock.js'
+import {findEntryIn} from '../store/entry-lookup.js'
 import {randomUUID} from '../store/random-id.js'
-import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import {resolveTranscriptPath, transcriptFileName} from '../store/transcript.js'
 import type {AssistantMessage, ContentBlock, Usage} from '../store/transcript-types.js'
-import type {SessionEntry, StoreRef} from '../store/types.js'
+import type {FoundEntry, LockedTranscript, SessionEntry, StoreRef, TranscriptLockOptions} from '../store/types.js'
 import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, SUMMARIZATION_SYSTEM_PROMPT} from './compaction.js'
 import {type ApiMessage, estimateTokens, fromApiContent, mapStopReason, toApiMessages} from './convert.js'
 import {costOf, resolveModel, type ResolvedModel} from './model.js'
@@ -59,7 +56,7 @@ export interface AgentTurnOptions {
   onSession?: (selected: SelectedSession) => void
   onStatus?: (status: 'waiting' | 'streaming' | 'tool' | 'compacting') => void
   /** The session's transcript lock is held by another writer and the turn starts waiting for it. */
-  onLockWait?: LockOptions['onWait']
+  onLockWait?: TranscriptLockOptions['onWait']
   env?: Env
 }
 
@@ -223,8 +220,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   sdk.catch(() => {})
   const policy = toolPolicy(state, opts)
   const workspaceDir = resolveWorkspaceDir(state.stateDir, state.config, selected.agentId, env)
-  const store = state.store(selected.agentId)
-  const sessionsDir = state.sessionsDir(selected.ref)
+  const store = state.storeFor(selected.ref)
 
   // Abort wiring: the timeout and Ctrl-C share one controller; the reason says which fired.
   const controller = new AbortController()
@@ -250,14 +246,14 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
         const e = hit.entry
         if (selected.sessionId && e.sessionId !== selected.sessionId) {
           e.sessionId = selected.sessionId
-          e.sessionFile = path.join(sessionsDir, transcriptFileName(selected.sessionId, transcriptTopicId(selected.key)))
+          e.sessionFile = store.newSessionFile(selected.sessionId, selected.key)
           e.updatedAt = now
         }
         if (opts.thinking && e.thinkingLevel !== opts.thinking) e.thinkingLevel = opts.thinking
         return {storedKey: hit.storedKey, entry: {...e}}
       }
       const sessionId = selected.sessionId ?? randomUUID()
-      const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: path.join(sessionsDir, transcriptFileName(sessionId, transcriptTopicId(selected.key)))}
+      const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: store.newSessionFile(sessionId, selected.key)}
       if (opts.thinking) entry.thinkingLevel = opts.thinking
       data[selected.key] = entry
       return {storedKey: selected.key, entry: {...entry}}
@@ -269,38 +265,44 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
     let storedKey = pre.storedKey
     for (let attempt = 0; ; attempt++) {
       const sessionId = entry.sessionId
-      const transcript = resolveTranscriptPath(sessionsDir, entry, selected.key).path
+      const transcript = store.transcriptOf(entry, selected.key)
       const thinking: ThinkingLevel = opts.thinking ?? normalizeThinkingLevel(typeof entry.thinkingLevel === 'string' ? entry.thinkingLevel : undefined) ?? 'off'
       // OpenClaw's rule for its session write lock: wait up to the acquire timeout (10 s, or
       // OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS), then fail naming the holder; a shorter --timeout ends it first.
-      const lock = await acquireLock(transcript, {timeoutMs: DEFAULT_LOCK_TIMEOUT_MS, signal: controller.signal, onWait: opts.onLockWait && ((w) => opts.onLockWait?.({...w, timeoutMs: timeoutMs > 0 ? Math.min(w.timeoutMs, Math.max(0, timeoutMs - (Date.now() - started))) : w.timeoutMs}))}).catch((error: unknown) => {
-        // Ctrl-C or --timeout while another writer holds the session: nothing ran, nothing was written.
-        if ((error as {code?: string}).code !== 'E_LOCK_WAIT_ABORTED') throw error
-        const timedOut = abortReason === 'timeout'
-        throw new ClawkitError(`${timedOut ? 'Timed out' : 'Interrupted'} while waiting for another writer of ${selected.key}; the turn was not run and nothing was written.`, {
-          code: 'E_LOCK_WAIT_ABORTED',
-          // The caller aborts with the signal's name as the reason: SIGTERM exits 143 like a turn it interrupts.
-          exitCode: timedOut ? ExitCode.timeout : opts.signal?.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
+      let locked = false
+      const outcome = await store
+        .withTranscript(
+          transcript,
+          async (tx): Promise<{result: AgentTurnResult} | {rotatedTo: FoundEntry}> => {
+            locked = true
+            const current = findEntryIn(await store.read(), selected.key)
+            const rotated = current !== undefined && (current.entry.sessionId !== sessionId || store.transcriptOf(current.entry, selected.key).locator !== transcript.locator)
+            if (rotated) {
+              if (attempt + 1 >= MAX_ROTATION_RETRIES) {
+                throw new ClawkitError(`Session ${selected.key} changed ${MAX_ROTATION_RETRIES} times while this turn waited for its transcript lock; the turn was not run.`, {
+                  code: 'E_SESSION_ROTATING',
+                  suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.'],
+                })
+              }
+              return {rotatedTo: current}
+            }
+            return {result: await runLocked({sdk, opts, model, policy, workspaceDir, tx, transcript: transcript.locator, sessionId, thinking, selected, store, storedKey, controller, getAbortReason: () => abortReason, started})}
+          },
+          {signal: controller.signal, onWait: opts.onLockWait && ((w) => opts.onLockWait?.({...w, timeoutMs: timeoutMs > 0 ? Math.min(w.timeoutMs, Math.max(0, timeoutMs - (Date.now() - started))) : w.timeoutMs}))},
+        )
+        .catch((error: unknown) => {
+          // Ctrl-C or --timeout while another writer holds the session: nothing ran, nothing was written.
+          if (locked || (error as {code?: string}).code !== 'E_LOCK_WAIT_ABORTED') throw error
+          const timedOut = abortReason === 'timeout'
+          throw new ClawkitError(`${timedOut ? 'Timed out' : 'Interrupted'} while waiting for another writer of ${selected.key}; the turn was not run and nothing was written.`, {
+            code: 'E_LOCK_WAIT_ABORTED',
+            // The caller aborts with the signal's name as the reason: SIGTERM exits 143 like a turn it interrupts.
+            exitCode: timedOut ? ExitCode.timeout : opts.signal?.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted,
+          })
         })
-      })
-      try {
-        const current = findEntryIn(await store.read(), selected.key)
-        const rotated = current !== undefined && (current.entry.sessionId !== sessionId || resolveTranscriptPath(sessionsDir, current.entry, selected.key).path !== transcript)
-        if (rotated) {
-          if (attempt + 1 >= MAX_ROTATION_RETRIES) {
-            throw new ClawkitError(`Session ${selected.key} changed ${MAX_ROTATION_RETRIES} times while this turn waited for its transcript lock; the turn was not run.`, {
-              code: 'E_SESSION_ROTATING',
-              suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.'],
-            })
-          }
-          entry = {...current.entry}
-          storedKey = current.storedKey
-          continue
-        }
-        return await runLocked({sdk, opts, model, policy, workspaceDir, transcript, sessionId, thinking, selected, store, storedKey, controller, getAbortReason: () => abortReason, started})
-      } finally {
-        await lock.release()
-      }
+      if ('result' in outcome) return outcome.result
+      entry = {...outcome.rotatedTo.entry}
+      storedKey = outcome.rotatedTo.storedKey
     }
   } finally {
     if (timer) clearTimeout(timer)
@@ -341,6 +343,9 @@ interface LockedArgs {
   model: ResolvedModel
   policy: ToolPolicy
   workspaceDir: string
+  /** The transcript, locked for the whole turn. */
+  tx: LockedTranscript
+  /** Its locator, as errors and the result show it. */
   transcript: string
   sessionId: string
   thinking: ThinkingLevel
@@ -354,7 +359,7 @@ interface LockedArgs {
 
 async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   const {opts, model, policy, workspaceDir, transcript, sessionId, thinking, controller} = a
-  const writer = await TranscriptWriter.open(transcript, sessionId, workspaceDir)
+  const writer = await TranscriptWriter.open(a.tx, sessionId, workspaceDir)
   const before = writer.context()
   assertSendable(writer, transcript, a.selected.key)
 

@@ -1,20 +1,14 @@
 // Delivery mirror: create/refresh the target session entry under the store lock and append OpenClaw's
 // "delivery-mirror" assistant message to its transcript, at most once per idempotency key.
 import path from 'node:path'
-import type {FileHandle} from 'node:fs/promises'
-import readline from 'node:readline'
 
 import {resolveWorkspaceDir} from '../config/config.js'
 import {ClawkitError} from '../errors.js'
-import {findEntryIn} from '../store/file-store.js'
-import {isEnoent} from '../store/fs-util.js'
-import {withLock} from '../store/lock.js'
+import {findEntryIn} from '../store/entry-lookup.js'
 import {randomUUID} from '../store/random-id.js'
-import {openRegular} from '../store/safe-open.js'
-import {transcriptTopicId} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import {appendEntriesLocked, makeHeader, resolveTranscriptPath, TRANSCRIPT_FILE, transcriptFileName} from '../store/transcript.js'
-import type {SessionEntry} from '../store/types.js'
+import {makeHeader} from '../store/transcript.js'
+import type {SessionEntry, SessionStore, TranscriptRef} from '../store/types.js'
 import type {OutboundRoute} from './targets.js'
 import type {ChannelId} from './types.js'
 
@@ -75,37 +69,10 @@ export interface PriorMirror {
   meta?: MessageMeta
 }
 
-/**
- * Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey). The file
- * is streamed line by line: transcripts reach gigabytes, and a whole-file string would cost that much memory (and
- * fails outright past V8's ~512 MB string limit). Only lines that contain the key are parsed.
- */
-export async function findIdempotencyKey(file: string, key: string): Promise<PriorMirror | undefined> {
-  let fh: FileHandle
-  try {
-    // A FIFO or device named like the transcript would stream forever.
-    ;({fh} = await openRegular(file, TRANSCRIPT_FILE))
-  } catch (error) {
-    if (isEnoent(error)) return undefined
-    throw error
-  }
-  const lines = readline.createInterface({input: fh.createReadStream({encoding: 'utf8'}), crlfDelay: Number.POSITIVE_INFINITY})
-  try {
-    for await (const line of lines) {
-      if (!line.includes(key)) continue
-      try {
-        const v = JSON.parse(line) as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: MessageMeta}}
-        if (v.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
-      } catch {}
-    }
-  } catch (error) {
-    if (isEnoent(error)) return undefined
-    throw error
-  } finally {
-    lines.close()
-    await fh.close().catch(() => {})
-  }
-  return undefined
+/** The mirror already in the session's transcript for this idempotency key (OpenClaw's transcriptFindIdempotencyKey). */
+export async function findPriorMirror(state: OpenClawState, agentId: string, transcript: TranscriptRef, key: string): Promise<PriorMirror | undefined> {
+  const hit = await state.store(agentId).findIdempotencyKey(transcript, key)
+  return hit && {entryId: hit.entryId, meta: hit.meta as MessageMeta | undefined}
 }
 
 function mergeOrigin(existing: Record<string, unknown> | undefined, next: Record<string, unknown>): Record<string, unknown> {
@@ -140,23 +107,22 @@ export interface MirrorParams {
 }
 
 /** Where a session's transcript is (or would be created), without writing anything. */
-export async function lookupSession(state: OpenClawState, agentId: string, sessionKey: string): Promise<{entry?: SessionEntry; file?: string}> {
-  const ref = state.storeRef(agentId)
-  const found = await state.store(agentId).findEntry(sessionKey)
+export async function lookupSession(state: OpenClawState, agentId: string, sessionKey: string): Promise<{entry?: SessionEntry; transcript?: TranscriptRef}> {
+  const store = state.store(agentId)
+  const found = await store.findEntry(sessionKey)
   if (!found) return {}
-  return {entry: found.entry, file: resolveTranscriptPath(state.sessionsDir(ref), found.entry, sessionKey).path}
+  return {entry: found.entry, transcript: store.transcriptOf(found.entry, sessionKey)}
 }
 
 export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | undefined> {
   const text = mirrorText(p.text, p.mediaUrls)
   if (!text) return undefined
   const {state, agentId, sessionKey} = p
-  const ref = state.storeRef(agentId)
-  const sessionsDir = state.sessionsDir(ref)
+  const store = state.store(agentId)
   const now = p.now ?? (() => new Date())
   // webhook is not an OpenClaw channel: its sends are recorded, but it never becomes a session's delivery route.
   const fields = p.channel === 'webhook' ? undefined : routeFields(p.channel, p.route)
-  const {entry, created} = await state.store(agentId).update((data) => {
+  const {entry, created} = await store.update((data) => {
     const found = findEntryIn(data, sessionKey)
     const ts = now().getTime()
     if (!found) {
@@ -164,7 +130,7 @@ export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | un
       const e: SessionEntry = {
         sessionId,
         updatedAt: ts,
-        sessionFile: path.join(sessionsDir, transcriptFileName(sessionId, transcriptTopicId(sessionKey))),
+        sessionFile: store.newSessionFile(sessionId, sessionKey),
         chatType: p.route.chatType,
         ...fields?.group,
         ...fields?.delivery,
@@ -181,12 +147,12 @@ export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | un
       // An existing route is kept: a one-off send must not redirect where the agent's replies go.
       if (!e.lastChannel && !e.deliveryContext) Object.assign(e, fields.delivery)
     }
-    if (typeof e.sessionFile !== 'string' || !e.sessionFile.trim()) e.sessionFile = resolveTranscriptPath(sessionsDir, e, found.storedKey).path
+    if (typeof e.sessionFile !== 'string' || !e.sessionFile.trim()) e.sessionFile = store.transcriptOf(e, found.storedKey).locator
     return {entry: {...e}, created: false}
   })
   let current = entry
   for (let round = 1; ; round++) {
-    const result = await appendMirror(p, current, created, text, sessionsDir, now)
+    const result = await appendMirror(p, store, current, created, text, now)
     if (!('rotatedTo' in result)) return result
     if (round >= MAX_MIRROR_ROUNDS) {
       throw new ClawkitError(`Session ${sessionKey} changed ${MAX_MIRROR_ROUNDS} times while the mirror waited for its transcript lock; the message was sent but not mirrored.`, {code: 'E_SESSION_ROTATING'})
@@ -198,17 +164,17 @@ export async function mirrorDelivery(p: MirrorParams): Promise<MirrorResult | un
 /** Lock-then-recheck rounds when resets keep rotating the session before the mirror holds its transcript. */
 const MAX_MIRROR_ROUNDS = 20
 
-async function appendMirror(p: MirrorParams, entry: SessionEntry, created: boolean, text: string, sessionsDir: string, now: () => Date): Promise<MirrorResult | {rotatedTo: SessionEntry}> {
+async function appendMirror(p: MirrorParams, store: SessionStore, entry: SessionEntry, created: boolean, text: string, now: () => Date): Promise<MirrorResult | {rotatedTo: SessionEntry}> {
   const {state, agentId, sessionKey} = p
-  const file = resolveTranscriptPath(sessionsDir, entry, sessionKey).path
+  const transcript = store.transcriptOf(entry, sessionKey)
   const header = makeHeader(entry.sessionId, resolveWorkspaceDir(state.stateDir, state.config, agentId, state.env), now())
-  return withLock(file, async () => {
-    // A reset may have rotated the session between the index update and this lock, and archived this file: appending
-    // would recreate it under the old name as an orphan. Follow the row, as an agent turn does.
-    const found = await state.store(agentId).findEntry(sessionKey)
-    if (found && resolveTranscriptPath(sessionsDir, found.entry, sessionKey).path !== file) return {rotatedTo: found.entry}
-    const prior = await findIdempotencyKey(file, p.idempotencyKey)
-    if (prior) return {agentId, sessionKey, sessionId: entry.sessionId, entryId: prior.entryId, created, duplicate: true, sessionFile: file}
+  return store.withTranscript(transcript, async (tx) => {
+    // A reset may have rotated the session between the index update and this lock, and archived this transcript:
+    // appending would recreate it under the old name as an orphan. Follow the row, as an agent turn does.
+    const found = await store.findEntry(sessionKey)
+    if (found && store.transcriptOf(found.entry, sessionKey).locator !== transcript.locator) return {rotatedTo: found.entry}
+    const prior = await tx.findIdempotencyKey(p.idempotencyKey)
+    if (prior) return {agentId, sessionKey, sessionId: entry.sessionId, entryId: prior.entryId, created, duplicate: true, sessionFile: transcript.locator}
     const message = {
       role: 'assistant',
       content: [{type: 'text', text}],
@@ -221,7 +187,7 @@ async function appendMirror(p: MirrorParams, entry: SessionEntry, created: boole
       idempotencyKey: p.idempotencyKey,
       openclawMessageMeta: p.meta,
     }
-    const res = await appendEntriesLocked(file, [{type: 'message', message}], {header, now})
-    return {agentId, sessionKey, sessionId: entry.sessionId, entryId: res.entries[0].id, created, duplicate: false, sessionFile: file}
+    const res = await tx.append([{type: 'message', message}], {header, now})
+    return {agentId, sessionKey, sessionId: entry.sessionId, entryId: res.entries[0].id, created, duplicate: false, sessionFile: transcript.locator}
   })
 }

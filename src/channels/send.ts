@@ -6,13 +6,13 @@ import {MIRROR_REFUSAL} from '../store/era.js'
 import {randomUUID} from '../store/random-id.js'
 import {type DmScope, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import type {SessionEntry} from '../store/types.js'
+import type {SessionEntry, TranscriptRef} from '../store/types.js'
 import {resolveChannelAccount, selectChannel} from './config.js'
 import {sendDiscord, discordRetryAfter} from './discord.js'
 import type {SendHttpOptions} from './http.js'
 import {ChannelIO} from './io.js'
 import {resolveMedia} from './media.js'
-import {findIdempotencyKey, lookupSession, type MessageMeta, mirrorDelivery, type MirrorResult} from './mirror.js'
+import {findPriorMirror, lookupSession, type MessageMeta, mirrorDelivery, type MirrorResult} from './mirror.js'
 import {resolveSendPolicy, type SendPolicyResult} from './policy.js'
 import {resolveSlackConversationType, sendSlack, type SlackConversationType} from './slack.js'
 import {type OutboundRoute, parseTarget, resolveOutboundRoute} from './targets.js'
@@ -76,7 +76,7 @@ export interface ResolvedSend {
   route: OutboundRoute
   sessionKey: string
   entry?: SessionEntry
-  transcript?: string
+  transcript?: TranscriptRef
   policy: SendPolicyResult
 }
 
@@ -125,13 +125,13 @@ export async function resolveSend(state: OpenClawState, o: {channel: string | un
       agentId = state.requireAgent(keyAgent)
     }
   }
-  const {entry, file} = await lookupSession(state, agentId, sessionKey)
+  const {entry, transcript} = await lookupSession(state, agentId, sessionKey)
   const policy = resolveSendPolicy({config: state.config, entry, sessionKey, channel, chatType: route.chatType})
   if (policy.decision === 'deny') {
     const why = policy.source === 'entry' ? `the session entry ${sessionKey} has sendPolicy "deny"` : policy.source === 'rule' ? `session.sendPolicy.rules[${policy.rule}] denies ${sessionKey}` : `session.sendPolicy.default is "deny"`
     throw new ClawkitError('send blocked by session policy', {code: 'E_SEND_BLOCKED', suggestions: [why]})
   }
-  return {channel, account, target, media, agentId, route, sessionKey, entry, transcript: file, policy}
+  return {channel, account, target, media, agentId, route, sessionKey, entry, transcript, policy}
 }
 
 export function retryAfterFor(channel: ChannelId): SendHttpOptions['retryAfter'] {
@@ -238,7 +238,7 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
   }
   // A key the target session already holds means this exact send was delivered and recorded before.
   if (o.idempotencyKey && mirror && r.transcript) {
-    const prior = await findIdempotencyKey(r.transcript, o.idempotencyKey)
+    const prior = await findPriorMirror(state, r.agentId, r.transcript, o.idempotencyKey)
     if (prior) {
       const meta = prior.meta
       base.payload.duplicate = true

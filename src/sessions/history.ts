@@ -1,7 +1,6 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
-import {isEnoent} from '../store/fs-util.js'
 import type {OpenClawState} from '../store/state.js'
-import {resolveTranscriptPath, tailTranscript, type TranscriptLocation} from '../store/transcript.js'
+import type {TranscriptLocation} from '../store/transcript.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
 import {resolveSession} from './resolve.js'
 
@@ -113,15 +112,11 @@ export interface HistoryOptions {
 export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
   const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
-  const resolved = resolveTranscriptPath(state.sessionsDir(s.ref), s.entry, s.key)
-  const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: resolved.path, sessionFileLocation: resolved.location, limit}
-  let tail
-  try {
-    tail = await tailTranscript(resolved.path, {limit, count: isHistoryMessage, exactPartial: true})
-  } catch (error) {
-    if (!isEnoent(error)) throw error
-    return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}
-  }
+  const store = state.storeFor(s.ref)
+  const transcript = store.transcriptOf(s.entry, s.key)
+  const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: transcript.locator, sessionFileLocation: transcript.location, limit}
+  const tail = await store.tail(transcript, {limit, count: isHistoryMessage, exactPartial: true})
+  if (!tail) return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}
   // Start the window at the limit-th message from the end, keeping the non-message entries after it.
   let seen = 0
   let start = tail.entries.length

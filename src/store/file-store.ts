@@ -1,15 +1,38 @@
 // The embedded backend: OpenClaw's sessions.json, read without a lock and rewritten atomically under sessions.json.lock.
+import fs from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
 
-import {ClawkitError, CorruptFileError, jsonErrorPosition} from '../errors.js'
+import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../errors.js'
 import {stripBom} from './bom.js'
+import {readTranscriptForContext} from './context-read.js'
+import {findEntryIn} from './entry-lookup.js'
 import {SqliteStoreError, WRITE_REFUSAL} from './era.js'
-import {isEnoent, writeFileAtomic} from './fs-util.js'
+import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from './fs-util.js'
+import {findIdempotencyKey} from './idempotency.js'
 import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
-import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, STORE_ADVICE} from './safe-open.js'
-import {normalizeSessionKey} from './session-key.js'
-import type {FoundEntry, SessionEntry, SessionStore, SessionStoreData, StoreRef, UpdateOptions} from './types.js'
+import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
+import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
+import {transcriptTopicId} from './session-key.js'
+import {appendEntriesLocked, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import type {
+  FoundEntry,
+  IdempotencyHit,
+  LockedTranscript,
+  ResetOptions,
+  ResetOutcome,
+  ResetPlan,
+  SessionEntry,
+  SessionStore,
+  SessionStoreData,
+  StoreRef,
+  TranscriptAppendOptions,
+  TranscriptLockOptions,
+  TranscriptRef,
+  UpdateOptions,
+} from './types.js'
 
 /**
  * Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. JSON.parse reads arrays nested
@@ -104,16 +127,7 @@ export async function readStoreFile(file: string): Promise<{data: SessionStoreDa
   return {data: parseStoreText(text, file), text, exists: true}
 }
 
-/** OpenClaw's resolveSessionStoreEntry: the entry under `key` or any spelling that lowercases to it, newest first (§2.6). */
-export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | undefined {
-  const want = normalizeSessionKey(key)
-  let best: FoundEntry | undefined
-  for (const [k, e] of Object.entries(data)) {
-    if (normalizeSessionKey(k) !== want || !e || typeof e !== 'object') continue
-    if (!best || (e.updatedAt ?? 0) > (best.entry.updatedAt ?? 0) || (k === want && (e.updatedAt ?? 0) === (best.entry.updatedAt ?? 0))) best = {storedKey: k, entry: e}
-  }
-  return best
-}
+export {findEntryIn}
 
 /** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
@@ -213,5 +227,92 @@ export class FileSessionStore implements SessionStore {
       },
       {timeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS},
     )
+  }
+
+  // Transcripts: thin wrappers over transcript.ts, context-read.ts and lock.ts, which hold the byte-level rules.
+
+  /** The directory transcripts of this store live in: always dirname(sessions.json). */
+  private get sessionsDir(): string {
+    return path.dirname(this.ref.path)
+  }
+
+  transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef {
+    const r = resolveTranscriptPath(this.sessionsDir, entry, key)
+    return {locator: r.path, location: r.location, exists: r.exists, ...(r.storedSessionFile === undefined ? {} : {storedSessionFile: r.storedSessionFile})}
+  }
+
+  newSessionFile(sessionId: string, key: string): string {
+    return path.join(this.sessionsDir, transcriptFileName(sessionId, transcriptTopicId(key)))
+  }
+
+  async tail(t: TranscriptRef, opts: TailOptions): Promise<TranscriptReadResult | undefined> {
+    try {
+      return await tailTranscript(t.locator, opts)
+    } catch (error) {
+      if (isEnoent(error)) return undefined
+      throw error
+    }
+  }
+
+  async withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
+    const file = t.locator
+    const tx: LockedTranscript = {
+      ref: t,
+      // A FIFO here reads as size 0 through stat, and an append would then block on it for good.
+      readContext: async () => (((await regularFileSize(file, TRANSCRIPT_FILE)) ?? 0) === 0 ? undefined : readTranscriptForContext(file)),
+      append: (items, o = {}) => appendEntriesLocked(file, items, o),
+      write: async (lines, o = {}) => {
+        await ensurePrivateDir(path.dirname(file))
+        const text = (o.fenceTornLine ? '\n' : '') + lines.map((l) => `${JSON.stringify(l)}\n`).join('')
+        await appendDurable(file, text, FILE_MODE, TRANSCRIPT_FILE)
+      },
+      findIdempotencyKey: (key) => findIdempotencyKey(file, key),
+    }
+    return withLock(file, () => fn(tx), {timeoutMs: opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, signal: opts.signal, onWait: opts.onWait})
+  }
+
+  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions & {lockTimeoutMs?: number} = {}): Promise<AppendResult> {
+    return this.withTranscript(t, (tx) => tx.append(items, opts), {timeoutMs: opts.lockTimeoutMs})
+  }
+
+  findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {
+    return findIdempotencyKey(t.locator, key)
+  }
+
+  planReset(key: string, now: Date): Promise<ResetPlan> {
+    return planReset(this.resetBackend(), key, now)
+  }
+
+  reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
+    return runReset(this.resetBackend(), key, opts)
+  }
+
+  private resetBackend(): ResetBackend {
+    return {
+      findEntry: (key) => this.findEntry(key),
+      transcriptOf: (entry, key) => this.transcriptOf(entry, key),
+      transcriptPresent: (t) => {
+        try {
+          return fs.statSync(t.locator).isFile()
+        } catch {
+          return false
+        }
+      },
+      renamedFor: (old, oldId, newId) => path.join(this.sessionsDir, renameForNewSessionId(path.basename(old.locator), oldId, newId)),
+      update: (mutator) => this.update(mutator),
+      lockTranscript: (file, fn) => withLock(file, fn),
+      // 0600, and never over a transcript someone else created meanwhile.
+      createTranscript: async (file, header) => {
+        await fsp.writeFile(file, `${JSON.stringify(header)}\n`, {flag: 'wx', mode: FILE_MODE}).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw fileError(error, file, 'create the new transcript')
+        })
+      },
+      archiveTranscript: async (file, to) => {
+        if (!fs.existsSync(file)) return false
+        await fsp.rename(file, to)
+        return true
+      },
+      assertWritable: () => this.refuseSqliteEra(),
+    }
   }
 }

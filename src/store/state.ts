@@ -139,7 +139,12 @@ export class OpenClawState {
 
   /** A store whose writes refuse while the agent keeps its sessions in SQLite (checked again inside every write). */
   store(agentId: string): SessionStore {
-    return new FileSessionStore(this.storeRef(agentId), {sqliteStore: () => findSqliteStore(this.stateDir, agentId)})
+    return this.storeFor(this.storeRef(agentId))
+  }
+
+  /** The store behind a ref a lookup returned (resolveSession's `ref`), so that its index and transcripts agree. */
+  storeFor(ref: StoreRef): SessionStore {
+    return new FileSessionStore(ref, {sqliteStore: () => findSqliteStore(this.stateDir, ref.agentId)})
   }
 
   /** The agent's SQLite-era database when it has one: clawkit then neither reads nor writes its JSON-era files. */

@@ -93,6 +93,11 @@ function realpathOr(p: string): string {
   }
 }
 
+/** An index entry whose sessionId cannot name a transcript (every backend names transcripts after it). */
+export function badEntrySessionId(sessionId: string, key?: string): UsageError {
+  return new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
+}
+
 /**
  * Find the transcript of an entry. `sessionFile` is authoritative when it resolves inside the sessions dir. An
  * absolute path elsewhere (typically the old location of a moved or restored state dir) is never followed: clawkit
@@ -123,9 +128,7 @@ export function resolveTranscriptPath(sessionsDir: string, entry: Pick<SessionEn
     }
   }
   const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId : ''
-  if (!isSafeSessionId(sessionId)) {
-    throw new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
-  }
+  if (!isSafeSessionId(sessionId)) throw badEntrySessionId(sessionId, key)
   const topic = key ? transcriptTopicId(key) : undefined
   if (topic) {
     const topicPath = path.join(dir, transcriptFileName(sessionId, topic))

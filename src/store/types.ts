@@ -1,4 +1,7 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
+import type {ContextRead} from './context-read.js'
+import type {AppendResult, NewEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from './transcript.js'
+import type {TranscriptHeader} from './transcript-types.js'
 
 /** One row of sessions.json. Only the fields clawkit reads are typed; every other field is preserved as-is. */
 export interface SessionEntry {
@@ -65,8 +68,94 @@ export interface UpdateOptions {
 }
 
 /**
- * The seam between commands and storage. The file backend is OpenClaw's layout; a shared-database backend for
- * multi-machine teams can implement the same contract.
+ * A session's transcript as the store resolved it. Features show `locator` (the file backend: the absolute path of the
+ * JSONL file, which is what `sessionFile` and every output print) and hand the ref back to the store; they never
+ * build, open or lock it themselves.
+ */
+export interface TranscriptRef {
+  readonly locator: string
+  /** How the entry led to it: its sessionFile, a relocated sessionFile, or derived from sessionId (and topic). */
+  readonly location: TranscriptLocation
+  /** Whether it existed when resolved (a read may still find it gone). */
+  readonly exists: boolean
+  /** The entry's sessionFile when it could not be used as-is. */
+  readonly storedSessionFile?: string
+}
+
+/** A message found by its idempotency key (OpenClaw's transcriptFindIdempotencyKey). */
+export interface IdempotencyHit {
+  entryId: string
+  meta?: Record<string, unknown>
+}
+
+export interface TranscriptLockOptions {
+  timeoutMs?: number
+  /** Abort the wait for the lock (Ctrl-C, --timeout): fails with E_LOCK_WAIT_ABORTED. */
+  signal?: AbortSignal
+  /** Told once the lock turns out to be held by someone else. */
+  onWait?: (info: {lockPath: string; holderPid?: number; timeoutMs: number}) => void
+}
+
+export interface TranscriptAppendOptions {
+  /** Header written first when the transcript is missing or empty; without one such an append fails. */
+  header?: TranscriptHeader
+  now?: () => Date
+}
+
+/** A transcript whose write lock the caller holds (inside `SessionStore.withTranscript`). */
+export interface LockedTranscript {
+  readonly ref: TranscriptRef
+  /** Everything the model context is built from (entries, root-to-leaf path); undefined when missing or empty. */
+  readContext(): Promise<ContextRead | undefined>
+  /** New entries with OpenClaw's ids, chained onto the transcript's current leaf. */
+  append(items: NewEntry[], opts?: TranscriptAppendOptions): Promise<AppendResult>
+  /**
+   * Lines the caller has already chained (a turn keeps its own leaf and ids, like pi's SessionManager), written after
+   * the last one. `fenceTornLine` first ends a torn last line so the new lines stay parseable.
+   */
+  write(lines: readonly object[], opts?: {fenceTornLine?: boolean}): Promise<void>
+  findIdempotencyKey(key: string): Promise<IdempotencyHit | undefined>
+}
+
+/** What `sessions reset --dry-run` reports: decided from the index as it is now, nothing locked or written. */
+export interface ResetPlan {
+  key: string
+  previousSessionId: string
+  /** The transcript that would be archived, or null when there is none. */
+  transcript: string | null
+  /** Where it would go (`<locator>.reset.<time>`), or null. */
+  archivedTranscript: string | null
+  /** Fields of the entry the reset would remove or set back to zero. */
+  clearedFields: string[]
+}
+
+export interface ResetOutcome {
+  key: string
+  previousSessionId: string
+  sessionId: string
+  /** Locator of the archived old transcript, or null when there was none. */
+  archivedTranscript: string | null
+  /** The new sessionFile (a header-only transcript is created there). */
+  sessionFile: string
+}
+
+export interface ResetOptions {
+  /** The reset's time; by default the moment the transcript lock is held (updatedAt, header, archive name). */
+  now?: Date
+  /** The header's cwd for the new transcript (the agent's workspace). */
+  cwd: string
+}
+
+/**
+ * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
+ * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
+ * implementation, not an edit of every feature. `FileSessionStore` is OpenClaw's JSON-file layout (the embedded
+ * default); `MemorySessionStore` is its in-memory twin, and test/store/contract.test.ts runs the same cases on both.
+ * Lock order (a transcript before the index) is encoded inside the implementations, never in a feature.
+ *
+ * Not here yet: the listing of session files, archives and lock leftovers that doctor and status look at. Their
+ * checks of the file layout still reach the files directly and become the file backend's diagnostics next (issue 15,
+ * docs/architecture.md "Where this is going").
  */
 export interface SessionStore {
   readonly ref: StoreRef
@@ -88,4 +177,27 @@ export interface SessionStore {
    * is passed through. Nothing is written when the mutator leaves the data unchanged.
    */
   update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts?: UpdateOptions): Promise<T>
+
+  /** The transcript an entry points at, by OpenClaw's rules (sessionFile, else sessionId and the key's topic). */
+  transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef
+  /** The sessionFile a new session id gets under this key. */
+  newSessionFile(sessionId: string, key: string): string
+  /**
+   * The last `limit` entries that `count` accepts (and the others after the first of them), read from the end; with
+   * `exactPartial`, `partial` says whether counted entries exist before the window. Undefined when it does not exist.
+   */
+  tail(t: TranscriptRef, opts: TailOptions): Promise<TranscriptReadResult | undefined>
+  /** Run `fn` holding the transcript's write lock (OpenClaw's `<file>.lock` in the file layout). */
+  withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts?: TranscriptLockOptions): Promise<T>
+  /** `LockedTranscript.append` under a lock of its own. */
+  append(t: TranscriptRef, items: NewEntry[], opts?: TranscriptAppendOptions & {lockTimeoutMs?: number}): Promise<AppendResult>
+  /** A message carrying this idempotency key, without a lock; undefined when none (or no transcript). */
+  findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined>
+  /** What reset(key) would do now. NotFoundError when there is no such session. */
+  planReset(key: string, now: Date): Promise<ResetPlan>
+  /**
+   * OpenClaw's reset: a new sessionId and header-only transcript, counters cleared, the rest of the entry kept, the
+   * old transcript archived as `<locator>.reset.<time>`. NotFoundError when there is no such session.
+   */
+  reset(key: string, opts: ResetOptions): Promise<ResetOutcome>
 }

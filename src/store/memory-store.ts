@@ -1,0 +1,250 @@
+// The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
+// Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
+import {AsyncLocalStorage} from 'node:async_hooks'
+
+import {pathToLeaf} from './context.js'
+import {findEntryIn} from './entry-lookup.js'
+import {idempotencyHitOf} from './idempotency.js'
+import {storeDataFrom} from './file-store.js'
+import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
+import {transcriptTopicId} from './session-key.js'
+import {type AppendResult, badEntrySessionId, chainEntries, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+import type {
+  FoundEntry,
+  IdempotencyHit,
+  LockedTranscript,
+  ResetOptions,
+  ResetOutcome,
+  ResetPlan,
+  SessionEntry,
+  SessionStore,
+  SessionStoreData,
+  StoreRef,
+  TranscriptAppendOptions,
+  TranscriptLockOptions,
+  TranscriptRef,
+} from './types.js'
+
+/** A JSON value copied, as a write to disk and a read back would copy it: no caller ever shares an object with the store. */
+function copy<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T
+}
+
+/**
+ * One lock per name, FIFO. Re-entrant within one async call chain, as OpenClaw's lock files are within a process (a
+ * reset holds a transcript's lock and takes it again to archive it); concurrent callers wait their turn.
+ */
+class Mutexes {
+  private readonly tails = new Map<string, Promise<void>>()
+  private readonly held = new AsyncLocalStorage<ReadonlySet<string>>()
+
+  async run<T>(name: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const mine = this.held.getStore() ?? new Set<string>()
+    if (mine.has(name)) return fn()
+    const prev = this.tails.get(name) ?? Promise.resolve()
+    let release!: () => void
+    const done = new Promise<void>((resolve) => (release = resolve))
+    const tail = prev.then(() => done)
+    this.tails.set(name, tail)
+    try {
+      await prev
+      if (signal?.aborted) throw Object.assign(new Error(`Stopped waiting for the lock of ${name}`), {code: 'E_LOCK_WAIT_ABORTED'})
+      return await this.held.run(new Set([...mine, name]), fn)
+    } finally {
+      release()
+      if (this.tails.get(name) === tail) this.tails.delete(name)
+    }
+  }
+}
+
+export interface MemoryStoreOptions {
+  /** Rows to start with (copied). */
+  index?: SessionStoreData
+  /** Transcripts to start with, by locator: the header first, then the entries (copied). */
+  transcripts?: Record<string, readonly object[]>
+}
+
+export class MemorySessionStore implements SessionStore {
+  readonly ref: StoreRef
+  private index: SessionStoreData | undefined
+  /** Locator → header and entries, in order. */
+  private readonly transcripts = new Map<string, object[]>()
+  private readonly locks = new Mutexes()
+  private readonly prefix: string
+
+  constructor(agentId: string, opts: MemoryStoreOptions = {}) {
+    this.prefix = `memory:${agentId}/`
+    this.ref = {agentId, path: `${this.prefix}sessions.json`}
+    this.index = opts.index ? storeDataFrom(copy(opts.index)) : undefined
+    for (const [k, lines] of Object.entries(opts.transcripts ?? {})) this.transcripts.set(k, copy([...lines]))
+  }
+
+  /** The locator of a transcript named `name` in this store (what the file backend's path is to its sessions dir). */
+  locatorOf(name: string): string {
+    return this.prefix + name
+  }
+
+  /** The stored lines of a transcript (copies), for tests; undefined when there is none. */
+  lines(locator: string): object[] | undefined {
+    const t = this.transcripts.get(locator)
+    return t && copy(t)
+  }
+
+  async read(): Promise<SessionStoreData> {
+    return storeDataFrom(copy(this.index ?? {}))
+  }
+
+  async findEntry(key: string): Promise<FoundEntry | undefined> {
+    return findEntryIn(await this.read(), key)
+  }
+
+  async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
+    const out = new Map<string, T>()
+    for (const [k, e] of Object.entries(await this.read())) if (e && typeof e === 'object' && !Array.isArray(e)) out.set(k, project(k, e))
+    return out
+  }
+
+  update<T>(mutator: (data: SessionStoreData) => T | Promise<T>): Promise<T> {
+    return this.locks.run(this.ref.path, async () => {
+      const data = await this.read()
+      const result = await mutator(data)
+      this.index = storeDataFrom(copy(data))
+      return result
+    })
+  }
+
+  transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef {
+    const stored = typeof entry.sessionFile === 'string' ? entry.sessionFile.trim() : ''
+    // As in the file layout: a sessionFile is used only when it names a transcript of this store.
+    if (stored.startsWith(this.prefix) && isTranscriptFileName(stored.slice(this.prefix.length))) {
+      return {locator: stored, location: 'session-file', exists: this.transcripts.has(stored)}
+    }
+    // A sessionFile of another place (a copied state dir) whose transcript name exists here: used, as the file layout does.
+    const base = stored.slice(Math.max(stored.lastIndexOf('/'), stored.lastIndexOf('\\')) + 1)
+    if (stored && isTranscriptFileName(base) && this.transcripts.has(this.locatorOf(base))) {
+      return {locator: this.locatorOf(base), location: 'relocated', exists: true, storedSessionFile: stored}
+    }
+    const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId : ''
+    if (!isSafeSessionId(sessionId)) throw badEntrySessionId(sessionId, key)
+    const extra = stored ? {storedSessionFile: stored} : {}
+    const topic = key ? transcriptTopicId(key) : undefined
+    if (topic) {
+      const topicLocator = this.locatorOf(transcriptFileName(sessionId, topic))
+      if (this.transcripts.has(topicLocator)) return {locator: topicLocator, location: 'derived', exists: true, ...extra}
+    }
+    const plain = this.locatorOf(transcriptFileName(sessionId))
+    return {locator: plain, location: 'derived', exists: this.transcripts.has(plain), ...extra}
+  }
+
+  newSessionFile(sessionId: string, key: string): string {
+    return this.locatorOf(transcriptFileName(sessionId, transcriptTopicId(key)))
+  }
+
+  async tail(t: TranscriptRef, opts: TailOptions): Promise<TranscriptReadResult | undefined> {
+    const lines = this.transcripts.get(t.locator)
+    if (!lines) return undefined
+    const [header, ...entries] = copy(lines) as [TranscriptHeader, ...TranscriptEntry[]]
+    const count = opts.count ?? (() => true)
+    let counted = 0
+    let start = entries.length
+    while (start > 0 && counted < opts.limit) {
+      start--
+      if (count(entries[start])) counted++
+    }
+    const before = entries.slice(0, start)
+    const window = entries.slice(start)
+    const size = lines.reduce((n, l) => n + Buffer.byteLength(JSON.stringify(l)) + 1, 0)
+    return {
+      file: t.locator,
+      header,
+      version: typeof header?.version === 'number' ? header.version : 1,
+      entries: window,
+      rawLines: window.map((e) => JSON.stringify(e)),
+      badLines: [],
+      duplicateHeaders: 0,
+      badHeader: false,
+      missingFinalNewline: false,
+      size,
+      partial: opts.exactPartial ? before.some((e) => count(e)) : before.length > 0,
+    }
+  }
+
+  withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
+    const locator = t.locator
+    const tx: LockedTranscript = {
+      ref: t,
+      readContext: async () => {
+        const lines = this.transcripts.get(locator)
+        if (!lines || lines.length === 0) return undefined
+        const [header, ...entries] = copy(lines) as [TranscriptHeader, ...TranscriptEntry[]]
+        return {header, badHeader: false, missingFinalNewline: false, entries, path: pathToLeaf(entries), stubs: 0}
+      },
+      append: async (items, o = {}) => this.appendLocked(locator, items, o),
+      write: async (lines) => {
+        const list = this.transcripts.get(locator) ?? []
+        list.push(...copy([...lines]))
+        this.transcripts.set(locator, list)
+      },
+      findIdempotencyKey: (key) => this.findIdempotencyKey(t, key),
+    }
+    return this.locks.run(locator, () => fn(tx), opts.signal)
+  }
+
+  private appendLocked(locator: string, items: NewEntry[], opts: TranscriptAppendOptions): AppendResult {
+    const list = this.transcripts.get(locator) ?? []
+    let created = false
+    if (list.length === 0) {
+      if (!opts.header) throw new Error(`cannot create ${locator} without a session header`)
+      list.push(copy(opts.header))
+      created = true
+    }
+    const prior = list.slice(1) as TranscriptEntry[]
+    const leaf = [...prior].reverse().find((e) => typeof e.id === 'string')?.id ?? null
+    const entries = chainEntries(items, leaf, new Set(prior.map((e) => e.id)), opts.now)
+    list.push(...copy(entries))
+    this.transcripts.set(locator, list)
+    return {entries, created}
+  }
+
+  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions = {}): Promise<AppendResult> {
+    return this.withTranscript(t, (tx) => tx.append(items, opts))
+  }
+
+  async findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {
+    for (const line of this.transcripts.get(t.locator) ?? []) {
+      const hit = idempotencyHitOf(line, key)
+      if (hit) return copy(hit)
+    }
+    return undefined
+  }
+
+  planReset(key: string, now: Date): Promise<ResetPlan> {
+    return planReset(this.resetBackend(), key, now)
+  }
+
+  reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
+    return runReset(this.resetBackend(), key, opts)
+  }
+
+  private resetBackend(): ResetBackend {
+    return {
+      findEntry: (key) => this.findEntry(key),
+      transcriptOf: (entry, key) => this.transcriptOf(entry, key),
+      transcriptPresent: (t) => this.transcripts.has(t.locator),
+      renamedFor: (old, oldId, newId) => this.locatorOf(renameForNewSessionId(old.locator.slice(old.locator.lastIndexOf('/') + 1), oldId, newId)),
+      update: (mutator) => this.update(mutator),
+      lockTranscript: (locator, fn) => this.locks.run(locator, fn),
+      createTranscript: async (locator, header) => {
+        if (!this.transcripts.has(locator)) this.transcripts.set(locator, [copy(header)])
+      },
+      archiveTranscript: async (locator, to) => {
+        const lines = this.transcripts.get(locator)
+        if (!lines) return false
+        this.transcripts.delete(locator)
+        this.transcripts.set(to, lines)
+        return true
+      },
+    }
+  }
+}

@@ -1,0 +1,225 @@
+// One contract, two backends: the same cases run on OpenClaw's file layout (a copy of a real 2026.4.27 state dir) and
+// on the in-memory twin seeded with the same rows and transcripts. A case that only one backend passes means the
+// interface (src/store/types.ts) lets the features depend on something a backend does not promise.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {FileSessionStore} from '../../src/store/file-store.js'
+import {archiveTimestamp} from '../../src/store/fs-util.js'
+import {MemorySessionStore} from '../../src/store/memory-store.js'
+import {isTranscriptFileName} from '../../src/store/transcript.js'
+import type {TranscriptEntry} from '../../src/store/transcript-types.js'
+import type {SessionStore} from '../../src/store/types.js'
+import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'
+
+const MAIN = 'agent:main:main'
+const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
+const MAIN_ID = 'f1ea83b9-e3d9-43c8-b4e4-5d101bf3ee2f'
+const FIXTURE_DIR = path.join(FIXTURES, COMPACTION, 'agents', 'main', 'sessions')
+
+interface Backend {
+  store: SessionStore
+  /** The locator of a transcript of this name in the store. */
+  locatorOf(name: string): string
+  /** The lines stored under a locator (archives included), or undefined when there is nothing there. */
+  linesAt(locator: string): object[] | undefined
+}
+
+function fixtureLines(name: string): Record<string, unknown>[] {
+  return fs
+    .readFileSync(path.join(FIXTURE_DIR, name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+}
+
+const BACKENDS: [string, () => Backend][] = [
+  [
+    'file (OpenClaw JSON layout)',
+    () => {
+      const dir = path.dirname(sessionsJsonPath(copyFixture(COMPACTION)))
+      const store = new FileSessionStore({agentId: 'main', path: path.join(dir, 'sessions.json')})
+      const linesAt = (locator: string) => {
+        if (!fs.existsSync(locator)) return undefined
+        return fs.readFileSync(locator, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as object)
+      }
+      return {store, locatorOf: (name) => path.join(dir, name), linesAt}
+    },
+  ],
+  [
+    'memory',
+    () => {
+      const transcripts: Record<string, object[]> = {}
+      const store0 = new MemorySessionStore('main')
+      for (const name of fs.readdirSync(FIXTURE_DIR)) if (isTranscriptFileName(name)) transcripts[store0.locatorOf(name)] = fixtureLines(name)
+      const index = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'sessions.json'), 'utf8'))
+      const store = new MemorySessionStore('main', {index, transcripts})
+      return {store, locatorOf: (name) => store.locatorOf(name), linesAt: (locator) => store.lines(locator)}
+    },
+  ],
+]
+
+const isMessage = (e: TranscriptEntry) => e.type === 'message'
+const mainEntries = () => fixtureLines(`${MAIN_ID}.jsonl`).slice(1) as unknown as TranscriptEntry[]
+
+describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
+  it('reads the index and one entry, a key spelled in mixed case included', async () => {
+    const {store} = make()
+    const data = await store.read()
+    expect(Object.keys(data)).toEqual([MAIN, EXPLICIT])
+    expect((await store.findEntry(MAIN))?.entry.sessionId).toBe(MAIN_ID)
+    expect((await store.findEntry('AGENT:Main:MAIN'))?.storedKey).toBe(MAIN)
+    expect(await store.findEntry('agent:main:nope')).toBeUndefined()
+    const rows = await store.readRows((key, e) => `${key}=${e.sessionId}`)
+    expect([...rows.values()]).toEqual([`${MAIN}=${MAIN_ID}`, `${EXPLICIT}=0a1b2c3d-0000-4000-8000-000000000001`])
+  })
+
+  it('updates under the lock: the mutator result passes through, a mixed-case stored key is found by its lowercase form', async () => {
+    const {store} = make()
+    const out = await store.update((data) => {
+      data['Agent:Main:Mixed'] = {sessionId: 'mixed-1', updatedAt: 5, label: 'kept'}
+      return 'done'
+    })
+    expect(out).toBe('done')
+    const hit = await store.findEntry('agent:main:mixed')
+    expect(hit).toEqual({storedKey: 'Agent:Main:Mixed', entry: {sessionId: 'mixed-1', updatedAt: 5, label: 'kept'}})
+    // What a caller holds is a copy: changing it changes nothing stored.
+    hit!.entry.label = 'changed'
+    expect((await store.findEntry('agent:main:mixed'))?.entry.label).toBe('kept')
+  })
+
+  it('resolves a transcript: a moved sessionFile to the local file, else derived from sessionId; a bad id is refused', async () => {
+    const {store, locatorOf} = make()
+    const entry = (await store.findEntry(MAIN))!.entry
+    expect(store.transcriptOf(entry, MAIN)).toMatchObject({locator: locatorOf(`${MAIN_ID}.jsonl`), location: 'relocated', exists: true})
+    expect(store.transcriptOf({sessionId: 'fresh-id'}, 'agent:main:x')).toEqual({locator: locatorOf('fresh-id.jsonl'), location: 'derived', exists: false})
+    expect(store.newSessionFile('fresh-id', 'agent:main:telegram:group:-100:topic:7')).toBe(locatorOf('fresh-id-topic-7.jsonl'))
+    expect(() => store.transcriptOf({sessionId: '../escape'}, 'agent:main:x')).toThrow(expect.objectContaining({code: 'E_BAD_SESSION_ID'}))
+  })
+
+  it('tails with --limit semantics: the last N messages with what follows them, partial only when older messages exist', async () => {
+    const {store} = make()
+    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    const all = mainEntries()
+    const messages = all.filter(isMessage)
+    const two = await store.tail(t, {limit: 2, count: isMessage, exactPartial: true})
+    const startAt = all.findIndex((e) => e.id === messages.at(-2)!.id)
+    expect(two?.entries.map((e) => e.id)).toEqual(all.slice(startAt).map((e) => e.id))
+    expect(two?.partial).toBe(true)
+    expect(two?.header?.id).toBe(MAIN_ID)
+    expect(two?.rawLines.map((l) => JSON.parse(l!).id)).toEqual(all.slice(startAt).map((e) => e.id))
+    const everything = await store.tail(t, {limit: 10_000, count: isMessage, exactPartial: true})
+    expect(everything?.entries.map((e) => e.id)).toEqual(all.map((e) => e.id))
+    expect(everything?.partial).toBe(false)
+    expect(everything?.badLines).toEqual([])
+    expect(await store.tail(store.transcriptOf({sessionId: 'no-such'}), {limit: 5})).toBeUndefined()
+  })
+
+  it('reads the model context under the lock: every entry, the root-to-leaf path; nothing for a missing transcript', async () => {
+    const {store} = make()
+    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    const ctx = await store.withTranscript(t, (tx) => tx.readContext())
+    expect(ctx?.header?.id).toBe(MAIN_ID)
+    expect(ctx?.badHeader).toBe(false)
+    expect(ctx?.entries.map((e) => e.id)).toEqual(mainEntries().map((e) => e.id))
+    expect(ctx?.path.at(-1)?.id).toBe(mainEntries().at(-1)!.id)
+    expect(ctx?.path[0].parentId).toBeNull()
+    expect(await store.withTranscript(store.transcriptOf({sessionId: 'no-such'}), (tx) => tx.readContext())).toBeUndefined()
+  })
+
+  it('appends with OpenClaw ids and parent chain: a new transcript starts with the header, later appends chain onto the leaf', async () => {
+    const {store, linesAt} = make()
+    const t = store.transcriptOf({sessionId: 'new-session'}, 'agent:main:new')
+    await expect(store.append(t, [{type: 'custom', customType: 'x', data: {}}])).rejects.toThrow(/header/)
+    const header = {type: 'session' as const, version: 3, id: 'new-session', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w'}
+    const first = await store.append(t, [{type: 'message', message: {role: 'user', content: 'hi', timestamp: 1}}, {type: 'custom', customType: 'x', data: {a: 1}}], {header})
+    expect(first.created).toBe(true)
+    expect(first.entries[0].id).toMatch(/^[0-9a-f]{8}$/)
+    expect(first.entries[0].parentId).toBeNull()
+    expect(first.entries[1].parentId).toBe(first.entries[0].id)
+    // pi's literal field order for custom entries.
+    expect(Object.keys(first.entries[1])).toEqual(['type', 'customType', 'data', 'id', 'parentId', 'timestamp'])
+    const second = await store.withTranscript(t, (tx) => tx.append([{type: 'message', message: {role: 'assistant', content: [], timestamp: 2}}]))
+    expect(second.created).toBe(false)
+    expect(second.entries[0].parentId).toBe(first.entries[1].id)
+    // Lines chained by the caller (a turn keeps its own leaf) are written as given, after the last.
+    const own = {type: 'message', id: 'abcdef01', parentId: second.entries[0].id, timestamp: '2026-01-01T00:00:01.000Z', message: {role: 'user', content: 'again', timestamp: 3}}
+    await store.withTranscript(t, (tx) => tx.write([own]))
+    const lines = linesAt(t.locator)!
+    expect(lines[0]).toEqual(header)
+    expect(lines.slice(1).map((l) => (l as {id: string}).id)).toEqual([first.entries[0].id, first.entries[1].id, second.entries[0].id, 'abcdef01'])
+    const ctx = await store.withTranscript(t, (tx) => tx.readContext())
+    expect(ctx?.path.map((e) => e.id)).toEqual([first.entries[0].id, first.entries[1].id, second.entries[0].id, 'abcdef01'])
+  })
+
+  it('finds a message by its idempotency key, with or without the lock; none in a missing transcript', async () => {
+    const {store} = make()
+    const t = store.transcriptOf((await store.findEntry(EXPLICIT))!.entry, EXPLICIT)
+    const res = await store.append(t, [{type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'sent'}], idempotencyKey: 'k-1', openclawMessageMeta: {channel: 'slack'}}}])
+    expect(await store.findIdempotencyKey(t, 'k-1')).toEqual({entryId: res.entries[0].id, meta: {channel: 'slack'}})
+    expect(await store.withTranscript(t, (tx) => tx.findIdempotencyKey('k-1'))).toEqual({entryId: res.entries[0].id, meta: {channel: 'slack'}})
+    expect(await store.findIdempotencyKey(t, 'k-2')).toBeUndefined()
+    expect(await store.findIdempotencyKey(store.transcriptOf({sessionId: 'no-such'}), 'k-1')).toBeUndefined()
+  })
+
+  it('plans and runs a reset: new id, header-only transcript, old one archived and reachable, counters cleared, metadata kept', async () => {
+    const {store, locatorOf, linesAt} = make()
+    const before = (await store.findEntry(MAIN))!.entry
+    const old = locatorOf(`${MAIN_ID}.jsonl`)
+    const oldLines = linesAt(old)!
+    const now = new Date('2026-12-01T10:00:00.000Z')
+    const plan = await store.planReset(MAIN, now)
+    expect(plan).toEqual({
+      key: MAIN,
+      previousSessionId: MAIN_ID,
+      transcript: old,
+      archivedTranscript: `${old}.reset.${archiveTimestamp(now)}`,
+      clearedFields: ['cacheRead', 'cacheWrite', 'estimatedCostUsd', 'lastInteractionAt', 'compactionCheckpoints', 'inputTokens', 'outputTokens', 'totalTokens'],
+    })
+    // A plan changes nothing.
+    expect((await store.findEntry(MAIN))!.entry).toEqual(before)
+
+    const done = await store.reset(MAIN, {now, cwd: '/work'})
+    expect(done.previousSessionId).toBe(MAIN_ID)
+    expect(done.sessionId).not.toBe(MAIN_ID)
+    expect(done.sessionFile).toBe(locatorOf(`${done.sessionId}.jsonl`))
+    expect(done.archivedTranscript).toBe(plan.archivedTranscript)
+    expect(linesAt(done.archivedTranscript!)).toEqual(oldLines)
+    expect(linesAt(old)).toBeUndefined()
+    expect(linesAt(done.sessionFile)).toEqual([{type: 'session', version: 3, id: done.sessionId, timestamp: now.toISOString(), cwd: '/work'}])
+
+    const after = (await store.findEntry(MAIN))!.entry
+    expect(after).toMatchObject({sessionId: done.sessionId, sessionFile: done.sessionFile, inputTokens: 0, outputTokens: 0, totalTokens: 0, totalTokensFresh: true, compactionCount: 0, systemSent: false, abortedLastRun: false})
+    for (const f of ['cacheRead', 'cacheWrite', 'estimatedCostUsd', 'lastInteractionAt', 'compactionCheckpoints']) expect(after).not.toHaveProperty(f)
+    for (const f of ['model', 'modelProvider', 'contextTokens', 'skillsSnapshot', 'systemPromptReport', 'agentHarnessId']) expect(after[f]).toEqual(before[f])
+    expect(after.updatedAt).toBe(Math.max(now.getTime(), before.updatedAt))
+    expect(after.sessionStartedAt).toBe(now.getTime())
+    // The new transcript is the one the row now points at, and it holds no entries yet.
+    const t = store.transcriptOf(after, MAIN)
+    expect(t.locator).toBe(done.sessionFile)
+    expect((await store.tail(t, {limit: 5}))?.entries).toEqual([])
+  })
+
+  it('a reset folds a mixed-case spelling into the lowercase key and keeps the other rows', async () => {
+    const {store} = make()
+    await store.update((data) => {
+      data['Agent:Main:Folded'] = {sessionId: 'folded-1', updatedAt: 1, label: 'mine'}
+    })
+    const done = await store.reset('agent:main:folded', {now: new Date('2026-12-01T10:00:00.000Z'), cwd: '/w'})
+    // There was no transcript to archive.
+    expect(done.archivedTranscript).toBeNull()
+    const data = await store.read()
+    expect(Object.keys(data)).toEqual([MAIN, EXPLICIT, 'agent:main:folded'])
+    expect(data['agent:main:folded']).toMatchObject({sessionId: done.sessionId, label: 'mine'})
+  })
+
+  it('a missing session is an E_SESSION_NOT_FOUND error for a plan and for a reset, and nothing is written', async () => {
+    const {store} = make()
+    const before = await store.read()
+    await expect(store.planReset('agent:main:nope', new Date())).rejects.toMatchObject({code: 'E_SESSION_NOT_FOUND'})
+    await expect(store.reset('agent:main:nope', {now: new Date(), cwd: '/w'})).rejects.toMatchObject({code: 'E_SESSION_NOT_FOUND'})
+    expect(await store.read()).toEqual(before)
+  })
+})
