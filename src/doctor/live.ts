@@ -4,8 +4,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {LockTimeoutError} from '../errors.js'
 import {isEntryObject} from '../store/index-scan.js'
-import {acquireLock, inspectLock, type LockHandle, lockPathFor, withLock} from '../store/lock.js'
+import {acquireLock, inspectLock, type LockHandle, lockHolderPid, lockPathFor, withLock} from '../store/lock.js'
 import {isTranscriptFileName} from '../store/transcript.js'
 import type {SessionEntry, SessionStoreData} from '../store/types.js'
 import {resolveFromScan, scanStore} from './scan.js'
@@ -76,7 +77,7 @@ export function liveStore(sessionsDir: string, data: SessionStoreData): LiveStor
       // Not a regular file: nothing doctor should open (it could be a FIFO); count it as held.
       if (!st.isFile()) return `${path.basename(lockPath)} is not a lock file doctor can read`
       const info = inspectLock(lockPath)
-      return info && !info.stale ? `pid ${info.payload?.pid ?? 'unknown'}` : undefined
+      return info && !info.stale ? `pid ${lockHolderPid(info) ?? 'unknown'}` : undefined
     },
     added(key, entry) {
       if (refs) note(refs, key, entry)
@@ -96,8 +97,11 @@ export async function withTranscriptLocks<T>(files: string[], fn: (busy: Map<str
       try {
         held.push(await acquireLock(file, {timeoutMs: REPAIR_LOCK_WAIT_MS}))
       } catch (error) {
-        const holder = (error as {holderPid?: number}).holderPid
-        busy.set(file, `${path.basename(file)} is locked by another writer now (pid ${holder ?? 'unknown'}); left alone. Run doctor again once it is done.`)
+        // Only a wait that ran out means another writer; a lock path that is a directory, a full disk or a read-only
+        // file system leaves the file alone too, but says what it is, since running doctor again cannot help.
+        if (error instanceof LockTimeoutError) {
+          busy.set(file, `${path.basename(file)} is locked by another writer now (pid ${error.holderPid ?? 'unknown'}); left alone. Run doctor again once it is done.`)
+        } else busy.set(file, `${path.basename(file)} left alone: ${(error as Error).message}`)
       }
     }
     return await fn(busy)

@@ -7,7 +7,7 @@ import {fileError} from '../errors.js'
 import {startsWithBom, UTF8_BOM} from '../store/bom.js'
 import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../store/file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
-import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
+import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
 import {readRegularFile} from '../store/safe-open.js'
 import {TRANSCRIPT_FILE} from '../store/transcript.js'
 import {openSessionStore} from '../store/state.js'
@@ -42,7 +42,7 @@ export async function chmodPath(p: string, mode: number): Promise<string> {
 export async function clearStaleLock(lockPath: string): Promise<string> {
   const info = inspectLock(lockPath)
   if (!info) return `${lockPath} was already gone`
-  if (!info.stale) throw new Error(`${lockPath} is held by a live process now (pid ${info.payload?.pid ?? 'unknown'}); left alone`)
+  if (!info.stale) throw new Error(`${lockPath} is held by a live process now (pid ${lockHolderPid(info) ?? 'unknown'}); left alone`)
   if (!reclaimStaleLock(lockPath, info)) throw new Error(`${lockPath} changed while being removed; run doctor again`)
   return `removed ${lockPath}`
 }

@@ -1,6 +1,9 @@
 // Text formats shared with OpenClaw's `sessions` table (token cells, relative ages, flags, key truncation), and the
 // file sizes clawkit prints in status and in its errors.
 
+// Byte sizes live in the store (its own errors name sizes), the lowest layer that needs them.
+export {formatBytes} from '../store/bytes.js'
+
 /** `formatTimeAgo` from OpenClaw (cli-surface.md §3.2). */
 export function formatTimeAgo(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return 'unknown'
@@ -11,19 +14,6 @@ export function formatTimeAgo(ms: number | null | undefined): string {
   const hours = Math.round(minutes / 60)
   if (hours < 48) return `${hours}h ago`
   return `${Math.round(hours / 24)}d ago`
-}
-
-/** 1024-based, one decimal below 100 unless whole: `512 B`, `1.5 KiB`, `16 MiB`, `600 MiB`. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`
-  const units = ['KiB', 'MiB', 'GiB', 'TiB']
-  let v = n / 1024
-  let i = 0
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024
-    i++
-  }
-  return `${Number.isInteger(v) || v >= 100 ? Math.round(v) : v.toFixed(1)} ${units[i]}`
 }
 
 /** 1000-based k with 0 decimals from 10k upwards, 1 decimal below: `2.0k`, `12k`, `200k`. */

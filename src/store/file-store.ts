@@ -259,12 +259,19 @@ export class FileSessionStore implements SessionStore {
 
   async withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
     const file = t.locator
+    // Before the lock file exists, and again at each write (OpenClaw may migrate the agent meanwhile): a JSON-era
+    // transcript beside a SQLite-era database is a fork OpenClaw would later import.
+    this.refuseSqliteEra()
     const tx: LockedTranscript = {
       ref: t,
       // A FIFO here reads as size 0 through stat, and an append would then block on it for good.
       readContext: async () => (((await regularFileSize(file, TRANSCRIPT_FILE)) ?? 0) === 0 ? undefined : readTranscriptForContext(file)),
-      append: (items, o = {}) => appendEntriesLocked(file, items, o),
+      append: (items, o = {}) => {
+        this.refuseSqliteEra()
+        return appendEntriesLocked(file, items, o)
+      },
       write: async (lines, o = {}) => {
+        this.refuseSqliteEra()
         await ensurePrivateDir(path.dirname(file))
         const text = (o.fenceTornLine ? '\n' : '') + lines.map((l) => `${JSON.stringify(l)}\n`).join('')
         await appendDurable(file, text, FILE_MODE, TRANSCRIPT_FILE)
