@@ -141,7 +141,8 @@ describe('doctor --fix among concurrent writers', () => {
   })
 })
 
-// The two halves of the fix, each pinned down without relying on timing luck: a reset holds the lock of the transcript
+// The two halves of the fix through the real CLI (the reset half also without processes or timing in
+// test/store/reset-rounds.test.ts, since the CLI race below assumes the reset starts within 500 ms): a reset holds the lock of the transcript
 // it rotates from before its index write until its archive rename, and doctor decides about an unreferenced
 // transcript only while holding that same lock.
 describe('doctor and reset agree on the transcript lock', () => {
