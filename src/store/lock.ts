@@ -1,5 +1,6 @@
 // OpenClaw's cross-process lock protocol: an O_EXCL regular file `<file>.lock` holding {pid, createdAt, starttime}.
 // Implemented by hand because lock libraries use a directory at the same path, which OpenClaw cannot see (oclif-notes §6.1).
+import {AsyncLocalStorage} from 'node:async_hooks'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
@@ -511,11 +512,61 @@ async function releaseLock(lockPath: string): Promise<void> {
   } catch {}
 }
 
+/** Lock paths the current async call chain holds through withLock: there, taking one again re-enters. */
+const chainLocks = new AsyncLocalStorage<ReadonlySet<string>>()
+/** In-process queue per lock path: the last contender's turn, so two chains of one process take turns FIFO. */
+const queues = new Map<string, Promise<void>>()
+
+/**
+ * Run `fn` holding `<file>.lock`. Re-entrant within one async call chain (a reset holds a transcript's lock and takes
+ * it again to archive it), exclusive between chains: two concurrent calls in one process take turns, just as two
+ * processes do through the lock file. This is the promise the store interface makes (the memory twin keeps the same
+ * one), so a feature that runs two writers at once cannot interleave their appends on either backend.
+ */
 export async function withLock<T>(file: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
-  const lock = await acquireLock(file, opts)
+  const lockPath = lockPathFor(file)
+  const mine = chainLocks.getStore()
+  if (mine?.has(lockPath)) return fn()
+  if (opts.signal?.aborted) throw lockWaitAborted(lockPath, process.pid)
+  const prev = queues.get(lockPath) ?? Promise.resolve()
+  let release!: () => void
+  const turn = prev.then(() => new Promise<void>((resolve) => (release = resolve)))
+  queues.set(lockPath, turn)
+  const started = Date.now()
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
   try {
-    return await fn()
+    await waitInProcess(prev, lockPath, timeoutMs, opts)
+    const lock = await acquireLock(file, {...opts, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started))})
+    try {
+      return await chainLocks.run(new Set([...(mine ?? []), lockPath]), fn)
+    } finally {
+      await lock.release()
+    }
   } finally {
-    await lock.release()
+    // `release` is set once `prev` settles; a contender that gave up still passes its turn on when it comes.
+    void prev.then(() => release())
+    if (queues.get(lockPath) === turn) void turn.then(() => queues.get(lockPath) === turn && queues.delete(lockPath))
+  }
+}
+
+/** Wait for the previous in-process holder, bounded by the same timeout and signal as the lock file wait. */
+async function waitInProcess(prev: Promise<void>, lockPath: string, timeoutMs: number, opts: LockOptions): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  // A free queue settles before this timer fires, so only a real wait is announced.
+  const announce = setTimeout(() => opts.onWait?.({lockPath, holderPid: process.pid, timeoutMs}), 0)
+  try {
+    await Promise.race([
+      prev,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new LockTimeoutError(lockPath, timeoutMs, process.pid)), timeoutMs)
+        onAbort = () => reject(lockWaitAborted(lockPath, process.pid))
+        opts.signal?.addEventListener('abort', onAbort, {once: true})
+      }),
+    ])
+  } finally {
+    clearTimeout(announce)
+    clearTimeout(timer)
+    if (onAbort) opts.signal?.removeEventListener('abort', onAbort)
   }
 }

@@ -42,18 +42,23 @@ class Mutexes {
   async run<T>(name: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const mine = this.held.getStore() ?? new Set<string>()
     if (mine.has(name)) return fn()
+    const aborted = () => Object.assign(new Error(`Stopped waiting for the lock of ${name}`), {code: 'E_LOCK_WAIT_ABORTED'})
+    if (signal?.aborted) throw aborted()
     const prev = this.tails.get(name) ?? Promise.resolve()
     let release!: () => void
     const done = new Promise<void>((resolve) => (release = resolve))
     const tail = prev.then(() => done)
     this.tails.set(name, tail)
+    let onAbort: (() => void) | undefined
     try {
-      await prev
-      if (signal?.aborted) throw Object.assign(new Error(`Stopped waiting for the lock of ${name}`), {code: 'E_LOCK_WAIT_ABORTED'})
+      // Like the file lock, an abort ends the wait at once rather than after the holder is done.
+      await Promise.race([prev, new Promise<never>((_, reject) => signal?.addEventListener('abort', (onAbort = () => reject(aborted())), {once: true}))])
       return await this.held.run(new Set([...mine, name]), fn)
     } finally {
-      release()
-      if (this.tails.get(name) === tail) this.tails.delete(name)
+      if (onAbort) signal?.removeEventListener('abort', onAbort)
+      // A waiter that gave up passes its turn on only once the holder before it is done.
+      void prev.then(() => release())
+      if (this.tails.get(name) === tail) void tail.then(() => this.tails.get(name) === tail && this.tails.delete(name))
     }
   }
 }

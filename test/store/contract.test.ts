@@ -222,4 +222,65 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     await expect(store.reset('agent:main:nope', {now: new Date(), cwd: '/w'})).rejects.toMatchObject({code: 'E_SESSION_NOT_FOUND'})
     expect(await store.read()).toEqual(before)
   })
+  it('locks: two concurrent holders of one transcript take turns, a holder re-enters its own lock, and appends never interleave', async () => {
+    const {store, linesAt} = make()
+    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    const events: string[] = []
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const first = store.withTranscript(t, async (tx) => {
+      events.push('first in')
+      // Re-entry from the same call chain must not deadlock.
+      await store.withTranscript(t, async () => void events.push('first re-entered'))
+      await gate
+      await tx.append([{type: 'custom', customType: 'first', data: {}}])
+      events.push('first out')
+    })
+    const second = store.withTranscript(t, async (tx) => {
+      events.push('second in')
+      await tx.append([{type: 'custom', customType: 'second', data: {}}])
+    })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(events).toEqual(['first in', 'first re-entered'])
+    release()
+    await Promise.all([first, second])
+    expect(events).toEqual(['first in', 'first re-entered', 'first out', 'second in'])
+    const tail = linesAt(t.locator)!.slice(-2) as {customType: string; id: string; parentId: string}[]
+    expect(tail.map((l) => l.customType)).toEqual(['first', 'second'])
+    expect(tail[1].parentId).toBe(tail[0].id)
+  })
+
+  it('locks: an abort ends a wait at once (before and during it), and the aborted caller never runs', async () => {
+    const {store} = make()
+    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const holder = store.withTranscript(t, () => gate)
+    let ran = false
+    const already = AbortSignal.abort()
+    await expect(store.withTranscript(t, async () => void (ran = true), {signal: already})).rejects.toMatchObject({code: 'E_LOCK_WAIT_ABORTED'})
+    const ctl = new AbortController()
+    const waiting = store.withTranscript(t, async () => void (ran = true), {signal: ctl.signal})
+    setTimeout(() => ctl.abort(), 20)
+    await expect(waiting).rejects.toMatchObject({code: 'E_LOCK_WAIT_ABORTED'})
+    release()
+    await holder
+    expect(ran).toBe(false)
+    // The lock is free again for the next caller.
+    expect(await store.withTranscript(t, async () => 'next')).toBe('next')
+  })
+
+  it('locks: concurrent index updates in one process lose no write', async () => {
+    const {store} = make()
+    await Promise.all(
+      Array.from({length: 8}, (_, i) =>
+        store.update(async (data) => {
+          await new Promise((resolve) => setTimeout(resolve, 2))
+          data[`agent:main:c${i}`] = {sessionId: `c-${i}`, updatedAt: i}
+        }),
+      ),
+    )
+    const keys = Object.keys(await store.read())
+    for (let i = 0; i < 8; i++) expect(keys).toContain(`agent:main:c${i}`)
+  })
 })
