@@ -1,23 +1,15 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {deliverAgentReply, DELIVERY_CHANNEL_REQUIRED} from '../../src/channels/agent-delivery.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
-import {channelEnv, type FakeChannels, MISSING_TELEGRAM_CHAT, startFakeChannels, TELEGRAM_TOKEN} from '../support/fake-channels.js'
+import {channelEnv, MISSING_TELEGRAM_CHAT, TELEGRAM_TOKEN} from '../support/fake-channels.js'
+import {useServers} from '../support/servers.js'
 
-let fake: FakeChannels
-beforeAll(async () => {
-  fake = await startFakeChannels()
-})
-afterAll(async () => {
-  await fake.close()
-})
-beforeEach(() => {
-  fake.requests.length = 0
-})
+const servers = useServers({channels: true, clearRequests: true})
 
 function setup(route: Record<string, unknown> = {}, config?: Record<string, unknown>) {
   const stateDir = copyFixture(TWO_AGENTS)
@@ -26,7 +18,7 @@ function setup(route: Record<string, unknown> = {}, config?: Record<string, unkn
   Object.assign(data['agent:main:main'], route)
   fs.writeFileSync(file, JSON.stringify(data, null, 2))
   if (config) fs.writeFileSync(path.join(stateDir, 'openclaw.json'), JSON.stringify(config))
-  const env = {HOME: path.dirname(stateDir), ...channelEnv(fake)}
+  const env = {HOME: path.dirname(stateDir), ...channelEnv(servers.fake)}
   const state = OpenClawState.open({stateDir, env, ignoreSettings: true})
   return {state, stateDir, env}
 }
@@ -45,7 +37,7 @@ describe('deliverAgentReply', () => {
     const before = fs.readFileSync(sessionsJsonPath(stateDir), 'utf8')
     const r = await deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'Here is the summary.'})
     expect(r).toMatchObject({channel: 'telegram', to: 'telegram:123456789', targetMode: 'implicit', accountId: 'default', mirrored: null, result: {chatId: '123456789'}})
-    const [req] = fake.of('telegram')
+    const [req] = servers.fake.of('telegram')
     expect(req.path).toBe(`/tg/bot${TELEGRAM_TOKEN}/sendMessage`)
     expect(req.body).toEqual({chat_id: 123_456_789, text: 'Here is the summary.'})
     expect(fs.readFileSync(sessionsJsonPath(stateDir), 'utf8')).toBe(before)
@@ -55,7 +47,7 @@ describe('deliverAgentReply', () => {
     const {state, stateDir} = setup(lastRoute)
     const r = await deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'Posted to the channel', channel: 'discord', replyTo: 'channel:123456789012345678'})
     expect(r).toMatchObject({channel: 'discord', targetMode: 'explicit', mirrored: {sessionKey: 'agent:main:discord:channel:123456789012345678', created: true, duplicate: false}})
-    expect(fake.of('discord')[0].body).toEqual({content: 'Posted to the channel'})
+    expect(servers.fake.of('discord')[0].body).toEqual({content: 'Posted to the channel'})
     const lines = transcript(stateDir, 'agent:main:discord:channel:123456789012345678')
     expect(lines[1].message).toMatchObject({provider: 'openclaw', model: 'delivery-mirror', content: [{type: 'text', text: 'Posted to the channel'}], idempotencyKey: r.idempotencyKey})
   })
@@ -63,14 +55,14 @@ describe('deliverAgentReply', () => {
   it('Slack thread comes from the session (lastThreadId) in implicit mode', async () => {
     const {state} = setup({lastChannel: 'slack', lastTo: 'channel:C0123ABCD', lastThreadId: '1712345678.000100', deliveryContext: {channel: 'slack', to: 'channel:C0123ABCD', accountId: 'default', threadId: '1712345678.000100'}})
     const r = await deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'threaded'})
-    expect(fake.of('slack')[0].body).toEqual({channel: 'C0123ABCD', text: 'threaded', thread_ts: '1712345678.000100'})
+    expect(servers.fake.of('slack')[0].body).toEqual({channel: 'C0123ABCD', text: 'threaded', thread_ts: '1712345678.000100'})
     expect(r.threadId).toBe('1712345678.000100')
   })
 
   it('Telegram topic from a numeric lastThreadId reaches message_thread_id', async () => {
     const {state} = setup({lastChannel: 'telegram', lastTo: 'telegram:-1001234567890', lastThreadId: 42, deliveryContext: {channel: 'telegram', to: 'telegram:-1001234567890', accountId: 'default', threadId: 42}})
     const r = await deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'topic reply'})
-    expect(fake.of('telegram')[0].body).toEqual({chat_id: -1_001_234_567_890, message_thread_id: 42, text: 'topic reply'})
+    expect(servers.fake.of('telegram')[0].body).toEqual({chat_id: -1_001_234_567_890, message_thread_id: 42, text: 'topic reply'})
     expect(r.mirrored?.sessionKey).toBe('agent:main:telegram:group:-1001234567890:topic:42')
   })
 
@@ -80,13 +72,13 @@ describe('deliverAgentReply', () => {
     const s2 = setup(lastRoute).state
     await expect(deliverAgentReply({state: s2, agentId: 'main', sessionKey: 'agent:main:main', text: 'x', channel: 'slack'})).rejects.toThrow('delivery target is required for slack: pass --to/--reply-to or configure a default target')
     await expect(deliverAgentReply({state: s2, agentId: 'main', sessionKey: 'agent:main:main', text: 'x', channel: 'pigeon', replyTo: '1'})).rejects.toThrow('Unknown channel: pigeon')
-    expect(fake.requests).toHaveLength(0)
+    expect(servers.fake.requests).toHaveLength(0)
   })
 
   it('send policy deny blocks before anything is sent', async () => {
     const {state} = setup(lastRoute, {session: {sendPolicy: {rules: [{action: 'deny', match: {keyPrefix: 'agent:main:main'}}]}}})
     await expect(deliverAgentReply({state, agentId: 'main', sessionKey: 'agent:main:main', text: 'x'})).rejects.toThrow('send blocked by session policy')
-    expect(fake.requests).toHaveLength(0)
+    expect(servers.fake.requests).toHaveLength(0)
   })
 
   it('a failed send names channel and target, writes nothing, and never shows the token', async () => {

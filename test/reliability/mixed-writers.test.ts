@@ -4,22 +4,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {channelEnv, type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
-import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
+import {channelEnv} from '../support/fake-channels.js'
+import {useServers} from '../support/servers.js'
 
-let mock: MockAnthropic
-let fake: FakeChannels
-beforeAll(async () => {
-  mock = await startMockAnthropic({delayMs: 50})
-  fake = await startFakeChannels()
-})
-afterAll(async () => {
-  await mock.close()
-  await fake.close()
-})
+const servers = useServers({mock: {delayMs: 50}, channels: true})
 
 function lines(file: string): any[] {
   return fs
@@ -43,7 +34,7 @@ describe('mixed concurrent writers on one store', () => {
     const seeded = readJson(storeFile)
     for (let i = 0; i < 4; i++) seeded[`agent:main:reset-${i}`] = {sessionId: `seed-${i}`, updatedAt: Date.now(), label: `L${i}`}
     fs.writeFileSync(storeFile, JSON.stringify(seeded, null, 2))
-    const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, ...channelEnv(fake)})
+    const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: servers.mock.url, ...channelEnv(servers.fake)})
     const run = (args: string[]) => runCli([...args, '--json', '--state-dir', state], {env, timeoutMs: 120_000})
 
     const started = Date.now()

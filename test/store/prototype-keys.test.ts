@@ -3,23 +3,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {openSessionStore} from '../../src/store/state.js'
 import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
-import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
+import {useServers} from '../support/servers.js'
 
-let mock: MockAnthropic
-let fake: FakeChannels
-beforeAll(async () => {
-  mock = await startMockAnthropic()
-  fake = await startFakeChannels()
-})
-afterAll(async () => {
-  await mock?.close()
-  await fake?.close()
-})
+const servers = useServers({mock: true, channels: true})
 
 /** The index as own keys (JSON.parse makes `__proto__` an own property, so this sees every row). */
 function rows(file: string): Record<string, any> {
@@ -70,7 +60,7 @@ describe('prototype-named index keys survive every writer', () => {
   it('agent -m on a session stored as "__Proto__" (selected by --session-id) keeps the row and records the turn', async () => {
     const state = copyFixture(TWO_AGENTS)
     const file = addRows(state, [['__Proto__', {sessionId: 'protomixed1', updatedAt: 1, label: 'keep me'}]])
-    const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url})
+    const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: servers.mock.url})
     const r = await runCli(['agent', '--session-id', 'protomixed1', '-m', 'hello proto', '--json', '--state-dir', state], {env})
     expect(r.code, r.stderr).toBe(0)
     const after = rows(file)
@@ -84,7 +74,7 @@ describe('prototype-named index keys survive every writer', () => {
     const state = copyFixture(TWO_AGENTS)
     const file = addRows(state, [['__proto__', {sessionId: 'p1', updatedAt: 1, label: 'a'}], ['constructor', {sessionId: 'p2', updatedAt: 1, label: 'b'}]])
     const before = rows(file)
-    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'hi', '--session-key', 'agent:main:proto-mirror', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'hi', '--session-key', 'agent:main:proto-mirror', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     expect(r.code, r.stderr).toBe(0)
     expect(json(r).payload.mirrored).toMatchObject({sessionKey: 'agent:main:proto-mirror', created: true})
     const after = rows(file)

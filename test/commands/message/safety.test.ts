@@ -2,29 +2,23 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {json, runCli, sessionsJsonPath} from '../../support/cli.js'
-import {type FakeChannels, startFakeChannels} from '../../support/fake-channels.js'
 import {writeLiveLock} from '../../support/locks.js'
+import {useServers} from '../../support/servers.js'
 import {setup, store} from './helpers.js'
 
-let fake: FakeChannels
-beforeAll(async () => {
-  fake = await startFakeChannels()
-})
-afterAll(async () => {
-  await fake.close()
-})
+const servers = useServers({channels: true})
 
 describe('message send: mirror safety', () => {
   it('an entry whose sessionFile names sessions.json mirrors into the derived transcript; the index stays valid JSON', async () => {
-    const {state, env} = setup(fake)
+    const {state, env} = setup(servers.fake)
     const file = sessionsJsonPath(state)
     const data = JSON.parse(fs.readFileSync(file, 'utf8'))
     data['agent:main:main'].sessionFile = 'sessions.json'
     fs.writeFileSync(file, JSON.stringify(data, null, 2))
-    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'hello', '--json', '--state-dir', state], {env})
+    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'hello', '--json', '--state-dir', state], {env})
     expect(r.code, r.stderr).toBe(0)
     expect(json(r).payload.mirrored).not.toBeNull()
     expect(() => JSON.parse(fs.readFileSync(file, 'utf8'))).not.toThrow()
@@ -33,12 +27,12 @@ describe('message send: mirror safety', () => {
   })
 
   it('when the mirror cannot be written (transcript locked), the delivered send still reports success with mirrorError', async () => {
-    fake.requests.length = 0
-    const {state, env} = setup(fake)
+    servers.fake.requests.length = 0
+    const {state, env} = setup(servers.fake)
     const transcript = path.join(path.dirname(sessionsJsonPath(state)), `${store(state)['agent:main:main'].sessionId}.jsonl`)
     // Our own test runner: a live pid that will not release the lock.
     writeLiveLock(`${transcript}.lock`)
-    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'deploy done', '--json', '--state-dir', state], {
+    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'deploy done', '--json', '--state-dir', state], {
       env: {...env, OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '300'},
     })
     expect(r.code, r.stdout).toBe(0)
@@ -46,6 +40,6 @@ describe('message send: mirror safety', () => {
     expect(doc.payload.result.messageId).toBeTruthy()
     expect(doc.payload.mirrored).toBeNull()
     expect(doc.payload.mirrorError.code).toBe('E_LOCK_TIMEOUT')
-    expect(fake.of('webhook')).toHaveLength(1)
+    expect(servers.fake.of('webhook')).toHaveLength(1)
   })
 })
