@@ -35,8 +35,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 600
  */
 export const MAX_ROTATION_RETRIES = 20
 
-/** The agent's abort exit codes; the full table is ExitCode in src/errors.ts. */
-export const ExitCodes = {timeout: ExitCode.timeout, interrupted: ExitCode.interrupted, terminated: ExitCode.terminated} as const
 
 export interface AgentTurnOptions {
   state: OpenClawState

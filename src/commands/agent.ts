@@ -4,9 +4,9 @@ import {Flags} from '@oclif/core'
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
-import {DEFAULT_TIMEOUT_SECONDS, ExitCodes, runAgentTurn, TurnStoredError} from '../agent/turn.js'
+import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
-import {UsageError} from '../errors.js'
+import {ExitCode, UsageError} from '../errors.js'
 import {createLineEscaper, printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {settingsPath} from '../settings.js'
@@ -58,9 +58,9 @@ export default class Agent extends BaseCommand<typeof Agent> {
     // First Ctrl-C (or SIGTERM): abort the request and persist what was received. A second one: leave at once (the
     // lock module's exit hook still removes our locks).
     let interrupts = 0
-    let signalExit: number = ExitCodes.interrupted
+    let signalExit: number = ExitCode.interrupted
     const onSignal = (sig: NodeJS.Signals) => {
-      signalExit = sig === 'SIGTERM' ? ExitCodes.terminated : ExitCodes.interrupted
+      signalExit = sig === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted
       if (++interrupts > 1) process.exit(signalExit)
       controller.abort(sig)
     }
@@ -121,7 +121,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
         else if (!result.text && !result.aborted) this.out('No reply from agent.')
       }
       if (result.aborted) {
-        process.exitCode = result.abortReason === 'timeout' ? ExitCodes.timeout : signalExit
+        process.exitCode = result.abortReason === 'timeout' ? ExitCode.timeout : signalExit
         const what = result.abortReason === 'timeout' ? 'timed out' : 'was interrupted'
         const kept = result.text ? 'the partial reply was kept' : 'no reply had arrived; your message was kept'
         // OpenClaw delivers completed payloads only; a --deliver user must still hear that nothing went out.

@@ -74,12 +74,6 @@ function observe(out: TranscriptInspection, v: Record<string, unknown>): void {
   }
 }
 
-function classifyFirst(out: TranscriptInspection, raw: string): void {
-  const v = parse(raw)
-  if (isObject(v) && v.type === 'session' && typeof v.id === 'string') out.header = v
-  else out.badHeader = true
-}
-
 function scanLines(out: TranscriptInspection, text: string, startLine: number, endsComplete: boolean, headerFromFirst: boolean): void {
   const list = text.split('\n')
   // split leaves '' after a final newline; without one, the last element is an unterminated line.
