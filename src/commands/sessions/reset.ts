@@ -7,6 +7,9 @@ import {planReset, resetSession, type SessionsResetPlan, type SessionsResetResul
 
 export type {SessionsResetPlan, SessionsResetResult} from '../../sessions/reset.js'
 
+/** The `sessions reset --json` document: the reset done, or with --dry-run the plan (`dryRun: true`). */
+export type SessionsResetOutput = SessionsResetResult | SessionsResetPlan
+
 export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
   static override summary = 'Reset a session: new sessionId, old transcript archived'
   static override description =
@@ -21,7 +24,7 @@ export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
     'dry-run': Flags.boolean({description: 'show what would be reset and archived; change nothing'}),
   }
 
-  async run(): Promise<SessionsResetResult | SessionsResetPlan> {
+  async run(): Promise<SessionsResetOutput> {
     const target = this.args.session ?? this.flags.session
     if (!target) throw new UsageError('Pass a session key: clawkit sessions reset <key> (or --session <key>)', 'E_MISSING_SESSION')
     if (this.flags['dry-run']) {

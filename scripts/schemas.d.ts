@@ -1,0 +1,15 @@
+// Types of scripts/schemas.js for the tests that import it.
+export declare const ROOT: string
+export declare const SCHEMA_DIR: string
+export interface SchemaEntry {
+  name: string
+  command: string
+  module: string
+  type: string
+  description: string
+}
+export declare const SCHEMAS: readonly SchemaEntry[]
+export declare function schemaFile(name: string): string
+export declare function generateSchemas(): Promise<Record<string, string>>
+export declare function serialize(schema: unknown): string
+export declare function writeSchemas(): Promise<string[]>

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// `npm run schemas`: writes schemas/<name>.schema.json, one JSON Schema (draft-07) per `--json` document, generated
+// from the result types the commands export. test/schemas.test.ts regenerates them in memory and fails when the
+// committed files are stale, then validates real CLI output against them.
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+export const SCHEMA_DIR = path.join(ROOT, 'schemas')
+
+/**
+ * The one list of `--json` documents. A new command's document is one line here: the schema file's name, the module
+ * that exports the type (the command module, so the schema follows what the command returns), the exported type's
+ * name, and a one-line description. Then `npm run schemas`, and add a run of the command to test/schemas.test.ts.
+ */
+export const SCHEMAS = [
+  {name: 'agent', command: 'agent', module: 'src/commands/agent.ts', type: 'AgentRunResult', description: 'One agent turn: the reply payloads and the run\'s metadata, as `openclaw agent --local --json` prints them, plus delivery results with --deliver.'},
+  {name: 'doctor', command: 'doctor', module: 'src/commands/doctor.ts', type: 'DoctorResult', description: 'Every finding of the checks (and repairs) of the state dir and each agent\'s session store, with counts and the exit code.'},
+  {name: 'error', command: '<any command>', module: 'src/base-command.ts', type: 'ErrorEnvelope', description: 'The document every command prints on stdout under --json when it fails; the process exits with error.exitCode.'},
+  {name: 'message-send', command: 'message send', module: 'src/commands/message/send.ts', type: 'MessageSendResult', description: 'A message sent to a chat (or, with --dry-run, the requests it would take) and its copy in the session.'},
+  {name: 'sessions-history', command: 'sessions history', module: 'src/commands/sessions/history.ts', type: 'SessionsHistoryResult', description: 'The last entries of a session\'s transcript, flattened, with the lines that could not be read.'},
+  {name: 'sessions-list', command: 'sessions list', module: 'src/commands/sessions/list.ts', type: 'SessionsListResult', description: 'The sessions of one or more agent stores, newest first, in the shape of `openclaw sessions --json`.'},
+  {name: 'sessions-reset', command: 'sessions reset', module: 'src/commands/sessions/reset.ts', type: 'SessionsResetOutput', description: 'A session reset (new sessionId, old transcript archived), or with --dry-run what the reset would do.'},
+  {name: 'status', command: 'status', module: 'src/commands/status.ts', type: 'StatusResult', description: 'State dir, agents, recent sessions, doctor\'s cheap checks and the gateway probe; `sessions` and `agents` mirror OpenClaw\'s status JSON.'},
+]
+
+/** The file a schema is committed as. */
+export function schemaFile(name) {
+  return path.join(SCHEMA_DIR, `${name}.schema.json`)
+}
+
+/**
+ * Every schema as the text it is committed with, keyed by name. One TypeScript program serves them all (~3 s); each
+ * type is taken from its module's exports, so two types of one name elsewhere in src/ cannot be confused.
+ */
+export async function generateSchemas() {
+  // Lazily: the test file imports SCHEMAS without paying for TypeScript until it generates.
+  const {default: tsj} = await import('ts-json-schema-generator')
+  const {default: ts} = await import('typescript')
+  const config = {
+    ...tsj.DEFAULT_CONFIG,
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    // tsc checks the types (npm run typecheck); checking them again here only costs time.
+    skipTypeCheck: true,
+    expose: 'export',
+    topRef: false,
+    jsDoc: 'extended',
+    // Objects are closed unless their type has an index signature: a renamed or added field fails validation.
+    additionalProperties: false,
+  }
+  const program = tsj.createProgram(config)
+  const generator = new tsj.SchemaGenerator(program, tsj.createParser(program, config), tsj.createFormatter(config), config)
+  const checker = program.getTypeChecker()
+  const out = {}
+  for (const s of SCHEMAS) {
+    const file = program.getSourceFile(path.join(ROOT, s.module))
+    if (!file) throw new Error(`schemas: ${s.module} is not part of tsconfig.json's program`)
+    let symbol = checker.getExportsOfModule(checker.getSymbolAtLocation(file)).find((e) => e.name === s.type)
+    if (!symbol) throw new Error(`schemas: ${s.module} does not export a type named ${s.type}`)
+    if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol)
+    const node = symbol.declarations?.find((d) => ts.isInterfaceDeclaration(d) || ts.isTypeAliasDeclaration(d))
+    if (!node) throw new Error(`schemas: ${s.type} (exported by ${s.module}) is not an interface or a type alias`)
+    const schema = generator.createSchemaFromNodes([node])
+    out[s.name] = serialize({...schema, title: `clawkit ${s.command} --json`, description: s.description})
+  }
+  return out
+}
+
+/**
+ * Stable text: object keys sorted at every depth, and the arrays that are sets (`required`, a string `enum`) sorted,
+ * so reordering fields in a type or the generator's traversal order changes no byte.
+ */
+export function serialize(schema) {
+  return `${JSON.stringify(sortDeep(schema), null, 2)}\n`
+}
+
+function sortDeep(v, key) {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => sortDeep(x))
+    const isSet = key === 'required' || (key === 'enum' && items.every((x) => typeof x === 'string'))
+    return isSet ? items.sort() : items
+  }
+  if (v && typeof v === 'object') {
+    const o = {}
+    for (const k of Object.keys(v).sort()) o[k] = sortDeep(v[k], k)
+    return o
+  }
+  return v
+}
+
+/** Writes every schema and removes schema files no entry names any more. */
+export async function writeSchemas() {
+  const schemas = await generateSchemas()
+  fs.mkdirSync(SCHEMA_DIR, {recursive: true})
+  for (const [name, text] of Object.entries(schemas)) fs.writeFileSync(schemaFile(name), text)
+  for (const f of fs.readdirSync(SCHEMA_DIR)) {
+    if (f.endsWith('.schema.json') && !(f.slice(0, -'.schema.json'.length) in schemas)) fs.rmSync(path.join(SCHEMA_DIR, f))
+  }
+  return Object.keys(schemas)
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const names = await writeSchemas()
+  console.log(`schemas: wrote ${names.length} schema(s) to schemas/ (${names.join(', ')})`)
+}

@@ -1,0 +1,214 @@
+// The `--json` contract: schemas/*.schema.json are what `npm run schemas` makes of the exported result types today,
+// and every command's real output (through the built CLI, on fixture copies and the mock servers) validates against
+// its schema, a failure's error envelope included.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {Ajv, type ValidateFunction} from 'ajv'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {generateSchemas, SCHEMA_DIR, schemaFile, SCHEMAS} from '../scripts/schemas.js'
+import type {AgentRunResult} from '../src/agent/output.js'
+import type {ErrorEnvelope} from '../src/base-command.js'
+import type {MessageSendResult} from '../src/channels/send.js'
+import type {DoctorResult} from '../src/doctor/types.js'
+import type {SessionsHistoryResult} from '../src/sessions/history.js'
+import type {SessionsListResult} from '../src/sessions/list.js'
+import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
+import type {StatusResult} from '../src/status/status.js'
+import {type AgentEnv, setup as setupAgent} from './agent/setup.js'
+import {COMPACTION, copyFixture, json, type RunResult, runCli, TWO_AGENTS} from './support/cli.js'
+import {channelEnv, type FakeChannels, MISSING_TELEGRAM_CHAT, startFakeChannels} from './support/fake-channels.js'
+
+describe('schemas/ is generated from the current types', () => {
+  it('every committed schema equals a fresh generation, and no schema file is left over (else: run npm run schemas)', async () => {
+    const fresh = await generateSchemas()
+    const committed = fs.readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json'))
+    const expected = Object.keys(fresh).map((n) => `${n}.schema.json`)
+    const extra = committed.filter((f) => !expected.includes(f))
+    const missing = expected.filter((f) => !committed.includes(f))
+    const stale = SCHEMAS.filter((s) => committed.includes(`${s.name}.schema.json`) && fs.readFileSync(schemaFile(s.name), 'utf8') !== fresh[s.name])
+    const problems = [
+      ...stale.map((s) => `schemas/${s.name}.schema.json is stale (${s.type} in ${s.module} changed)`),
+      ...missing.map((f) => `schemas/${f} is missing`),
+      ...extra.map((f) => `schemas/${f} belongs to no entry of scripts/schemas.js`),
+    ]
+    if (problems.length > 0) throw new Error(`${problems.join('; ')}: run npm run schemas and commit schemas/`)
+  }, 120_000)
+})
+
+// allowUnionTypes: `number | null` is one `type: [...]`; strict otherwise, so a keyword Ajv does not know fails here.
+const ajv = new Ajv({strict: true, allowUnionTypes: true, allErrors: true})
+const validators = new Map<string, ValidateFunction>()
+function validator(name: string): ValidateFunction {
+  let v = validators.get(name)
+  if (!v) {
+    v = ajv.compile(JSON.parse(fs.readFileSync(schemaFile(name), 'utf8')) as object)
+    validators.set(name, v)
+  }
+  return v
+}
+
+/** Which schema each real document was checked against, and whether it was a success or an error envelope. */
+const checked = new Map<string, Set<'ok' | 'error'>>()
+
+/** stdout must be one document valid against schemas/<name>.schema.json; it is then recorded as checked for `schema`. */
+function validDoc(r: RunResult, schema: string, name: string): unknown {
+  const doc: unknown = json(r)
+  const validate = validator(name)
+  if (!validate(doc)) throw new Error(`${schema} --json output does not match schemas/${name}.schema.json: ${ajv.errorsText(validate.errors, {separator: '; '})}\n${r.stdout.slice(0, 2000)}`)
+  const seen = checked.get(schema) ?? new Set()
+  seen.add(name === 'error' ? 'error' : 'ok')
+  checked.set(schema, seen)
+  return doc
+}
+
+/** A run's document, valid against its command's schema, with exit code `code`. */
+function expectDoc<T>(r: RunResult, schema: string, code = 0): T {
+  const doc = validDoc(r, schema, schema) as T
+  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(code)
+  return doc
+}
+
+/** A failed run: the error envelope, valid against the error schema, whose exitCode is the process's (never 0). */
+function expectError(r: RunResult, schema: string): ErrorEnvelope['error'] {
+  const {error} = validDoc(r, schema, 'error') as ErrorEnvelope
+  expect(r.code, r.stdout).toBe(error.exitCode)
+  expect(r.code).not.toBe(0)
+  return error
+}
+
+let fake: FakeChannels
+let a: AgentEnv
+/** One copy of the two-agents fixture serves every command: reads first, then the commands that write. */
+const run = (...args: string[]) => a.run(args)
+
+beforeAll(async () => {
+  fake = await startFakeChannels()
+  a = await setupAgent({fixture: TWO_AGENTS})
+  Object.assign(a.env, channelEnv(fake))
+})
+afterAll(async () => {
+  await a?.mock.close()
+  await fake?.close()
+})
+
+describe('every --json document validates against its schema', () => {
+  it('sessions list: one agent, --all-agents with --active (stores, allAgents), the `sessions` alias, and a bad --limit', async () => {
+    const one = expectDoc<SessionsListResult>(await run('sessions', 'list', '--json'), 'sessions-list')
+    expect(one.sessions.length).toBeGreaterThan(0)
+    const all = expectDoc<SessionsListResult>(await run('sessions', 'list', '--all-agents', '--active', '100000000', '--json'), 'sessions-list')
+    expect(all.stores).toHaveLength(2)
+    expectDoc<SessionsListResult>(await run('sessions', '--limit', '1', '--json'), 'sessions-list')
+    expect(expectError(await run('sessions', 'list', '--limit', '0', '--json'), 'sessions-list').code).toBe('E_BAD_LIMIT')
+  })
+
+  it('sessions history: tool calls and results, a compaction with --raw, a torn line (badLines), and an unknown session', async () => {
+    const h = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:main:main', '--json'), 'sessions-history')
+    expect(h.entries.some((e) => (e.toolCalls?.length ?? 0) > 0) && h.entries.some((e) => e.toolResult)).toBe(true)
+    const compaction = copyFixture(COMPACTION)
+    const c = expectDoc<SessionsHistoryResult>(await runCli(['sessions', 'history', 'main', '--raw', '--limit', '50', '--json', '--state-dir', compaction], {env: a.env}), 'sessions-history')
+    expect(c.entries.some((e) => e.type === 'compaction')).toBe(true)
+    expect(c.raw?.length).toBeGreaterThan(0)
+    fs.appendFileSync(path.join(a.state, 'agents', 'work', 'sessions', '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl'), '{"type":"message","id":\n')
+    const torn = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--json'), 'sessions-history')
+    expect(torn.badLines.length).toBeGreaterThan(0)
+    expect(expectError(await run('sessions', 'history', 'agent:main:nope', '--json'), 'sessions-history').code).toBe('E_SESSION_NOT_FOUND')
+  })
+
+  it('status: plain and --all (relocated transcripts, a torn line), and an unknown flag', async () => {
+    expectDoc<StatusResult>(await run('status', '--json'), 'status')
+    expect(expectDoc<StatusResult>(await run('status', '--all', '--json'), 'status').all).toBe(true)
+    expect(expectError(await run('status', '--bogus', '--json'), 'status').code).toBe('E_UNKNOWN_FLAG')
+  })
+
+  it('doctor: findings with details, --fix --dry-run, a real --fix with backups, and an unknown agent id', async () => {
+    // A stale lock of a dead pid: a finding with details, which --fix removes.
+    fs.writeFileSync(path.join(a.state, 'agents', 'main', 'sessions', 'sessions.json.lock'), JSON.stringify({pid: 999_999_999, createdAt: new Date(0).toISOString()}))
+    // doctor exits with the code its document names (3: warnings remain, 4: errors remain).
+    const doctor = async (...args: string[]) => {
+      const r = await run('doctor', ...args, '--json')
+      return expectDoc<DoctorResult>(r, 'doctor', json<DoctorResult>(r).exitCode)
+    }
+    const found = await doctor()
+    expect(found.ok).toBe(false)
+    expect(found.findings.some((f) => f.details)).toBe(true)
+    expect((await doctor('--fix', '--dry-run')).dryRun).toBe(true)
+    const fixed = await doctor('--fix', '--yes')
+    expect(fixed.fixed).toBeGreaterThan(0)
+    expect(fixed.findings.some((f) => f.fixed && f.backup)).toBe(true)
+    expect(expectError(await run('doctor', '--agent', '../x', '--json'), 'doctor').code).toBe('E_UNKNOWN_AGENT')
+  })
+
+  it('sessions reset: --dry-run (the plan), a real reset, then history of the new session, and no session given', async () => {
+    const plan = expectDoc<SessionsResetPlan>(await run('sessions', 'reset', 'agent:work:main', '--dry-run', '--json'), 'sessions-reset')
+    expect(plan.dryRun).toBe(true)
+    const done = expectDoc<SessionsResetResult>(await run('sessions', 'reset', 'agent:work:main', '--json'), 'sessions-reset')
+    expect(done.archivedTranscript).toEqual(expect.any(String))
+    const fresh = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--json'), 'sessions-history')
+    expect(fresh.sessionId).toBe(done.sessionId)
+    expect(expectError(await run('sessions', 'reset', '--json'), 'sessions-reset').code).toBe('E_MISSING_SESSION')
+  })
+
+  it('agent: a turn on the mock model, a delivered turn (delivery), a delivery that fails (deliveryError), and no message', async () => {
+    const turn = expectDoc<AgentRunResult>(await run('agent', '--agent', 'main', '-m', 'hello', '--json'), 'agent')
+    expect(turn.payloads[0].text).toBe('Echo: hello')
+    const delivered = expectDoc<AgentRunResult>(await run('agent', '--agent', 'main', '-m', 'ship it', '--deliver', '--channel', 'telegram', '--reply-to', '12345', '--json'), 'agent')
+    expect(delivered.delivery?.channel).toBe('telegram')
+    // The turn is stored, the delivery is not: the turn's document with deliveryError, exit 1.
+    const failed = expectDoc<AgentRunResult>(await run('agent', '--agent', 'work', '-m', 'again', '--deliver', '--json'), 'agent', 1)
+    expect(failed.deliveryError?.code).toBe('E_DELIVERY_CHANNEL_REQUIRED')
+    expect(expectError(await run('agent', '--agent', 'main', '--json'), 'agent').code).toBe('E_NO_MESSAGE')
+  })
+
+  it('message send: a send mirrored into the session, a repeated idempotency key, --dry-run (requests), and a chat the platform does not know', async () => {
+    const send = (...args: string[]) => run('message', 'send', ...args, '--json')
+    const sent = expectDoc<MessageSendResult>(await send('--channel', 'telegram', '-t', '123456789', '-m', 'Build finished', '--idempotency-key', 'schema-k1'), 'message-send')
+    expect(sent.payload.mirrored).not.toBeNull()
+    const again = expectDoc<MessageSendResult>(await send('--channel', 'telegram', '-t', '123456789', '-m', 'Build finished', '--idempotency-key', 'schema-k1'), 'message-send')
+    expect(again.payload.duplicate).toBe(true)
+    const dry = expectDoc<MessageSendResult>(await send('--channel', 'discord', '-t', 'channel:123456789012345678', '-m', 'hi', '--dry-run'), 'message-send')
+    expect(dry.payload.requests?.length).toBeGreaterThan(0)
+    expect(expectError(await send('--channel', 'telegram', '-t', MISSING_TELEGRAM_CHAT, '-m', 'x'), 'message-send').message).toMatch(/chat/i)
+  })
+
+  it('an unknown command under --json prints the error envelope too', async () => {
+    expect(expectError(await run('sessions', 'lsit', '--json'), 'unknown command').code).toBe('E_UNKNOWN_COMMAND')
+  })
+
+  it('every schema of scripts/schemas.js was checked against real output, success and failure', () => {
+    for (const s of SCHEMAS) {
+      if (s.name === 'error') continue
+      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(['error', 'ok'])
+    }
+  })
+})
+
+describe('the schemas are strict enough to catch a changed document', () => {
+  // Real documents, each changed the way a careless edit of a result type would change the output.
+  it('a renamed field, a retyped field, a new field, and a dropped required field each fail validation', async () => {
+    const list = json<SessionsListResult>(await runCli(['sessions', 'list', '--json', '--state-dir', copyFixture(TWO_AGENTS)], {env: a.env}))
+    const validate = validator('sessions-list')
+    expect(validate(list), ajv.errorsText(validate.errors)).toBe(true)
+    // Deliberately ill-typed edits of a parsed document.
+    const variants: Array<[string, (d: any) => void]> = [
+      ['renamed row field', (d) => {
+        d.sessions[0].sessionKey = d.sessions[0].key
+        delete d.sessions[0].key
+      }],
+      ['retyped count', (d) => (d.count = String(d.count))],
+      ['unknown top-level field', (d) => (d.extra = 1)],
+      ['missing contextTokens', (d) => delete d.sessions[0].contextTokens],
+      ['kind outside its union', (d) => (d.sessions[0].kind = 'channel')],
+    ]
+    for (const [what, change] of variants) {
+      const d = structuredClone(list)
+      change(d)
+      expect(validate(d), what).toBe(false)
+    }
+    const envelope = validator('error')
+    expect(envelope({error: {code: 'E_X', message: 'm', exitCode: 1}})).toBe(true)
+    expect(envelope({error: {code: 'E_X', message: 'm', exitCode: '1'}})).toBe(false)
+    expect(envelope({error: {code: 'E_X', message: 'm', exitCode: 1, hint: 'x'}})).toBe(false)
+  })
+})
