@@ -192,4 +192,39 @@ describe.skipIf(!enabled)('interop: clawkit writes a SQLite store, real OpenClaw
       mock.kill()
     }
   }, 900_000)
+
+  it('while openclaw agent --local owns the state dir, clawkit refuses to write (E_GATEWAY_OWNS_STATE, one line, what to do); before and after, the leftover lock files are not ownership', async () => {
+    const home = tempDir()
+    const state = copyFixture(NATIVE_96)
+    const requests = path.join(home, 'requests.jsonl')
+    const {mock, port} = await startMock(requests)
+    const probe = async () => {
+      const r = await run(NODE!, [path.join(ROOT, 'test', 'support', 'sqlite-write-worker.mjs'), 'owner', state], baseEnv(tempDir()), ROOT, 30_000)
+      return JSON.parse(r.stdout.trim().split('\n').at(-1)!)
+    }
+    try {
+      writeConfig(state, port)
+      expect(await probe()).toEqual({owner: null, refusal: null})
+      const turn = run(NODE!, [OPENCLAW!, 'agent', '--local', '--session-id', 'c0ffee00-0000-4000-8000-000000000096', '-m', 'hold the lock', '--json'], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home)
+      let done = false
+      void turn.then(() => (done = true))
+      let seen: any
+      while (!done && !seen) {
+        const p = await probe()
+        if (p.owner) seen = p
+      }
+      const result = await turn
+      expect(result.code, result.stderr.slice(-3000)).toBe(0)
+      expect(seen, 'the probe never saw the --local run holding the state dir').toBeDefined()
+      expect(seen.owner).toMatchObject({role: 'agent-embedded'})
+      expect(seen.owner.lock).toMatch(/gateway\.(state|[0-9a-f]{8})\.lock\.sqlite$/)
+      expect(seen.refusal).toMatchObject({code: 'E_GATEWAY_OWNS_STATE', exitCode: 1})
+      expect(seen.refusal.message).toMatch(/^an "openclaw agent --local" run \(pid \d+/)
+      expect(seen.refusal.message.split('\n')).toHaveLength(1)
+      process.stderr.write(`interop-sqlite: ${seen.refusal.message}\n`)
+      expect(await probe()).toEqual({owner: null, refusal: null})
+    } finally {
+      mock.kill()
+    }
+  }, 300_000)
 })

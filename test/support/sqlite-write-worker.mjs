@@ -3,6 +3,7 @@
 //   node sqlite-write-worker.mjs act <db> <json>          -> one act ({op, ...}), its result as JSON on stdout
 //   node sqlite-write-worker.mjs append <db> <sid> <n> <tag> -> n appends, each its own BEGIN IMMEDIATE
 //   node sqlite-write-worker.mjs hang <db> <sid> <n>       -> BEGIN IMMEDIATE, n appends, prints "inside", never commits
+//   node sqlite-write-worker.mjs owner <stateDir>          -> {owner, refusal}: findStateOwner and assertNoGatewayOwner
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -31,6 +32,16 @@ try {
     w.appendEventsTx(h.db, sid, w.chainNew(Array.from({length: Number(n)}, (_, i) => user(`doomed ${i}`)), leaf, new Date()))
     process.stdout.write('inside\n')
     setInterval(() => {}, 1000)
+  } else if (mode === 'owner') {
+    // Who owns the state dir <db> (here a state dir, not a database): the probe, then the refusal it leads to.
+    const owner = w.findStateOwner(db) ?? null
+    let refusal = null
+    try {
+      w.assertNoGatewayOwner(db)
+    } catch (error) {
+      refusal = {message: error.message, code: error.code, exitCode: error.exitCode, suggestions: error.suggestions}
+    }
+    process.stdout.write(`${JSON.stringify({owner, refusal})}\n`)
   } else if (mode === 'act') {
     const a = JSON.parse(rest[0])
     const h = openAgentDb(db, {write: true, agentId: a.agentId ?? agentId})
@@ -44,11 +55,7 @@ try {
       out = w.writeEntry(h, {agentId: a.agentId ?? agentId, key: a.key, entry: {...node.entry, ...a.patch}})
     } else if (a.op === 'reset') out = w.resetSession(h, {agentId: a.agentId ?? agentId, key: a.key, cwd: a.cwd, now})
     else if (a.op === 'leaf') out = {leaf: w.currentLeaf(h.db, a.sessionId)}
-    else if (a.op === 'owner') out = {owner: w.findStateOwner(a.stateDir) ?? null}
-    else if (a.op === 'assert-owner') {
-      w.assertNoGatewayOwner(a.stateDir)
-      out = {ok: true}
-    } else throw new Error(`unknown op ${a.op}`)
+    else throw new Error(`unknown op ${a.op}`)
     h.db.close()
     process.stdout.write(`${JSON.stringify(out)}\n`)
   } else throw new Error(`unknown mode ${mode}`)
