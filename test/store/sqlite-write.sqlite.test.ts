@@ -158,6 +158,37 @@ describeSqlite('SQLite-era writes (store-sqlite.md §3-§6)', () => {
     expect(JSON.stringify(all(h.db, 'SELECT * FROM session_nodes'))).toBe(before)
   })
 
+  it('update\'s write half: only the keys whose entry changed are written, inside one immediateAsync transaction that an error rolls back whole', async () => {
+    const h = open(copyFixture(NATIVE_96))
+    const explicitRow = JSON.stringify(one(h.db, 'SELECT * FROM session_nodes WHERE session_key = ?', `agent:main:explicit:${EXPLICIT}`))
+    const written = await w.immediateAsync(h, async () => {
+      const before = w.readEntriesTx(h.db)
+      const after = structuredClone(before)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      after['agent:main:main'].label = 'renamed'
+      after['agent:main:main'].updatedAt += 1
+      return w.writeEntryChangesTx(h.db, 'main', before, after)
+    })
+    expect(written).toEqual(['agent:main:main'])
+    expect(one(h.db, 'SELECT label, entry_valid FROM session_nodes WHERE session_key = ?', 'agent:main:main')).toEqual({label: 'renamed', entry_valid: 1})
+    expect(JSON.stringify(one(h.db, 'SELECT * FROM session_nodes WHERE session_key = ?', `agent:main:explicit:${EXPLICIT}`))).toBe(explicitRow)
+    expect(all(h.db, 'SELECT session_key FROM session_canonical_validation_pending')).toEqual([{session_key: 'agent:main:main'}])
+    const mainRow = JSON.stringify(one(h.db, 'SELECT * FROM session_nodes WHERE session_key = ?', 'agent:main:main'))
+    await expect(
+      w.immediateAsync(h, async () => {
+        const before = w.readEntriesTx(h.db)
+        const after = structuredClone(before)
+        after['agent:main:main'].label = 'never'
+        w.writeEntryChangesTx(h.db, 'main', before, after)
+        w.appendEventsTx(h.db, EXPLICIT, [{type: 'message', id: 'x1', parentId: null, message: {role: 'user', content: 'x'}}])
+        throw new Error('the turn failed')
+      }),
+    ).rejects.toMatchObject({message: 'the turn failed'})
+    expect(h.db.isTransaction).toBe(false)
+    expect(JSON.stringify(one(h.db, 'SELECT * FROM session_nodes WHERE session_key = ?', 'agent:main:main'))).toBe(mainRow)
+    expect(one(h.db, 'SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?', EXPLICIT).m).toBe(6)
+  })
+
   it('newSession: header version 4 at seq 0 with id = sessionId, identity rows per event (idempotency key), one 32-hex watermark, the forward projection with active rows and FTS rows at rowid = last_insert_rowid', () => {
     const state = copyFixture(NATIVE_96)
     const h = open(state)

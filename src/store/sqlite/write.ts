@@ -35,7 +35,7 @@ import {randomUUID} from '../random-id.js'
 import {RESET_CLEARED_FIELDS, resetClearedFields} from '../reset.js'
 import type {NewEntry} from '../transcript.js'
 import type {IdempotencyHit, SessionEntry, SessionStoreData} from '../types.js'
-import {eventText, immediate, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
+import {eventText, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
 
 /** The transcript header version OpenClaw 2026.9.6 writes for new sessions. */
 export const SQLITE_HEADER_VERSION = 4
@@ -50,20 +50,49 @@ function requireTx(db: SqlDatabase): void {
   if (!db.isTransaction) throw new Error('SQLite write primitive called outside a BEGIN IMMEDIATE transaction')
 }
 
-/** `fn` (which may await) inside one BEGIN IMMEDIATE transaction; rolled back on any error. */
-export async function immediateAsync<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T | Promise<T>): Promise<T> {
+/** node:sqlite's own failures (busy, read-only, corrupt, constraint) get the store's one-line mapping; others pass. */
+function mapWriteError(path: string, error: unknown): unknown {
+  const code = (error as {code?: unknown})?.code
+  return code === 'ERR_SQLITE_ERROR' || typeof (error as {errcode?: unknown})?.errcode === 'number' ? mapSqliteError(path, error) : error
+}
+
+function begin(h: Pick<OpenedDb, 'db' | 'path'>): void {
   try {
     h.db.exec('BEGIN IMMEDIATE')
   } catch (error) {
     throw mapSqliteError(h.path, error)
   }
+}
+
+function rollback(h: Pick<OpenedDb, 'db' | 'path'>, error: unknown): never {
+  if (h.db.isOpen && h.db.isTransaction) h.db.exec('ROLLBACK')
+  throw mapWriteError(h.path, error)
+}
+
+/**
+ * `fn` (which may await) inside one BEGIN IMMEDIATE transaction, rolled back whole on any error. A mutator's own
+ * error comes back as thrown; SQLite's are mapped to one line naming the database.
+ */
+export async function immediateAsync<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T | Promise<T>): Promise<T> {
+  begin(h)
   try {
     const result = await fn()
     h.db.exec('COMMIT')
     return result
   } catch (error) {
-    if (h.db.isOpen && h.db.isTransaction) h.db.exec('ROLLBACK')
-    throw mapSqliteError(h.path, error)
+    return rollback(h, error)
+  }
+}
+
+/** The synchronous form every act below uses. */
+export function immediateWrite<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T): T {
+  begin(h)
+  try {
+    const result = fn()
+    h.db.exec('COMMIT')
+    return result
+  } catch (error) {
+    return rollback(h, error)
   }
 }
 
@@ -314,7 +343,7 @@ export function writeEntryTx(db: SqlDatabase, p: WriteEntryParams): Json {
 
 /** `writeEntryTx` as one BEGIN IMMEDIATE transaction. */
 export function writeEntry(h: Pick<OpenedDb, 'db' | 'path'>, p: WriteEntryParams): Json {
-  return immediate(h.db, h.path, () => writeEntryTx(h.db, p))
+  return immediateWrite(h, () => writeEntryTx(h.db, p))
 }
 
 /**
@@ -573,7 +602,7 @@ export function appendEventsTx(db: SqlDatabase, sessionId: string, events: reado
 
 /** `appendEventsTx` as one BEGIN IMMEDIATE transaction. */
 export function appendEvents(h: Pick<OpenedDb, 'db' | 'path'>, sessionId: string, events: readonly object[], opts: AppendOptions = {}): AppendOutcome {
-  return immediate(h.db, h.path, () => appendEventsTx(h.db, sessionId, events, opts))
+  return immediateWrite(h, () => appendEventsTx(h.db, sessionId, events, opts))
 }
 
 /**
@@ -625,7 +654,7 @@ export function chainNew(items: readonly NewEntry[], leaf: string | null, now: D
 
 /** `LockedTranscript.append`: chain `items` onto the current leaf and append them, in one transaction. */
 export function appendChained(h: Pick<OpenedDb, 'db' | 'path'>, sessionId: string, items: readonly NewEntry[], opts: AppendOptions & {date?: Date} = {}): AppendOutcome & {entries: Json[]} {
-  return immediate(h.db, h.path, () => {
+  return immediateWrite(h, () => {
     const leaf = currentLeafTx(h.db, sessionId)
     if (opts.expectedLeaf !== undefined && leaf !== opts.expectedLeaf) {
       throw writeError(`Session ${sessionId} moved on while this turn ran (another writer appended); nothing was written. Run the turn again.`, 'E_SQLITE_LEAF_MOVED')
@@ -682,7 +711,7 @@ export function newSession(h: Pick<OpenedDb, 'db' | 'path'>, p: NewSessionParams
   const now = p.now ?? new Date()
   const t = now.getTime()
   const sessionId = p.sessionId ?? randomUUID()
-  return immediate(h.db, h.path, () => {
+  return immediateWrite(h, () => {
     if (readNodeTx(h.db, p.key)) throw writeError(`Session ${p.key} exists already; nothing was written.`, 'E_SESSION_EXISTS')
     if (h.db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(sessionId)) throw writeError(`Session id ${sessionId} is taken already; nothing was written.`, 'E_SESSION_EXISTS')
     const entry = writeEntryTx(h.db, {agentId: p.agentId, key: p.key, entry: {...p.entry, sessionId, updatedAt: t, sessionStartedAt: t, lastInteractionAt: t, lastActivityAt: t} as SessionEntry})
@@ -749,7 +778,7 @@ export interface SqliteResetOutcome {
 export function resetSession(h: Pick<OpenedDb, 'db' | 'path'>, p: ResetParams): SqliteResetOutcome {
   const now = p.now ?? new Date()
   const newId = p.newSessionId ?? randomUUID()
-  return immediate(h.db, h.path, () => {
+  return immediateWrite(h, () => {
     const node = readNodeTx(h.db, p.key)
     if (!node || node.entryValid !== 1) throw new NotFoundError(`Session not found: ${p.key}`, 'E_SESSION_NOT_FOUND')
     const previousSessionId = node.entry.sessionId
