@@ -1,7 +1,7 @@
 // The SQLite era's write primitives: the rows OpenClaw 2026.9.6 writes for an entry write, an append and a reset.
 //
-// Every exported act (`writeEntry`, `appendEvents`, `appendChained`, `newSession`, `resetSession`,
-// `writeEntryChanges`) is ONE `BEGIN IMMEDIATE` transaction (busy_timeout 5000) on a handle from
+// Every exported act (`writeEntry`, `appendEvents`, `appendChained`, `newSession`, `resetSession`; `immediateAsync`
+// around `writeEntryChangesTx`) is ONE `BEGIN IMMEDIATE` transaction (busy_timeout 5000) on a handle from
 // `openAgentDb(path, {write: true, agentId})`; the `...Tx` forms run inside a transaction the caller already holds, so
 // several of them commit together. Nothing here opens a database, runs DDL or touches what store-sqlite.md §5.5 lists.
 //
@@ -13,7 +13,8 @@
 //   their 5 s busy timeout). It captures `currentLeaf(db, sessionId)` once; `LockedTranscript.append(items)` is
 //   `appendChained(h, sessionId, items, {expectedLeaf})` and `write(lines)` is `appendEvents(h, sessionId, lines,
 //   {expectedLeaf})`, each its own transaction that refuses (E_SQLITE_LEAF_MOVED) when another writer moved the leaf
-//   meanwhile: the optimistic form of the JSON era's transcript lock. `readContext` is the read side's;
+//   meanwhile (after each of its own appends the turn's expectedLeaf becomes its last id): the optimistic form of the
+//   JSON era's transcript lock. `readContext` is the read side's;
 //   `findIdempotencyKey(key)` is `findIdempotencyKey(db, sessionId, key)`.
 // - `append(t, items)`: `appendChained(h, sessionId, items)`.
 // - `findIdempotencyKey(t, key)`: `findIdempotencyKey(db, sessionId, key)` (a read, no transaction).
