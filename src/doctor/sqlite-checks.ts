@@ -205,8 +205,10 @@ function openFailure(c: SqliteCheckContext, error: unknown, truncated: PlannedFi
     }
     case 'E_SQLITE_CORRUPT': {
       if (truncated) return
-      if (/not a database/i.test(detail)) out.push(finding('sqlite-not-a-database', 'error', agentId, db, `${db} is not a SQLite database SQLite can open (${detail.replace(/^.*?: /, '')}). Restore it from a backup; doctor changed nothing.`))
-      else out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged: ${detail.replace(/^Cannot read the SQLite session store \S+: /, '')} Stop the gateway and restore it from a backup (sessions in damaged pages may be lost); doctor changed nothing.`))
+      // SQLite's own words, without the driver's "cannot read ... damaged (...)" wrapper.
+      const sqlite = /damaged \((.*)\)\.?$/.exec(detail)?.[1] ?? detail
+      if (/not a database/i.test(detail)) out.push(finding('sqlite-not-a-database', 'error', agentId, db, `${db} is not a database SQLite can open (SQLite: ${sqlite}). Restore it from a backup; doctor changed nothing.`))
+      else out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged (SQLite: ${sqlite}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`))
       return
     }
     case 'E_SQLITE_READONLY':
@@ -257,7 +259,7 @@ function checkContents(c: SqliteCheckContext, conn: SqlDatabase, summary: Sqlite
   const damaged = (error: unknown) => {
     // A damaged page met by a query after quick_check passed (or was skipped): one integrity finding, no stack.
     if (truncated || out.some((f) => f.id === 'sqlite-integrity' && f.path === db)) return
-    out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged: ${oneLine(mapSqliteError(db, error)).replace(/^Cannot read the SQLite session store \S+: /, '')} Stop the gateway and restore it from a backup; doctor changed nothing.`))
+    out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged (SQLite: ${oneLine(error)}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`))
   }
   try {
     conn.exec('BEGIN')
