@@ -1,15 +1,16 @@
 // clawkit doctor on SQLite-era agents (issue 16): every check through the real CLI on copies of the two OpenClaw
 // 2026.9.6 fixtures, each damaged copy giving exactly its finding id, plain doctor never changing the database, and
 // --fix backing it up first and repairing only what it says.
-import {type ChildProcess, spawn} from 'node:child_process'
+import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import {createRequire} from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
-import {copyFixture, readJson} from '../support/cli.js'
+import {copyFixture, readJson, tempDir} from '../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {doctor} from './helpers.js'
 
@@ -36,6 +37,13 @@ function query(file: string, sql: string, ...params: unknown[]): any[] {
   }
 }
 
+/** Real OpenClaw 2026.9.6 (installed by scripts/interop.sh), to prove what its own listing makes of a repair. */
+const OPENCLAW_96 = process.env.CLAWKIT_OPENCLAW_96 ?? path.join(os.homedir(), '.cache', 'clawkit-interop', 'openclaw-2026.9.6', 'node_modules', 'openclaw', 'openclaw.mjs')
+function openclawSessions(state: string): {code: number | null; out: string} {
+  const r = spawnSync(process.execPath, [OPENCLAW_96, 'sessions', '--json', '--limit', 'all'], {env: {PATH: process.env.PATH, HOME: tempDir(), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, encoding: 'utf8', timeout: 60_000})
+  return {code: r.status, out: `${r.stdout}${r.stderr}`}
+}
+
 const dbOf = (state: string, agent = 'main') => path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
 const MAIN = 'agent:main:main'
 
@@ -51,9 +59,9 @@ function hashes(db: string): [string | null, string | null] {
   return [hash(db), fs.existsSync(wal) && fs.statSync(wal).size > 0 ? hash(wal) : null]
 }
 
-/** The findings that are not the fixture's own info findings. */
+/** The open findings that are not the fixture's own info findings. */
 function problems(doc: any): string[] {
-  return [...new Set<string>(doc.findings.filter((f: any) => f.severity !== 'info').map((f: any) => f.id))].sort()
+  return [...new Set<string>(doc.findings.filter((f: any) => f.severity !== 'info' && !f.fixed).map((f: any) => f.id))].sort()
 }
 
 const children: ChildProcess[] = []
@@ -211,6 +219,13 @@ describeSqlite('doctor on SQLite-era agents', () => {
       },
     },
     {
+      name: 'a schema_meta that names another agent (a database copied from elsewhere)',
+      fixture: NATIVE_96,
+      id: 'sqlite-schema-meta',
+      code: 4,
+      damage: (state) => edit(dbOf(state), "UPDATE schema_meta SET agent_id = 'other' WHERE meta_key = 'primary'"),
+    },
+    {
       name: 'a failed import manifest (no completedAt, a failedAt)',
       fixture: IMPORTED_96,
       id: 'sqlite-migration-failed',
@@ -334,6 +349,36 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const again = await doctor(state)
     expect(again.r.code).toBe(0)
     expect(problems(again.doc)).toEqual([])
+  })
+
+  it.skipIf(!fs.existsSync(OPENCLAW_96))('entry_valid 0 breaks real OpenClaw 2026.9.6\'s "sessions --json"; after doctor --fix it lists both sessions again', async () => {
+    const state = copyFixture(NATIVE_96)
+    edit(dbOf(state), 'UPDATE session_nodes SET entry_valid = 0 WHERE session_key = ?', MAIN)
+    const broken = openclawSessions(state)
+    expect(broken.code).toBe(1)
+    expect(broken.out).toMatch(/invalid persisted session row requires repair for agent:main:main/)
+    const {r} = await doctor(state, ['--fix', '--yes'])
+    expect(r.code).toBe(0)
+    const fixed = openclawSessions(state)
+    expect(fixed.code, fixed.out).toBe(0)
+    expect(JSON.parse(fixed.out.slice(0, fixed.out.lastIndexOf('}') + 1)).sessions.map((x: any) => x.key).sort()).toEqual(['agent:main:explicit:c0ffee00-0000-4000-8000-000000000096', MAIN])
+  })
+
+  it('a WAL over 64 MiB left by a dead process is sqlite-wal-oversized and sqlite-wal-stale; --fix checkpoints it and both are gone', async () => {
+    const state = copyFixture(NATIVE_96)
+    const db = dbOf(state)
+    // 17 000 one-page commits, never checkpointed: about 70 MB of WAL frames.
+    const child = spawn(process.execPath, ['-e', `const {DatabaseSync} = require('node:sqlite'); const db = new DatabaseSync(${JSON.stringify(db)}); db.exec('PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = OFF'); for (let i = 0; i < 17000; i++) db.exec('PRAGMA user_version = 23'); process.kill(process.pid, 'SIGKILL')`], {stdio: 'ignore'})
+    await new Promise((resolve) => child.on('exit', resolve))
+    expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(64 * 1024 * 1024)
+    const {r, doc} = await doctor(state)
+    expect(problems(doc)).toEqual(['sqlite-wal-oversized', 'sqlite-wal-stale'])
+    expect(r.code).toBe(3)
+    const fixed = await doctor(state, ['--fix', '--yes'])
+    expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
+    expect(fixed.doc.findings.find((f: any) => f.id === 'sqlite-wal-stale')).toMatchObject({fixed: true})
+    expect(problems(fixed.doc)).toEqual([])
+    fs.rmSync(fixed.doc.findings.find((f: any) => f.id === 'sqlite-wal-stale').backup)
   })
 
   it('--fix checkpoints a stale WAL after a backup: the committed change is in the database file and no event is lost', async () => {
