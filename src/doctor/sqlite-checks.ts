@@ -139,11 +139,14 @@ export function checkSqliteAgent(c: SqliteCheckContext): SqliteAgentSummary {
     // died. The committed ones are part of the database, so a normal connection's PASSIVE checkpoint only moves them
     // into the main file; uncommitted frames were never part of it.
     out.push(
-      finding('sqlite-wal-stale', 'warn', agentId, wal, `The WAL holds ${walBytes} bytes but no process has the database open: a process died before its checkpoint. The committed transactions in it are safe (every reader applies them), but the file stays large and must not be deleted. --fix backs the database up, then checkpoints the WAL into it (PASSIVE, through a normal connection, as OpenClaw's own connections do).`, {
-        repair: {kind: 'sqlite', db, agentId, run: checkpointWal},
-        action: 'back up the database, then checkpoint the WAL (PASSIVE)',
-        details: {walBytes},
-      }),
+      finding(
+        'sqlite-wal-stale',
+        'warn',
+        agentId,
+        wal,
+        `The WAL holds ${walBytes} bytes but no process has the database open: a process died before its checkpoint. The committed transactions in it are safe (every reader applies them), but the file stays large and must not be deleted. ${sqliteSupported() ? '--fix backs the database up, then checkpoints the WAL into it (PASSIVE, through a normal connection, as OpenClaw\'s own connections do).' : `Run "clawkit doctor --fix" on Node ${SQLITE_NODE_REQUIREMENT} or later to checkpoint it, or let OpenClaw's next start do it.`}`,
+        sqliteSupported() ? {repair: {kind: 'sqlite', db, agentId, run: checkpointWal}, action: 'back up the database, then checkpoint the WAL (PASSIVE)', details: {walBytes}} : {details: {walBytes}},
+      ),
     )
   }
 
@@ -257,6 +260,11 @@ function checkContents(c: SqliteCheckContext, conn: SqlDatabase, summary: Sqlite
     out.push(finding('sqlite-schema-newer', 'warn', agentId, db, `${db} uses OpenClaw agent schema version ${summary.schemaVersion}; clawkit knows version ${AGENT_SCHEMA_VERSION}. Its session tables are unchanged, so clawkit reads and checks it, but it writes nothing there (and --fix changes nothing in it). Update clawkit to write to it.`, {details: {schemaVersion: summary.schemaVersion, known: AGENT_SCHEMA_VERSION}}))
   }
   const damaged = (error: unknown) => {
+    // A lock taken by another process after the open (an exclusive-mode writer): the locked finding, once.
+    if (mapSqliteError(db, error).code === 'E_SQLITE_BUSY') {
+      if (!out.some((f) => f.id === 'sqlite-locked' && f.path === db)) openFailure(c, error, truncated)
+      return
+    }
     // A damaged page met by a query after quick_check passed (or was skipped): one integrity finding, no stack.
     if (truncated || out.some((f) => f.id === 'sqlite-integrity' && f.path === db)) return
     out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged (SQLite: ${oneLine(error)}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`))
@@ -274,13 +282,11 @@ function checkContents(c: SqliteCheckContext, conn: SqlDatabase, summary: Sqlite
       else out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store fails its integrity check (PRAGMA quick_check: ${problems[0]}${problems.length > 1 ? `, and ${problems.length - 1} more` : ''}). OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup (or try "openclaw doctor"); doctor changed nothing.`, {details: {quickCheck: problems}}))
     }
   } catch (error) {
-    const e = mapSqliteError(db, error)
-    if (e.code === 'E_SQLITE_BUSY') {
-      openFailure(c, error, truncated)
+    damaged(error)
+    if (mapSqliteError(db, error).code === 'E_SQLITE_BUSY') {
       conn.exec('ROLLBACK')
       return
     }
-    damaged(error)
   }
   const tables = tableNames(conn)
   const run = (what: () => void) => {
@@ -364,8 +370,9 @@ function checkEvents(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAg
     if (l) l.push(seq)
     else m.set(sid, [seq])
   }
-  // Plain events: json_valid in SQL, so a large store is not parsed row by row in JavaScript.
-  for (const row of conn.prepare('SELECT session_id, seq FROM transcript_events WHERE event_json IS NOT NULL AND json_valid(event_json) = 0 ORDER BY session_id, seq').iterate()) {
+  // Plain events: checked in SQL, so a large store is not parsed row by row in JavaScript. Every reader expects an
+  // object (json_type raises on invalid text, hence the CASE).
+  for (const row of conn.prepare("SELECT session_id, seq FROM transcript_events WHERE event_json IS NOT NULL AND CASE WHEN json_valid(event_json) THEN json_type(event_json) <> 'object' ELSE 1 END ORDER BY session_id, seq").iterate()) {
     add(badJson, String(row.session_id), Number(row.seq))
   }
   for (const row of conn.prepare('SELECT session_id, seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE event_json IS NULL ORDER BY session_id, seq').iterate()) {
@@ -378,11 +385,11 @@ function checkEvents(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAg
       else undecodable.set(sid, {seqs: [seq], why: text.error})
       continue
     }
+    let parsed: unknown
     try {
-      JSON.parse(text.text)
-    } catch {
-      add(badJson, sid, seq)
-    }
+      parsed = JSON.parse(text.text)
+    } catch {}
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) add(badJson, sid, seq)
   }
   if (badJson.size === 0 && undecodable.size === 0) return
   const keyOf = conn.prepare('SELECT session_key FROM session_windows WHERE session_id = ?')
@@ -392,7 +399,7 @@ function checkEvents(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAg
   }
   for (const [sid, seqs] of badJson) {
     const key = keyFor(sid)
-    out.push(finding('sqlite-event-invalid-json', 'error', agentId, db, `${seqs.length} transcript event(s) of session ${sid}${key ? ` ("${key}")` : ''} are not valid JSON (first at seq ${seqs[0]}): readers fail or skip them, and that part of the history cannot be shown or sent to the model. clawkit never rewrites events; restore the database from a backup, or ask OpenClaw ("openclaw doctor").`, {...(key ? {key} : {}), details: {sessionId: sid, count: seqs.length, seqs: seqs.slice(0, DETAIL_LIMIT)}}))
+    out.push(finding('sqlite-event-invalid-json', 'error', agentId, db, `${seqs.length} transcript event(s) of session ${sid}${key ? ` ("${key}")` : ''} are not JSON objects (they do not parse, or parse to something else; first at seq ${seqs[0]}): readers fail or skip them, and that part of the history cannot be shown or sent to the model. clawkit never rewrites events; restore the database from a backup, or ask OpenClaw ("openclaw doctor").`, {...(key ? {key} : {}), details: {sessionId: sid, count: seqs.length, seqs: seqs.slice(0, DETAIL_LIMIT)}}))
   }
   for (const [sid, {seqs, why}] of undecodable) {
     const key = keyFor(sid)
@@ -653,7 +660,9 @@ export function walWithoutDb(db: string): boolean {
     return false
   } catch {}
   try {
-    return fs.statSync(`${db}-wal`).isFile()
+    // An empty WAL holds no transaction: nothing is lost without its database.
+    const st = fs.statSync(`${db}-wal`)
+    return st.isFile() && st.size > 0
   } catch {
     return false
   }

@@ -161,6 +161,13 @@ describeSqlite('doctor on SQLite-era agents', () => {
       damage: (state) => edit(dbOf(state), "UPDATE transcript_events SET event_json = '{\"type\":\"message\",' WHERE seq = 3 AND session_id = (SELECT current_session_id FROM session_nodes WHERE session_key = ?)", MAIN),
     },
     {
+      name: 'an event whose JSON parses to a string, not an object',
+      fixture: NATIVE_96,
+      id: 'sqlite-event-invalid-json',
+      code: 4,
+      damage: (state) => edit(dbOf(state), "UPDATE transcript_events SET event_json = '\"just text\"' WHERE seq = 4 AND session_id = (SELECT current_session_id FROM session_nodes WHERE session_key = ?)", MAIN),
+    },
+    {
       name: 'a zstd event blob that does not decode',
       fixture: IMPORTED_96,
       id: 'sqlite-event-undecodable',
