@@ -40,6 +40,10 @@ function query(file: string, sql: string, ...params: unknown[]): any[] {
 /** Real OpenClaw 2026.9.6 (installed by scripts/interop.sh), to prove what its own listing makes of a repair. */
 const OPENCLAW_96 = process.env.CLAWKIT_OPENCLAW_96 ?? path.join(os.homedir(), '.cache', 'clawkit-interop', 'openclaw-2026.9.6', 'node_modules', 'openclaw', 'openclaw.mjs')
 function openclawSessions(state: string): {code: number | null; out: string} {
+  // The fixture's config names /home/user/.openclaw/workspace, which OpenClaw would create and seed: point it into
+  // the test's temp dir instead.
+  const cfg = path.join(state, 'openclaw.json')
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replaceAll('/home/user/.openclaw/workspace', path.join(tempDir(), 'workspace')))
   const r = spawnSync(process.execPath, [OPENCLAW_96, 'sessions', '--json', '--limit', 'all'], {env: {PATH: process.env.PATH, HOME: tempDir(), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, encoding: 'utf8', timeout: 60_000})
   return {code: r.status, out: `${r.stdout}${r.stderr}`}
 }
