@@ -251,6 +251,52 @@ describeSqlite('doctor on SQLite-era agents', () => {
       },
     },
     {
+      name: 'a manifest whose planned move never completed (an unverified move of a completed run)',
+      fixture: IMPORTED_96,
+      id: 'sqlite-migration-failed',
+      code: 4,
+      damage: (state) => {
+        const dir = path.join(state, 'session-sqlite-migration-runs')
+        const file = path.join(dir, fs.readdirSync(dir)[0])
+        const m = readJson(file)
+        m.targets[1].completedMoves.pop()
+        fs.writeFileSync(file, JSON.stringify(m, null, 2))
+      },
+    },
+    {
+      name: 'a manifest that does not parse',
+      fixture: IMPORTED_96,
+      id: 'sqlite-migration-manifest-invalid',
+      code: 3,
+      damage: (state) => fs.writeFileSync(path.join(state, 'session-sqlite-migration-runs', 'session-sqlite-1-deadbeef.json'), '{"manifestVersion": 3, "targ', {mode: 0o600}),
+    },
+    {
+      name: 'a transcript the import classified protected (not fully imported)',
+      fixture: IMPORTED_96,
+      id: 'sqlite-import-protected',
+      code: 3,
+      damage: (state) => {
+        const dir = path.join(state, 'session-sqlite-migration-runs')
+        const file = path.join(dir, fs.readdirSync(dir)[0])
+        const m = readJson(file)
+        const move = m.targets[0].completedMoves.find((x: any) => x.kind === 'transcript')
+        move.artifact.classification = 'protected'
+        move.artifact.reason = 'incomplete-index-import'
+        fs.writeFileSync(file, JSON.stringify(m, null, 2))
+      },
+    },
+    {
+      name: 'legacy JSONL transcripts beside the database without a sessions.json',
+      fixture: NATIVE_96,
+      id: 'sqlite-legacy-not-imported',
+      code: 3,
+      damage: (state) => {
+        const sessions = path.join(state, 'agents', 'main', 'sessions')
+        fs.mkdirSync(sessions, {mode: 0o700})
+        fs.writeFileSync(path.join(sessions, 'legacy-2.jsonl'), `${JSON.stringify({type: 'session', version: 3, id: 'legacy-2', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/'})}\n`, {mode: 0o600})
+      },
+    },
+    {
       name: 'an archived original the import recorded is gone (a recovery copy: warn)',
       fixture: IMPORTED_96,
       id: 'sqlite-import-archive-missing',
@@ -318,6 +364,21 @@ describeSqlite('doctor on SQLite-era agents', () => {
       expect(dbs.map(hashes)).toEqual(before)
     })
   }
+
+  it('a new session whose only window has no events yet (OpenClaw\'s minimal new session) is info, not a problem', async () => {
+    const state = copyFixture(NATIVE_96)
+    const db = open(dbOf(state))
+    const sid = '00000000-0000-4000-8000-0000000000cc'
+    const key = 'agent:main:clawkit:new'
+    db.prepare('INSERT INTO session_nodes (session_key, current_session_id, entry_json, entry_valid, updated_at) VALUES (?, ?, ?, 1, 5)').run(key, sid, JSON.stringify({sessionId: sid, updatedAt: 5, sessionStartedAt: 5, delivery: {kind: 'none'}}))
+    db.prepare('UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?').run(key)
+    db.prepare("INSERT INTO session_windows (session_id, session_key, session_scope, created_at, updated_at, session_entry_provenance) VALUES (?, ?, 'conversation', 5, 5, 1)").run(sid, key)
+    db.close()
+    const {r, doc} = await doctor(state)
+    expect(r.code, JSON.stringify(doc.findings)).toBe(0)
+    expect(doc.findings.find((f: any) => f.id === 'sqlite-window-empty')).toMatchObject({severity: 'info', key})
+    expect(doc.agents[0].sqlite.sessions).toBe(3)
+  })
 
   it('a database another process holds locked (exclusive) is sqlite-locked after the busy timeout, not a hang or a stack trace', async () => {
     const state = copyFixture(NATIVE_96)
