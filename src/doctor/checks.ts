@@ -8,14 +8,16 @@ import {isEntryObject} from '../store/index-scan.js'
 import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../store/lock.js'
 import {describePathKind, NotRegularFileError} from '../store/safe-open.js'
 import {buildExplicitSessionKey, buildMainSessionKey} from '../store/session-key.js'
+import {findSqliteStore, sqliteStorePath} from '../store/era.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId, tailTranscript} from '../store/transcript.js'
 import type {SessionEntry} from '../store/types.js'
 import {applyIndexEdits, archiveEmptyOrphan, archiveTmp, chmodPath, clearStaleLock, recoverStore, removeLockScratch, removeStoreBom, repairTranscript} from './repairs.js'
 import {type FileInfo, resolveFromScan, scanStore, type StoreScan} from './scan.js'
 import {findStateDirs, isOpenClawStateDir} from './state-dirs.js'
+import {checkLegacyLeftovers, checkSqliteAgent, importedIndexHashes, type MigrationRun, type SqliteCheckContext, walWithoutDb} from './sqlite-checks.js'
 import {inspectTranscript, inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
-import type {FindingId, PlannedFinding, Repair, Severity} from './types.js'
+import type {FindingId, PlannedFinding, Repair, Severity, SqliteAgentSummary} from './types.js'
 
 
 /**
@@ -27,10 +29,14 @@ function stateDirItself(dir: string): string {
 }
 
 export interface CheckOptions {
-  /** Status mode: no transcript contents are read. */
+  /** Status mode: no transcript contents are read, and no SQLite database is opened. */
   cheap?: boolean
   deep?: boolean
   now: number
+  /** Filled with each SQLite-era agent's figures (for doctor's `agents[]`). */
+  sqliteStats?: Map<string, SqliteAgentSummary>
+  /** The import manifests of the state dir (read once per run). */
+  migrationRuns?: MigrationRun[]
 }
 
 /** A leftover temp file younger than this may be a write in progress. */
@@ -292,9 +298,22 @@ function checkStorePermissions(c: StoreContext): void {
 }
 
 function checkSqlite(c: StoreContext): void {
+  const stateDir = c.state.stateDir
   for (const agentId of c.scan.agentIds) {
-    const db = path.join(c.state.stateDir, 'agents', agentId, 'agent', 'openclaw-agent.sqlite')
-    if (!fs.existsSync(db)) continue
+    const db = sqliteStorePath(stateDir, agentId)
+    const sessionsDir = path.join(stateDir, 'agents', agentId, 'sessions')
+    const ctx: SqliteCheckContext = {
+      stateDir,
+      agentId,
+      db,
+      legacyTranscripts: c.scan.sessionsDir === sessionsDir ? c.scan.transcripts : [],
+      importedIndexHashes: importedIndexHashes(c.opts.migrationRuns ?? [], agentId),
+      out: c.out,
+    }
+    if (!findSqliteStore(stateDir, agentId)) {
+      if (!c.opts.cheap && walWithoutDb(db)) checkSqliteAgent(ctx)
+      continue
+    }
     const alone = !c.scan.storeStat
     c.out.push(
       finding(
@@ -302,9 +321,12 @@ function checkSqlite(c: StoreContext): void {
         'info',
         agentId,
         db,
-        `A SQLite-era session store exists ${alone ? 'instead of' : 'next to'} sessions.json: newer OpenClaw (from about 2026.7) keeps sessions there and treats sessions.json as legacy import input. clawkit cannot read or change that store yet (support is coming): its list, history and status show none of this agent's sessions, and agent, sessions reset, message send's mirror and doctor --fix refuse to write session files for it${alone ? '' : ' (the database is the truth; the sessions.json beside it is stale)'}. Use "openclaw" for this agent meanwhile.`,
+        `This agent keeps its sessions in SQLite (OpenClaw 2026.7 and later), ${alone ? 'with no sessions.json' : 'next to a sessions.json, which is legacy import input (the database is the truth)'}. Doctor checks the database itself (the sqlite-* findings), and --fix refuses to write any JSON-era session file of this agent: a rewritten or re-indexed legacy file would be imported again as a fork.`,
       ),
     )
+    if (c.opts.cheap) continue
+    c.opts.sqliteStats?.set(agentId, checkSqliteAgent(ctx))
+    checkLegacyLeftovers(ctx, path.join(sessionsDir, 'sessions.json'))
   }
 }
 

@@ -8,6 +8,8 @@ import type {SessionStoreData} from '../store/types.js'
 import {MAX_LOCKS_PER_STEP, withLiveStore, withTranscriptLocks} from './live.js'
 import {applyIndexEdits} from './repairs.js'
 import {scanStores, type StoreScan} from './scan.js'
+import {checkMigrationRuns, readMigrationRuns} from './sqlite-checks.js'
+import {applySqliteRepairs} from './sqlite-repairs.js'
 import {
   type DoctorAgentSummary,
   type DoctorOptions,
@@ -19,16 +21,19 @@ import {
   type LiveStore,
   type PlannedFinding,
   type Repair,
+  type SqliteAgentSummary,
 } from './types.js'
 
 export * from './types.js'
 
-const REPAIR_ORDER: Repair['kind'][] = ['lock', 'perm', 'store-recover', 'index', 'transcript', 'archive', 'orphan-archive']
+const REPAIR_ORDER: Repair['kind'][] = ['lock', 'perm', 'sqlite', 'store-recover', 'index', 'transcript', 'archive', 'orphan-archive']
 const MAX_PASSES = 3
 
 interface Collected {
   findings: PlannedFinding[]
   scans: StoreScan[]
+  /** SQLite-era agents' figures (only from a full, not a cheap, check). */
+  sqlite: Map<string, SqliteAgentSummary>
 }
 
 /** Run the checks. `cheap` skips everything that reads transcript contents (what `status` uses). */
@@ -36,21 +41,24 @@ export async function collectFindings(state: OpenClawState, agentIds: string[], 
   const findings: PlannedFinding[] = []
   const exists = checkStateDir(state, findings)
   checkSplitState(state, findings)
-  if (!exists) return {findings, scans: []}
+  const sqlite = new Map<string, SqliteAgentSummary>()
+  if (!exists) return {findings, scans: [], sqlite}
   const scans = opts.scans ?? (await scanStores(state, agentIds))
-  for (const scan of scans) await checkStore(state, scan, opts, findings)
+  const migrationRuns = opts.cheap ? [] : readMigrationRuns(state.stateDir)
+  for (const scan of scans) await checkStore(state, scan, {...opts, sqliteStats: sqlite, migrationRuns}, findings)
+  if (!opts.cheap) checkMigrationRuns(state.stateDir, scans.flatMap((s) => s.agentIds), migrationRuns, findings)
   for (const f of findings) {
     withholdLinkedRepair(state.stateDir, f)
     withholdSqliteEraRepair(state, f)
   }
-  return {findings, scans}
+  return {findings, scans, sqlite}
 }
 
 /**
  * Which repairs write session files (the index, transcripts, archives); permission and lock repairs write none. A
  * record, so that a new kind of repair cannot be added without deciding this for it.
  */
-const WRITES_SESSION_FILES: Record<Repair['kind'], boolean> = {lock: false, perm: false, 'store-recover': true, index: true, transcript: true, archive: true, 'orphan-archive': true}
+const WRITES_SESSION_FILES: Record<Repair['kind'], boolean> = {lock: false, perm: false, sqlite: false, 'store-recover': true, index: true, transcript: true, archive: true, 'orphan-archive': true}
 
 /**
  * An agent whose sessions live in SQLite (OpenClaw 2026.7+) gets no session-file repair: its sessions.json, if any is
@@ -216,6 +224,10 @@ async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<v
       await applyStoreRepairs(kind, batch)
       continue
     }
+    if (kind === 'sqlite') {
+      await applySqliteRepairs(batch)
+      continue
+    }
     for (const f of batch) {
       try {
         const note = await (f.repair as {run: () => Promise<string | void>}).run()
@@ -230,7 +242,7 @@ async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<v
   }
 }
 
-function summarize(scans: StoreScan[]): DoctorAgentSummary[] {
+function summarize(scans: StoreScan[], sqlite: Map<string, SqliteAgentSummary>, state: OpenClawState): DoctorAgentSummary[] {
   return scans.map((s) => ({
     agentId: s.agentId,
     ...(s.agentIds.length > 1 ? {sharedWith: s.agentIds.slice(1)} : {}),
@@ -239,6 +251,8 @@ function summarize(scans: StoreScan[]): DoctorAgentSummary[] {
     sessionsDir: s.sessionsDir,
     sessions: s.data ? Object.keys(s.data).length : s.storeError || s.readError ? null : 0,
     transcripts: s.transcripts.length,
+    era: state.sqliteStore(s.agentId) ? ('sqlite' as const) : ('json' as const),
+    ...(sqlite.has(s.agentId) ? {sqlite: sqlite.get(s.agentId)} : {}),
   }))
 }
 
@@ -297,7 +311,7 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
     stateDir: state.stateDir,
     stateDirReason: state.stateDirReason,
     configPath: state.configPath,
-    agents: summarize(collected.scans),
+    agents: summarize(collected.scans, collected.sqlite, state),
     findings,
     fixed: done.length,
     dryRun: Boolean(opts.dryRun),
@@ -315,7 +329,9 @@ export function groupFindings(result: DoctorResult): {agentId: string | null; ti
   const ids = [...new Set([...result.agents.map((a) => a.agentId), ...result.findings.map((f) => f.agentId).filter((a): a is string => a !== null)])]
   for (const id of ids) {
     const a = result.agents.find((x) => x.agentId === id)
-    const title = a ? `Agent ${id} (${a.sessions ?? '?'} sessions, ${a.transcripts} transcripts) ${path.relative(result.stateDir, a.storePath).startsWith('..') ? a.storePath : path.relative(result.stateDir, a.storePath)}` : `Agent ${id}`
+    const title = a?.sqlite
+      ? `Agent ${id} (SQLite${a.sqlite.sessions === undefined ? '' : `: ${a.sqlite.sessions} sessions, ${a.sqlite.events ?? '?'} events`}) ${path.relative(result.stateDir, a.sqlite.path).startsWith('..') ? a.sqlite.path : path.relative(result.stateDir, a.sqlite.path)}`
+      : a ? `Agent ${id} (${a.sessions ?? '?'} sessions, ${a.transcripts} transcripts) ${path.relative(result.stateDir, a.storePath).startsWith('..') ? a.storePath : path.relative(result.stateDir, a.storePath)}` : `Agent ${id}`
     groups.push({agentId: id, title, findings: result.findings.filter((f) => f.agentId === id)})
   }
   return groups

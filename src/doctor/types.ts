@@ -1,5 +1,6 @@
 // Types of doctor findings and results: the stable `--json` contract of `clawkit doctor` (docs/doctor.md).
 import {ExitCode} from '../errors.js'
+import type {SqlDatabase} from '../store/sqlite/driver.js'
 import type {SessionEntry, SessionStoreData} from '../store/types.js'
 
 export type Severity = 'error' | 'warn' | 'info'
@@ -53,6 +54,33 @@ export const FINDING_IDS = [
   'lock-scratch-leftover',
   'live-lock',
   'lock-not-a-file',
+  // per agent: the SQLite store (OpenClaw 2026.7 and later; src/doctor/sqlite-checks.ts)
+  'sqlite-unchecked',
+  'sqlite-unreadable',
+  'sqlite-not-a-database',
+  'sqlite-truncated',
+  'sqlite-integrity',
+  'sqlite-read-only',
+  'sqlite-locked',
+  'sqlite-schema-newer',
+  'sqlite-schema-older',
+  'sqlite-schema-meta',
+  'sqlite-wal-orphan',
+  'sqlite-wal-oversized',
+  'sqlite-wal-stale',
+  'sqlite-entry-invalid',
+  'sqlite-entry-mismatch',
+  'sqlite-entry-unvalidated',
+  'sqlite-window-missing',
+  'sqlite-window-empty',
+  'sqlite-event-invalid-json',
+  'sqlite-event-undecodable',
+  'sqlite-legacy-not-imported',
+  // the import from the JSON era (OpenClaw's doctor --fix): its run manifests and archives
+  'sqlite-migration-failed',
+  'sqlite-migration-manifest-invalid',
+  'sqlite-import-protected',
+  'sqlite-import-archive-missing',
 ] as const
 
 export type FindingId = (typeof FINDING_IDS)[number]
@@ -94,6 +122,22 @@ export interface DoctorAgentSummary {
   sessions: number | null
   /** Live transcript files in the sessions dir. */
   transcripts: number
+  /** Where the agent's sessions live: `sqlite` when `agents/<id>/agent/openclaw-agent.sqlite` exists. */
+  era: 'json' | 'sqlite'
+  /** The SQLite store, when there is one (figures absent when it could not be read). */
+  sqlite?: SqliteAgentSummary
+}
+
+export interface SqliteAgentSummary {
+  path: string
+  schemaVersion?: number
+  /** session_nodes rows (placeholders not counted). */
+  sessions?: number
+  events?: number
+  dbBytes: number
+  walBytes: number
+  /** Live processes that have the database open (Linux; absent where that cannot be told). */
+  holders?: number[]
 }
 
 /** The `clawkit doctor --json` document. */
@@ -139,6 +183,12 @@ export type Repair =
   | {kind: 'store-recover'; run: () => Promise<string | void>}
   | {kind: 'transcript'; run: () => Promise<string | void>}
   | {kind: 'archive'; run: () => Promise<string | void>}
+  /**
+   * A change inside an agent's SQLite database (src/doctor/sqlite-repairs.ts): batched per database, refused while
+   * another process has it open, and run on one write connection after an online backup of the database. `run`
+   * returns what it did, or throws why it left the database alone.
+   */
+  | {kind: 'sqlite'; db: string; agentId: string; run: (db: SqlDatabase) => string}
   /**
    * Index edits are batched per store: one lock, one backup, one write. `lockFiles` are transcripts whose locks are
    * taken first (OpenClaw's order: transcript, then store) and held while the edit decides; an edit that only needs

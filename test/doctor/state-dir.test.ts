@@ -80,16 +80,19 @@ describe('doctor: the state dir as a whole', () => {
     expect(p.code).toBe(0)
   })
 
-  it('a legacy <state>/sessions/ dir is legacy-sessions-dir; a SQLite-era store is sqlite-store (info)', async () => {
+  it('a legacy <state>/sessions/ dir is legacy-sessions-dir; a SQLite-era store is sqlite-store (info), with its unimported sessions.json an error', async () => {
     const state = healthy(TWO_AGENTS)
     fs.mkdirSync(path.join(state, 'sessions'))
     fs.writeFileSync(path.join(state, 'sessions', 'sessions.json'), '{}', {mode: 0o600})
     fs.mkdirSync(path.join(state, 'agents', 'work', 'agent'), {recursive: true, mode: 0o700})
     fs.writeFileSync(path.join(state, 'agents', 'work', 'agent', 'openclaw-agent.sqlite'), '', {mode: 0o600})
     const {r, doc} = await doctor(state)
-    expect(ids(doc)).toEqual(['legacy-sessions-dir', 'sqlite-store'])
+    // The work agent's own sessions.json beside that (empty) database was never imported: OpenClaw 2026.9.6 refuses to
+    // start on it, hence an error of its own (docs/doctor.md, SQLite-era findings).
+    expect(ids(doc)).toEqual(['legacy-sessions-dir', 'sqlite-legacy-not-imported', 'sqlite-store'])
     expect(doc.findings.find((f: any) => f.id === 'sqlite-store')).toMatchObject({severity: 'info', agentId: 'work', fixable: false})
-    expect(r.code).toBe(3)
+    expect(doc.findings.find((f: any) => f.id === 'sqlite-legacy-not-imported')).toMatchObject({severity: 'error', agentId: 'work', fixable: false, details: {entries: 1}})
+    expect(r.code).toBe(4)
   })
 
   it('an invalid openclaw.json is config-invalid (error) and doctor still checks the agents on disk', async () => {
