@@ -57,11 +57,12 @@ export function legacyFiles(p: AgentPaths): string[] {
   } catch {
     return []
   }
-  const out: string[] = []
+  // The index first (it is what OpenClaw's import starts from), then the transcripts by name.
+  const out: string[] = p.sessionsJsonExists ? [p.sessionsJson] : []
   for (const name of names.sort()) {
-    if (name === path.basename(p.sessionsJson) || (name.endsWith('.jsonl') && !name.endsWith('.trajectory.jsonl'))) out.push(path.join(p.sessionsDir, name))
+    const file = path.join(p.sessionsDir, name)
+    if (name.endsWith('.jsonl') && !name.endsWith('.trajectory.jsonl') && file !== p.sessionsJson) out.push(file)
   }
-  if (p.sessionsJsonExists && !out.includes(p.sessionsJson)) out.unshift(p.sessionsJson)
   return out
 }
 
