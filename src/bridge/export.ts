@@ -49,6 +49,8 @@ export interface ExportedAgent {
   sessions: ExportedSession[]
   events: number
   bytes: number
+  /** Entries whose 2026.9 harness id "openclaw" was written as "pi", the same harness under its 2026.4.27 name. */
+  harnessRenamed: number
   /** Rows that could not become JSON-era files (placeholders, unparsable entries, unsafe ids, cold sessions). */
   skipped: ExportSkip[]
   /** JSON-era files beside the database in the source (mixed era): not exported, the database is the truth. */
@@ -163,7 +165,7 @@ function exportAgent(agentId: string, era: StoreEra, legacy: string[], dbPath: s
   const sessionsDir = path.join(outState, 'agents', agentId, 'sessions')
   fs.mkdirSync(sessionsDir, {recursive: true, mode: DIR_MODE})
   for (const d of [path.join(outState, 'agents'), path.join(outState, 'agents', agentId), sessionsDir]) fs.chmodSync(d, DIR_MODE)
-  const result: ExportedAgent = {agentId, era, db: dbPath, sessionsJson: path.join(sessionsDir, 'sessions.json'), sessions: [], events: 0, bytes: 0, skipped: [], legacyLeftovers: era === 'mixed' ? legacy : []}
+  const result: ExportedAgent = {agentId, era, db: dbPath, sessionsJson: path.join(sessionsDir, 'sessions.json'), sessions: [], events: 0, bytes: 0, harnessRenamed: 0, skipped: [], legacyLeftovers: era === 'mixed' ? legacy : []}
   const {db} = openAgentDb(dbPath, {agentId})
   const store: Record<string, unknown> = {}
   try {
@@ -219,8 +221,17 @@ function exportAgent(agentId: string, era: StoreEra, legacy: string[], dbPath: s
         result.events += t.events
         result.bytes += t.bytes
       }
+      // 2026.9 renamed the embedded harness "pi" to "openclaw" (imported rows keep "pi" until their next turn), and
+      // 2026.4.27 refuses to run a session whose harness it does not know ("Requested agent harness "openclaw" is not
+      // registered"), so the JSON era gets its own name for it. Everything else in the entry is kept as stored.
+      const out: Record<string, unknown> = {...entry}
+      if (out.agentHarnessId === 'openclaw') {
+        out.agentHarnessId = 'pi'
+        result.harnessRenamed++
+      }
       // Where the file will be once the export is in place (OpenClaw 2026.4.27 writes sessionFile absolute).
-      store[node.sessionKey] = {...entry, sessionFile: path.join(finalOut, 'agents', agentId, 'sessions', `${sessionId}.jsonl`)}
+      out.sessionFile = path.join(finalOut, 'agents', agentId, 'sessions', `${sessionId}.jsonl`)
+      store[node.sessionKey] = out
       result.sessions.push(exported)
     }
     for (const [key, wins] of windows) for (const w of wins) result.skipped.push({key, sessionId: w.sessionId, reason: 'window without a session node'})

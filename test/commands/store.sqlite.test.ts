@@ -109,6 +109,7 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
       expect(diffSnapshots(before, sourceSnapshot(state))).toEqual({added: [], removed: [], changed: []})
       let compressed = 0
       for (const agent of AGENTS[fixture]) {
+        let renamed = 0
         const dir = path.join(out, 'agents', agent, 'sessions')
         const text = fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8')
         expect(text.endsWith('}')).toBe(true)
@@ -120,10 +121,14 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
           for (const n of nodes) {
             const entry = JSON.parse(String(n.entry_json))
             const file = path.join(out, 'agents', agent, 'sessions', `${entry.sessionId}.jsonl`)
-            expect(index[String(n.session_key)]).toEqual({...entry, sessionFile: file})
+            const harness = entry.agentHarnessId === 'openclaw' ? {agentHarnessId: 'pi'} : {}
+            expect(index[String(n.session_key)]).toEqual({...entry, ...harness, sessionFile: file})
+            renamed += entry.agentHarnessId === 'openclaw' ? 1 : 0
             expect(fs.readFileSync(file, 'utf8')).toBe(events(db, entry.sessionId).map((e) => `${e}\n`).join(''))
           }
         })
+        expect(doc.agents.find((a: {agentId: string}) => a.agentId === agent).harnessRenamed).toBe(renamed)
+        if (fixture === NATIVE_96) expect(renamed).toBeGreaterThan(0)
       }
       if (fixture === IMPORTED_96) expect(compressed).toBeGreaterThan(0)
       expect(fs.readFileSync(path.join(out, 'openclaw.json'), 'utf8').length).toBeGreaterThan(0)

@@ -38,6 +38,7 @@ export function renderExport(r: StoreExportResult): string {
   for (const a of r.agents) {
     const archives = a.sessions.reduce((n, s) => n + s.archives.length, 0)
     L.push(`  ${a.agentId}: ${a.sessions.length} session(s), ${a.sessions.filter((s) => s.transcript).length} transcript(s), ${archives} reset archive(s), ${a.events} event(s), ${formatBytes(a.bytes)}`)
+    if (a.harnessRenamed > 0) L.push(`    ${a.harnessRenamed} entr${a.harnessRenamed === 1 ? 'y' : 'ies'}: harness "openclaw" written as "pi", its 2026.4.27 name`)
     for (const s of a.skipped) L.push(`    skipped ${s.key ?? ''}${s.sessionId ? ` ${s.sessionId}` : ''}: ${s.reason}`)
     if (a.legacyLeftovers.length > 0) L.push(`    not exported: ${a.legacyLeftovers.length} legacy file(s) beside the database (never imported by OpenClaw)`)
   }
