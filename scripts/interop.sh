@@ -27,7 +27,15 @@ if [ ! -f "$OC_ENTRY" ]; then
 fi
 echo "interop: $("$NODE_BIN" --version), openclaw $OPENCLAW_VERSION" >&2
 
+# The bridge's import chain (store export -> 2026.9.6 doctor --fix -> store verify) needs openclaw@2026.9.6 too.
+OC96_DIR="$CACHE/openclaw-2026.9.6"
+OC96_ENTRY="$OC96_DIR/node_modules/openclaw/openclaw.mjs"
+if [ ! -f "$OC96_ENTRY" ]; then
+  echo "interop: installing openclaw@2026.9.6 into $OC96_DIR (about a minute)" >&2
+  PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$OC96_DIR" --no-audit --no-fund --loglevel=error "openclaw@2026.9.6" >&2
+fi
+
 cd "$ROOT"
 npm run build >&2
-CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_CACHE="$CACHE" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
-  npx vitest run test/reliability/interop.test.ts "$@"
+CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" CLAWKIT_INTEROP_CACHE="$CACHE" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
+  npx vitest run test/reliability/interop.test.ts test/reliability/interop-bridge.test.ts "$@"
