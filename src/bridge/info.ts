@@ -1,7 +1,9 @@
 // `clawkit store info`: per agent, which era its sessions are in and what the store holds, read-only.
 import path from 'node:path'
 
-import {mapSqliteError, openAgentDb} from '../store/sqlite/driver.js'
+import {ClawkitError} from '../errors.js'
+
+import {mapSqliteError, openAgentDb, SqliteUnavailableError} from '../store/sqlite/driver.js'
 import {readCounts} from '../store/sqlite/export-read.js'
 import type {OpenClawState} from '../store/state.js'
 import {agentPaths, eraOf, fileSize, importArchiveFiles, legacyFiles, MIGRATION_RUNS_DIR, type StoreEra} from './locate.js'
@@ -25,8 +27,10 @@ export interface StoreDbInfo {
 export interface AgentStoreInfo {
   agentId: string
   era: StoreEra
-  /** Set when the agent has a database. */
+  /** Set when the agent has a database that could be read. */
   db: StoreDbInfo | null
+  /** Why the agent's database could not be read (damaged, locked, an unknown schema); the other agents are still shown. */
+  dbError: {code: string; message: string} | null
   sessionsJson: string
   /** JSON-era files beside a database that OpenClaw never imported (sessions.json, live *.jsonl); [] otherwise. */
   legacyLeftovers: string[]
@@ -92,13 +96,22 @@ export function storeInfo(state: OpenClawState, agents: string[]): StoreInfoResu
   for (const agentId of agents) {
     const p = agentPaths(state, agentId)
     const legacy = legacyFiles(p)
-    const db = p.dbExists ? dbInfo(p.db) : null
-    const era = eraOf(p, legacy, db ? db.sessions > 0 : false)
+    let db: StoreDbInfo | null = null
+    let dbError: AgentStoreInfo['dbError'] = null
+    try {
+      db = p.dbExists ? dbInfo(p.db) : null
+    } catch (error) {
+      // A Node without node:sqlite can read no database at all: that stays the command's one-line error.
+      if (!(error instanceof ClawkitError) || error instanceof SqliteUnavailableError) throw error
+      dbError = {code: error.code, message: error.message}
+    }
+    const era = eraOf(p, legacy, db ? db.sessions > 0 : p.dbExists)
     const archive = importArchiveFiles(p)
     out.push({
       agentId,
       era,
       db,
+      dbError,
       sessionsJson: p.sessionsJson,
       legacyLeftovers: era === 'mixed' ? legacy : [],
       legacyFiles: era === 'json' ? legacy : [],

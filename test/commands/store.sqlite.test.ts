@@ -96,6 +96,21 @@ describeSqlite('store info (SQLite era)', () => {
   })
 })
 
+describeSqlite('store info on a damaged database', () => {
+  it('a truncated database is reported for its agent (dbError E_SQLITE_CORRUPT, exit 0), the other agent is still shown', async () => {
+    const state = copyFixture(IMPORTED_96)
+    const file = dbPath(state, 'work')
+    fs.truncateSync(file, 10_000)
+    const r = await store(['info', '--json'], state)
+    expect(r.code, r.stderr).toBe(0)
+    const doc = json(r)
+    const work = doc.agents.find((a: {agentId: string}) => a.agentId === 'work')
+    expect(work).toMatchObject({era: 'sqlite', db: null, dbError: {code: 'E_SQLITE_CORRUPT'}})
+    expect(doc.agents.find((a: {agentId: string}) => a.agentId === 'main')).toMatchObject({era: 'sqlite', dbError: null, db: {userVersion: 23}})
+    expect((await store(['info'], state)).stdout).toMatch(/database {5}unreadable: Cannot read the SQLite session store .*damaged/)
+  })
+})
+
 describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
   for (const fixture of [NATIVE_96, IMPORTED_96]) {
     it(`${fixture}: sessions.json holds every entry_json plus sessionFile; each transcript is the session's events unchanged, in seq order; 0600/0700; the source is unchanged`, async () => {

@@ -17,7 +17,7 @@ describe('store on a JSON-era state dir', () => {
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
     for (const a of doc.agents) {
-      expect(a).toMatchObject({era: 'json', db: null, legacyLeftovers: [], importArchive: null, migrationRuns: []})
+      expect(a).toMatchObject({era: 'json', db: null, dbError: null, legacyLeftovers: [], importArchive: null, migrationRuns: []})
       expect(a.legacyFiles[0]).toBe(path.join(state, 'agents', a.agentId, 'sessions', 'sessions.json'))
     }
     expect(doc.migrationRuns).toEqual([])

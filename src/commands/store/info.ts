@@ -39,6 +39,7 @@ export function renderStoreInfo(r: StoreInfoResult): string {
       L.push(`  contents     ${a.db.sessions} session(s), ${a.db.windows} window(s), ${a.db.events} event(s)`)
       L.push(`  size         ${formatBytes(a.db.sizeBytes)}, WAL ${a.db.walBytes === null ? 'none' : formatBytes(a.db.walBytes)}`)
     }
+    if (a.dbError) L.push(`  database     unreadable: ${a.dbError.message}`)
     if (a.era === 'json') L.push(`  sessions     ${a.sessionsJson}${a.legacyFiles.length > 1 ? ` (+${a.legacyFiles.length - 1} transcript(s))` : ''}`)
     for (const f of a.legacyLeftovers) L.push(`  leftover     ${f} (never imported)`)
     if (a.importArchive) L.push(`  import archive ${a.importArchive.dir}: ${a.importArchive.files} file(s), ${a.importArchive.transcripts} transcript(s)`)
