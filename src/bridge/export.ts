@@ -299,6 +299,13 @@ export async function exportStore(state: OpenClawState, agents: string[], outRaw
         continue
       }
       const a = exportAgent(agentId, era, legacy, p.db, staging, out)
+      // A database without sessions beside a sessions.json is the JSON era still (spec section 1.3: OpenClaw has not
+      // imported it yet); an empty export of it would read as "no sessions".
+      if (a.sessions.length === 0 && a.skipped.length === 0 && legacy.length > 0) {
+        fs.rmSync(path.join(staging, 'agents', agentId), {recursive: true, force: true})
+        result.skippedAgents.push({agentId, era: 'json', reason: 'its database has no sessions: its sessions.json (not imported yet) is the store'})
+        continue
+      }
       result.agents.push(a)
     }
     // The config, so the export is a state dir OpenClaw can run on (providers, agents, default model).

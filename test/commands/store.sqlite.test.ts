@@ -182,6 +182,41 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     expect(fs.existsSync(main.transcript.file)).toBe(true)
   })
 
+  it('hostile ids: a node whose sessionId is a path (../) is skipped with its reason, and nothing is written outside --out', async () => {
+    const state = copyFixture(NATIVE_96)
+    withDb(
+      dbPath(state),
+      (db) => {
+        db.exec('BEGIN IMMEDIATE')
+        db.prepare("INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at) VALUES ('agent:main:evil', '../../evil', '{\"sessionId\":\"../../evil\",\"updatedAt\":1}', 1)").run()
+        db.prepare("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = 'agent:main:evil'").run()
+        db.exec('COMMIT')
+      },
+      true,
+    )
+    const parent = tempDir()
+    const out = path.join(parent, 'deep', 'export')
+    const r = await store(['export', '--out', out, '--json'], state)
+    expect(r.code, r.stderr).toBe(0)
+    const main = json(r).agents[0]
+    expect(main.skipped).toEqual([{key: 'agent:main:evil', sessionId: '../../evil', reason: 'sessionId is not a safe file name'}])
+    expect(Object.keys(JSON.parse(fs.readFileSync(main.sessionsJson, 'utf8')))).not.toContain('agent:main:evil')
+    expect([...snapshot(parent).keys()].filter((k) => k.includes('evil'))).toEqual([])
+  })
+
+  it('a database without sessions beside a sessions.json (not imported yet) is the JSON era: the agent is skipped, not exported empty', async () => {
+    const state = copyFixture(NATIVE_96)
+    withDb(dbPath(state), (db) => db.exec('DELETE FROM session_nodes'), true)
+    fs.mkdirSync(path.join(state, 'agents', 'main', 'sessions'))
+    fs.writeFileSync(path.join(state, 'agents', 'main', 'sessions', 'sessions.json'), '{}')
+    const out = path.join(tempDir(), 'export')
+    const doc = json(await store(['export', '--out', out, '--json'], state))
+    expect(doc.agents).toEqual([])
+    expect(doc.skippedAgents).toEqual([{agentId: 'main', era: 'json', reason: 'its database has no sessions: its sessions.json (not imported yet) is the store'}])
+    expect(fs.existsSync(path.join(out, 'agents', 'main'))).toBe(false)
+    expect(json(await store(['info', '--json'], state)).agents[0].era).toBe('json')
+  })
+
   it('refuses a non-empty --out, an existing file and a dir inside the state dir (exit 2), and writes nothing', async () => {
     const state = copyFixture(NATIVE_96)
     const busy = tempDir()
@@ -285,6 +320,22 @@ describeSqlite('store verify (after OpenClaw import)', () => {
     expect(work.missing).toEqual({count: 1, items: [{line: lineCount + 1, id: 'feedf00d'}]})
     expect(work.problems).toEqual(['the archived original changed after the import (its sha256 differs from the run manifest)'])
     expect(work.differences).toBe(2)
+  })
+
+  it('hostile manifest: an agent id that is a path and an archivePath with ../ never leave the agent\'s own archive dir', async () => {
+    const state = copyFixture(IMPORTED_96)
+    const runs = path.join(state, 'session-sqlite-migration-runs')
+    const secret = path.join(state, 'agents', 'work', 'secret.jsonl')
+    fs.writeFileSync(secret, '{"type":"session","id":"s"}\n')
+    fs.writeFileSync(path.join(runs, 'session-sqlite-2-hostile.json'), JSON.stringify({manifestVersion: 3, runId: 'hostile', startedAt: 'x', completedAt: 'y', targets: [
+      {agentId: '../../etc', issues: [], plannedMoves: [], completedMoves: [{kind: 'transcript', archivePath: '/etc/passwd', sourcePath: '/x.jsonl', artifact: {}}]},
+      {agentId: 'work', issues: [], plannedMoves: [], completedMoves: [{kind: 'transcript', archivePath: '../../secret.jsonl', sourcePath: '/x.jsonl', artifact: {}}]},
+    ]}))
+    const doc = json(await store(['verify', '--json'], state))
+    const archives = doc.transcripts.map((t: {archive: string}) => t.archive)
+    expect(archives.every((a: string) => a.startsWith(path.join(state, 'agents')) && a.includes('session-sqlite-import-archive'))).toBe(true)
+    expect(archives).toContain(path.join(state, 'agents', 'work', 'session-sqlite-import-archive', 'secret.jsonl'))
+    expect(doc.transcripts.find((t: {archive: string}) => t.archive.endsWith('secret.jsonl'))).toMatchObject({status: 'unverifiable', problems: ['the archived original is missing, so this import cannot be verified']})
   })
 
   it('tampered legacy store: an archived sessions.json sessionId the database does not know is reported per key', async () => {
