@@ -137,24 +137,26 @@ describe.skipIf(!enabled)('store export: real OpenClaw 2026.4.27 on the exported
 })
 
 describe.skipIf(!enabled96)('store verify: export, import by real OpenClaw 2026.9.6 (doctor --fix), verify', () => {
-  it('the native fixture exported, imported by 2026.9.6 doctor --fix --non-interactive, verifies with 0 differences', async () => {
-    const home = tempDir()
-    const out = path.join(tempDir(), 'export')
-    const exported = clawkitJson(await clawkit(['store', 'export', '--out', out, '--json', '--state-dir', copyFixture(NATIVE_96)], home))
-    const doctor = await openclaw(OPENCLAW96!, ['doctor', '--fix', '--non-interactive'], out, home)
-    expect(doctor.code, doctor.stdout.slice(-2000) + doctor.stderr.slice(-2000)).toBe(0)
-    expect(fs.existsSync(path.join(out, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'))).toBe(true)
-    const r = await clawkit(['store', 'verify', '--json', '--state-dir', out], home)
-    expect(r.code, r.stdout).toBe(0)
-    const doc = JSON.parse(r.stdout)
-    expect(doc).toMatchObject({ok: true, differences: 0})
-    expect(doc.runs.map((x: {status: string}) => x.status)).toEqual(['completed'])
-    const sessions = exported.agents[0].sessions
-    expect(doc.transcripts.map((t: {sessionId: string}) => t.sessionId).sort()).toEqual(sessions.map((s: {sessionId: string}) => s.sessionId).sort())
-    for (const t of doc.transcripts) {
-      const events = sessions.find((s: {sessionId: string}) => s.sessionId === t.sessionId).transcript.events
-      expect(t).toMatchObject({status: 'ok', archiveEvents: events, dbEvents: events, pairedEvents: events})
-    }
-    expect(doc.stores).toMatchObject([{agentId: 'main', status: 'ok', keys: sessions.length}])
-  }, 600_000)
+  for (const fixture of [NATIVE_96, IMPORTED_96]) {
+    it(`${fixture} exported, imported by 2026.9.6 doctor --fix --non-interactive, verifies with 0 differences`, async () => {
+      const home = tempDir()
+      const out = path.join(tempDir(), 'export')
+      const exported = clawkitJson(await clawkit(['store', 'export', '--out', out, '--json', '--state-dir', copyFixture(fixture)], home))
+      const doctor = await openclaw(OPENCLAW96!, ['doctor', '--fix', '--non-interactive'], out, home)
+      expect(doctor.code, doctor.stdout.slice(-2000) + doctor.stderr.slice(-2000)).toBe(0)
+      for (const agent of AGENTS[fixture]) expect(fs.existsSync(path.join(out, 'agents', agent, 'agent', 'openclaw-agent.sqlite'))).toBe(true)
+      const r = await clawkit(['store', 'verify', '--json', '--state-dir', out], home)
+      expect(r.code, r.stdout).toBe(0)
+      const doc = JSON.parse(r.stdout)
+      expect(doc).toMatchObject({ok: true, differences: 0})
+      expect(doc.runs.map((x: {status: string}) => x.status)).toEqual(['completed'])
+      const sessions = exported.agents.flatMap((a: {sessions: any[]}) => a.sessions)
+      expect(doc.transcripts.map((t: {sessionId: string}) => t.sessionId).sort()).toEqual(sessions.map((s: {sessionId: string}) => s.sessionId).sort())
+      for (const t of doc.transcripts) {
+        const events = sessions.find((s: {sessionId: string}) => s.sessionId === t.sessionId).transcript.events
+        expect(t).toMatchObject({status: 'ok', archiveEvents: events, dbEvents: events, pairedEvents: events})
+      }
+      expect(doc.stores.map((x: {agentId: string; status: string}) => `${x.agentId} ${x.status}`).sort()).toEqual(AGENTS[fixture].map((a) => `${a} ok`))
+    }, 600_000)
+  }
 })
