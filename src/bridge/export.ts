@@ -238,7 +238,7 @@ function exportAgent(agentId: string, era: StoreEra, legacy: string[], dbPath: s
     db.exec('COMMIT')
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK')
-    throw error instanceof ClawkitError ? error : isFsError(error) ? fileError(error, outState, 'write the export in') : mapSqliteError(dbPath, error)
+    throw error instanceof ClawkitError ? error : isFsError(error) ? fileError(error, finalOut, 'write the export to') : mapSqliteError(dbPath, error)
   } finally {
     db.close()
   }
