@@ -39,4 +39,4 @@ cd "$ROOT"
 npm run build >&2
 CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_CACHE="$CACHE" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
   CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" \
-  npx vitest run test/reliability/interop.test.ts test/reliability/interop-sqlite-write.test.ts "$@"
+  npx vitest run test/reliability/interop.test.ts test/reliability/interop-sqlite-write.test.ts test/reliability/interop-bridge.test.ts "$@"

@@ -13,6 +13,9 @@ import SessionsHistory from './commands/sessions/history.js'
 import SessionsList from './commands/sessions/list.js'
 import SessionsReset from './commands/sessions/reset.js'
 import Status from './commands/status.js'
+import StoreExport from './commands/store/export.js'
+import StoreInfo from './commands/store/info.js'
+import StoreVerify from './commands/store/verify.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
@@ -41,6 +44,9 @@ export const COMMANDS: Record<string, Command.Class> = {
   'sessions:list': SessionsList,
   'sessions:reset': SessionsReset,
   status: Status,
+  'store:export': StoreExport,
+  'store:info': StoreInfo,
+  'store:verify': StoreVerify,
 }
 
 /**

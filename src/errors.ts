@@ -11,6 +11,8 @@ export const ExitCode = {
   doctorWarnings: 3,
   /** doctor: errors remain. */
   doctorErrors: 4,
+  /** store verify: the database differs from what OpenClaw imported (missing, extra or different events or keys). */
+  storeDifferences: 5,
   /** The command did its work, but its output could not be written to stdout (a full disk): EX_IOERR of sysexits.h. */
   outputFailed: 74,
   /** agent: the turn hit --timeout and was aborted (the partial reply is kept), as timeout(1) reports. */
