@@ -53,7 +53,7 @@ const files = testFiles(path.join(root, 'test'))
 const misnamed = files.filter((f) => !f.endsWith('.sqlite.test.ts') && !path.basename(f).startsWith('interop') && /\bdescribeSqlite\b/.test(fs.readFileSync(path.join(root, f), 'utf8')))
 if (misnamed.length > 0) fail(`${misnamed.join(', ')} use describeSqlite but are not named *.sqlite.test.ts; rename them so the Node 24 pass runs them.`)
 
-// The options and filters of `npm test -- …`: options go to both passes; file filters narrow the second one.
+// The options and filters of `npm test -- ...`: options go to both passes; file filters narrow the second one.
 const filters = []
 const options = []
 for (let i = 0; i < args.length; i++) {
