@@ -3,6 +3,12 @@
 // runs, peak RSS). Results go to stdout as a Markdown table; copy them into BENCHMARKS.md. Not part of `npm test`.
 // Environment: BENCH_SESSIONS (10000), BENCH_TRANSCRIPT_BYTES (1 GiB), BENCH_RUNS (9), BENCH_SHAPE (small | openclaw),
 // BENCH_KEEP=1 keeps the generated state dir.
+// The SQLite-era rows (after the table above; BENCH_SQLITE=0 skips them, BENCH_SQLITE=only runs only them): a generated
+// OpenClaw 2026.9.6 database (scripts/gen-sqlite-store.js, BENCH_SQLITE_SESSIONS sessions, one of BENCH_SQLITE_EVENTS
+// events) and the same sessions as a JSON-era store, everything on Node 24 (scripts/node24.js), peak RSS by
+// /usr/bin/time. The peer is `openclaw sessions --json --limit all` 2026.9.6 from the interop cache (npm run
+// test:interop installs it), BENCH_PEER_RUNS runs (3). A command that fails, or prints fewer rows than it should,
+// gives a row "failed: <one line>" instead of a time.
 import {spawnSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
@@ -128,24 +134,125 @@ function measure(args) {
   return {median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1), rssMiB: Math.max(...rss) / 1024 ** 2}
 }
 
-const t0 = Date.now()
-const bigId = generateStore()
-const size = generateTranscript(bigId)
-console.error(`generated ${sessions} ${shape} sessions (index ${(indexBytes / 1e6).toFixed(1)} MB) and a ${(size / 1024 ** 3).toFixed(2)} GiB transcript in ${((Date.now() - t0) / 1000).toFixed(1)} s (${dir})`)
+const sqliteMode = process.env.BENCH_SQLITE ?? '1'
+if (sqliteMode !== 'only') {
+  const t0 = Date.now()
+  const bigId = generateStore()
+  const size = generateTranscript(bigId)
+  console.error(`generated ${sessions} ${shape} sessions (index ${(indexBytes / 1e6).toFixed(1)} MB) and a ${(size / 1024 ** 3).toFixed(2)} GiB transcript in ${((Date.now() - t0) / 1000).toFixed(1)} s (${dir})`)
 
-const sizeLabel = size >= 1024 ** 3 ? `${(size / 1024 ** 3).toFixed(0)} GiB` : `${Math.round(size / 1024 ** 2)} MiB`
-const cases = [
-  ['oclif floor: --version', ['--version']],
-  [`sessions list --json (${label})`, ['sessions', 'list', '--json', '--state-dir', state]],
-  [`sessions list (table, ${label})`, ['sessions', 'list', '--state-dir', state]],
-  [`sessions history --limit 20 --json (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', state]],
-  [`sessions history --limit 20 (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--state-dir', state]],
-]
-console.log(`node ${process.version}, ${os.cpus().length} cores, ${runs} runs each (median / min / max wall ms, peak RSS)\n`)
-console.log('| command | median ms | min | max | peak RSS MiB |')
-console.log('|---|---|---|---|---|')
-for (const [name, args] of cases) {
-  const m = measure(args)
-  console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
+  const sizeLabel = size >= 1024 ** 3 ? `${(size / 1024 ** 3).toFixed(0)} GiB` : `${Math.round(size / 1024 ** 2)} MiB`
+  const cases = [
+    ['oclif floor: --version', ['--version']],
+    [`sessions list --json (${label})`, ['sessions', 'list', '--json', '--state-dir', state]],
+    [`sessions list (table, ${label})`, ['sessions', 'list', '--state-dir', state]],
+    [`sessions history --limit 20 --json (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', state]],
+    [`sessions history --limit 20 (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--state-dir', state]],
+  ]
+  console.log(`node ${process.version}, ${os.cpus().length} cores, ${runs} runs each (median / min / max wall ms, peak RSS)\n`)
+  console.log('| command | median ms | min | max | peak RSS MiB |')
+  console.log('|---|---|---|---|---|')
+  for (const [name, args] of cases) {
+    const m = measure(args)
+    console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
+  }
 }
+if (sqliteMode !== '0') await sqliteRows()
 if (!keep) fs.rmSync(dir, {recursive: true, force: true})
+
+/** The line worth showing of a failed run: a --json error envelope's message, else the first non-empty line. */
+function oneLine(stdout, stderr) {
+  try {
+    const message = parseDoc(stdout).error?.message
+    if (message) return message.length > 200 ? `${message.slice(0, 200)}\u2026` : message
+  } catch {}
+  return String(stderr || stdout).split('\n').map((l) => l.trim()).find(Boolean) ?? '(no output)'
+}
+
+/**
+ * Runs `node args` runs+1 times (the first warms the page cache and is checked by `check(stdout)`, which returns an
+ * error line or undefined); wall time and, through /usr/bin/time when present, peak RSS of the process tree's largest
+ * process. Returns {failed} on the first failure instead of throwing, so the table always completes.
+ */
+function measureNode(node, args, {env, runs: n, check}) {
+  const timeBin = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+  const rssFile = path.join(dir, 'rss-time')
+  const times = []
+  const rss = []
+  for (let i = 0; i < n + 1; i++) {
+    const [cmd, argv] = timeBin ? [timeBin, ['-f', '%M', '-o', rssFile, node, ...args]] : [node, args]
+    const t0 = process.hrtime.bigint()
+    const r = spawnSync(cmd, argv, {env, cwd: dir, maxBuffer: 1024 ** 3, encoding: 'utf8'})
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6
+    if (r.status !== 0) return {failed: `exit ${r.status}: ${oneLine(r.stdout, r.stderr)}`}
+    if (i === 0) {
+      console.error(`bench: ${path.basename(args[0])} ${args.slice(1, 3).join(' ')}: first run ${ms.toFixed(0)} ms`)
+      const wrong = check?.(r.stdout)
+      if (wrong) return {failed: wrong}
+      continue
+    }
+    times.push(ms)
+    if (timeBin) rss.push(Number(fs.readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) * 1024)
+  }
+  const sorted = [...times].sort((a, b) => a - b)
+  return {median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1), rssMiB: rss.length ? Math.max(...rss) / 1024 ** 2 : NaN}
+}
+
+/** OpenClaw prints banners and logs around its JSON; the document starts at the first brace. */
+function parseDoc(stdout) {
+  const start = stdout.indexOf('{')
+  return JSON.parse(start < 0 ? stdout : stdout.slice(start))
+}
+
+async function sqliteRows() {
+  const {findNode24, cacheRoot} = await import('./node24.js')
+  const n24 = findNode24()
+  if (n24.error) {
+    console.log(`\nSQLite-era rows skipped: ${n24.error}`)
+    return
+  }
+  const sqSessions = Number(process.env.BENCH_SQLITE_SESSIONS ?? sessions)
+  const sqEvents = Number(process.env.BENCH_SQLITE_EVENTS ?? 1_000_000)
+  const peerRuns = Number(process.env.BENCH_PEER_RUNS ?? 3)
+  const sqState = path.join(dir, 'sqlite-state')
+  const jsonState = path.join(dir, 'sqlite-json-state')
+  const home = path.join(dir, 'home')
+  fs.mkdirSync(home, {recursive: true})
+  const gen = spawnSync(n24.bin, [path.join(root, 'scripts', 'gen-sqlite-store.js'), '--out', sqState, '--json-out', jsonState, '--sessions', String(sqSessions), '--big-events', String(sqEvents)], {stdio: ['ignore', 'inherit', 'inherit']})
+  if (gen.status !== 0) throw new Error('scripts/gen-sqlite-store.js failed')
+  const sLabel = sqSessions >= 1000 && sqSessions % 1000 === 0 ? `${sqSessions / 1000}k` : String(sqSessions)
+  const eLabel = sqEvents >= 1e6 && sqEvents % 1e6 === 0 ? `${sqEvents / 1e6}M` : String(sqEvents)
+  const env = {...process.env, HOME: home, NO_COLOR: '1'}
+  for (const k of Object.keys(env)) if (k.startsWith('OPENCLAW_') || k === 'NODE_OPTIONS') delete env[k]
+  const listCheck = (stdout) => {
+    const doc = parseDoc(stdout)
+    const rows = doc.sessions?.length ?? 0
+    return rows === sqSessions ? undefined : `listed ${rows} of ${sqSessions} sessions (count ${doc.count})`
+  }
+  const historyCheck = (stdout) => {
+    // --limit counts messages; the entries between them (custom, model_change...) are printed too.
+    const n = (parseDoc(stdout).entries ?? []).filter((e) => e.type === 'message').length
+    return n === 20 ? undefined : `printed ${n} messages, not 20`
+  }
+  const peer = path.join(cacheRoot(), 'openclaw-2026.9.6', 'node_modules', 'openclaw', 'openclaw.mjs')
+  const rows = [
+    [`clawkit sessions list --json (SQLite, ${sLabel})`, () => measureNode(n24.bin, [bin, 'sessions', 'list', '--json', '--state-dir', sqState], {env, runs, check: listCheck})],
+    [
+      `openclaw 2026.9.6 sessions --json --limit all (SQLite, ${sLabel})`,
+      () => (fs.existsSync(peer) ? measureNode(n24.bin, [peer, 'sessions', '--json', '--limit', 'all'], {env: {...env, OPENCLAW_STATE_DIR: sqState}, runs: peerRuns, check: listCheck}) : {skipped: `not installed at ${peer}; run npm run test:interop once`}),
+    ],
+    [`clawkit sessions list --json (JSON store, same ${sLabel})`, () => measureNode(n24.bin, [bin, 'sessions', 'list', '--json', '--state-dir', jsonState], {env, runs, check: listCheck})],
+    [`clawkit sessions history --limit 20 --json (SQLite, ${eLabel} events)`, () => measureNode(n24.bin, [bin, 'sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', sqState], {env, runs, check: historyCheck})],
+    [`clawkit sessions history --limit 20 --json (JSON store, same ${eLabel} events)`, () => measureNode(n24.bin, [bin, 'sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', jsonState], {env, runs, check: historyCheck})],
+  ]
+  const dbBytes = fs.statSync(path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')).size
+  console.log(`\nSQLite era: node ${n24.version}, database ${(dbBytes / 1e6).toFixed(0)} MB; ${runs} runs each, openclaw ${peerRuns} (median / min / max wall ms, peak RSS)\n`)
+  console.log('| command | median ms | min | max | peak RSS MiB |')
+  console.log('|---|---|---|---|---|')
+  for (const [name, run] of rows) {
+    const m = run()
+    if (m.skipped) console.log(`| ${name} | skipped: ${m.skipped} | | | |`)
+    else if (m.failed) console.log(`| ${name} | failed: ${m.failed.replaceAll('|', '/')} | | | |`)
+    else console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${Number.isNaN(m.rssMiB) ? '' : m.rssMiB.toFixed(0)} |`)
+  }
+}

