@@ -2,7 +2,8 @@
 import type {SessionEntry} from '../store/types.js'
 import type {ResolvedModel} from './model.js'
 
-/** Token counts of one model call, or summed over a turn's calls (`total` = all four). */
+// Token counts of one model call, or summed over a turn's calls (`total` = all four). A line comment, not JSDoc: the type
+// is part of `agent --json`, and JSDoc would become a description in schemas/agent.schema.json.
 export interface TurnUsage {
   input: number
   output: number
