@@ -9,7 +9,7 @@ import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/entry-lookup.js'
 import {randomUUID} from '../store/random-id.js'
 import type {OpenClawState} from '../store/state.js'
-import type {FoundEntry, LockedTranscript, SessionEntry, StoreRef, TranscriptLockOptions} from '../store/types.js'
+import type {FoundEntry, LockedTranscript, SessionEntry, SessionStore, StoreRef, TranscriptLockOptions} from '../store/types.js'
 import {toApiMessages} from './convert.js'
 import {openModelClient} from './model-client.js'
 import {resolveModel, type ResolvedModel} from './model.js'
@@ -141,30 +141,10 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
 
   try {
     // 1. Index entry first, under the store lock, as OpenClaw does: concurrent turns on a new key agree on one id.
-    const pre = await store.update((data) => {
-      const hit = findEntryIn(data, selected.key)
-      const now = Date.now()
-      if (hit) {
-        const e = hit.entry
-        if (selected.sessionId && e.sessionId !== selected.sessionId) {
-          e.sessionId = selected.sessionId
-          e.sessionFile = store.newSessionFile(selected.sessionId, selected.key)
-          e.updatedAt = now
-        }
-        if (opts.thinking && e.thinkingLevel !== opts.thinking) e.thinkingLevel = opts.thinking
-        return {storedKey: hit.storedKey, entry: {...e}}
-      }
-      const sessionId = selected.sessionId ?? randomUUID()
-      const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: store.newSessionFile(sessionId, selected.key)}
-      if (opts.thinking) entry.thinkingLevel = opts.thinking
-      data[selected.key] = entry
-      return {storedKey: selected.key, entry: {...entry}}
-    })
+    let entry = await claimEntry(store, selected, opts.thinking)
     // 2. The transcript lock is held for the whole turn, so a concurrent turn waits and then continues from ours.
     // Whoever held it before us may have rotated the session (sessions reset, OpenClaw /new: file renamed, new
     // sessionId), so the entry is re-read once the lock is ours and the turn follows the rotation.
-    let entry = pre.entry
-    let storedKey = pre.storedKey
     for (let attempt = 0; ; attempt++) {
       const sessionId = entry.sessionId
       const transcript = store.transcriptOf(entry, selected.key)
@@ -188,7 +168,7 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
               }
               return {rotatedTo: current}
             }
-            return {result: await runLocked({sdk, opts, model, policy, workspaceDir, tx, transcript: transcript.locator, sessionId, thinking, selected, store, storedKey, controller, getAbortReason: () => abortReason, started})}
+            return {result: await runLocked({sdk, opts, model, policy, workspaceDir, tx, transcript: transcript.locator, sessionId, thinking, selected, store, controller, getAbortReason: () => abortReason, started})}
           },
           {signal: controller.signal, onWait: opts.onLockWait && ((w) => opts.onLockWait?.({...w, timeoutMs: timeoutMs > 0 ? Math.min(w.timeoutMs, Math.max(0, timeoutMs - (Date.now() - started))) : w.timeoutMs}))},
         )
@@ -204,12 +184,37 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
         })
       if ('result' in outcome) return outcome.result
       entry = {...outcome.rotatedTo.entry}
-      storedKey = outcome.rotatedTo.storedKey
     }
   } finally {
     if (timer) clearTimeout(timer)
     opts.signal?.removeEventListener('abort', onExternalAbort)
   }
+}
+
+/**
+ * The session's index entry as the turn starts: created for a new key (with a fresh id, or the one --session-id names),
+ * pointed at the --session-id a caller asked for, and given the --thinking level. Returns a copy.
+ */
+async function claimEntry(store: SessionStore, selected: SelectedSession, thinking: ThinkingLevel | undefined): Promise<SessionEntry> {
+  return store.update((data) => {
+    const hit = findEntryIn(data, selected.key)
+    const now = Date.now()
+    if (hit) {
+      const e = hit.entry
+      if (selected.sessionId && e.sessionId !== selected.sessionId) {
+        e.sessionId = selected.sessionId
+        e.sessionFile = store.newSessionFile(selected.sessionId, selected.key)
+        e.updatedAt = now
+      }
+      if (thinking && e.thinkingLevel !== thinking) e.thinkingLevel = thinking
+      return {...e}
+    }
+    const sessionId = selected.sessionId ?? randomUUID()
+    const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: store.newSessionFile(sessionId, selected.key)}
+    if (thinking) entry.thinkingLevel = thinking
+    data[selected.key] = entry
+    return {...entry}
+  })
 }
 
 /**
@@ -252,8 +257,7 @@ interface LockedArgs {
   sessionId: string
   thinking: ThinkingLevel
   selected: Awaited<ReturnType<typeof selectSession>>
-  store: ReturnType<OpenClawState['store']>
-  storedKey: string
+  store: SessionStore
   controller: AbortController
   getAbortReason: () => 'timeout' | 'interrupted' | undefined
   started: number
