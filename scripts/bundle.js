@@ -32,7 +32,7 @@ const common = {
   target: 'node20',
   legalComments: 'linked',
   // esbuild renames clashing top-level names (the SDK's APIConnectionError becomes APIConnectionError2), and code
-  // that reads constructor.name (ours in agent/turn.ts, libraries' own) must see the original. No measurable cost.
+  // that reads constructor.name (ours in agent/api-errors.ts, libraries' own) must see the original. No measurable cost.
   keepNames: true,
   logLevel: 'warning',
 }

@@ -1,7 +1,7 @@
 // Context compaction: choose a cut that never separates a tool call from its result, and build pi's summary request.
 import type {ContextMessage, SessionContext} from '../store/context.js'
 import type {AssistantMessage, ToolResultMessage} from '../store/transcript-types.js'
-import {estimateTokens} from './convert.js'
+import {estimateTokens, textOf} from './convert.js'
 import {capText} from './prompt.js'
 
 /** pi's defaults, scaled down for small windows so a 48k model still keeps something and still has room to answer. */
@@ -75,15 +75,6 @@ export function planCompaction(ctx: SessionContext, keepRecentTokens: number, to
 }
 
 const TOOL_RESULT_SUMMARY_CHARS = 2000
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content
-    .filter((b) => b && b.type === 'text')
-    .map((b) => String(b.text))
-    .join('\n')
-}
 
 /** pi's serialization: plain tagged lines, so the summarizer reads a record instead of continuing a chat. */
 export function serializeConversation(messages: ContextMessage[]): string {

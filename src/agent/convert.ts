@@ -129,6 +129,19 @@ export function fromApiContent(content: Array<Record<string, unknown>>): Content
   return out
 }
 
+/**
+ * The text blocks of a message's content (a plain string is its own text), one per line: how the summarizer reads a
+ * message. A reply passes `''`, so that its text is exactly what was streamed to stdout, delta by delta.
+ */
+export function textOf(content: unknown, separator = '\n'): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .filter((b) => b && b.type === 'text')
+    .map((b) => String(b.text))
+    .join(separator)
+}
+
 /** chars/4, pi's conservative estimate, over what is actually sent. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil(JSON.stringify(value ?? '').length / 4)

@@ -3,7 +3,8 @@ import fsp from 'node:fs/promises'
 
 import {UsageError} from '../errors.js'
 import type {AgentDeliveryResult} from '../channels/agent-delivery.js'
-import type {AgentTurnResult, TurnUsage} from './turn.js'
+import type {AgentTurnResult} from './turn.js'
+import type {TurnUsage} from './usage-apply.js'
 
 export interface AgentRunResult {
   payloads: Array<{text: string; mediaUrl: string | null}>
