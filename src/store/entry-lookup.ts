@@ -6,8 +6,12 @@ import type {FoundEntry, SessionStoreData} from './types.js'
 export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | undefined {
   const want = normalizeSessionKey(key)
   let best: FoundEntry | undefined
-  for (const [k, e] of Object.entries(data)) {
-    if (normalizeSessionKey(k) !== want || !e || typeof e !== 'object') continue
+  // Keys first, then only the matching entries: a SQLite store's update hands over a record that parses an entry
+  // only when it is read (sqlite/lazy-entries.ts).
+  for (const k of Object.keys(data)) {
+    if (normalizeSessionKey(k) !== want) continue
+    const e = data[k]
+    if (!e || typeof e !== 'object') continue
     if (!best || (e.updatedAt ?? 0) > (best.entry.updatedAt ?? 0) || (k === want && (e.updatedAt ?? 0) === (best.entry.updatedAt ?? 0))) best = {storedKey: k, entry: e}
   }
   return best
