@@ -271,3 +271,15 @@ export function lastUpdatedAt(db: SqlDatabase): number | null {
   const v = db.prepare("SELECT max(updated_at) AS t FROM session_nodes WHERE entry_valid = 1 AND session_key NOT LIKE 'agent:%:internal-session-effects%'").get()?.t
   return typeof v === 'number' || typeof v === 'bigint' ? Number(v) : null
 }
+
+/** The `limit` newest listed sessions, by the updated_at index (status's recent list): rows it skips are passed over. */
+export function newestEntries(db: SqlDatabase, dbPath: string, limit: number): {key: string; entry: SessionEntry}[] {
+  const out: {key: string; entry: SessionEntry}[] = []
+  const it = db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE entry_valid != -1 ORDER BY updated_at DESC, session_key LIMIT ?`).all(limit * 4 + 16)
+  for (const row of it) {
+    const hit = entryOfNode(dbPath, row)
+    if (hit) out.push(hit)
+    if (out.length >= limit) break
+  }
+  return out
+}

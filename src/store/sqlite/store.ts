@@ -22,7 +22,7 @@ import type {
   UpdateOptions,
 } from '../types.js'
 import {openAgentDb, type OpenedDb} from './driver.js'
-import {entriesBySessionId, entryByKey, hasEvents, headerLine, iterateEntries, lastUpdatedAt, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entryByKey, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -134,9 +134,14 @@ export class SqliteSessionStore implements SessionStore {
     return this.snap((db) => headerLine(db, sessionId))
   }
 
-  /** Sessions and events by SQL, and the newest updated_at (status). */
-  stats(): {sessions: number; events: number; lastUpdatedAt: number | null; schemaVersion: number} {
-    return this.snap((db) => ({...storeCounts(db), lastUpdatedAt: lastUpdatedAt(db), schemaVersion: this.conn.schemaVersion}))
+  /** Sessions and events by SQL, the newest updated_at and the `recent` newest entries (status), in one snapshot. */
+  stats(recent: number): {sessions: number; events: number; lastUpdatedAt: number | null; schemaVersion: number; newest: FoundEntry[]} {
+    return this.snap((db) => ({
+      ...storeCounts(db),
+      lastUpdatedAt: lastUpdatedAt(db),
+      schemaVersion: this.conn.schemaVersion,
+      newest: newestEntries(db, this.ref.path, recent).map((h) => ({storedKey: h.key, entry: h.entry})),
+    }))
   }
 
   // -------------------------------------------------------------------------------------------------------------
