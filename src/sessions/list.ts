@@ -279,7 +279,12 @@ export function buildSqliteRow(state: OpenClawState, key: string, entry: Session
   const updatedAt = (e.updatedAt ?? null) as number | null
   const total = nonNegative(e.totalTokens)
   const fresh = total !== undefined && e.totalTokensFresh === true && e.totalTokensVersion === 1
-  const contextTokens = typeof e.contextTokens === 'number' && e.contextTokens > 0 ? e.contextTokens : base.contextTokens
+  // The resolved display model's provider (not the entry's raw field, as 2026.4.27 printed), and a context window only
+  // when positive, else the model's, else the defaults'.
+  const configured = configuredModel(state, base.agentId)
+  const provider = str(e.providerOverride) ?? str(e.modelProvider) ?? configured.provider
+  const contextTokens =
+    typeof e.contextTokens === 'number' && e.contextTokens > 0 ? e.contextTokens : (lookupContextWindow(state.config, base.model, provider) ?? num(state.config.agents?.defaults?.contextTokens) ?? DEFAULT_CONTEXT_TOKENS)
   return {
     key,
     updatedAt,
@@ -318,7 +323,7 @@ export function buildSqliteRow(state: OpenClawState, key: string, entry: Session
     totalTokensFresh: fresh,
     totalTokensVersion: e.totalTokensVersion,
     model: base.model,
-    modelProvider: base.modelProvider,
+    modelProvider: provider,
     providerOverride: e.providerOverride,
     modelOverride: e.modelOverride,
     contextTokens,

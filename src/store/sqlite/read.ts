@@ -73,16 +73,20 @@ function ownerFromColumns(row: Row): Record<string, unknown> | undefined {
   return {actor, ...(assignedBy ? {assignedBy} : {}), ...(at === undefined ? {} : {assignedAt: at})}
 }
 
-const NODE_COLUMNS = 'session_key, current_session_id, entry_json, entry_valid, updated_at, owner_actor_type, owner_actor_id, owner_assigned_by_type, owner_assigned_by_id, owner_assigned_at'
+const NODE_COLUMNS =
+  'session_key, current_session_id, entry_json, entry_valid, updated_at, parent_session_key, spawned_by, fork_source_session_key, owner_actor_type, owner_actor_id, owner_assigned_by_type, owner_assigned_by_id, owner_assigned_at'
+
+const orUndefined = (v: unknown) => (v === null || v === undefined ? undefined : v)
 
 /**
  * One session_nodes row as an entry, by the reader invariants of §3.1: undefined for rows OpenClaw silently skips
  * (placeholders, internal keys, `updated_at` not the entry's `updatedAt`, current id not the entry's), an error for
  * rows it refuses to list (entry_valid 0, entry_json not a JSON object).
  */
-export function entryOfNode(dbPath: string, row: Row): {key: string; entry: SessionEntry} | undefined {
+export function entryOfNode(dbPath: string, row: Row, placeholderWindow?: (key: string, sessionId: string) => boolean): {key: string; entry: SessionEntry} | undefined {
   const key = String(row.session_key)
-  if (Number(row.entry_valid) === -1) return undefined
+  // A placeholder (transcript rows written before any entry, so its window exists) is not a session yet.
+  if (Number(row.entry_valid) === -1 && row.entry_json === '{}' && (!placeholderWindow || placeholderWindow(key, String(row.current_session_id)))) return undefined
   if (isInternalSessionEffectsKey(key)) return undefined
   if (Number(row.entry_valid) !== 1) throw new SqliteInvalidRowError(dbPath, key, `entry_valid is ${String(row.entry_valid)}`)
   let entry: unknown
@@ -98,14 +102,30 @@ export function entryOfNode(dbPath: string, row: Row): {key: string; entry: Sess
   }
   // OpenClaw hides a row whose projection disagrees with its entry (exp UM): count and totalCount both drop it.
   if (Number(row.updated_at) !== e.updatedAt || String(row.current_session_id) !== e.sessionId) return undefined
+  // Invariant 6: the lineage columns are the entry's (OpenClaw's canonical validation refuses the listing otherwise).
+  const forkKey = (e.forkSource as {sessionKey?: unknown} | undefined)?.sessionKey
+  if (
+    orUndefined(row.parent_session_key) !== orUndefined(e.parentSessionKey ?? e.spawnedBy) ||
+    orUndefined(row.spawned_by) !== orUndefined(e.spawnedBy) ||
+    orUndefined(row.fork_source_session_key) !== orUndefined(forkKey)
+  ) {
+    throw new SqliteInvalidRowError(dbPath, key, 'its parent_session_key, spawned_by or fork_source_session_key column disagrees with the entry')
+  }
   const owner = ownerFromColumns(row)
   return {key, entry: owner ? ({...e, owner} as SessionEntry) : e}
 }
 
 /** Every listed node in session_key order (OpenClaw's store order), projected as it is read. */
+/** Whether a placeholder's window is there (OpenClaw lists a placeholder without one as an invalid row). */
+function windowCheck(db: SqlDatabase): (key: string, sessionId: string) => boolean {
+  const q = db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ? AND session_key = ?')
+  return (key, sessionId) => q.get(sessionId, key) !== undefined
+}
+
 export function* iterateEntries(db: SqlDatabase, dbPath: string): Generator<{key: string; entry: SessionEntry}> {
+  const placeholder = windowCheck(db)
   for (const row of db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes ORDER BY session_key`).iterate()) {
-    const hit = entryOfNode(dbPath, row)
+    const hit = entryOfNode(dbPath, row, placeholder)
     if (hit) yield hit
   }
 }
@@ -113,14 +133,15 @@ export function* iterateEntries(db: SqlDatabase, dbPath: string): Generator<{key
 /** The node stored under exactly this key, if it is listed. */
 export function entryByKey(db: SqlDatabase, dbPath: string, key: string): {key: string; entry: SessionEntry} | undefined {
   const row = db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE session_key = ?`).get(key)
-  return row ? entryOfNode(dbPath, row) : undefined
+  return row ? entryOfNode(dbPath, row, windowCheck(db)) : undefined
 }
 
 /** The listed nodes whose current session is this id, newest first. */
 export function entriesBySessionId(db: SqlDatabase, dbPath: string, sessionId: string): {key: string; entry: SessionEntry}[] {
   const out: {key: string; entry: SessionEntry}[] = []
+  const placeholder = windowCheck(db)
   for (const row of db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE current_session_id = ? ORDER BY session_key`).iterate(sessionId)) {
-    const hit = entryOfNode(dbPath, row)
+    const hit = entryOfNode(dbPath, row, placeholder)
     if (hit) out.push(hit)
   }
   return out.sort((a, b) => b.entry.updatedAt - a.entry.updatedAt)
@@ -276,8 +297,9 @@ export function lastUpdatedAt(db: SqlDatabase): number | null {
 export function newestEntries(db: SqlDatabase, dbPath: string, limit: number): {key: string; entry: SessionEntry}[] {
   const out: {key: string; entry: SessionEntry}[] = []
   const it = db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE entry_valid != -1 ORDER BY updated_at DESC, session_key LIMIT ?`).all(limit * 4 + 16)
+  const placeholder = windowCheck(db)
   for (const row of it) {
-    const hit = entryOfNode(dbPath, row)
+    const hit = entryOfNode(dbPath, row, placeholder)
     if (hit) out.push(hit)
     if (out.length >= limit) break
   }
