@@ -342,6 +342,8 @@ function byUpdatedAtDesc(a: {updatedAt?: number | null}, b: {updatedAt?: number 
   return (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
 }
 
+const LIST_OMITTED_FIELDS = ['skillsSnapshot', 'systemPromptReport'] as const
+
 export async function listSessions(state: OpenClawState, opts: ListOptions = {}): Promise<SessionsListResult> {
   state.requireStateDir()
   const activeMinutes = parseActiveMinutes(opts.active)
@@ -359,7 +361,8 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
     // held at once.
     const store = opts.store ? openSessionStore(ref) : state.storeFor(ref)
-    const built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)))
+    // The two large fields no row shows (OpenClaw's listing drops them too) are left out where the store can.
+    const built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)), {omit: LIST_OMITTED_FIELDS})
     for (const row of built.values()) {
       opts.allKeys?.push(row.key)
       const updatedAt = row.updatedAt

@@ -93,17 +93,18 @@ describeSqlite('hostile SQLite-era stores', () => {
     expect(fs.readFileSync(`${db}-wal`)).toEqual(Buffer.alloc(4096, 7))
   })
 
-  it('entry_json that is not an object, and entry_valid 0: the listing fails naming the key and "openclaw doctor --fix", like OpenClaw', async () => {
+  it('entry_json that is not an object or not JSON at all, and entry_valid 0: the listing fails naming the key and "openclaw doctor --fix", like OpenClaw', async () => {
     for (const [what, sql] of [
-      ['array', "UPDATE session_nodes SET entry_json = '[1,2]' WHERE session_key = 'agent:main:main'"],
+      ['entry', "UPDATE session_nodes SET entry_json = '[1,2]' WHERE session_key = 'agent:main:main'"],
+      ['entry', "UPDATE session_nodes SET entry_json = '{\"sessionId\": broken' WHERE session_key = 'agent:main:main'"],
       ['invalid', "UPDATE session_nodes SET entry_valid = 0 WHERE session_key = 'agent:main:main'"],
     ]) {
       const state = copyFixture(NATIVE_96)
       const db = dbPath(state, 'main')
       edit(db, (h) => {
         h.exec(sql)
-        // The trigger resets entry_valid after an entry_json change; the array case keeps it valid, as a buggy writer would.
-        if (what === 'array') h.exec("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = 'agent:main:main'")
+        // The trigger resets entry_valid after an entry_json change; a rewritten entry keeps it valid, as a buggy writer would.
+        if (what === 'entry') h.exec("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = 'agent:main:main'")
       })
       await expectRefused(state, db, /Invalid persisted session row "agent:main:main" in .*openclaw-agent\.sqlite.*openclaw doctor --fix/, 'E_SQLITE_INVALID_ROW')
     }

@@ -115,16 +115,23 @@ export function entryOfNode(dbPath: string, row: Row, placeholderWindow?: (key: 
   return {key, entry: owner ? ({...e, owner} as SessionEntry) : e}
 }
 
-/** Every listed node in session_key order (OpenClaw's store order), projected as it is read. */
 /** Whether a placeholder's window is there (OpenClaw lists a placeholder without one as an invalid row). */
 function windowCheck(db: SqlDatabase): (key: string, sessionId: string) => boolean {
   const q = db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ? AND session_key = ?')
   return (key, sessionId) => q.get(sessionId, key) !== undefined
 }
 
-export function* iterateEntries(db: SqlDatabase, dbPath: string): Generator<{key: string; entry: SessionEntry}> {
+/**
+ * Every listed node in session_key order (OpenClaw's store order), projected as it is read. `omit`: top-level entry
+ * fields SQLite drops before the entry reaches JavaScript (a real entry is ~14 KB, mostly skillsSnapshot and
+ * systemPromptReport, which a listing never shows: half the time of a 10k-session list went into parsing them).
+ */
+export function* iterateEntries(db: SqlDatabase, dbPath: string, omit: readonly string[] = []): Generator<{key: string; entry: SessionEntry}> {
   const placeholder = windowCheck(db)
-  for (const row of db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes ORDER BY session_key`).iterate()) {
+  const fields = omit.filter((f) => /^[A-Za-z0-9_]+$/.test(f))
+  // json_remove fails on malformed JSON; such a row keeps its text so the reader names it (entryOfNode).
+  const columns = fields.length === 0 ? NODE_COLUMNS : NODE_COLUMNS.replace('entry_json', `CASE WHEN json_valid(entry_json) THEN json_remove(entry_json, ${fields.map((f) => `'$.${f}'`).join(', ')}) ELSE entry_json END AS entry_json`)
+  for (const row of db.prepare(`SELECT ${columns} FROM session_nodes ORDER BY session_key`).iterate()) {
     const hit = entryOfNode(dbPath, row, placeholder)
     if (hit) yield hit
   }

@@ -98,10 +98,10 @@ export class SqliteSessionStore implements SessionStore {
     return this.snap((db) => entriesBySessionId(db, this.ref.path, sessionId).map((h) => ({storedKey: h.key, entry: h.entry})))
   }
 
-  async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
+  async readRows<T>(project: (key: string, entry: SessionEntry) => T, opts: {omit?: readonly string[]} = {}): Promise<Map<string, T>> {
     return this.snap((db) => {
       const out = new Map<string, T>()
-      for (const {key, entry} of iterateEntries(db, this.ref.path)) out.set(key, project(key, entry))
+      for (const {key, entry} of iterateEntries(db, this.ref.path, opts.omit)) out.set(key, project(key, entry))
       return out
     })
   }
