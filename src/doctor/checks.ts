@@ -302,7 +302,7 @@ function checkSqlite(c: StoreContext): void {
         'info',
         agentId,
         db,
-        `A SQLite-era session store exists ${alone ? 'instead of' : 'next to'} sessions.json: newer OpenClaw (from about 2026.7) keeps sessions there and treats sessions.json as legacy import input. clawkit cannot read or change that store yet (support is coming): its list, history and status show none of this agent's sessions, and agent, sessions reset, message send's mirror and doctor --fix refuse to write session files for it${alone ? '' : ' (the database is the truth; the sessions.json beside it is stale)'}. Use "openclaw" for this agent meanwhile.`,
+        `A SQLite-era session store exists ${alone ? 'instead of' : 'next to'} sessions.json: newer OpenClaw (from about 2026.7) keeps sessions there and treats sessions.json as legacy import input. clawkit reads that store (sessions list, history and status) but cannot change it yet (support is coming): agent, sessions reset, message send's mirror and doctor --fix refuse to write session files for it${alone ? '' : ' (the database is the truth; the sessions.json beside it is stale)'}. Use "openclaw" to write to this agent meanwhile.`,
       ),
     )
   }
