@@ -81,7 +81,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))
-    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sessionsPath])
+    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sqliteStore ?? a.sessionsPath])
     if (fitted) {
       L.push(renderFitted([{header: 'Agent'}, {header: 'Bootstrap file'}, {header: 'Sessions'}, {header: 'Active'}, {header: 'Transcripts'}, {header: 'Store', shrink: [{rank: 1}]}], rows, {width, color}))
     } else {

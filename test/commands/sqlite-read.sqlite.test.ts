@@ -199,6 +199,9 @@ describeSqlite('status on a SQLite-era store', () => {
     expect(doc.sessions.recent.map((s: any) => s.key)).toEqual(['agent:main:main', 'agent:work:main'])
     const human = await runCli(['status', '--state-dir', state], {env: env()})
     expect(human.stdout).toMatch(/main: SQLite schema 23, 1 session\(s\), 21 event\(s\), database \d+ KiB \+ WAL \d+ B/)
+    // --all's Store column names the database the sessions were read from.
+    const all = await runCli(['status', '--all', '--wide', '--state-dir', state], {env: env()})
+    expect(all.stdout).toMatch(new RegExp(`^work +\\S+ +1 +.*${dbPath(state, 'work').replace(/[.]/g, '\\.')}$`, 'm'))
     // A JSON-era state dir says so too.
     const j = json(await runCli(['status', '--json', '--state-dir', copyFixture(TWO_AGENTS)], {env: env()}))
     expect(j.agents.agents.map((a: any) => a.era)).toEqual(['json', 'json'])
