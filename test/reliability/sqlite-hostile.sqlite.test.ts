@@ -135,6 +135,20 @@ describeSqlite('hostile SQLite-era stores', () => {
     expect(sha(db)).toBe(before)
   })
 
+  it('a session whose header event is gone (rows deleted by hand): the first remaining event is shown, not taken for the header', async () => {
+    const state = copyFixture(IMPORTED_96)
+    const db = dbPath(state, 'main')
+    const sid = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
+    let first = ''
+    edit(db, (h) => {
+      first = JSON.parse(String(h.prepare('SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 4').get(sid)!.event_json)).id
+      h.prepare('DELETE FROM transcript_events WHERE session_id = ? AND seq < 4').run(sid)
+    })
+    const r = json(await runCli(['sessions', 'history', 'main', '--limit', '1000', '--json', '--state-dir', state], {env: env()}))
+    expect(r.entries[0]).toMatchObject({id: first, type: 'message'})
+    expect(r.badLines).toEqual([])
+  })
+
   it('user_version 24 with the session tables: reads continue; without them, refused naming both versions', async () => {
     const state = copyFixture(NATIVE_96)
     const db = dbPath(state, 'main')

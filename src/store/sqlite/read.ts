@@ -208,7 +208,8 @@ export function tailEvents(db: SqlDatabase, sessionId: string, locator: string, 
   const first = decodeEvent(headerRow)
   if (first.value && first.value.type === 'session' && typeof first.value.id === 'string') header = first.value as TranscriptHeader
   else badHeader = true
-  const headerSeq = first.seq
+  // The events after the header; without a header (a damaged or hand-made session) the first row is an event too.
+  const after = badHeader ? first.seq - 1 : first.seq
   const page = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq < ? AND seq > ? ORDER BY seq DESC LIMIT ?`)
   // Newest first while reading; reversed at the end.
   const kept: {entry: TranscriptEntry; raw: string}[] = []
@@ -218,7 +219,7 @@ export function tailEvents(db: SqlDatabase, sessionId: string, locator: string, 
   let pageSize = Math.min(Math.max(opts.limit * 2, 32), 1000)
   let done = false
   while (!done) {
-    const rows = page.all(sessionId, cursor, headerSeq, pageSize)
+    const rows = page.all(sessionId, cursor, after, pageSize)
     if (rows.length === 0) break
     for (const row of rows) {
       cursor = Number(row.seq)
@@ -254,8 +255,6 @@ export function tailEvents(db: SqlDatabase, sessionId: string, locator: string, 
     }
     pageSize = Math.min(pageSize * 2, 1000)
   }
-  // The first event is the header slot (seq 0): one that is not a header is reported, not shown as a message.
-  if (first.bad) badLines.push(first.bad)
   kept.reverse()
   badLines.sort((a, b) => a.line - b.line)
   const version = typeof header?.version === 'number' ? header.version : 1
