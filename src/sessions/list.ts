@@ -7,6 +7,7 @@ import {UsageError} from '../errors.js'
 import {positiveIntegerFlag} from '../flags.js'
 import type {FlagSource} from './format.js'
 import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
+import {isSqliteFile} from '../store/sqlite/store.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
 
@@ -357,10 +358,11 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     // --store is read as asked.
     const ref = opts.store ? target : state.sessionStoreRef(target.agentId)
     read.push(ref)
-    const sqlite = !opts.store && state.isSqliteRef(ref)
+    // --store may also name an agent database (openclaw-agent.sqlite), recognised by its header.
+    const sqlite = opts.store ? isSqliteFile(ref.path) : state.isSqliteRef(ref)
     // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
     // held at once.
-    const store = opts.store ? openSessionStore(ref) : state.storeFor(ref)
+    const store = opts.store ? (sqlite ? state.sqliteStoreAt(ref) : openSessionStore(ref)) : state.storeFor(ref)
     // The two large fields no row shows (OpenClaw's listing drops them too) are left out where the store can.
     const built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)), {omit: LIST_OMITTED_FIELDS})
     for (const row of built.values()) {

@@ -177,6 +177,13 @@ export class OpenClawState {
     return new FileSessionStore(ref, {sqliteStore: () => findSqliteStore(this.stateDir, ref.agentId)})
   }
 
+  /** A SQLite-era database named by path (`sessions list --store`), closed with the others by close(). */
+  sqliteStoreAt(ref: StoreRef): SessionStore {
+    let s = this.sqliteStores.get(ref.path)
+    if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref, {checkAgent: false})))
+    return s
+  }
+
   /** Close the SQLite connections this state opened (the command's end). */
   close(): void {
     for (const s of this.sqliteStores.values()) s.close()

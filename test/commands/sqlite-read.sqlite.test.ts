@@ -73,6 +73,16 @@ describeSqlite('sessions list on a SQLite-era store: the rows openclaw 2026.9.6 
     expectRows(limited.sessions, mergeRows(main, work).slice(0, 1))
   })
 
+  it('--store naming an agent database (another agent\'s than the default) lists its rows', async () => {
+    const state = copyFixture(IMPORTED_96)
+    const db = dbPath(state, 'work')
+    const before = sha(db)
+    const doc = await list(state, ['--store', db])
+    expect(doc).toMatchObject({path: db, count: 1, totalCount: 1})
+    expectRows(doc.sessions, expectedAgentRows(state, 'work'))
+    expect(sha(db)).toBe(before)
+  })
+
   it('every listing rule: cron, spawn-child, group, owner columns, visibility, runtime override, fork; placeholders, internal keys and skewed updated_at skipped', async () => {
     const state = copyFixture(NATIVE_96)
     const db = dbPath(state, 'main')

@@ -25,7 +25,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     active: Flags.string({description: 'only sessions updated within the last N minutes', helpValue: '<minutes>'}),
     agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
-    store: Flags.string({description: 'read this sessions.json instead of the agent store', helpValue: '<path>'}),
+    store: Flags.string({description: 'read this sessions.json (or openclaw-agent.sqlite) instead of the agent store', helpValue: '<path>'}),
     limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
     wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
   }

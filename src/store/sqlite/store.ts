@@ -1,6 +1,8 @@
 // The SQLite-era backend: an agent's sessions in OpenClaw's `agents/<id>/agent/openclaw-agent.sqlite` (2026.7+), behind
 // the same SessionStore interface as the JSON files. This file holds the read side; the writes are wired in from
 // write.ts (see the block at the end of the class).
+import fs from 'node:fs'
+
 import {ClawkitError, ExitCode} from '../../errors.js'
 import {emptyStoreData} from '../file-store.js'
 import {normalizeSessionKey} from '../session-key.js'
@@ -29,6 +31,20 @@ import {entriesBySessionId, entryByKey, hasEvents, headerLine, iterateEntries, l
  * session, and what `sessions history` prints as `sessionFile`. A path cannot be used: the events are rows, not a file.
  * The session id is the last `#` segment (ids never contain `#`; a directory name may).
  */
+/** Whether a file starts with SQLite's header ("SQLite format 3\0"): `--store` may name a database, not a sessions.json. */
+export function isSqliteFile(file: string): boolean {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(file, 'r')
+    const head = Buffer.alloc(16)
+    return fs.readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\u0000'
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
 export function sqliteLocator(dbPath: string, sessionId: string): string {
   return `${dbPath}#${sessionId}`
 }
@@ -48,14 +64,17 @@ export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
   readonly ref: StoreRef
   private opened?: OpenedDb
+  private readonly checkAgent: boolean
 
-  constructor(ref: StoreRef) {
+  /** `checkAgent: false` for a database named by path (`--store`), whose schema_meta may name any agent. */
+  constructor(ref: StoreRef, opts: {checkAgent?: boolean} = {}) {
     this.ref = ref
+    this.checkAgent = opts.checkAgent ?? true
   }
 
   /** One read-only connection per store, opened on first use and kept until close() (the command's end). */
   private get conn(): OpenedDb {
-    if (!this.opened || !this.opened.db.isOpen) this.opened = openAgentDb(this.ref.path, {agentId: this.ref.agentId})
+    if (!this.opened || !this.opened.db.isOpen) this.opened = openAgentDb(this.ref.path, this.checkAgent ? {agentId: this.ref.agentId} : {})
     return this.opened
   }
 
