@@ -276,7 +276,7 @@ function nonNegative(v: unknown): number | undefined {
 export function buildSqliteRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SqliteSessionRow {
   const base = buildRow(state, key, entry, storeAgentId, now)
   // Values as stored (the document is OpenClaw's); the table escapes what it prints.
-  const e = entry as Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+  const e = entry as Record<string, any>
   const updatedAt = (e.updatedAt ?? null) as number | null
   const total = nonNegative(e.totalTokens)
   const fresh = total !== undefined && e.totalTokensFresh === true && e.totalTokensVersion === 1

@@ -59,12 +59,17 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()
     const seen = new Set<string>()
+    // A writer does not search a SQLite-era agent it could not write to; it refuses only if the id is nowhere else.
+    const skipped: string[] = []
     for (const agentId of agents) {
       const ref = state.sessionStoreRef(agentId)
       if (seen.has(ref.path)) continue
       seen.add(ref.path)
+      if (opts.sqliteConsequence && state.isSqliteRef(ref)) {
+        skipped.push(agentId)
+        continue
+      }
       const store = state.storeFor(ref)
-      if (opts.sqliteConsequence && state.isSqliteRef(ref)) state.assertJsonEra(agentId, opts.sqliteConsequence)
       // A SQLite store finds an id by its index; a sessions.json is read whole.
       const bySessionId = (store as {findBySessionId?: (id: string) => Promise<FoundEntry[]>}).findBySessionId
       const matches: [string, SessionEntry][] = bySessionId
@@ -77,6 +82,7 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
         return {ref, key: normalizeSessionKey(storedKey), storedKey, entry, agentId}
       }
     }
+    if (skipped.length > 0) state.assertJsonEra(skipped[0], opts.sqliteConsequence)
   } else {
     throw new UsageError(`Invalid session key or id: ${JSON.stringify(raw).slice(0, 140)}`, 'E_BAD_SESSION')
   }

@@ -70,6 +70,20 @@ describe('SQLite-era state (OpenClaw 2026.9.6): writers refuse, nothing forks', 
     }
   }
 
+  it('sessions reset <sessionId> of a JSON-era agent is not refused because an agent searched before it is SQLite-era', async () => {
+    const state = copyFixture('openclaw-2026.4.27-two-agents')
+    // main (searched first) is migrated; work stays in the JSON era.
+    fs.mkdirSync(path.join(state, 'agents', 'main', 'agent'), {recursive: true})
+    fs.copyFileSync(path.join(copyFixture(NATIVE), 'agents', 'main', 'agent', 'openclaw-agent.sqlite'), path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'))
+    const r = await runCli(['sessions', 'reset', '704f285c-af26-493e-ab33-9383ab17a8c0', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({key: 'agent:work:main', previousSessionId: '704f285c-af26-493e-ab33-9383ab17a8c0'})
+    // An id found nowhere else is still refused for the SQLite-era agent, not reported as missing.
+    const other = await runCli(['sessions', 'reset', 'c0ffee00-0000-4000-8000-000000000096', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(other.code).toBe(1)
+    expect(other.stderr).toMatch(/Agent "main" keeps its sessions in SQLite.*Nothing was written/)
+  })
+
   it('message send: refused before anything is sent while mirroring is on (on Node 20: E_NODE_TOO_OLD); --no-mirror sends and writes nothing', async () => {
     const state = sqliteState(NATIVE)
     const before = snapshot(state)
