@@ -56,13 +56,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async finally(err: Error | undefined): Promise<unknown> {
     if (!err) ranCommandId = this.id
+    // SQLite-era stores keep one connection each for the command; it ends here, success or not.
+    for (const s of this.states.splice(0)) s.close()
     return super.finally(err)
   }
+
+  private readonly states: OpenClawState[] = []
 
   /** Resolve the OpenClaw state dir and config from the global flags. */
   protected openState(opts: {tolerateConfigError?: boolean} = {}): OpenClawState {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
-    return OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
+    const state = OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
+    this.states.push(state)
+    return state
   }
 
   /**

@@ -68,7 +68,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   const active = s.lastActivity ? `last activity ${formatTimeAgo(s.lastActivity.ageMs)} (${printable(s.lastActivity.key)})` : 'no activity'
   row('Agents', `${s.agents.agents.length} · default ${printable(s.agents.defaultId)} · sessions ${s.sessions.count} · ${active}`)
   for (const a of s.agents.agents) {
-    if (a.sqliteStore) more(`${printable(a.id)}: ${paint(color, 'yellow', 'sessions in SQLite (OpenClaw 2026.7+), not readable by clawkit yet')} · ${printable(a.sqliteStore)}`)
+    if (a.sqlite) more(`${printable(a.id)}: ${sqliteLine(a.sqlite)}${a.storeError ? paint(color, 'red', ` (unreadable: ${printable(a.storeError)})`) : ''} · ${printable(a.sqlite.path)}`)
     else more(`${printable(a.id)}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${printable(a.sessionsPath)}${a.storeError ? paint(color, 'red', ' (index unreadable)') : ''}`)
   }
   row('Transcripts', `${s.transcripts.files} file(s), ${formatBytes(s.transcripts.bytes)} on disk`)
@@ -81,7 +81,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))
-    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', a.sqliteStore ? 'SQLite' : String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sessionsPath])
+    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sqliteStore ?? a.sessionsPath])
     if (fitted) {
       L.push(renderFitted([{header: 'Agent'}, {header: 'Bootstrap file'}, {header: 'Sessions'}, {header: 'Active'}, {header: 'Transcripts'}, {header: 'Store', shrink: [{rank: 1}]}], rows, {width, color}))
     } else {
@@ -90,8 +90,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     }
   }
   L.push('', paint(color, 'bold', 'Sessions'))
-  const sqliteAgents = s.agents.agents.filter((a) => a.sqliteStore).map((a) => printable(a.id))
-  if (s.sessions.recent.length === 0) L.push(sqliteAgents.length > 0 ? `none clawkit can read (sessions of ${sqliteAgents.join(', ')} are in SQLite)` : 'no sessions yet')
+  if (s.sessions.recent.length === 0) L.push('no sessions yet')
   else if (fitted) {
     const keys = s.sessions.recent.map((r) => printable(r.key))
     const {floor: keyFloor, cut} = keyCutter(keys, opts.allKeys?.map(printable))
@@ -109,4 +108,10 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     L.push(await renderTable([{header: 'Key', width: 32}, {header: 'Kind', width: 6}, {header: 'Age', width: 11}, {header: 'Model', width: 14}, {header: 'Tokens'}], rows, color))
   }
   return `${L.join('\n')}\n`
+}
+
+/** A SQLite-era agent's store: era, schema, counts by SQL and the database and WAL sizes. */
+function sqliteLine(q: NonNullable<StatusResult['agents']['agents'][number]['sqlite']>): string {
+  const counts = q.sessions === null ? '' : `, ${q.sessions} session(s), ${q.events} event(s)`
+  return `SQLite${q.schemaVersion === null ? '' : ` schema ${q.schemaVersion}`}${counts}, database ${formatBytes(q.databaseBytes)} + WAL ${formatBytes(q.walBytes)}`
 }

@@ -4,9 +4,10 @@ import fs from 'node:fs'
 import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
-import {sqliteEraMessage} from '../store/era.js'
 import {positiveIntegerFlag} from '../flags.js'
-import {classifySessionKind, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
+import type {FlagSource} from './format.js'
+import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
+import {isSqliteFile} from '../store/sqlite/store.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
 
@@ -41,31 +42,46 @@ export interface SessionRow {
   kind: SessionKind
 }
 
-/** The `sessions list --json` document (a superset-compatible copy of `openclaw sessions --json`). */
-export interface SessionsListResult {
-  /**
-   * The store path, or null when several stores were read. For one SQLite-era agent it is still the JSON-era location
-   * (OpenClaw's shape), which was not read: `sqliteStores` says why `sessions` is empty.
-   */
-  path: string | null
-  /** The stores read (with several): a SQLite-era agent's is not one of them, it is in `sqliteStores`. */
-  stores?: StoreRef[]
-  allAgents?: true
-  /** Number of matching sessions (after --active, before --limit). */
-  count: number
-  activeMinutes: number | null
-  sessions: SessionRow[]
-  /**
-   * Agents whose sessions live in a SQLite-era database (OpenClaw 2026.7+), which clawkit cannot read yet: none of
-   * their sessions are in `sessions` or `count`. Present only when there are such agents.
-   */
-  sqliteStores?: SqliteStoreNote[]
+/**
+ * One row of a SQLite-era store, exactly as `openclaw sessions --json` 2026.9.6 prints it (store-sqlite.md §4): the
+ * entry's own values in this field order, undefined ones omitted.
+ */
+export interface SqliteSessionRow extends FlagSource {
+  key: string
+  updatedAt: number | null
+  ageMs: number | null
+  [field: string]: unknown
+  totalTokens: number | null
+  totalTokensFresh: boolean
+  model?: string
+  modelProvider?: string
+  contextTokens: number
+  agentId: string
+  acpRuntime: boolean
+  agentRuntime: {id: string; source: string}
+  kind: SqliteSessionKind
 }
 
-export interface SqliteStoreNote {
-  agentId: string
-  path: string
-  message: string
+export type SqliteSessionKind = SessionKind | 'cron' | 'spawn-child'
+
+/** The `sessions list --json` document (a superset-compatible copy of `openclaw sessions --json`, 2026.4.27 and 2026.9.6). */
+export interface SessionsListResult {
+  /** The store path (the .sqlite file for one SQLite-era agent), or null when several stores were read. */
+  path: string | null
+  /** The stores read (with several, or --all-agents). */
+  stores?: StoreRef[]
+  allAgents?: true
+  /** Rows returned (2026.9.6's meaning: after --limit). */
+  count: number
+  /** Matching sessions after --active, before --limit. */
+  totalCount: number
+  /** The --limit applied, null for `all` (clawkit's default). */
+  limitApplied: number | null
+  /** count < totalCount. */
+  hasMore: boolean
+  activeMinutes: number | null
+  /** JSON-era rows (2026.4.27's fields) and SQLite-era rows (2026.9.6's fields), by the era of their store. */
+  sessions: (SessionRow | SqliteSessionRow)[]
 }
 
 export interface ListOptions {
@@ -213,39 +229,152 @@ export function resolveTargets(state: OpenClawState, opts: {agent?: string; allA
   return {targets: [state.storeRef(agentId)], multi: false}
 }
 
+/** OpenClaw 2026.9.6's normalizeOptionalAgentRuntimeId: `pi` is the old name of its own harness. */
+function runtimeId(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined
+  const v = raw.trim().toLowerCase()
+  if (!v) return undefined
+  if (v === 'openclaw' || v === 'pi') return 'openclaw'
+  if (v === 'codex-app-server') return 'codex'
+  return v
+}
+const isDefaultRuntime = (id: string | undefined) => id === undefined || id === 'auto' || id === 'default'
+
+/**
+ * The runtime a row reports (2026.9.6 resolveModelAgentRuntimeMetadata): the session's persisted harness (a locked
+ * model selection's, else agentRuntimeOverride, else agentHarnessId) as `session`, else the policy default
+ * `{auto, implicit}`. Config-driven runtime policies and ACP backends are not modelled (README, sessions list).
+ */
+function agentRuntimeOf(entry: SessionEntry): {id: string; source: string} {
+  const pinned = entry.modelSelectionLocked === true && !(typeof entry.pluginOwnerId === 'string' && entry.pluginOwnerId.trim()) ? runtimeId(entry.agentHarnessId) : undefined
+  let persisted = pinned && !isDefaultRuntime(pinned) ? pinned : undefined
+  if (!persisted) {
+    const override = runtimeId(entry.agentRuntimeOverride)
+    persisted = override && !isDefaultRuntime(override) ? override : runtimeId(entry.agentHarnessId)
+  }
+  return persisted && !isDefaultRuntime(persisted) ? {id: persisted, source: 'session'} : {id: 'auto', source: 'implicit'}
+}
+
+/** 2026.9.6's classifySessionKind: literal keys, then cron keys, then spawned children, then group by chat type or key. */
+export function classifySqliteKind(key: string, entry: SessionEntry): SqliteSessionKind {
+  if (key === 'global') return 'global'
+  if (key === 'unknown') return 'unknown'
+  if (parseAgentSessionKey(key)?.rest.toLowerCase().startsWith('cron:')) return 'cron'
+  if (entry.spawnedBy) return 'spawn-child'
+  return classifySessionKind(key, entry)
+}
+
+function nonNegative(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined
+}
+
+/**
+ * A row as `openclaw sessions --json` 2026.9.6 builds it (toSessionDisplayRow, then the JSON projection): the entry's
+ * values as stored, `visibility` defaulting to "shared", `totalTokens` raw (not nulled when stale), `totalTokensFresh`
+ * only with `totalTokensVersion` 1, and the display model and context window resolved as for the JSON era.
+ */
+export function buildSqliteRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SqliteSessionRow {
+  const base = buildRow(state, key, entry, storeAgentId, now)
+  // Values as stored (the document is OpenClaw's); the table escapes what it prints.
+  const e = entry as Record<string, any>
+  const updatedAt = (e.updatedAt ?? null) as number | null
+  const total = nonNegative(e.totalTokens)
+  const fresh = total !== undefined && e.totalTokensFresh === true && e.totalTokensVersion === 1
+  // The resolved display model's provider (not the entry's raw field, as 2026.4.27 printed), and a context window only
+  // when positive, else the model's, else the defaults'.
+  const configured = configuredModel(state, base.agentId)
+  const provider = str(e.providerOverride) ?? str(e.modelProvider) ?? configured.provider
+  const contextTokens =
+    typeof e.contextTokens === 'number' && e.contextTokens > 0 ? e.contextTokens : (lookupContextWindow(state.config, base.model, provider) ?? num(state.config.agents?.defaults?.contextTokens) ?? DEFAULT_CONTEXT_TOKENS)
+  return {
+    key,
+    updatedAt,
+    ageMs: updatedAt ? now - updatedAt : null,
+    sessionId: e.sessionId,
+    spawnedBy: e.spawnedBy,
+    spawnedWorkspaceDir: e.spawnedWorkspaceDir,
+    spawnedCwd: e.spawnedCwd,
+    parentSessionKey: e.parentSessionKey,
+    forkedFromParent: e.forkSource !== undefined || e.forkedFromParent === true ? true : undefined,
+    spawnDepth: e.spawnDepth,
+    subagentRole: e.subagentRole,
+    subagentControlScope: e.subagentControlScope,
+    sessionStartedAt: e.sessionStartedAt,
+    lastInteractionAt: e.lastInteractionAt,
+    label: e.label,
+    color: e.color,
+    status: e.status,
+    visibility: e.visibility ?? 'shared',
+    createdActor: e.createdActor,
+    owner: e.owner,
+    participants: e.participants,
+    participantCount: e.participantCount,
+    systemSent: e.systemSent,
+    abortedLastRun: e.abortedLastRun,
+    thinkingLevel: e.thinkingLevel,
+    verboseLevel: e.verboseLevel,
+    traceLevel: e.traceLevel,
+    reasoningLevel: e.reasoningLevel,
+    elevatedLevel: e.elevatedLevel,
+    responseUsage: e.responseUsage,
+    groupActivation: e.groupActivation,
+    inputTokens: e.inputTokens,
+    outputTokens: e.outputTokens,
+    totalTokens: total ?? null,
+    totalTokensFresh: fresh,
+    totalTokensVersion: e.totalTokensVersion,
+    model: base.model,
+    modelProvider: provider,
+    providerOverride: e.providerOverride,
+    modelOverride: e.modelOverride,
+    contextTokens,
+    agentId: base.agentId,
+    acpRuntime: Boolean(e.acp),
+    agentRuntime: agentRuntimeOf(entry),
+    kind: classifySqliteKind(key, entry),
+  }
+}
+
+/**
+ * Order of both eras' rows: newest `updatedAt` first, stable (ties keep store order; a SQLite store is read in
+ * session_key order). A JSON-era row without updatedAt sorts last, as before.
+ */
+function byUpdatedAtDesc(a: {updatedAt?: number | null}, b: {updatedAt?: number | null}): number {
+  return (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
+}
+
+const LIST_OMITTED_FIELDS = ['skillsSnapshot', 'systemPromptReport'] as const
+
 export async function listSessions(state: OpenClawState, opts: ListOptions = {}): Promise<SessionsListResult> {
   state.requireStateDir()
   const activeMinutes = parseActiveMinutes(opts.active)
   const limit = parseLimit(opts.limit)
   const {targets, multi} = resolveTargets(state, opts)
   const now = opts.now ?? Date.now()
-  const rows: SessionRow[] = []
-  const sqliteStores: SqliteStoreNote[] = []
-  // Only the stores actually read: a SQLite-era agent's legacy path beside `sqliteStores` would claim it was.
+  const rows: (SessionRow | SqliteSessionRow)[] = []
   const read: StoreRef[] = []
-  for (const ref of targets) {
-    // A SQLite-era agent's legacy sessions.json (if any is left) is stale import input, not its sessions. An explicit
+  for (const target of targets) {
+    // A SQLite-era agent's database is its truth (a legacy sessions.json beside it is stale import input). An explicit
     // --store is read as asked.
-    const db = opts.store ? undefined : state.sqliteStore(ref.agentId)
-    if (db) {
-      sqliteStores.push({agentId: ref.agentId, path: db, message: `${sqliteEraMessage(ref.agentId, db)}.`})
-      continue
-    }
+    const ref = opts.store ? target : state.sessionStoreRef(target.agentId)
     read.push(ref)
+    // --store may also name an agent database (openclaw-agent.sqlite), recognised by its header.
+    const sqlite = opts.store ? isSqliteFile(ref.path) : state.isSqliteRef(ref)
     // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
     // held at once.
-    const built = await openSessionStore(ref).readRows((key, entry) => buildRow(state, key, entry, ref.agentId, now))
+    const store = opts.store ? (sqlite ? state.sqliteStoreAt(ref) : openSessionStore(ref)) : state.storeFor(ref)
+    // The two large fields no row shows (OpenClaw's listing drops them too) are left out where the store can.
+    const built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)), {omit: LIST_OMITTED_FIELDS})
     for (const row of built.values()) {
       opts.allKeys?.push(row.key)
-      if (activeMinutes !== null && (row.updatedAt === undefined || now - row.updatedAt > activeMinutes * 60_000)) continue
+      const updatedAt = row.updatedAt
+      if (activeMinutes !== null && (typeof updatedAt !== 'number' || now - updatedAt > activeMinutes * 60_000)) continue
       rows.push(row)
     }
   }
-  rows.sort((a, b) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY))
-  const extra = sqliteStores.length > 0 ? {sqliteStores} : {}
-  const result: SessionsListResult = {path: multi ? null : targets[0].path, count: rows.length, activeMinutes, sessions: limit === null ? rows : rows.slice(0, limit), ...extra}
-  if (multi) {
-    return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), count: result.count, activeMinutes, sessions: result.sessions, ...extra}
-  }
-  return result
+  rows.sort(byUpdatedAtDesc)
+  const sessions = limit === null ? rows : rows.slice(0, limit)
+  const counts = {count: sessions.length, totalCount: rows.length, limitApplied: limit, hasMore: sessions.length < rows.length, activeMinutes}
+  if (multi) return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), ...counts, sessions}
+  return {path: read[0].path, ...counts, sessions}
 }

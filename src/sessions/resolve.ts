@@ -1,12 +1,11 @@
 // Finds the session a user means by a key or a sessionId, across the agents' stores.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {NotFoundError, UsageError} from '../errors.js'
-import {READ_REFUSAL} from '../store/era.js'
 import {findEntryIn} from '../store/file-store.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId} from '../store/transcript.js'
-import type {SessionEntry, SessionStoreData, StoreRef} from '../store/types.js'
+import type {FoundEntry, SessionEntry, SessionStoreData, StoreRef} from '../store/types.js'
 
 export interface ResolvedSession {
   ref: StoreRef
@@ -46,10 +45,11 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     const key = toAgentStoreSessionKey(agentOpt ?? state.activeAgentId, raw)
     const parsed = parseAgentSessionKey(key)
     const agentId = parsed ? normalizeAgentId(parsed.agentId) : (agentOpt ?? state.activeAgentId)
-    // The database is the truth for such an agent; a legacy sessions.json beside it holds stale or stray rows.
-    state.assertJsonEra(agentId, opts.sqliteConsequence ?? READ_REFUSAL)
-    const ref = state.storeRef(agentId)
-    const store = state.store(agentId)
+    // A writer refuses a SQLite-era agent before it looks anything up (until the SQLite writer lands).
+    if (opts.sqliteConsequence) state.assertJsonEra(agentId, opts.sqliteConsequence)
+    // The database is the truth for a SQLite-era agent; a legacy sessions.json beside it holds stale or stray rows.
+    const ref = state.sessionStoreRef(agentId)
+    const store = state.storeFor(ref)
     const hit = await store.findEntry(key)
     if (hit) return {ref, key, storedKey: hit.storedKey, entry: hit.entry, agentId}
     if (opts.allowPrefix) {
@@ -59,17 +59,22 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()
     const seen = new Set<string>()
-    const sqliteAgents: string[] = []
+    // A writer does not search a SQLite-era agent it could not write to; it refuses only if the id is nowhere else.
+    const skipped: string[] = []
     for (const agentId of agents) {
-      if (state.sqliteStore(agentId)) {
-        sqliteAgents.push(agentId)
-        continue
-      }
-      const ref = state.storeRef(agentId)
+      const ref = state.sessionStoreRef(agentId)
       if (seen.has(ref.path)) continue
       seen.add(ref.path)
-      const data = await state.store(agentId).read()
-      const matches = Object.entries(data).filter(([, e]) => e && typeof e === 'object' && e.sessionId === raw)
+      if (opts.sqliteConsequence && state.isSqliteRef(ref)) {
+        skipped.push(agentId)
+        continue
+      }
+      const store = state.storeFor(ref)
+      // A SQLite store finds an id by its index; a sessions.json is read whole.
+      const bySessionId = (store as {findBySessionId?: (id: string) => Promise<FoundEntry[]>}).findBySessionId
+      const matches: [string, SessionEntry][] = bySessionId
+        ? (await bySessionId.call(store, raw)).map((h) => [h.storedKey, h.entry])
+        : Object.entries(await store.read()).filter(([, e]) => e && typeof e === 'object' && e.sessionId === raw)
       if (matches.length > 0) {
         // Several keys can share an id (a cron job row and its run row); the newest wins, as in OpenClaw.
         matches.sort((a, b) => (b[1].updatedAt ?? 0) - (a[1].updatedAt ?? 0))
@@ -77,8 +82,7 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
         return {ref, key: normalizeSessionKey(storedKey), storedKey, entry, agentId}
       }
     }
-    // Not in any JSON-era store: it may well be in a database clawkit cannot read yet, so say so instead of "not found".
-    if (sqliteAgents.length > 0) state.assertJsonEra(sqliteAgents[0], opts.sqliteConsequence ?? READ_REFUSAL)
+    if (skipped.length > 0) state.assertJsonEra(skipped[0], opts.sqliteConsequence)
   } else {
     throw new UsageError(`Invalid session key or id: ${JSON.stringify(raw).slice(0, 140)}`, 'E_BAD_SESSION')
   }
@@ -106,12 +110,11 @@ async function resolveKeyPrefix(state: OpenClawState, raw: string, agentOpt: str
   const matches: {id: string; ref: StoreRef; key: string; data: SessionStoreData}[] = []
   const seen = new Set<string>()
   for (const id of agents) {
-    // A SQLite-era agent's legacy sessions.json is not its truth (the exact lookup above already refused it).
-    if (state.sqliteStore(id)) continue
-    const ref = state.storeRef(id)
+    // A SQLite-era agent's legacy sessions.json is not its truth: its database is searched.
+    const ref = state.sessionStoreRef(id)
     if (seen.has(ref.path)) continue
     seen.add(ref.path)
-    const data = await state.store(id).read()
+    const data = await state.storeFor(ref).read()
     const keys = new Set<string>()
     for (const [storedKey, entry] of Object.entries(data)) {
       const key = normalizeSessionKey(storedKey)

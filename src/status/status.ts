@@ -9,6 +9,7 @@ import {scanStores, type StoreScan} from '../doctor/scan.js'
 import {freshTotal, percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
 import {isEntryObject} from '../store/index-scan.js'
+import type {SqliteSessionStore} from '../store/sqlite/store.js'
 import type {OpenClawState} from '../store/state.js'
 import {resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import type {SessionEntry} from '../store/types.js'
@@ -58,8 +59,12 @@ export interface AgentStatus {
   workspaceDir: string
   bootstrapPending: boolean
   transcripts: {files: number; bytes: number}
-  /** The agent's SQLite-era database (OpenClaw 2026.7+), which clawkit cannot read yet; its sessions are not counted. */
+  /** Which store holds the agent's sessions: its SQLite database (OpenClaw 2026.7+) or sessions.json. */
+  era: 'json' | 'sqlite'
+  /** The agent's SQLite-era database, when it has one (then sessionsCount counts its sessions). */
   sqliteStore?: string
+  /** SQLite era only: the database's schema version, file sizes and counts (by SQL; null when it cannot be read). */
+  sqlite?: {path: string; schemaVersion: number | null; databaseBytes: number; walBytes: number; sessions: number | null; events: number | null}
 }
 
 /** The `clawkit status --json` document; `sessions` and `agents` mirror OpenClaw's status JSON. */
@@ -168,6 +173,34 @@ function pushTop<T extends {updatedAt: number | null}>(top: T[], item: T, n: num
   if (top.length > n) top.pop()
 }
 
+function fileSize(p: string): number {
+  try {
+    return fs.statSync(p).size
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * A SQLite-era agent: counts by SQL and the newest rows by the updated_at index, never every entry. A database that
+ * cannot be read (damaged, locked, a Node without node:sqlite) is reported on the agent's line, not a failed status.
+ */
+function sqliteAgent(state: OpenClawState, id: string, db: string, allKeys: string[] | undefined): {sessions: {count: number; last: number | null; top: Candidate[]}; info: NonNullable<AgentStatus['sqlite']>; error: string | null} {
+  const info: NonNullable<AgentStatus['sqlite']> = {path: db, schemaVersion: null, databaseBytes: fileSize(db), walBytes: fileSize(`${db}-wal`), sessions: null, events: null}
+  try {
+    const store = state.storeFor({agentId: id, path: db}) as SqliteSessionStore
+    const st = store.stats(RECENT_LIMIT)
+    info.schemaVersion = st.schemaVersion
+    info.sessions = st.sessions
+    info.events = st.events
+    const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt}))
+    if (allKeys) for (const h of st.newest) allKeys.push(h.storedKey)
+    return {sessions: {count: st.sessions, last: st.lastUpdatedAt, top}, info, error: null}
+  } catch (error) {
+    return {sessions: {count: 0, last: null, top: []}, info, error: error instanceof Error ? error.message : String(error)}
+  }
+}
+
 /**
  * One agent's sessions in a scanned store: how many, the newest updatedAt, the RECENT_LIMIT newest. A function of its
  * own, not a loop inside getStatus: on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits
@@ -213,7 +246,8 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     const storePath = scan?.storePath ?? state.storeRef(id).path
     const sqliteStore = state.sqliteStore(id)
     // A legacy sessions.json left beside the database is stale import input, not this agent's sessions.
-    const {count: agentCount, last, top: agentTop} = scan && !sqliteStore ? agentSessions(scan, id) : {count: 0, last: null, top: []}
+    const sq = sqliteStore ? sqliteAgent(state, id, sqliteStore, opts.allKeys) : undefined
+    const {count: agentCount, last, top: agentTop} = sq ? sq.sessions : scan ? agentSessions(scan, id) : {count: 0, last: null, top: []}
     const agentRecent = agentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
     for (const c of agentTop) pushTop(recentTop, c, RECENT_LIMIT)
     const owner = scan && scan.agentId === id
@@ -231,15 +265,16 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
       configured: Boolean(scan?.configured) || state.configuredAgentIds().includes(id),
       sessionsPath: storePath,
       sessionsCount: agentCount,
-      storeError: scan?.storeError ? scan.storeError.message : (scan?.readError ?? null),
+      storeError: sq ? sq.error : scan?.storeError ? scan.storeError.message : (scan?.readError ?? null),
       lastUpdatedAt: last,
       lastActiveAgeMs: last === null ? null : now - last,
       workspaceDir,
       bootstrapPending: workspaceDir ? fs.existsSync(path.join(workspaceDir, 'BOOTSTRAP.md')) : false,
       transcripts: {files, bytes},
-      ...(sqliteStore ? {sqliteStore} : {}),
+      era: sq ? 'sqlite' : 'json',
+      ...(sq ? {sqliteStore, sqlite: sq.info} : {}),
     })
-    byAgent.push({agentId: id, path: storePath, count: agentCount, recent: agentRecent})
+    byAgent.push({agentId: id, path: sqliteStore ?? storePath, count: agentCount, recent: agentRecent})
   }
   // The model a turn of the default agent would use (the same function `agent` calls), with OpenClaw's built-in
   // default when nothing is configured, rather than "unknown".
@@ -257,8 +292,8 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     configError: state.configError ? state.configError.message : null,
     agents: {defaultId: state.defaultAgentId, agents, totalSessions: count, bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length},
     sessions: {
-      // The stores read: a SQLite-era agent's sessionsPath names the legacy location, which was not read.
-      paths: [...new Set(agents.filter((a) => !a.sqliteStore).map((a) => a.sessionsPath))],
+      // The stores read: a SQLite-era agent's database, not its sessionsPath (the legacy location).
+      paths: [...new Set(agents.map((a) => a.sqliteStore ?? a.sessionsPath))],
       count,
       defaults: {model: defaultsRef.model ?? null, contextTokens: defaultsCtx},
       recent,

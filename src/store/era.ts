@@ -1,11 +1,13 @@
 // Which era an agent's session store is in. From about 2026.7 OpenClaw keeps an agent's sessions in
 // `agents/<id>/agent/openclaw-agent.sqlite` and reads sessions.json only as one-time import input (store-sqlite.md §1,
-// §8). clawkit does not read or write that database yet, so for such an agent it must write no JSON-era session
-// file: OpenClaw would not see the turn, and its next import would merge the stray file into the user's store.
+// §8). clawkit reads that database (src/store/sqlite/) but does not write it yet, so for such an agent it must write no
+// JSON-era session file either: OpenClaw would not see the turn, and its next import would merge the stray file into
+// the user's store.
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {ClawkitError, ExitCode} from '../errors.js'
+import {SqliteStoreOpenError} from './sqlite/driver.js'
 
 export const SQLITE_STORE_FILE = 'openclaw-agent.sqlite'
 
@@ -28,8 +30,30 @@ export function findSqliteStore(stateDir: string, agentId: string): string | und
   }
 }
 
+/**
+ * A write-ahead log without its database: the sessions committed since the last checkpoint are only in that log, and
+ * opening a database there would start an empty one (and could replay or lose the log). Reads fail in one line instead
+ * of reading the agent as empty or as its stale legacy sessions.json.
+ */
+export function assertNoOrphanWal(stateDir: string, agentId: string): void {
+  const db = sqliteStorePath(stateDir, agentId)
+  for (const side of ['-wal', '-journal']) {
+    let size: number
+    try {
+      size = fs.lstatSync(db + side).size
+    } catch {
+      continue
+    }
+    if (size > 0) {
+      throw new SqliteStoreOpenError(db, `the database file is missing but its ${side.slice(1)} file (${db}${side}, ${size} bytes) is there, so the latest sessions may be only in that file.`, 'E_SQLITE_ORPHAN_WAL', [
+        'Restore the database file from a backup next to it (or move the stray file away if it is not needed); nothing was changed.',
+      ])
+    }
+  }
+}
+
 export function sqliteEraMessage(agentId: string, db: string): string {
-  return `Agent "${agentId}" keeps its sessions in SQLite (${db}), the store of OpenClaw 2026.7 and later; clawkit cannot read or change that store yet (support is coming)`
+  return `Agent "${agentId}" keeps its sessions in SQLite (${db}), the store of OpenClaw 2026.7 and later; clawkit reads it but cannot change it yet (support is coming)`
 }
 
 /** Raised by every reader and writer that meets a SQLite-era agent (exit 1, code E_SQLITE_STORE). */
@@ -41,7 +65,7 @@ export class SqliteStoreError extends ClawkitError {
     super(`${sqliteEraMessage(agentId, db)}. ${consequence}`, {
       code: 'E_SQLITE_STORE',
       exitCode: ExitCode.failure,
-      suggestions: [`Use "openclaw" for agent "${agentId}" until clawkit supports SQLite-era stores.`],
+      suggestions: [`Use "openclaw" for agent "${agentId}" until clawkit writes SQLite-era stores.`],
     })
     this.agentId = agentId
     this.db = db
@@ -50,5 +74,4 @@ export class SqliteStoreError extends ClawkitError {
 
 /** Why a writer refuses: what it would have done to the user's conversation. */
 export const WRITE_REFUSAL = 'Nothing was written: a sessions.json or transcript beside the database would fork the conversation (OpenClaw would not see it and would later import it as a duplicate).'
-export const READ_REFUSAL = 'Its sessions are not in sessions.json, so clawkit cannot show them.'
 export const MIRROR_REFUSAL = 'Nothing was sent: its copy cannot be recorded in this agent\'s session without forking the conversation. Pass --no-mirror to send it without the copy.'

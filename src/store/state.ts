@@ -17,8 +17,9 @@ import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '.
 import {UsageError} from '../errors.js'
 import {configSecrets, registerSecrets} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
-import {findSqliteStore, SqliteStoreError, WRITE_REFUSAL} from './era.js'
+import {assertNoOrphanWal, findSqliteStore, SqliteStoreError, WRITE_REFUSAL} from './era.js'
 import {FileSessionStore} from './file-store.js'
+import {SqliteSessionStore} from './sqlite/store.js'
 import type {SessionStore, StoreRef} from './types.js'
 
 export interface OpenStateOptions {
@@ -137,14 +138,56 @@ export class OpenClawState {
     return {agentId, path: resolveStorePath(this.stateDir, this.config, agentId, this.env)}
   }
 
-  /** A store whose writes refuse while the agent keeps its sessions in SQLite (checked again inside every write). */
+  /**
+   * The agent's session store in the era it is in: its SQLite database when it has one (the database is the truth,
+   * even with a legacy sessions.json beside it), else its sessions.json. A SQLite store's writes refuse until the
+   * writer lands; a file store's writes refuse while the agent keeps its sessions in SQLite (checked again inside
+   * every write).
+   */
   store(agentId: string): SessionStore {
-    return this.storeFor(this.storeRef(agentId))
+    return this.storeFor(this.sessionStoreRef(agentId))
   }
+
+  /**
+   * Where the agent's sessions are read from: `path` is its SQLite database in the SQLite era, else its sessions.json
+   * (storeRef). A write-ahead log without its database fails here in one line.
+   */
+  sessionStoreRef(agentId: string): StoreRef {
+    const db = this.sqliteStore(agentId)
+    if (db) return {agentId, path: db}
+    assertNoOrphanWal(this.stateDir, agentId)
+    return this.storeRef(agentId)
+  }
+
+  /** Whether a ref names a SQLite-era database (sessionStoreRef) rather than a sessions.json. */
+  isSqliteRef(ref: StoreRef): boolean {
+    return ref.path === findSqliteStore(this.stateDir, ref.agentId)
+  }
+
+  private readonly sqliteStores = new Map<string, SqliteSessionStore>()
 
   /** The store behind a ref a lookup returned (resolveSession's `ref`), so that its index and transcripts agree. */
   storeFor(ref: StoreRef): SessionStore {
+    if (this.isSqliteRef(ref)) {
+      // One connection per database for the whole command; close() ends them.
+      let s = this.sqliteStores.get(ref.path)
+      if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref)))
+      return s
+    }
     return new FileSessionStore(ref, {sqliteStore: () => findSqliteStore(this.stateDir, ref.agentId)})
+  }
+
+  /** A SQLite-era database named by path (`sessions list --store`), closed with the others by close(). */
+  sqliteStoreAt(ref: StoreRef): SessionStore {
+    let s = this.sqliteStores.get(ref.path)
+    if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref, {checkAgent: false})))
+    return s
+  }
+
+  /** Close the SQLite connections this state opened (the command's end). */
+  close(): void {
+    for (const s of this.sqliteStores.values()) s.close()
+    this.sqliteStores.clear()
   }
 
   /** The agent's SQLite-era database when it has one: clawkit then neither reads nor writes its JSON-era files. */

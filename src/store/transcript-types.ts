@@ -127,7 +127,7 @@ export interface BadLine {
   line: number
   /** Byte offset of the line start in the file. */
   offset: number
-  reason: 'torn' | 'invalid-json' | 'not-an-object' | 'missing-id' | 'invalid-utf8'
+  reason: 'torn' | 'invalid-json' | 'not-an-object' | 'missing-id' | 'invalid-utf8' | 'undecodable'
   /** First 200 characters of the line, for messages. */
   preview: string
 }

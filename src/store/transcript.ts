@@ -71,6 +71,8 @@ export type TranscriptLocation =
   | 'relocated'
   /** No usable sessionFile: derived from sessionId (and topic). */
   | 'derived'
+  /** A SQLite-era session: its events in the agent database (locator `<db path>#<sessionId>`). */
+  | 'sqlite'
 
 export interface ResolvedTranscript {
   path: string

@@ -169,9 +169,10 @@ export interface SessionStore {
   /**
    * `project(key, entry)` for every object entry, without a lock, in the order and with the values read() would give,
    * keyed by the stored key. For callers that keep a little of each entry (list rows): a backend may then avoid
-   * holding the whole index at once. A missing index is an empty map.
+   * holding the whole index at once. A missing index is an empty map. `omit`: top-level fields the caller never reads,
+   * which a backend may leave out of the entries it passes (the SQLite store does; the file store passes them all).
    */
-  readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>>
+  readRows<T>(project: (key: string, entry: SessionEntry) => T, opts?: {omit?: readonly string[]}): Promise<Map<string, T>>
   /**
    * Read-modify-write under the store lock. The mutator sees a fresh read taken inside the lock; its return value
    * is passed through. Nothing is written when the mutator leaves the data unchanged.

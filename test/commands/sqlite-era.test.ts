@@ -1,5 +1,6 @@
 // A state dir that OpenClaw 2026.9.6 keeps in SQLite: no clawkit writer creates or changes a JSON-era session file for
-// such an agent (it would fork the conversation), and the readers say where the sessions are instead of "none".
+// such an agent (it would fork the conversation). Reading it is test/commands/sqlite-read.sqlite.test.ts; here, on a
+// Node without node:sqlite, a reader fails in one line naming the Node it needs.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -9,6 +10,7 @@ import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
 import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {diffSnapshots, isEmptyDiff, snapshot} from '../reliability/support/tree.js'
+import {SQLITE_OK, withoutReaderTraces} from '../support/sqlite.js'
 
 const NATIVE = 'openclaw-2026.9.6-native'
 const IMPORTED = 'openclaw-2026.9.6-imported'
@@ -24,6 +26,11 @@ afterAll(async () => {
   await fake?.close()
 })
 
+/** Nothing changed under `root` but the -shm/-wal traces a SQLite reader leaves (the databases are byte-identical). */
+function untouched(root: string, before: ReturnType<typeof snapshot>): boolean {
+  return isEmptyDiff(withoutReaderTraces(diffSnapshots(before, snapshot(root)), (rel) => fs.statSync(path.join(root, rel)).size))
+}
+
 /** A copy of the fixture whose provider points at the mock, so a model call would be seen. */
 function sqliteState(fixture: string): string {
   const state = copyFixture(fixture)
@@ -35,10 +42,11 @@ function sqliteState(fixture: string): string {
 }
 
 /** Every writer, each of which used to create agents/main/sessions/{sessions.json,<id>.jsonl} beside the database. */
-const WRITERS: {name: string; args: string[]}[] = [
+/** `readsFirst`: the writer looks the session up in the store first, which on Node 20 fails for want of node:sqlite. */
+const WRITERS: {name: string; args: string[]; readsFirst?: boolean}[] = [
   {name: 'agent -m --to', args: ['agent', '-m', 'x', '--to', '+15550001234']},
   {name: 'agent -m --agent', args: ['agent', '-m', 'x', '--agent', 'main', '--json']},
-  {name: 'agent -m --session-id', args: ['agent', '-m', 'x', '--session-id', 'fresh-id-1']},
+  {name: 'agent -m --session-id', args: ['agent', '-m', 'x', '--session-id', 'fresh-id-1'], readsFirst: true},
   {name: 'sessions reset', args: ['sessions', 'reset', 'main']},
   {name: 'sessions reset --json', args: ['sessions', 'reset', 'agent:main:main', '--json']},
 ]
@@ -46,34 +54,56 @@ const WRITERS: {name: string; args: string[]}[] = [
 describe('SQLite-era state (OpenClaw 2026.9.6): writers refuse, nothing forks', () => {
   for (const fixture of [NATIVE, IMPORTED]) {
     for (const w of WRITERS) {
-      it(`${fixture}: ${w.name} exits 1 with E_SQLITE_STORE, calls no model and writes no file`, async () => {
+      it(`${fixture}: ${w.name} exits 1 with E_SQLITE_STORE (on Node 20, E_NODE_TOO_OLD where it reads first), calls no model and writes no file`, async () => {
         const state = sqliteState(fixture)
         const before = snapshot(state)
         const calls = mock.messageRequests().length
         const r = await runCli([...w.args, '--state-dir', state], {env: baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key'})})
         expect(r.code, r.stdout + r.stderr).toBe(1)
         const text = w.args.includes('--json') ? json(r).error.message : r.stderr
-        if (w.args.includes('--json')) expect(json(r).error.code).toBe('E_SQLITE_STORE')
-        expect(text).toMatch(/keeps its sessions in SQLite .*openclaw-agent\.sqlite.*support is coming/)
+        const tooOld = w.readsFirst && !SQLITE_OK
+        if (w.args.includes('--json')) expect(json(r).error.code).toBe(tooOld ? 'E_NODE_TOO_OLD' : 'E_SQLITE_STORE')
+        expect(text).toMatch(tooOld ? /needs Node 22\.15 or later/ : /keeps its sessions in SQLite .*openclaw-agent\.sqlite.*cannot change it yet/)
         expect(mock.messageRequests().length).toBe(calls)
-        expect(isEmptyDiff(diffSnapshots(before, snapshot(state)))).toBe(true)
+        expect(untouched(state, before)).toBe(true)
       })
     }
   }
 
-  it('message send: refused before anything is sent while mirroring is on; --no-mirror sends and writes nothing', async () => {
+  it('sessions reset <sessionId> of a JSON-era agent is not refused because an agent searched before it is SQLite-era', async () => {
+    const state = copyFixture('openclaw-2026.4.27-two-agents')
+    // main (searched first) is migrated; work stays in the JSON era.
+    fs.mkdirSync(path.join(state, 'agents', 'main', 'agent'), {recursive: true})
+    fs.copyFileSync(path.join(copyFixture(NATIVE), 'agents', 'main', 'agent', 'openclaw-agent.sqlite'), path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite'))
+    const r = await runCli(['sessions', 'reset', '704f285c-af26-493e-ab33-9383ab17a8c0', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    expect(json(r)).toMatchObject({key: 'agent:work:main', previousSessionId: '704f285c-af26-493e-ab33-9383ab17a8c0'})
+    // An id found nowhere else is still refused for the SQLite-era agent, not reported as missing.
+    const other = await runCli(['sessions', 'reset', 'c0ffee00-0000-4000-8000-000000000096', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(other.code).toBe(1)
+    expect(other.stderr).toMatch(/Agent "main" keeps its sessions in SQLite.*Nothing was written/)
+  })
+
+  it('message send: refused before anything is sent while mirroring is on (on Node 20: E_NODE_TOO_OLD); --no-mirror sends and writes nothing', async () => {
     const state = sqliteState(NATIVE)
     const before = snapshot(state)
     const env = baseEnv(tempDir())
     const refused = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'hi', '--json', '--state-dir', state], {env})
     expect(refused.code).toBe(1)
-    expect(json(refused).error).toMatchObject({code: 'E_SQLITE_STORE', message: expect.stringMatching(/Nothing was sent.*--no-mirror/)})
+    // On Node 20 the route is looked up in the database first, which fails in one line naming the Node needed.
+    expect(json(refused).error).toMatchObject(SQLITE_OK ? {code: 'E_SQLITE_STORE', message: expect.stringMatching(/Nothing was sent.*--no-mirror/)} : {code: 'E_NODE_TOO_OLD', message: expect.stringMatching(/needs Node 22\.15/)})
     expect(fake.of('webhook')).toHaveLength(0)
     const sent = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'hi', '--no-mirror', '--json', '--state-dir', state], {env})
-    expect(sent.code, sent.stderr).toBe(0)
-    expect(json(sent).payload.mirrored).toBeNull()
-    expect(fake.of('webhook')).toHaveLength(1)
-    expect(isEmptyDiff(diffSnapshots(before, snapshot(state)))).toBe(true)
+    if (SQLITE_OK) {
+      expect(sent.code, sent.stderr).toBe(0)
+      expect(json(sent).payload.mirrored).toBeNull()
+      expect(fake.of('webhook')).toHaveLength(1)
+    } else {
+      // The session's send policy is in the database: without node:sqlite it cannot be honoured, so nothing is sent.
+      expect(json(sent).error.code).toBe('E_NODE_TOO_OLD')
+      expect(fake.of('webhook')).toHaveLength(0)
+    }
+    expect(untouched(state, before)).toBe(true)
   })
 
   it('doctor --fix changes no session file of a SQLite-era agent (a stray legacy index is not re-indexed or rewritten)', async () => {
@@ -96,80 +126,28 @@ describe('SQLite-era state (OpenClaw 2026.9.6): writers refuse, nothing forks', 
   })
 })
 
-describe('SQLite-era state: readers say where the sessions are', () => {
-  it('sessions list (human and --json) names the SQLite store instead of "No sessions found"', async () => {
-    const state = sqliteState(NATIVE)
-    const env = baseEnv(tempDir())
-    const human = await runCli(['sessions', 'list', '--state-dir', state], {env})
-    expect(human.code, human.stderr).toBe(0)
-    expect(human.stdout).not.toMatch(/No sessions found/)
-    expect(human.stdout).toMatch(/keeps its sessions in SQLite/)
-    // No store was read: none is named, and no empty "()" is printed.
-    const allHuman = await runCli(['sessions', 'list', '--all-agents', '--state-dir', state], {env})
-    expect(allHuman.stdout.split('\n')[0]).toBe('Session stores: 0')
-    const r = await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env})
-    expect(r.code, r.stderr).toBe(0)
-    const doc = json(r)
-    // OpenClaw's document shape, plus one additive field.
-    expect(doc).toMatchObject({path: null, stores: [], count: 0, sessions: [], sqliteStores: [{agentId: 'main', path: path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')}]})
-    expect(r.stderr).toMatch(/^Warning: Agent "main" keeps its sessions in SQLite/)
-  })
-
-  it('a legacy sessions.json left beside the database is not listed as the agent\'s sessions (the database is the truth)', async () => {
-    const state = sqliteState(NATIVE)
-    const sessions = path.join(state, 'agents', 'main', 'sessions')
-    fs.mkdirSync(sessions, {recursive: true})
-    fs.writeFileSync(path.join(sessions, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: 'stale', updatedAt: 1}}))
-    const env = baseEnv(tempDir())
-    const doc = json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env}))
-    expect(doc.count).toBe(0)
-    expect(doc.sqliteStores).toHaveLength(1)
-    const hist = await runCli(['sessions', 'history', 'main', '--state-dir', state], {env})
-    expect(hist.code).toBe(1)
-    expect(hist.stderr).toMatch(/keeps its sessions in SQLite/)
-    // Writers refuse here too, by key and by the stale row's session id.
-    const before = snapshot(state)
-    for (const args of [['sessions', 'reset', 'main'], ['sessions', 'reset', 'stale'], ['agent', '--session-id', 'stale', '-m', 'x'], ['agent', '--agent', 'main', '-m', 'x']]) {
-      const r = await runCli([...args, '--state-dir', state], {env: {...env, ANTHROPIC_API_KEY: 'test-key'}})
-      expect(r.code, args.join(' ')).toBe(1)
-      expect(r.stderr, args.join(' ')).toMatch(/keeps its sessions in SQLite.*Nothing was written/)
-    }
-    expect(isEmptyDiff(diffSnapshots(before, snapshot(state)))).toBe(true)
-  })
-
-  it('sessions history and status say the store is SQLite-era', async () => {
+describe.skipIf(SQLITE_OK)('SQLite-era state on a Node without node:sqlite', () => {
+  it('list, history and status: one line naming the Node needed (list and history exit 1, status reports it per agent); a JSON-era agent beside it still works', async () => {
     const state = sqliteState(IMPORTED)
+    const before = snapshot(state)
     const env = baseEnv(tempDir())
-    const hist = await runCli(['sessions', 'history', 'agent:work:main', '--json', '--state-dir', state], {env})
-    expect(hist.code).toBe(1)
-    expect(json(hist).error).toMatchObject({code: 'E_SQLITE_STORE', message: expect.stringMatching(/Agent "work" keeps its sessions in SQLite/)})
-    const status = await runCli(['status', '--state-dir', state], {env})
-    expect(status.stdout).toMatch(/main: sessions in SQLite/)
-    expect(status.stdout).toMatch(/work: sessions in SQLite/)
-    expect(status.stdout).not.toMatch(/no sessions yet/)
-    const sj = json(await runCli(['status', '--json', '--state-dir', state], {env}))
-    expect(sj.agents.agents.map((a: any) => a.sqliteStore)).toEqual(sj.agents.agents.map((a: any) => path.join(state, 'agents', a.id, 'agent', 'openclaw-agent.sqlite')))
-  })
-  it('a mixed state dir (main JSON-era, work SQLite-era): list --json `stores` and status `sessions.paths` name only stores that were read', async () => {
-    const state = copyFixture('openclaw-2026.4.27-two-agents')
-    // work's real database from OpenClaw 2026.9.6, in the place OpenClaw keeps it; its legacy sessions.json stays beside.
-    const db = path.join(state, 'agents', 'work', 'agent', 'openclaw-agent.sqlite')
-    fs.mkdirSync(path.dirname(db), {recursive: true, mode: 0o700})
-    fs.copyFileSync(path.join(copyFixture(IMPORTED), 'agents', 'work', 'agent', 'openclaw-agent.sqlite'), db)
-    const env = baseEnv(tempDir())
-    const main = path.join(state, 'agents', 'main', 'sessions', 'sessions.json')
-    const legacy = path.join(state, 'agents', 'work', 'sessions', 'sessions.json')
-    const all = json(await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env}))
-    expect(all.stores).toEqual([{agentId: 'main', path: main}])
-    expect(all.sqliteStores).toEqual([expect.objectContaining({agentId: 'work', path: db})])
-    expect(all.sessions.every((r: any) => r.agentId === 'main')).toBe(true)
-    const human = await runCli(['sessions', 'list', '--all-agents', '--state-dir', state], {env})
-    expect(human.stdout).toMatch(/^Session stores: 1 \(main\)$/m)
-    // One agent: `path` keeps OpenClaw's shape (the legacy location), `sqliteStores` says why nothing was read there.
-    const one = json(await runCli(['sessions', 'list', '--agent', 'work', '--json', '--state-dir', state], {env}))
-    expect(one).toMatchObject({path: legacy, count: 0, sessions: [], sqliteStores: [{agentId: 'work', path: db}]})
+    for (const args of [['sessions', 'list'], ['sessions', 'list', '--all-agents'], ['sessions', 'history', 'agent:work:main']]) {
+      const r = await runCli([...args, '--state-dir', state], {env})
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr.split('\n')[0]).toMatch(/^Error: .*needs Node 22\.15 or later .*this is Node 20/)
+      expect(r.stderr).not.toMatch(/\n\s+at /)
+      const j = await runCli([...args, '--json', '--state-dir', state], {env})
+      expect(json(j).error.code).toBe('E_NODE_TOO_OLD')
+    }
     const st = json(await runCli(['status', '--json', '--state-dir', state], {env}))
-    expect(st.sessions.paths).toEqual([main])
-    expect(st.agents.agents.find((a: any) => a.id === 'work')).toMatchObject({sessionsPath: legacy, sqliteStore: db, sessionsCount: 0})
+    expect(st.agents.agents.map((a: any) => [a.era, a.storeError])).toEqual([['sqlite', expect.stringMatching(/needs Node 22\.15/)], ['sqlite', expect.stringMatching(/needs Node 22\.15/)]])
+    expect(untouched(state, before)).toBe(true)
+    // A JSON-era agent is read as ever on the same Node.
+    const mixed = copyFixture('openclaw-2026.4.27-two-agents')
+    fs.mkdirSync(path.join(mixed, 'agents', 'work', 'agent'), {recursive: true})
+    fs.copyFileSync(path.join(state, 'agents', 'work', 'agent', 'openclaw-agent.sqlite'), path.join(mixed, 'agents', 'work', 'agent', 'openclaw-agent.sqlite'))
+    const main = await runCli(['sessions', 'list', '--agent', 'main', '--json', '--state-dir', mixed], {env})
+    expect(main.code, main.stderr).toBe(0)
+    expect(json(main).sessions.map((r: any) => r.key)).toEqual(['agent:main:main'])
   })
 })

@@ -22,7 +22,9 @@ const listing = (dir: string) => fs.readdirSync(dir).sort()
 describe('FileSessionStore of a SQLite-era agent', () => {
   it('append, withTranscript (append and write) and reset refuse with E_SQLITE_STORE and leave no transcript or lock file', async () => {
     const state = migratedState()
-    const s = OpenClawState.open({stateDir: state, ignoreSettings: true}).store('main')
+    // The JSON-era store of the agent (store('main') is now its database): its own writes refuse too.
+    const st = OpenClawState.open({stateDir: state, ignoreSettings: true})
+    const s = st.storeFor(st.storeRef('main'))
     const sessions = path.join(state, 'agents', 'main', 'sessions')
     const before = listing(sessions)
     const t = s.transcriptOf({sessionId: 'abc12345-0000-4000-8000-000000000001'}, 'agent:main:explicit:abc')

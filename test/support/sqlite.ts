@@ -21,3 +21,14 @@ export const describeSqlite: typeof describe = (SQLITE_OK
           })
         }))
     : describe.skip) as typeof describe
+
+/**
+ * A snapshot diff (test/reliability/support/tree.ts) with the traces every SQLite reader leaves removed: opening a WAL
+ * database, even read-only, creates or updates its `-shm` index and may create an empty `-wal` (OpenClaw's own readers
+ * do the same). Everything else, the database file above all, must be unchanged.
+ */
+export function withoutReaderTraces<T extends {added: string[]; removed: string[]; changed: string[]}>(d: T, sizeOf: (rel: string) => number): T {
+  const shm = (p: string) => /\.sqlite-shm$/.test(p)
+  const emptyWal = (p: string) => /\.sqlite-wal$/.test(p) && sizeOf(p) === 0
+  return {...d, added: d.added.filter((p) => !shm(p) && !emptyWal(p)), changed: d.changed.filter((p) => !shm(p))}
+}

@@ -25,7 +25,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     active: Flags.string({description: 'only sessions updated within the last N minutes', helpValue: '<minutes>'}),
     agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
-    store: Flags.string({description: 'read this sessions.json instead of the agent store', helpValue: '<path>'}),
+    store: Flags.string({description: 'read this sessions.json (or openclaw-agent.sqlite) instead of the agent store', helpValue: '<path>'}),
     limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
     wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
   }
@@ -36,8 +36,6 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
     const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys})
     if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
-    // Under --json too, where a script that reads only `sessions` would otherwise take it for an empty store.
-    else for (const n of result.sqliteStores ?? []) process.stderr.write(`Warning: ${n.message}\n`)
     return result
   }
 }
@@ -52,12 +50,10 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
   const lines: string[] = []
   if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length}${result.stores.length > 0 ? ` (${result.stores.map((s) => printable(s.agentId)).join(', ')})` : ''}`))
   else lines.push(paint(color, 'cyan', `Session store: ${printable(String(result.path))}`))
-  lines.push(`Sessions listed: ${result.count}${result.sessions.length < result.count ? ` (showing ${result.sessions.length})` : ''}`)
+  lines.push(`Sessions listed: ${result.totalCount}${result.hasMore ? ` (showing ${result.count})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
-  // Not "No sessions found": the agent has sessions, in a store clawkit cannot read yet.
-  for (const n of result.sqliteStores ?? []) lines.push(paint(color, 'yellow', n.message))
-  if (result.count === 0) {
-    if (!result.sqliteStores) lines.push('No sessions found.')
+  if (result.totalCount === 0) {
+    lines.push('No sessions found.')
     return `${lines.join('\n')}\n`
   }
   const multi = Boolean(result.stores)
@@ -80,7 +76,7 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
       r.kind,
       truncateKey(r.key),
       formatTimeAgo(r.ageMs),
-      r.model ?? 'unknown',
+      String(r.model ?? 'unknown'),
       {text: formatTokensCell(total, r.contextTokens), style},
       formatFlags(r),
     ]
@@ -114,7 +110,7 @@ function renderFittedList(result: SessionsListResult, multi: boolean, width: num
       r.kind,
       keys[i],
       formatTimeAgo(r.ageMs),
-      r.model ?? 'unknown',
+      String(r.model ?? 'unknown'),
       {text: formatTokensCell(total, r.contextTokens), style: tokensStyle(percentUsed(total, r.contextTokens))},
       formatFlags(r),
     ]

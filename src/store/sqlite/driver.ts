@@ -1,7 +1,8 @@
 // Opens OpenClaw's per-agent SQLite database (node:sqlite, loaded only when a SQLite-era store is met) and decodes its events.
-import zlib from 'node:zlib'
-
 import {ClawkitError, ExitCode} from '../../errors.js'
+
+/** node:zlib on first use: the store modules are loaded by every command, and JSON-era start-up must not pay ~2 ms. */
+const zlib = (): unknown => (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:zlib')
 
 /** The schema (PRAGMA user_version, schema_meta) OpenClaw 2026.9.6 writes; the only one clawkit writes to. */
 export const AGENT_SCHEMA_VERSION = 23
@@ -51,7 +52,7 @@ function nodeAtLeast(major: number, minor: number): boolean {
 
 /** Whether this Node can read a SQLite-era store at all (tests use it to pick their runtime). */
 export function sqliteSupported(): boolean {
-  return nodeAtLeast(22, 15) && typeof (zlib as {zstdDecompressSync?: unknown}).zstdDecompressSync === 'function'
+  return nodeAtLeast(22, 15) && typeof (zlib() as {zstdDecompressSync?: unknown}).zstdDecompressSync === 'function'
 }
 
 /**
@@ -194,7 +195,7 @@ export function eventText(row: EventRow): {text: string} | {error: string} {
   if (!Number.isInteger(size) || size < 1 || size > 4 * 1024 * 1024) return {error: `event_utf8_bytes is ${String(row.event_utf8_bytes)}`}
   let out: Buffer
   try {
-    out = (zlib as unknown as {zstdDecompressSync(b: Uint8Array, o: {maxOutputLength: number}): Buffer}).zstdDecompressSync(row.event_zstd, {maxOutputLength: size})
+    out = (zlib() as {zstdDecompressSync(b: Uint8Array, o: {maxOutputLength: number}): Buffer}).zstdDecompressSync(row.event_zstd, {maxOutputLength: size})
   } catch (error) {
     return {error: `its zstd payload does not decode (${describeSqliteError(error)})`}
   }

@@ -85,7 +85,7 @@ describe('sessions list', () => {
     expect(r.stdout).not.toMatch(/\u001B\[/)
   })
 
-  it('--limit caps rows while count stays the true number of matches (no silent 500 cap)', async () => {
+  it('--limit caps rows; count is the rows returned and totalCount every match, as in OpenClaw 2026.9.6 (no silent 500 cap)', async () => {
     const state = tempDir()
     const store: Record<string, unknown> = {}
     const now = Date.now()
@@ -94,11 +94,13 @@ describe('sessions list', () => {
     fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2))
     const r = await runCli(['sessions', 'list', '--json', '--limit', '5', '--state-dir', state], {env: baseEnv(tempDir())})
     const doc = json(r)
-    expect(doc.count).toBe(600)
+    expect(doc).toMatchObject({count: 5, totalCount: 600, limitApplied: 5, hasMore: true})
     expect(doc.sessions.map((s: any) => s.key)).toEqual([0, 1, 2, 3, 4].map((i) => `agent:main:telegram:group:${i}`))
     expect(doc.sessions[0].kind).toBe('group')
     const all = json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: baseEnv(tempDir())}))
     expect(all.sessions).toHaveLength(600)
+    // Without --limit (clawkit's default is all) count and totalCount agree.
+    expect(all).toMatchObject({count: 600, totalCount: 600, limitApplied: null, hasMore: false})
   })
 
   it('--active keeps recent rows and drops rows without updatedAt', async () => {
