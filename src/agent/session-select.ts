@@ -42,7 +42,7 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
     }
     if (parsed) state.requireAgent(agentId)
     const sessionId = sel.sessionId === undefined ? undefined : assertSafeSessionId(sel.sessionId)
-    return {agentId, key, ref: state.storeRef(agentId), sessionId, how: 'session-key'}
+    return {agentId, key, ref: state.sessionStoreRef(agentId), sessionId, how: 'session-key'}
   }
   if (sel.sessionId !== undefined) {
     const id = assertSafeSessionId(sel.sessionId)
@@ -50,7 +50,7 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
     const seen = new Set<string>()
     let best: {agentId: string; key: string; updatedAt: number} | undefined
     for (const agentId of agents) {
-      const ref = state.storeRef(agentId)
+      const ref = state.sessionStoreRef(agentId)
       if (seen.has(ref.path)) continue
       seen.add(ref.path)
       const data = await state.store(agentId).read()
@@ -60,19 +60,19 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
         if (!best || updatedAt > best.updatedAt) best = {agentId: parseAgentSessionKey(normalizeSessionKey(k)) ? normalizeAgentId(parseAgentSessionKey(normalizeSessionKey(k))!.agentId) : agentId, key: normalizeSessionKey(k), updatedAt}
       }
     }
-    if (best) return {agentId: best.agentId, key: best.key, ref: state.storeRef(best.agentId), sessionId: id, how: 'session-id-match'}
+    if (best) return {agentId: best.agentId, key: best.key, ref: state.sessionStoreRef(best.agentId), sessionId: id, how: 'session-id-match'}
     const agentId = agentOpt ?? 'main'
-    return {agentId, key: buildExplicitSessionKey(agentId, id), ref: state.storeRef(agentId), sessionId: id, how: 'session-id'}
+    return {agentId, key: buildExplicitSessionKey(agentId, id), ref: state.sessionStoreRef(agentId), sessionId: id, how: 'session-id'}
   }
-  if (agentOpt) return {agentId: agentOpt, key: buildMainSessionKey(agentOpt), ref: state.storeRef(agentOpt), how: 'agent'}
+  if (agentOpt) return {agentId: agentOpt, key: buildMainSessionKey(agentOpt), ref: state.sessionStoreRef(agentOpt), how: 'agent'}
   if (sel.to !== undefined && !sel.to.trim()) throw new UsageError('--to is empty. Pass an E.164 number, or leave --to out to use the default agent\'s main session.', 'E_BAD_TO')
   if (sel.to !== undefined) {
     const to = sel.to.trim()
     // OpenClaw hard-codes agent "main" here (resolveAgentIdFromSessionKey(undefined)), not the default agent.
     // With session.scope "global" every sender shares the literal key `global`, still in main's store.
-    if (state.config.session?.scope === 'global') return {agentId: 'main', key: 'global', ref: state.storeRef('main'), how: 'to'}
+    if (state.config.session?.scope === 'global') return {agentId: 'main', key: 'global', ref: state.sessionStoreRef('main'), how: 'to'}
     const key = groupLike(to) ? `agent:main:${normalizeSessionKey(to.replace(/^(group|channel):/i, (m) => m.toLowerCase()))}` : buildMainSessionKey('main')
-    return {agentId: 'main', key, ref: state.storeRef('main'), how: 'to'}
+    return {agentId: 'main', key, ref: state.sessionStoreRef('main'), how: 'to'}
   }
   // No selector at all: the README's `clawkit agent -m "hello"`. clawkit's own `agent` setting, else OpenClaw's default
   // agent, and that agent's main session (session.mainKey is ignored by OpenClaw 2026.4.x: the key is always `main`).
@@ -81,7 +81,7 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
     throw new UsageError(`clawkit's "agent" setting names an unknown agent "${state.preferredAgent}". Pass --agent, --session-key, --session-id or --to to choose a session, or fix the setting.`, 'E_NO_SESSION_SELECTOR')
   }
   const agentId = state.activeAgentId
-  return {agentId, key: buildMainSessionKey(agentId), ref: state.storeRef(agentId), how: 'default', defaultReason: fromSettings ? 'clawkit-settings' : 'default-agent'}
+  return {agentId, key: buildMainSessionKey(agentId), ref: state.sessionStoreRef(agentId), how: 'default', defaultReason: fromSettings ? 'clawkit-settings' : 'default-agent'}
 }
 
 /** The stderr line that says which session a selector-less turn used (humans only; --json carries the key). */

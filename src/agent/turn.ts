@@ -112,8 +112,9 @@ export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnRes
   state.requireStateDir()
 
   const selected = await selectSession(state, opts.selector)
-  // Before the model is paid for or any file is written: a SQLite-era agent's conversation lives in its database.
-  state.assertJsonEra(selected.agentId)
+  // Before the model is paid for or anything is written: a SQLite-era agent needs node:sqlite and a state dir no
+  // OpenClaw gateway owns.
+  state.assertWritable(selected.agentId)
   // Everything that can fail on bad input or a missing key fails here, before anything is written.
   const model = resolveModel(state.config, selected.agentId, opts.model, env)
   opts.onSession?.(selected)

@@ -2,7 +2,6 @@
 import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, UsageError} from '../errors.js'
 import {redactText, registerSecrets} from '../render/redact.js'
-import {MIRROR_REFUSAL} from '../store/era.js'
 import {randomUUID} from '../store/random-id.js'
 import {type DmScope, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -214,10 +213,10 @@ export async function messageSend(state: OpenClawState, o: MessageSendOptions): 
   if (o.idempotencyKey !== undefined && !/^[\w.:-]{1,128}$/.test(o.idempotencyKey)) throw new UsageError('--idempotency-key must be 1-128 characters of letters, digits, "_", "-", ".", ":"', 'E_BAD_FLAG')
   const r = await resolveSend(state, {channel: o.channel, target: o.target, hasContent: text.trim() !== '' || o.media !== undefined, media: o.media, replyTo, threadId, account: o.account, agent: o.agent, sessionKey: o.sessionKey, dryRun: o.dryRun})
   const mirror = o.mirror !== false
-  // Refused before anything is sent (a dry run too, so it previews what the real send does): the copy cannot be
-  // recorded in a SQLite-era session without forking it, and a send that silently goes unrecorded is what the mirror
-  // exists to prevent. --no-mirror sends without the copy.
-  if (mirror) state.assertJsonEra(r.agentId, MIRROR_REFUSAL)
+  // Checked before anything is sent (a dry run too, so it previews what the real send does): a copy that could not be
+  // recorded afterwards (Node without node:sqlite, or a gateway owning a SQLite-era state dir) would leave the send
+  // silently unrecorded, which is what the mirror exists to prevent. --no-mirror sends without the copy.
+  if (mirror) state.assertWritable(r.agentId)
   const idempotencyKey = o.idempotencyKey ?? `clawkit-send-${randomUUID()}`
   const params: SendParams = {target: r.target, text, media: r.media, replyTo, threadId, silent: o.silent}
   const base: MessageSendResult = {

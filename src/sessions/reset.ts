@@ -1,6 +1,5 @@
 // `sessions reset`: OpenClaw's reset semantics (new sessionId, archived transcript, metadata kept, counters cleared).
 import {resolveWorkspaceDir} from '../config/config.js'
-import {WRITE_REFUSAL} from '../store/era.js'
 import type {OpenClawState} from '../store/state.js'
 import {resolveSession} from './resolve.js'
 
@@ -38,9 +37,8 @@ export async function planReset(state: OpenClawState, target: string, opts: {age
 
 /** The store does the reset, with its lock order and its retries when other writers rotate the session meanwhile. */
 export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {
-  const s = await resolveSession(state, target, {agent: opts.agent, sqliteConsequence: WRITE_REFUSAL})
-  // resolveSession already refuses a SQLite-only agent; this covers a stray legacy sessions.json beside the database.
-  state.assertJsonEra(s.agentId)
+  const s = await resolveSession(state, target, {agent: opts.agent})
+  state.assertWritable(s.agentId)
   const cwd = resolveWorkspaceDir(state.stateDir, state.config, s.agentId, state.env)
   const done = await state.storeFor(s.ref).reset(s.key, {now: opts.now, cwd})
   return {key: s.key, agentId: s.agentId, previousSessionId: done.previousSessionId, sessionId: done.sessionId, archivedTranscript: done.archivedTranscript, sessionFile: done.sessionFile}

@@ -27,8 +27,6 @@ export interface ResolveOptions {
    * Only for reading: a writer acting on the one key a typo happens to prefix would change the wrong session.
    */
   allowPrefix?: boolean
-  /** What the caller says when the agent keeps its sessions in SQLite (a reader and a writer differ). */
-  sqliteConsequence?: string
 }
 
 /** How many candidates an ambiguous key error names. */
@@ -45,8 +43,6 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     const key = toAgentStoreSessionKey(agentOpt ?? state.activeAgentId, raw)
     const parsed = parseAgentSessionKey(key)
     const agentId = parsed ? normalizeAgentId(parsed.agentId) : (agentOpt ?? state.activeAgentId)
-    // A writer refuses a SQLite-era agent before it looks anything up (until the SQLite writer lands).
-    if (opts.sqliteConsequence) state.assertJsonEra(agentId, opts.sqliteConsequence)
     // The database is the truth for a SQLite-era agent; a legacy sessions.json beside it holds stale or stray rows.
     const ref = state.sessionStoreRef(agentId)
     const store = state.storeFor(ref)
@@ -59,16 +55,10 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
   } else if (isSafeSessionId(raw)) {
     const agents = agentOpt ? [agentOpt] : state.allAgentIds()
     const seen = new Set<string>()
-    // A writer does not search a SQLite-era agent it could not write to; it refuses only if the id is nowhere else.
-    const skipped: string[] = []
     for (const agentId of agents) {
       const ref = state.sessionStoreRef(agentId)
       if (seen.has(ref.path)) continue
       seen.add(ref.path)
-      if (opts.sqliteConsequence && state.isSqliteRef(ref)) {
-        skipped.push(agentId)
-        continue
-      }
       const store = state.storeFor(ref)
       // A SQLite store finds an id by its index; a sessions.json is read whole.
       const bySessionId = (store as {findBySessionId?: (id: string) => Promise<FoundEntry[]>}).findBySessionId
@@ -82,7 +72,6 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
         return {ref, key: normalizeSessionKey(storedKey), storedKey, entry, agentId}
       }
     }
-    if (skipped.length > 0) state.assertJsonEra(skipped[0], opts.sqliteConsequence)
   } else {
     throw new UsageError(`Invalid session key or id: ${JSON.stringify(raw).slice(0, 140)}`, 'E_BAD_SESSION')
   }

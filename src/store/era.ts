@@ -1,8 +1,7 @@
 // Which era an agent's session store is in. From about 2026.7 OpenClaw keeps an agent's sessions in
 // `agents/<id>/agent/openclaw-agent.sqlite` and reads sessions.json only as one-time import input (store-sqlite.md §1,
-// §8). clawkit reads that database (src/store/sqlite/) but does not write it yet, so for such an agent it must write no
-// JSON-era session file either: OpenClaw would not see the turn, and its next import would merge the stray file into
-// the user's store.
+// §8). clawkit reads and writes that database (src/store/sqlite/) and, for such an agent, never writes a JSON-era
+// session file: OpenClaw would not see the turn, and its next import would merge the stray file into the user's store.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -52,26 +51,20 @@ export function assertNoOrphanWal(stateDir: string, agentId: string): void {
   }
 }
 
-export function sqliteEraMessage(agentId: string, db: string): string {
-  return `Agent "${agentId}" keeps its sessions in SQLite (${db}), the store of OpenClaw 2026.7 and later; clawkit reads it but cannot change it yet (support is coming)`
-}
-
-/** Raised by every reader and writer that meets a SQLite-era agent (exit 1, code E_SQLITE_STORE). */
+/**
+ * Raised by a JSON-era writer that finds the agent's SQLite database (created after the command chose its store, or a
+ * sessions.json named by path): exit 1, code E_SQLITE_STORE.
+ */
 export class SqliteStoreError extends ClawkitError {
   readonly agentId: string
   readonly db: string
 
-  constructor(agentId: string, db: string, consequence: string) {
-    super(`${sqliteEraMessage(agentId, db)}. ${consequence}`, {
-      code: 'E_SQLITE_STORE',
-      exitCode: ExitCode.failure,
-      suggestions: [`Use "openclaw" for agent "${agentId}" until clawkit writes SQLite-era stores.`],
-    })
+  constructor(agentId: string, db: string) {
+    super(
+      `Agent "${agentId}" keeps its sessions in SQLite (${db}), the store of OpenClaw 2026.7 and later. Nothing was written: a sessions.json or transcript beside the database would fork the conversation (OpenClaw would not see it and would later import it as a duplicate).`,
+      {code: 'E_SQLITE_STORE', exitCode: ExitCode.failure, suggestions: ['Run the command again: clawkit then writes to the agent\'s database.']},
+    )
     this.agentId = agentId
     this.db = db
   }
 }
-
-/** Why a writer refuses: what it would have done to the user's conversation. */
-export const WRITE_REFUSAL = 'Nothing was written: a sessions.json or transcript beside the database would fork the conversation (OpenClaw would not see it and would later import it as a duplicate).'
-export const MIRROR_REFUSAL = 'Nothing was sent: its copy cannot be recorded in this agent\'s session without forking the conversation. Pass --no-mirror to send it without the copy.'

@@ -8,7 +8,7 @@ import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../e
 import {stripBom} from './bom.js'
 import {readTranscriptForContext} from './context-read.js'
 import {findEntryIn} from './entry-lookup.js'
-import {SqliteStoreError, WRITE_REFUSAL} from './era.js'
+import {SqliteStoreError} from './era.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from './fs-util.js'
 import {findIdempotencyKey} from './idempotency.js'
 import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
@@ -209,7 +209,7 @@ export class FileSessionStore implements SessionStore {
 
   private refuseSqliteEra(): void {
     const db = this.opts.sqliteStore?.()
-    if (db) throw new SqliteStoreError(this.ref.agentId, db, WRITE_REFUSAL)
+    if (db) throw new SqliteStoreError(this.ref.agentId, db)
   }
 
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {

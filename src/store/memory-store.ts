@@ -1,6 +1,6 @@
 // The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
-import {AsyncLocalStorage} from 'node:async_hooks'
+import {ChainMutexes} from './chain-mutex.js'
 
 import {pathToLeaf} from './context.js'
 import {findEntryIn} from './entry-lookup.js'
@@ -31,38 +31,6 @@ function copy<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T
 }
 
-/**
- * One lock per name, FIFO. Re-entrant within one async call chain, as OpenClaw's lock files are within a process (a
- * reset holds a transcript's lock and takes it again to archive it); concurrent callers wait their turn.
- */
-class Mutexes {
-  private readonly tails = new Map<string, Promise<void>>()
-  private readonly held = new AsyncLocalStorage<ReadonlySet<string>>()
-
-  async run<T>(name: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const mine = this.held.getStore() ?? new Set<string>()
-    if (mine.has(name)) return fn()
-    const aborted = () => Object.assign(new Error(`Stopped waiting for the lock of ${name}`), {code: 'E_LOCK_WAIT_ABORTED'})
-    if (signal?.aborted) throw aborted()
-    const prev = this.tails.get(name) ?? Promise.resolve()
-    let release!: () => void
-    const done = new Promise<void>((resolve) => (release = resolve))
-    const tail = prev.then(() => done)
-    this.tails.set(name, tail)
-    let onAbort: (() => void) | undefined
-    try {
-      // Like the file lock, an abort ends the wait at once rather than after the holder is done.
-      await Promise.race([prev, new Promise<never>((_, reject) => signal?.addEventListener('abort', (onAbort = () => reject(aborted())), {once: true}))])
-      return await this.held.run(new Set([...mine, name]), fn)
-    } finally {
-      if (onAbort) signal?.removeEventListener('abort', onAbort)
-      // A waiter that gave up passes its turn on only once the holder before it is done.
-      void prev.then(() => release())
-      if (this.tails.get(name) === tail) void tail.then(() => this.tails.get(name) === tail && this.tails.delete(name))
-    }
-  }
-}
-
 export interface MemoryStoreOptions {
   /** Rows to start with (copied). */
   index?: SessionStoreData
@@ -75,7 +43,7 @@ export class MemorySessionStore implements SessionStore {
   private index: SessionStoreData | undefined
   /** Locator → header and entries, in order. */
   private readonly transcripts = new Map<string, object[]>()
-  private readonly locks = new Mutexes()
+  private readonly locks = new ChainMutexes()
   private readonly prefix: string
 
   constructor(agentId: string, opts: MemoryStoreOptions = {}) {

@@ -17,9 +17,11 @@ import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '.
 import {UsageError} from '../errors.js'
 import {configSecrets, registerSecrets} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
-import {assertNoOrphanWal, findSqliteStore, SqliteStoreError, WRITE_REFUSAL} from './era.js'
+import {assertNoOrphanWal, findSqliteStore} from './era.js'
+import {loadSqlite} from './sqlite/driver.js'
 import {FileSessionStore} from './file-store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
+import {assertNoGatewayOwner} from './sqlite/write.js'
 import type {SessionStore, StoreRef} from './types.js'
 
 export interface OpenStateOptions {
@@ -171,7 +173,7 @@ export class OpenClawState {
     if (this.isSqliteRef(ref)) {
       // One connection per database for the whole command; close() ends them.
       let s = this.sqliteStores.get(ref.path)
-      if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref)))
+      if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref, {stateDir: this.stateDir})))
       return s
     }
     return new FileSessionStore(ref, {sqliteStore: () => findSqliteStore(this.stateDir, ref.agentId)})
@@ -195,10 +197,15 @@ export class OpenClawState {
     return findSqliteStore(this.stateDir, agentId)
   }
 
-  /** Writers call this before anything irreversible (a model call, a send, a file write). */
-  assertJsonEra(agentId: string, consequence = WRITE_REFUSAL): void {
-    const db = this.sqliteStore(agentId)
-    if (db) throw new SqliteStoreError(agentId, db, consequence)
+  /**
+   * Writers call this before anything irreversible (a model call, a send). A SQLite-era agent needs a Node with
+   * node:sqlite (one line naming the version otherwise) and a state dir no OpenClaw gateway or `agent --local` run
+   * owns; the store checks ownership again before its first write.
+   */
+  assertWritable(agentId: string): void {
+    if (!this.sqliteStore(agentId)) return
+    loadSqlite('Writing a SQLite-era session store (OpenClaw 2026.7 and later)')
+    assertNoGatewayOwner(this.stateDir)
   }
 
   /** The directory transcripts of a store live in: always dirname(sessions.json). */

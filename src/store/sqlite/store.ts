@@ -1,9 +1,9 @@
 // The SQLite-era backend: an agent's sessions in OpenClaw's `agents/<id>/agent/openclaw-agent.sqlite` (2026.7+), behind
-// the same SessionStore interface as the JSON files. This file holds the read side; the writes are wired in from
-// write.ts (see the block at the end of the class).
+// the same SessionStore interface as the JSON files: reads here and in read.ts, writes from write.ts (the block at the
+// end of the class).
 import fs from 'node:fs'
 
-import {ClawkitError, ExitCode} from '../../errors.js'
+import {ClawkitError} from '../../errors.js'
 import {emptyStoreData} from '../file-store.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {AppendResult, NewEntry, TailOptions, TranscriptReadResult} from '../transcript.js'
@@ -23,8 +23,28 @@ import type {
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
-import {openAgentDb, type OpenedDb} from './driver.js'
+import {ChainMutexes} from '../chain-mutex.js'
+import {pathToLeaf} from '../context.js'
+import {isEntry, isHeader} from '../transcript.js'
+import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
+import {type EventRow, eventText, openAgentDb, type OpenedDb} from './driver.js'
+import {lazyEntries} from './lazy-entries.js'
 import {entriesBySessionId, entryByKey, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {
+  appendChained,
+  appendEvents,
+  appendEventsTx,
+  assertNoGatewayOwner,
+  chainNew,
+  currentLeaf,
+  findIdempotencyKey,
+  immediateAsync,
+  immediateWrite,
+  planSessionReset,
+  resetSession,
+  SQLITE_HEADER_VERSION,
+  writeEntryChangesTx,
+} from './write.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -49,27 +69,20 @@ export function sqliteLocator(dbPath: string, sessionId: string): string {
   return `${dbPath}#${sessionId}`
 }
 
-/** The write side is another module (issue 16); until it is wired in, every write says so in one line. */
-export class SqliteWriteUnsupportedError extends ClawkitError {
-  constructor(what: string, dbPath: string) {
-    super(`${what} is not supported yet on a SQLite store (${dbPath}); nothing was written.`, {
-      code: 'E_SQLITE_WRITE_UNSUPPORTED',
-      exitCode: ExitCode.failure,
-      suggestions: ['Use "openclaw" for this agent until clawkit writes SQLite-era stores.'],
-    })
-  }
-}
-
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
   readonly ref: StoreRef
   private opened?: OpenedDb
   private readonly checkAgent: boolean
 
+  /** The state dir whose ownership locks are checked before the first write (none for a database named by path). */
+  private readonly stateDir?: string
+
   /** `checkAgent: false` for a database named by path (`--store`), whose schema_meta may name any agent. */
-  constructor(ref: StoreRef, opts: {checkAgent?: boolean} = {}) {
+  constructor(ref: StoreRef, opts: {checkAgent?: boolean; stateDir?: string} = {}) {
     this.ref = ref
     this.checkAgent = opts.checkAgent ?? true
+    this.stateDir = opts.stateDir
   }
 
   /** One read-only connection per store, opened on first use and kept until close() (the command's end). */
@@ -84,8 +97,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   close(): void {
-    if (this.opened?.db.isOpen) this.opened.db.close()
+    for (const h of [this.opened, this.writer]) if (h?.db.isOpen) h.db.close()
     this.opened = undefined
+    this.writer = undefined
   }
 
   private snap<T>(fn: (db: OpenedDb['db']) => T): T {
@@ -164,30 +178,146 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   // -------------------------------------------------------------------------------------------------------------
-  // Writes: src/store/sqlite/write.ts (another change of issue 16). Until the integrator wires them in, each refuses
-  // in one line before touching the database.
+  // Writes (write.ts): each act is one BEGIN IMMEDIATE transaction on a write connection of its own, opened after the
+  // check that no OpenClaw gateway or `agent --local` run owns the state dir. withTranscript holds no transaction
+  // across its callback (a model call would keep OpenClaw's writers waiting past their busy timeout): its appends each
+  // check that the leaf is still the one the caller chained onto (write.ts header, docs/sqlite-writes.md).
 
-  update<T>(_mutator: (data: SessionStoreData) => T | Promise<T>, _opts?: UpdateOptions): Promise<T> {
-    return Promise.reject(new SqliteWriteUnsupportedError('Changing a session entry', this.ref.path))
+  private writer?: OpenedDb
+  private readonly transcriptLocks = new ChainMutexes()
+
+  private get w(): OpenedDb {
+    if (!this.writer || !this.writer.db.isOpen) {
+      if (this.stateDir) assertNoGatewayOwner(this.stateDir)
+      this.writer = openAgentDb(this.ref.path, {write: true, agentId: this.ref.agentId})
+    }
+    return this.writer
   }
 
-  withTranscript<T>(_t: TranscriptRef, _fn: (tx: LockedTranscript) => Promise<T>, _opts?: TranscriptLockOptions): Promise<T> {
-    return Promise.reject(new SqliteWriteUnsupportedError('Writing a transcript', this.ref.path))
+  async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, _opts?: UpdateOptions): Promise<T> {
+    const h = this.w
+    return immediateAsync(h, async () => {
+      const lazy = lazyEntries(h.db)
+      const result = await mutator(lazy.data)
+      const {before, after} = lazy.changes()
+      writeEntryChangesTx(h.db, this.ref.agentId, before, after)
+      return result
+    })
   }
 
-  append(_t: TranscriptRef, _items: NewEntry[], _opts?: TranscriptAppendOptions & {lockTimeoutMs?: number}): Promise<AppendResult> {
-    return Promise.reject(new SqliteWriteUnsupportedError('Appending to a transcript', this.ref.path))
+  /** Every event of a session (header first), decoded; a broken event stops a writer rather than being skipped. */
+  private readAll(sessionId: string, locator: string): {header?: TranscriptHeader; entries: TranscriptEntry[]} | undefined {
+    return this.snap((db) => {
+      let header: TranscriptHeader | undefined
+      const entries: TranscriptEntry[] = []
+      let any = false
+      for (const row of db.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq').iterate(sessionId)) {
+        any = true
+        const decoded = eventText(row as unknown as EventRow)
+        let value: unknown
+        try {
+          if ('error' in decoded) throw new Error(decoded.error)
+          value = JSON.parse(decoded.text)
+        } catch (error) {
+          throw new ClawkitError(`Event seq ${String(row.seq)} of ${locator} cannot be read (${(error as Error).message}); the session cannot be continued. Nothing was written.`, {
+            code: 'E_SQLITE_EVENT',
+            suggestions: ['Run "clawkit doctor" to see the damaged events.'],
+          })
+        }
+        if (Number(row.seq) === 0 && isHeader(value)) header = value
+        else if (isEntry(value)) entries.push(value as TranscriptEntry)
+      }
+      return any ? {header, entries} : undefined
+    })
   }
 
-  findIdempotencyKey(_t: TranscriptRef, _key: string): Promise<IdempotencyHit | undefined> {
-    return Promise.reject(new SqliteWriteUnsupportedError('An idempotency lookup', this.ref.path))
+  withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
+    const sessionId = this.sessionIdOf(t)
+    return this.transcriptLocks.run(
+      t.locator,
+      async () => {
+        const h = this.w
+        // The leaf this caller's appends chain onto: undefined while the session has no events at all.
+        let leaf: string | null | undefined = this.snap((db) => hasEvents(db, sessionId)) ? currentLeaf(h.db, sessionId) : undefined
+        const firstEvents = (events: object[], header?: TranscriptHeader): object[] => {
+          if (!header) throw new ClawkitError(`${t.locator} has no transcript yet and no header was given; nothing was written.`, {code: 'E_NO_HEADER'})
+          return [{...header, version: SQLITE_HEADER_VERSION}, ...events]
+        }
+        // The first events of a session: refused if another writer started the transcript meanwhile.
+        const startTranscript = (events: object[]) =>
+          immediateWrite(h, () => {
+            if (hasEvents(h.db, sessionId)) throw new ClawkitError(`Session ${sessionId} moved on while this command ran (another writer started its transcript); nothing was written. Run it again.`, {code: 'E_SQLITE_LEAF_MOVED'})
+            return appendEventsTx(h.db, sessionId, events)
+          })
+        const tx: LockedTranscript = {
+          ref: t,
+          readContext: async () => {
+            const all = this.readAll(sessionId, t.locator)
+            if (!all) return undefined
+            return {header: all.header, badHeader: !all.header, missingFinalNewline: false, entries: all.entries, path: pathToLeaf(all.entries), stubs: 0}
+          },
+          append: async (items, o = {}) => {
+            const date = o.now?.() ?? new Date()
+            if (leaf === undefined) {
+              const entries = chainNew(items, null, date)
+              startTranscript(firstEvents(entries, o.header))
+              leaf = (entries.at(-1)?.id as string | undefined) ?? null
+              return {created: true, entries: entries as unknown as TranscriptEntry[]}
+            }
+            const done = appendChained(h, sessionId, items, {expectedLeaf: leaf, date})
+            leaf = (done.entries.at(-1)?.id as string | undefined) ?? leaf
+            return {created: false, entries: done.entries as unknown as TranscriptEntry[]}
+          },
+          write: async (lines) => {
+            if (lines.length === 0) return
+            const last = (lines.at(-1) as {id?: unknown}).id
+            if (leaf === undefined) {
+              const [first, ...rest] = lines as Record<string, unknown>[]
+              // The caller's header (pi's version 3) becomes the one OpenClaw 2026.9.6 writes for a new session.
+              startTranscript(isHeader(first) ? firstEvents(rest, first) : firstEvents([first, ...rest]))
+            } else {
+              appendEvents(h, sessionId, lines, {expectedLeaf: leaf})
+            }
+            if (typeof last === 'string') leaf = last
+          },
+          findIdempotencyKey: async (key) => findIdempotencyKey(h.db, sessionId, key),
+        }
+        return fn(tx)
+      },
+      opts.signal,
+    )
   }
 
-  planReset(_key: string, _now: Date): Promise<ResetPlan> {
-    return Promise.reject(new SqliteWriteUnsupportedError('sessions reset', this.ref.path))
+  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions & {lockTimeoutMs?: number} = {}): Promise<AppendResult> {
+    return this.withTranscript(t, (tx) => tx.append(items, opts))
   }
 
-  reset(_key: string, _opts: ResetOptions): Promise<ResetOutcome> {
-    return Promise.reject(new SqliteWriteUnsupportedError('sessions reset', this.ref.path))
+  async findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {
+    const sessionId = this.sessionIdOf(t)
+    return this.snap((db) => findIdempotencyKey(db, sessionId, key))
+  }
+
+  /**
+   * A reset keeps the old session's events where they are (its window stays under the key, linked from the new one by
+   * previous_session_id), so `transcript` and `archivedTranscript` both name the old session's locator.
+   */
+  async planReset(key: string, _now: Date): Promise<ResetPlan> {
+    return this.snap((db) => {
+      const plan = planSessionReset(db, normalizeSessionKey(key))
+      const old = hasEvents(db, plan.previousSessionId) ? sqliteLocator(this.ref.path, plan.previousSessionId) : null
+      return {key: plan.key, previousSessionId: plan.previousSessionId, transcript: old, archivedTranscript: old, clearedFields: plan.clearedFields}
+    })
+  }
+
+  async reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
+    const done = resetSession(this.w, {agentId: this.ref.agentId, key: normalizeSessionKey(key), now: opts.now, cwd: opts.cwd})
+    const kept = this.snap((db) => hasEvents(db, done.previousSessionId))
+    return {
+      key: done.key,
+      previousSessionId: done.previousSessionId,
+      sessionId: done.sessionId,
+      archivedTranscript: kept ? sqliteLocator(this.ref.path, done.previousSessionId) : null,
+      sessionFile: sqliteLocator(this.ref.path, done.sessionId),
+    }
   }
 }
