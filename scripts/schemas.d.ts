@@ -7,6 +7,8 @@ export interface SchemaEntry {
   module: string
   type: string
   description: string
+  /** Its successful output needs a SQLite-era store (checked by test/schemas.sqlite.test.ts on Node 24). */
+  sqlite?: boolean
 }
 export declare const SCHEMAS: readonly SchemaEntry[]
 export declare function schemaFile(name: string): string

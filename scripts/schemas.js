@@ -12,7 +12,8 @@ export const SCHEMA_DIR = path.join(ROOT, 'schemas')
 /**
  * The one list of `--json` documents. A new command's document is one line here: the schema file's name, the module
  * that exports the type (the command module, so the schema follows what the command returns), the exported type's
- * name, and a one-line description. Then `npm run schemas`, and add a run of the command to test/schemas.test.ts.
+ * name, and a one-line description (`sqlite: true` when its output needs a SQLite-era store). Then `npm run schemas`,
+ * and add a run of the command to test/schemas.test.ts (or test/schemas.sqlite.test.ts).
  */
 export const SCHEMAS = [
   {name: 'agent', command: 'agent', module: 'src/commands/agent.ts', type: 'AgentRunResult', description: 'One agent turn: the reply payloads and the run\'s metadata, as `openclaw agent --local --json` prints them, plus delivery results with --deliver.'},
@@ -23,6 +24,10 @@ export const SCHEMAS = [
   {name: 'sessions-list', command: 'sessions list', module: 'src/commands/sessions/list.ts', type: 'SessionsListResult', description: 'The sessions of one or more agent stores, newest first, in the shape of `openclaw sessions --json`.'},
   {name: 'sessions-reset', command: 'sessions reset', module: 'src/commands/sessions/reset.ts', type: 'SessionsResetOutput', description: 'A session reset (new sessionId, old transcript archived), or with --dry-run what the reset would do.'},
   {name: 'status', command: 'status', module: 'src/commands/status.ts', type: 'StatusResult', description: 'State dir, agents, recent sessions, doctor\'s cheap checks and the gateway probe; `sessions` and `agents` mirror OpenClaw\'s status JSON.'},
+  // sqlite: the command's successful output needs a SQLite-era store, so test/schemas.sqlite.test.ts (Node 24) checks it.
+  {name: 'store-export', command: 'store export', module: 'src/commands/store/export.ts', type: 'StoreExportResult', sqlite: true, description: 'A JSON-era state dir written from SQLite-era stores: per agent, the sessions and transcripts written and what was skipped.'},
+  {name: 'store-info', command: 'store info', module: 'src/commands/store/info.ts', type: 'StoreInfoResult', sqlite: true, description: 'Per agent: the store era, database path, schema, counts, sizes, legacy leftovers, import archives and migration runs.'},
+  {name: 'store-verify', command: 'store verify', module: 'src/commands/store/verify.ts', type: 'StoreVerifyResult', sqlite: true, description: 'Every legacy transcript OpenClaw imported compared with the database events: missing, extra and different events per session.'},
 ]
 
 /** The file a schema is committed as. */
