@@ -9,7 +9,7 @@ import type {SessionStoreData} from '../store/types.js'
 import {MAX_LOCKS_PER_STEP, withLiveStore, withTranscriptLocks} from './live.js'
 import {applyIndexEdits} from './repairs.js'
 import {scanStores, type StoreScan} from './scan.js'
-import {checkMigrationRuns, readMigrationRuns} from './sqlite-checks.js'
+import {checkMigrationRuns, readMigrationRuns} from './sqlite-import-checks.js'
 import {applySqliteRepairs} from './sqlite-repairs.js'
 import {
   type DoctorAgentSummary,

@@ -75,7 +75,7 @@ export const FINDING_IDS = [
   'sqlite-event-invalid-json',
   'sqlite-event-undecodable',
   'sqlite-legacy-not-imported',
-  // the import from the JSON era (OpenClaw's doctor --fix): its run manifests and archives
+  // the import from the JSON era (OpenClaw's doctor --fix): its run manifests and archives (src/doctor/sqlite-import-checks.ts)
   'sqlite-migration-failed',
   'sqlite-migration-manifest-invalid',
   'sqlite-import-protected',

@@ -5,7 +5,7 @@ import type {OpenClawState} from '../../store/state.js'
 import type {SessionEntry} from '../../store/types.js'
 import {finiteNumber} from '../../util/values.js'
 import type {StoreScan} from '../scan.js'
-import type {MigrationRun} from '../sqlite-checks.js'
+import type {MigrationRun} from '../sqlite-import-checks.js'
 import type {PlannedFinding, SqliteAgentSummary} from '../types.js'
 
 export interface CheckOptions {

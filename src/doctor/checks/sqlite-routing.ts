@@ -4,7 +4,8 @@ import path from 'node:path'
 
 import {findSqliteStore, sqliteStorePath} from '../../store/era.js'
 import {finding} from '../finding.js'
-import {checkLegacyLeftovers, checkSqliteAgent, importedIndexHashes, type SqliteCheckContext, walWithoutDb} from '../sqlite-checks.js'
+import {checkSqliteAgent, type SqliteCheckContext, walWithoutDb} from '../sqlite-checks.js'
+import {checkLegacyLeftovers, importedIndexHashes} from '../sqlite-import-checks.js'
 import type {StoreContext} from './context.js'
 
 export function checkSqlite(c: StoreContext): void {
