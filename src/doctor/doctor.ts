@@ -2,21 +2,19 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {ExitCode} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import {checkSplitState, checkStateDir, checkStore} from './checks.js'
 import type {SessionStoreData} from '../store/types.js'
 import {MAX_LOCKS_PER_STEP, withLiveStore, withTranscriptLocks} from './live.js'
 import {applyIndexEdits} from './repairs.js'
 import {scanStores, type StoreScan} from './scan.js'
-import {checkMigrationRuns, readMigrationRuns} from './sqlite-checks.js'
+import {checkMigrationRuns, readMigrationRuns} from './sqlite-import-checks.js'
 import {applySqliteRepairs} from './sqlite-repairs.js'
 import {
   type DoctorAgentSummary,
   type DoctorOptions,
   type DoctorResult,
-  EXIT_ERRORS,
-  EXIT_HEALTHY,
-  EXIT_WARNINGS,
   type Finding,
   type LiveStore,
   type PlannedFinding,
@@ -258,9 +256,9 @@ function summarize(scans: StoreScan[], sqlite: Map<string, SqliteAgentSummary>, 
 
 export function exitCodeFor(findings: Finding[]): number {
   const open = findings.filter((f) => !f.fixed)
-  if (open.some((f) => f.severity === 'error')) return EXIT_ERRORS
-  if (open.some((f) => f.severity === 'warn')) return EXIT_WARNINGS
-  return EXIT_HEALTHY
+  if (open.some((f) => f.severity === 'error')) return ExitCode.doctorErrors
+  if (open.some((f) => f.severity === 'warn')) return ExitCode.doctorWarnings
+  return ExitCode.ok
 }
 
 const SEVERITY_ORDER = {error: 0, warn: 1, info: 2} as const

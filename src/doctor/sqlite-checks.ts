@@ -1,25 +1,21 @@
 // Doctor's checks of a SQLite-era agent store (OpenClaw 2026.7 and later; spec store-sqlite.md): the database file and
-// its WAL, its session rows and events, the legacy files beside it, and the records of the import from the JSON era.
+// its WAL, its session rows and events (what the JSON-era import left is checked in sqlite-import-checks.ts).
 // Plain doctor only reads: one read-only connection (query_only) inside one read transaction. What --fix may change is
 // decided here (each finding's `repair`) and done in sqlite-repairs.ts.
-import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {ClawkitError} from '../errors.js'
 import {processesHoldingFile} from '../store/lock.js'
 import {AGENT_SCHEMA_VERSION, eventText, mapSqliteError, openAgentDb, type SqlDatabase, sqliteSupported, SQLITE_NODE_REQUIREMENT} from '../store/sqlite/driver.js'
+import {finding} from './finding.js'
 import {chmodPath} from './repairs.js'
-import type {FindingId, PlannedFinding, Severity, SqliteAgentSummary} from './types.js'
+import type {PlannedFinding, SqliteAgentSummary} from './types.js'
 
 /** OpenClaw's journal_size_limit (§2.3): a WAL above it is not being checkpointed and reset as OpenClaw expects. */
 export const WAL_OVERSIZED_BYTES = 64 * 1024 * 1024
 /** Rows a finding names in `details` (the count is always complete). */
-const DETAIL_LIMIT = 20
-
-function finding(id: FindingId, severity: Severity, agentId: string | null, p: string, message: string, extra: Partial<PlannedFinding> = {}): PlannedFinding {
-  return {id, severity, agentId, path: p, message, fixable: Boolean(extra.repair), fixed: false, ...extra}
-}
+export const DETAIL_LIMIT = 20
 
 function sizeOf(p: string): number {
   try {
@@ -29,7 +25,7 @@ function sizeOf(p: string): number {
   }
 }
 
-function oneLine(error: unknown): string {
+export function oneLine(error: unknown): string {
   return ((error as Error)?.message ?? String(error)).replace(/\s+/g, ' ').trim()
 }
 
@@ -93,15 +89,15 @@ export function checkSqliteAgent(c: SqliteCheckContext): SqliteAgentSummary {
         dangling = fs.lstatSync(db).isSymbolicLink()
       } catch {}
       if (!dangling) {
-        out.push(finding('sqlite-wal-orphan', 'error', agentId, wal, `A WAL (${walBytes} bytes) exists without its database ${path.basename(db)}: the transactions in it cannot be read or applied without the database, and OpenClaw would start an empty one beside it. Do not delete it; restore ${path.basename(db)} from a backup next to it, then run "openclaw doctor".`, {details: {walBytes}}))
+        out.push(finding({id: 'sqlite-wal-orphan', severity: 'error', agentId, path: wal, message: `A WAL (${walBytes} bytes) exists without its database ${path.basename(db)}: the transactions in it cannot be read or applied without the database, and OpenClaw would start an empty one beside it. Do not delete it; restore ${path.basename(db)} from a backup next to it, then run "openclaw doctor".`, details: {walBytes}}))
         return summary
       }
     }
-    out.push(finding('sqlite-unreadable', 'error', agentId, db, `The SQLite session store cannot be read (${oneLine(error)}). Check that ${db} is the real database file (a link must point at one) and that you can read it.`))
+    out.push(finding({id: 'sqlite-unreadable', severity: 'error', agentId, path: db, message: `The SQLite session store cannot be read (${oneLine(error)}). Check that ${db} is the real database file (a link must point at one) and that you can read it.`}))
     return summary
   }
   if (!st.isFile()) {
-    out.push(finding('sqlite-unreadable', 'error', agentId, db, `${db} is not a regular file, so neither OpenClaw nor clawkit can open it as the session database. Move it away and restore the database from a backup.`))
+    out.push(finding({id: 'sqlite-unreadable', severity: 'error', agentId, path: db, message: `${db} is not a regular file, so neither OpenClaw nor clawkit can open it as the session database. Move it away and restore the database from a backup.`}))
     return summary
   }
   summary.dbBytes = st.size
@@ -113,18 +109,23 @@ export function checkSqliteAgent(c: SqliteCheckContext): SqliteAgentSummary {
   const header = st.size === 0 ? undefined : readHeader(db)
   let truncated: PlannedFinding | undefined
   if (st.size > 0 && !header) {
-    out.push(finding('sqlite-not-a-database', 'error', agentId, db, `${db} is not a SQLite database (its first 100 bytes are not a SQLite header): it is garbage or was cut off, and OpenClaw cannot open it. Restore it from a backup; doctor changed nothing.`, {details: {bytes: st.size}}))
+    out.push(finding({id: 'sqlite-not-a-database', severity: 'error', agentId, path: db, message: `${db} is not a SQLite database (its first 100 bytes are not a SQLite header): it is garbage or was cut off, and OpenClaw cannot open it. Restore it from a backup; doctor changed nothing.`, details: {bytes: st.size}}))
     return summary
   }
   if (header?.pages !== undefined && walBytes === 0 && st.size < header.pages * header.pageSize) {
     // With an empty WAL the file holds every page: fewer bytes than its header counts means it was cut off.
-    truncated = finding('sqlite-truncated', 'error', agentId, db, `${db} is truncated: its header counts ${header.pages} pages of ${header.pageSize} bytes (${header.pages * header.pageSize} bytes) but the file has ${st.size}. The sessions in the missing pages are lost from this file; restore it from a backup (doctor changed nothing).`, {details: {bytes: st.size, expectedBytes: header.pages * header.pageSize}})
+    truncated = finding({id: 'sqlite-truncated', severity: 'error', agentId, path: db, message: `${db} is truncated: its header counts ${header.pages} pages of ${header.pageSize} bytes (${header.pages * header.pageSize} bytes) but the file has ${st.size}. The sessions in the missing pages are lost from this file; restore it from a backup (doctor changed nothing).`, details: {bytes: st.size, expectedBytes: header.pages * header.pageSize}})
     out.push(truncated)
   }
   if ((st.mode & 0o200) === 0 || !canWrite(db)) {
     const mode = (st.mode & 0o777).toString(8).padStart(3, '0')
     out.push(
-      finding('sqlite-read-only', 'error', agentId, db, `The SQLite session store is read-only (mode ${mode}): OpenClaw cannot record turns or resets in it, and clawkit cannot either. --fix runs chmod 600 (the owner's read and write, as OpenClaw creates it); if you do not own it, run: sudo chown $USER "${db}".`, {
+      finding({
+        id: 'sqlite-read-only',
+        severity: 'error',
+        agentId,
+        path: db,
+        message: `The SQLite session store is read-only (mode ${mode}): OpenClaw cannot record turns or resets in it, and clawkit cannot either. --fix runs chmod 600 (the owner's read and write, as OpenClaw creates it); if you do not own it, run: sudo chown $USER "${db}".`,
         repair: {kind: 'perm', run: () => chmodPath(db, 0o600)},
         action: 'chmod 600',
         details: {mode},
@@ -132,26 +133,26 @@ export function checkSqliteAgent(c: SqliteCheckContext): SqliteAgentSummary {
     )
   }
   if (walBytes > WAL_OVERSIZED_BYTES) {
-    out.push(finding('sqlite-wal-oversized', 'warn', agentId, wal, `The WAL is ${mib(walBytes)} MiB, over OpenClaw's journal_size_limit of ${mib(WAL_OVERSIZED_BYTES)} MiB: checkpoints are not catching up (a long-running reader, or a process that died with the database open), and every read pays for it. ${holders?.length ? `pid ${holders.join(', ')} has the database open; once it is stopped, "clawkit doctor --fix" checkpoints the WAL.` : 'See sqlite-wal-stale.'}`, {details: {walBytes, ...(holders ? {holders} : {})}}))
+    out.push(finding({id: 'sqlite-wal-oversized', severity: 'warn', agentId, path: wal, message: `The WAL is ${mib(walBytes)} MiB, over OpenClaw's journal_size_limit of ${mib(WAL_OVERSIZED_BYTES)} MiB: checkpoints are not catching up (a long-running reader, or a process that died with the database open), and every read pays for it. ${holders?.length ? `pid ${holders.join(', ')} has the database open; once it is stopped, "clawkit doctor --fix" checkpoints the WAL.` : 'See sqlite-wal-stale.'}`, details: {walBytes, ...(holders ? {holders} : {})}}))
   }
   if (walBytes > 0 && holders && holders.length === 0) {
     // A clean close leaves the WAL empty (§1.1): frames with nobody holding the database were left by a process that
     // died. The committed ones are part of the database, so a normal connection's PASSIVE checkpoint only moves them
     // into the main file; uncommitted frames were never part of it.
     out.push(
-      finding(
-        'sqlite-wal-stale',
-        'warn',
+      finding({
+        id: 'sqlite-wal-stale',
+        severity: 'warn',
         agentId,
-        wal,
-        `The WAL holds ${walBytes} bytes but no process has the database open: a process died before its checkpoint. The committed transactions in it are safe (every reader applies them), but the file stays large and must not be deleted. ${sqliteSupported() ? '--fix backs the database up, then checkpoints the WAL into it (PASSIVE, through a normal connection, as OpenClaw\'s own connections do).' : `Run "clawkit doctor --fix" on Node ${SQLITE_NODE_REQUIREMENT} or later to checkpoint it, or let OpenClaw's next start do it.`}`,
-        sqliteSupported() ? {repair: {kind: 'sqlite', db, agentId, run: checkpointWal}, action: 'back up the database, then checkpoint the WAL (PASSIVE)', details: {walBytes}} : {details: {walBytes}},
-      ),
+        path: wal,
+        message: `The WAL holds ${walBytes} bytes but no process has the database open: a process died before its checkpoint. The committed transactions in it are safe (every reader applies them), but the file stays large and must not be deleted. ${sqliteSupported() ? '--fix backs the database up, then checkpoints the WAL into it (PASSIVE, through a normal connection, as OpenClaw\'s own connections do).' : `Run "clawkit doctor --fix" on Node ${SQLITE_NODE_REQUIREMENT} or later to checkpoint it, or let OpenClaw's next start do it.`}`,
+        ...(sqliteSupported() ? {repair: {kind: 'sqlite', db, agentId, run: checkpointWal}, action: 'back up the database, then checkpoint the WAL (PASSIVE)', details: {walBytes}} : {details: {walBytes}}),
+      }),
     )
   }
 
   if (!sqliteSupported()) {
-    out.push(finding('sqlite-unchecked', 'warn', agentId, db, `The SQLite session store was not checked: this Node (${process.versions.node}) has no node:sqlite or zstd; doctor needs Node ${SQLITE_NODE_REQUIREMENT} or later for it (OpenClaw 2026.9.6 itself needs Node 24.16). The file checks above still ran.`))
+    out.push(finding({id: 'sqlite-unchecked', severity: 'warn', agentId, path: db, message: `The SQLite session store was not checked: this Node (${process.versions.node}) has no node:sqlite or zstd; doctor needs Node ${SQLITE_NODE_REQUIREMENT} or later for it (OpenClaw 2026.9.6 itself needs Node 24.16). The file checks above still ran.`}))
     return summary
   }
   let conn: SqlDatabase
@@ -191,32 +192,32 @@ function openFailure(c: SqliteCheckContext, error: unknown, truncated: PlannedFi
   const detail = oneLine(e)
   switch (e.code) {
     case 'E_SQLITE_SCHEMA_NEWER': {
-      out.push(finding('sqlite-schema-newer', 'warn', agentId, db, `${detail} The tables clawkit reads are not as it knows them, so it cannot check or show this store; a newer OpenClaw wrote it. Update clawkit, and use "openclaw" for this agent meanwhile.`))
+      out.push(finding({id: 'sqlite-schema-newer', severity: 'warn', agentId, path: db, message: `${detail} The tables clawkit reads are not as it knows them, so it cannot check or show this store; a newer OpenClaw wrote it. Update clawkit, and use "openclaw" for this agent meanwhile.`}))
       return
     }
     case 'E_SQLITE_SCHEMA_OLDER': {
-      out.push(finding('sqlite-schema-older', 'error', agentId, db, `${detail} OpenClaw 2026.9.6 also refuses to open it until it is migrated.`))
+      out.push(finding({id: 'sqlite-schema-older', severity: 'error', agentId, path: db, message: `${detail} OpenClaw 2026.9.6 also refuses to open it until it is migrated.`}))
       return
     }
     case 'E_SQLITE_NOT_AGENT_DB': {
-      out.push(finding('sqlite-schema-meta', 'error', agentId, db, `${detail} OpenClaw refuses a database whose schema_meta does not name this agent (a copy from another agent?). Put the right database back; doctor changed nothing.`))
+      out.push(finding({id: 'sqlite-schema-meta', severity: 'error', agentId, path: db, message: `${detail} OpenClaw refuses a database whose schema_meta does not name this agent (a copy from another agent?). Put the right database back; doctor changed nothing.`}))
       return
     }
     case 'E_SQLITE_BUSY': {
-      out.push(finding('sqlite-locked', 'warn', agentId, db, `The SQLite session store is locked by another process (waited 5 s): its contents were not checked. Run doctor again when the gateway or agent run is idle.`))
+      out.push(finding({id: 'sqlite-locked', severity: 'warn', agentId, path: db, message: `The SQLite session store is locked by another process (waited 5 s): its contents were not checked. Run doctor again when the gateway or agent run is idle.`}))
       return
     }
     case 'E_SQLITE_CORRUPT': {
       if (truncated) return
       // SQLite's own words, without the driver's "cannot read ... damaged (...)" wrapper.
       const sqlite = /damaged \((.*)\)\.?$/.exec(detail)?.[1] ?? detail
-      if (/not a database/i.test(detail)) out.push(finding('sqlite-not-a-database', 'error', agentId, db, `${db} is not a database SQLite can open (SQLite: ${sqlite}). Restore it from a backup; doctor changed nothing.`))
-      else out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged (SQLite: ${sqlite}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`))
+      if (/not a database/i.test(detail)) out.push(finding({id: 'sqlite-not-a-database', severity: 'error', agentId, path: db, message: `${db} is not a database SQLite can open (SQLite: ${sqlite}). Restore it from a backup; doctor changed nothing.`}))
+      else out.push(finding({id: 'sqlite-integrity', severity: 'error', agentId, path: db, message: `The SQLite session store is damaged (SQLite: ${sqlite}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`}))
       return
     }
     case 'E_SQLITE_READONLY':
     default:
-      out.push(finding('sqlite-unreadable', 'error', agentId, db, `${detail} Doctor could not check it; fix the file or its directory (SQLite needs to create ${path.basename(db)}-shm beside it even to read).`))
+      out.push(finding({id: 'sqlite-unreadable', severity: 'error', agentId, path: db, message: `${detail} Doctor could not check it; fix the file or its directory (SQLite needs to create ${path.basename(db)}-shm beside it even to read).`}))
   }
 }
 
@@ -257,7 +258,7 @@ function tableNames(conn: SqlDatabase): Set<string> {
 function checkContents(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAgentSummary, truncated: PlannedFinding | undefined): void {
   const {agentId, db, out} = c
   if (summary.schemaVersion !== undefined && summary.schemaVersion > AGENT_SCHEMA_VERSION) {
-    out.push(finding('sqlite-schema-newer', 'warn', agentId, db, `${db} uses OpenClaw agent schema version ${summary.schemaVersion}; clawkit knows version ${AGENT_SCHEMA_VERSION}. Its session tables are unchanged, so clawkit reads and checks it, but it writes nothing there (and --fix changes nothing in it). Update clawkit to write to it.`, {details: {schemaVersion: summary.schemaVersion, known: AGENT_SCHEMA_VERSION}}))
+    out.push(finding({id: 'sqlite-schema-newer', severity: 'warn', agentId, path: db, message: `${db} uses OpenClaw agent schema version ${summary.schemaVersion}; clawkit knows version ${AGENT_SCHEMA_VERSION}. Its session tables are unchanged, so clawkit reads and checks it, but it writes nothing there (and --fix changes nothing in it). Update clawkit to write to it.`, details: {schemaVersion: summary.schemaVersion, known: AGENT_SCHEMA_VERSION}}))
   }
   const damaged = (error: unknown) => {
     // A lock taken by another process after the open (an exclusive-mode writer): the locked finding, once.
@@ -267,7 +268,7 @@ function checkContents(c: SqliteCheckContext, conn: SqlDatabase, summary: Sqlite
     }
     // A damaged page met by a query after quick_check passed (or was skipped): one integrity finding, no stack.
     if (truncated || out.some((f) => f.id === 'sqlite-integrity' && f.path === db)) return
-    out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store is damaged (SQLite: ${oneLine(error)}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`))
+    out.push(finding({id: 'sqlite-integrity', severity: 'error', agentId, path: db, message: `The SQLite session store is damaged (SQLite: ${oneLine(error)}): OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup; doctor changed nothing.`}))
   }
   try {
     conn.exec('BEGIN')
@@ -279,7 +280,7 @@ function checkContents(c: SqliteCheckContext, conn: SqlDatabase, summary: Sqlite
     const problems = conn.prepare(`PRAGMA quick_check(${DETAIL_LIMIT})`).all().map((r) => String(Object.values(r)[0]))
     if (!(problems.length === 1 && problems[0] === 'ok')) {
       if (truncated) truncated.details = {...truncated.details, quickCheck: problems}
-      else out.push(finding('sqlite-integrity', 'error', agentId, db, `The SQLite session store fails its integrity check (PRAGMA quick_check: ${problems[0]}${problems.length > 1 ? `, and ${problems.length - 1} more` : ''}). OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup (or try "openclaw doctor"); doctor changed nothing.`, {details: {quickCheck: problems}}))
+      else out.push(finding({id: 'sqlite-integrity', severity: 'error', agentId, path: db, message: `The SQLite session store fails its integrity check (PRAGMA quick_check: ${problems[0]}${problems.length > 1 ? `, and ${problems.length - 1} more` : ''}). OpenClaw may fail on it or lose what the damaged pages hold. Stop the gateway, keep a copy of the file, and restore it from a backup (or try "openclaw doctor"); doctor changed nothing.`, details: {quickCheck: problems}}))
     }
   } catch (error) {
     damaged(error)
@@ -315,30 +316,30 @@ function checkNodes(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAge
     sessions++
     const check = checkEntry(row)
     if (!check.ok) {
-      out.push(finding('sqlite-entry-invalid', 'error', agentId, db, `Session "${key}": ${check.why}. OpenClaw's listing fails on such a row ("invalid persisted session row requires repair"). Stop the gateway and run "openclaw doctor --fix"; clawkit does not rewrite entries.`, {key}))
+      out.push(finding({id: 'sqlite-entry-invalid', severity: 'error', agentId, path: db, message: `Session "${key}": ${check.why}. OpenClaw's listing fails on such a row ("invalid persisted session row requires repair"). Stop the gateway and run "openclaw doctor --fix"; clawkit does not rewrite entries.`, key}))
     } else if (check.mismatch) {
-      out.push(finding('sqlite-entry-mismatch', 'error', agentId, db, `Session "${key}": ${check.mismatch}. OpenClaw silently drops such a row from "sessions" (its count drops too), so the session looks gone. Stop the gateway and run "openclaw doctor --fix"; clawkit does not rewrite entries.`, {key}))
+      out.push(finding({id: 'sqlite-entry-mismatch', severity: 'error', agentId, path: db, message: `Session "${key}": ${check.mismatch}. OpenClaw silently drops such a row from "sessions" (its count drops too), so the session looks gone. Stop the gateway and run "openclaw doctor --fix"; clawkit does not rewrite entries.`, key}))
     }
     if (row.window_key === null) {
-      out.push(finding('sqlite-window-missing', 'error', agentId, db, `Session "${key}" points at session ${String(row.current_session_id)}, which has no session_windows row: its transcript cannot be read or continued, and OpenClaw's canonical validation rejects it. Stop the gateway and run "openclaw doctor --fix"; clawkit does not create windows.`, {key, details: {sessionId: row.current_session_id}}))
+      out.push(finding({id: 'sqlite-window-missing', severity: 'error', agentId, path: db, message: `Session "${key}" points at session ${String(row.current_session_id)}, which has no session_windows row: its transcript cannot be read or continued, and OpenClaw's canonical validation rejects it. Stop the gateway and run "openclaw doctor --fix"; clawkit does not create windows.`, key, details: {sessionId: row.current_session_id}}))
     } else if (row.window_key !== row.session_key) {
-      out.push(finding('sqlite-window-missing', 'error', agentId, db, `Session "${key}" points at session ${String(row.current_session_id)}, whose window belongs to "${String(row.window_key)}": the two keys would share one transcript. Stop the gateway and run "openclaw doctor --fix".`, {key, details: {sessionId: row.current_session_id, windowKey: row.window_key}}))
+      out.push(finding({id: 'sqlite-window-missing', severity: 'error', agentId, path: db, message: `Session "${key}" points at session ${String(row.current_session_id)}, whose window belongs to "${String(row.window_key)}": the two keys would share one transcript. Stop the gateway and run "openclaw doctor --fix".`, key, details: {sessionId: row.current_session_id, windowKey: row.window_key}}))
     }
     if (Number(row.entry_valid) !== 1) {
       const fixable = check.ok && !check.mismatch && row.window_key === row.session_key && canonicalKey(key, agentId)
       const why = !check.ok || check.mismatch ? 'the entry itself is broken (see above)' : row.window_key !== row.session_key ? 'its window is missing (see above)' : !canonicalKey(key, agentId) ? `the key is not canonical for agent "${agentId}"` : ''
       out.push(
-        finding(
-          'sqlite-entry-unvalidated',
-          'error',
+        finding({
+          id: 'sqlite-entry-unvalidated',
+          severity: 'error',
           agentId,
-          db,
-          `Session "${key}" has entry_valid ${String(row.entry_valid)}: a write set its entry without validating it, and until it is 1 every "openclaw sessions" fails ("invalid persisted session row requires repair"). ` +
+          path: db,
+          message: `Session "${key}" has entry_valid ${String(row.entry_valid)}: a write set its entry without validating it, and until it is 1 every "openclaw sessions" fails ("invalid persisted session row requires repair"). ` +
             (fixable
               ? '--fix backs the database up, checks the row again inside one write transaction (entry_json parses, its sessionId and updatedAt match the row, its window exists) and sets entry_valid to 1, as OpenClaw\'s writer does after it validates.'
               : `--fix cannot validate it: ${why}. Stop the gateway and run "openclaw doctor --fix".`),
-          fixable ? {key, repair: {kind: 'sqlite', db, agentId, run: (conn2) => validateEntry(conn2, db, key, agentId)}, action: `set entry_valid = 1 for ${key}`} : {key},
-        ),
+          ...(fixable ? {key, repair: {kind: 'sqlite', db, agentId, run: (conn2) => validateEntry(conn2, db, key, agentId)}, action: `set entry_valid = 1 for ${key}`} : {key}),
+        }),
       )
     }
   }
@@ -355,8 +356,8 @@ function checkWindows(c: SqliteCheckContext, conn: SqlDatabase, tables: Set<stri
     const key = String(row.session_key)
     const current = row.current_session_id === row.session_id
     // A session's current window has no events until its first turn (§5.4: the transcript is optional).
-    if (current) out.push(finding('sqlite-window-empty', 'info', agentId, db, `Session "${key}" (session ${String(row.session_id)}) has no transcript events yet; OpenClaw writes them on its next turn.`, {key, details: {sessionId: row.session_id}}))
-    else out.push(finding('sqlite-window-empty', 'warn', agentId, db, `An earlier window of "${key}" (session ${String(row.session_id)}) has no transcript events: that part of the conversation's history is not in the database (lost, or never written). Nothing to repair without it; "clawkit store verify" compares an imported store with its legacy originals.`, {key, details: {sessionId: row.session_id}}))
+    if (current) out.push(finding({id: 'sqlite-window-empty', severity: 'info', agentId, path: db, message: `Session "${key}" (session ${String(row.session_id)}) has no transcript events yet; OpenClaw writes them on its next turn.`, key, details: {sessionId: row.session_id}}))
+    else out.push(finding({id: 'sqlite-window-empty', severity: 'warn', agentId, path: db, message: `An earlier window of "${key}" (session ${String(row.session_id)}) has no transcript events: that part of the conversation's history is not in the database (lost, or never written). Nothing to repair without it; "clawkit store verify" compares an imported store with its legacy originals.`, key, details: {sessionId: row.session_id}}))
   }
 }
 
@@ -399,11 +400,11 @@ function checkEvents(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAg
   }
   for (const [sid, seqs] of badJson) {
     const key = keyFor(sid)
-    out.push(finding('sqlite-event-invalid-json', 'error', agentId, db, `${seqs.length} transcript event(s) of session ${sid}${key ? ` ("${key}")` : ''} are not JSON objects (they do not parse, or parse to something else; first at seq ${seqs[0]}): readers fail or skip them, and that part of the history cannot be shown or sent to the model. clawkit never rewrites events; restore the database from a backup, or ask OpenClaw ("openclaw doctor").`, {...(key ? {key} : {}), details: {sessionId: sid, count: seqs.length, seqs: seqs.slice(0, DETAIL_LIMIT)}}))
+    out.push(finding({id: 'sqlite-event-invalid-json', severity: 'error', agentId, path: db, message: `${seqs.length} transcript event(s) of session ${sid}${key ? ` ("${key}")` : ''} are not JSON objects (they do not parse, or parse to something else; first at seq ${seqs[0]}): readers fail or skip them, and that part of the history cannot be shown or sent to the model. clawkit never rewrites events; restore the database from a backup, or ask OpenClaw ("openclaw doctor").`, ...(key ? {key} : {}), details: {sessionId: sid, count: seqs.length, seqs: seqs.slice(0, DETAIL_LIMIT)}}))
   }
   for (const [sid, {seqs, why}] of undecodable) {
     const key = keyFor(sid)
-    out.push(finding('sqlite-event-undecodable', 'error', agentId, db, `${seqs.length} compressed transcript event(s) of session ${sid}${key ? ` ("${key}")` : ''} cannot be decoded (first at seq ${seqs[0]}: ${why}): their content is unreadable to OpenClaw and clawkit. clawkit never rewrites events; restore the database from a backup.`, {...(key ? {key} : {}), details: {sessionId: sid, count: seqs.length, seqs: seqs.slice(0, DETAIL_LIMIT)}}))
+    out.push(finding({id: 'sqlite-event-undecodable', severity: 'error', agentId, path: db, message: `${seqs.length} compressed transcript event(s) of session ${sid}${key ? ` ("${key}")` : ''} cannot be decoded (first at seq ${seqs[0]}: ${why}): their content is unreadable to OpenClaw and clawkit. clawkit never rewrites events; restore the database from a backup.`, ...(key ? {key} : {}), details: {sessionId: sid, count: seqs.length, seqs: seqs.slice(0, DETAIL_LIMIT)}}))
   }
 }
 
@@ -441,217 +442,6 @@ function validateEntry(conn: SqlDatabase, db: string, key: string, agentId: stri
     throw error instanceof ClawkitError || !(error as {errcode?: number}).errcode ? error : mapSqliteError(db, error)
   }
   return `set entry_valid = 1 for ${key} (its entry parses and matches the row and its window)`
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Legacy files and the import's records (no node:sqlite needed)
-
-function sha256File(p: string): string | undefined {
-  try {
-    return createHash('sha256').update(fs.readFileSync(p)).digest('hex')
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * A legacy sessions.json or JSONL transcripts beside the database (§1.3): OpenClaw 2026.9.6 refuses to start while a
- * sessions.json exists that no verified import receipt covers, and their sessions are not in the database.
- */
-export function checkLegacyLeftovers(c: SqliteCheckContext, legacyStore: string): void {
-  const {agentId, out} = c
-  let isFile = false
-  try {
-    isFile = fs.lstatSync(legacyStore).isFile()
-  } catch {}
-  const transcripts = c.legacyTranscripts
-  if (isFile) {
-    const hash = sha256File(legacyStore)
-    if (hash && c.importedIndexHashes.has(hash)) return
-    let entries: number | undefined
-    try {
-      const data = JSON.parse(fs.readFileSync(legacyStore, 'utf8').replace(/^\uFEFF/, ''))
-      if (data && typeof data === 'object' && !Array.isArray(data)) entries = Object.keys(data).length
-    } catch {}
-    out.push(
-      finding(
-        'sqlite-legacy-not-imported',
-        'error',
-        agentId,
-        legacyStore,
-        `A legacy sessions.json${entries === undefined ? '' : ` (${entries} entr${entries === 1 ? 'y' : 'ies'})`}${transcripts.length ? ` and ${transcripts.length} transcript(s)` : ''} lie beside this agent's SQLite store and were never imported: their sessions are not in the database, and OpenClaw 2026.9.6 stops with "Legacy session store requires migration". Stop the gateway, back up the state dir, and run "openclaw doctor --fix" to import them (clawkit does not import; "clawkit store verify" checks the result).`,
-        {details: {...(entries === undefined ? {} : {entries}), transcripts: transcripts.length, files: transcripts.slice(0, DETAIL_LIMIT).map((t) => t.name)}},
-      ),
-    )
-    return
-  }
-  if (transcripts.length > 0) {
-    out.push(
-      finding('sqlite-legacy-not-imported', 'warn', agentId, path.dirname(transcripts[0].path), `${transcripts.length} legacy transcript(s) (e.g. ${transcripts[0].name}) lie beside this agent's SQLite store with no sessions.json: no session points at them and they are not in the database. "openclaw doctor --fix" imports or archives them (stop the gateway first); clawkit leaves them as they are.`, {
-        details: {transcripts: transcripts.length, files: transcripts.slice(0, DETAIL_LIMIT).map((t) => t.name)},
-      }),
-    )
-  }
-}
-
-export const MIGRATION_RUNS_DIR = 'session-sqlite-migration-runs'
-const ARCHIVE_DIR = 'session-sqlite-import-archive'
-
-interface Move {
-  archivePath?: unknown
-  sourcePath?: unknown
-  kind?: unknown
-  sessionKey?: unknown
-  artifact?: {identity?: {size?: unknown; sha256?: unknown}; classification?: unknown; reason?: unknown; disposal?: {state?: unknown}}
-}
-interface Target {
-  agentId?: unknown
-  validationBeforeArchive?: unknown
-  issues?: unknown
-  plannedMoves?: unknown
-  completedMoves?: unknown
-}
-export interface MigrationRun {
-  file: string
-  runId: string
-  manifest?: {completedAt?: unknown; failedAt?: unknown; failureReports?: unknown; startedAt?: unknown; targets?: unknown}
-  error?: string
-}
-
-/** Every import manifest under <state>/session-sqlite-migration-runs (none: an empty list). */
-export function readMigrationRuns(stateDir: string): MigrationRun[] {
-  const dir = path.join(stateDir, MIGRATION_RUNS_DIR)
-  let names: string[]
-  try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort()
-  } catch {
-    return []
-  }
-  return names.map((name) => {
-    const file = path.join(dir, name)
-    try {
-      const m = JSON.parse(fs.readFileSync(file, 'utf8'))
-      if (!m || typeof m !== 'object' || Array.isArray(m) || !Array.isArray(m.targets)) return {file, runId: name.replace(/\.json$/, ''), error: 'it is not an import manifest (no targets list)'}
-      return {file, runId: typeof m.runId === 'string' ? m.runId : name.replace(/\.json$/, ''), manifest: m}
-    } catch (error) {
-      return {file, runId: name.replace(/\.json$/, ''), error: oneLine(error)}
-    }
-  })
-}
-
-function targetsOf(run: MigrationRun): Target[] {
-  return ((run.manifest?.targets as unknown[]) ?? []).filter((t): t is Target => !!t && typeof t === 'object')
-}
-function moves(list: unknown): Move[] {
-  return Array.isArray(list) ? list.filter((m): m is Move => !!m && typeof m === 'object') : []
-}
-
-/** sha256 of every legacy index an import verified (OpenClaw's receipt: such a sessions.json is not "unimported"). */
-export function importedIndexHashes(runs: MigrationRun[], agentId: string): Set<string> {
-  const out = new Set<string>()
-  for (const run of runs) {
-    if (runFailure(run)) continue
-    for (const t of targetsOf(run)) {
-      if (t.agentId !== agentId) continue
-      for (const m of moves(t.completedMoves)) {
-        const cls = m.artifact?.classification
-        if (m.kind === 'legacy-store' && (cls === 'imported' || cls === 'repair-original') && typeof m.artifact?.identity?.sha256 === 'string') out.add(m.artifact.identity.sha256)
-      }
-    }
-  }
-  return out
-}
-
-/** Why a run counts as failed (§1.2), or undefined for a completed one. */
-function runFailure(run: MigrationRun): string | undefined {
-  const m = run.manifest
-  if (!m) return undefined
-  const why: string[] = []
-  if (!m.completedAt) why.push('it never completed')
-  if (m.failedAt) why.push(`it failed at ${String(m.failedAt)}`)
-  if (m.failureReports) why.push('it has failure reports')
-  for (const t of targetsOf(run)) {
-    if (t.validationBeforeArchive === 'failed') why.push(`the validation of agent "${String(t.agentId)}" failed before archiving`)
-    const issues = Array.isArray(t.issues) ? t.issues : []
-    const serious = issues.filter((i) => !(i && typeof i === 'object' && /^warn/i.test(String((i as {severity?: unknown; level?: unknown}).severity ?? (i as {level?: unknown}).level ?? ''))))
-    if (serious.length) why.push(`agent "${String(t.agentId)}" has ${serious.length} issue(s)`)
-  }
-  return why.length ? why.join(', ') : undefined
-}
-
-/** Where an archived move lives in this state dir (manifests record the paths of the machine that ran the import). */
-function localArchivePath(stateDir: string, agentId: string, archivePath: string): string {
-  const name = path.basename(archivePath)
-  return path.join(stateDir, 'agents', agentId, ARCHIVE_DIR, name)
-}
-
-/**
- * The import runs' records for the given agents: failed runs, moves OpenClaw classified `protected` (not, or not fully,
- * imported: the archived original is the only full copy), and archived originals that are gone or changed.
- */
-export function checkMigrationRuns(stateDir: string, agentIds: string[], runs: MigrationRun[], out: PlannedFinding[]): void {
-  const wanted = new Set(agentIds)
-  for (const run of runs) {
-    if (run.error) {
-      out.push(finding('sqlite-migration-manifest-invalid', 'warn', null, run.file, `The import manifest ${path.basename(run.file)} cannot be read (${run.error}): doctor cannot tell whether that import of legacy sessions succeeded. Keep the file; "openclaw doctor --session-sqlite inspect" reports the import state.`))
-      continue
-    }
-    const failure = runFailure(run)
-    for (const t of targetsOf(run)) {
-      const agentId = typeof t.agentId === 'string' ? t.agentId : undefined
-      if (!agentId || !wanted.has(agentId)) continue
-      const planned = moves(t.plannedMoves)
-      const completed = moves(t.completedMoves)
-      const done = new Set(completed.map((m) => String(m.archivePath)))
-      const pending = planned.filter((m) => !done.has(String(m.archivePath)))
-      if (failure || pending.length > 0) {
-        out.push(
-          finding(
-            'sqlite-migration-failed',
-            'error',
-            agentId,
-            run.file,
-            `The import of agent "${agentId}"'s legacy sessions (run ${run.runId}, started ${String(run.manifest?.startedAt ?? '?')}) did not finish cleanly: ${[failure, pending.length ? `${pending.length} planned move(s) never completed` : ''].filter(Boolean).join(', ')}. Some legacy sessions may be neither in the database nor where they were. Stop the gateway and run "openclaw doctor --session-sqlite recover" (it restores the run), then "clawkit store verify" to compare the database with the originals.`,
-            {details: {runId: run.runId, ...(failure ? {failure} : {}), pendingMoves: pending.slice(0, DETAIL_LIMIT).map((m) => m.sourcePath)}},
-          ),
-        )
-      }
-      const protectedHistory: Move[] = []
-      const protectedSide: Move[] = []
-      for (const m of completed) {
-        const cls = m.artifact?.classification
-        const kind = String(m.kind)
-        if (cls === 'protected') (kind === 'trajectory' ? protectedSide : protectedHistory).push(m)
-        if (typeof m.archivePath !== 'string') continue
-        if (m.artifact?.disposal?.state === 'disposed') continue
-        const local = localArchivePath(stateDir, agentId, m.archivePath)
-        let size: number | undefined
-        try {
-          size = fs.statSync(local).size
-        } catch {}
-        const expected = Number(m.artifact?.identity?.size)
-        if (size === undefined || (Number.isFinite(expected) && size !== expected)) {
-          const only = cls === 'protected'
-          out.push(
-            finding(
-              'sqlite-import-archive-missing',
-              only ? 'error' : 'warn',
-              agentId,
-              local,
-              `The archived original ${path.basename(local)} (${kind}${typeof m.sessionKey === 'string' ? ` of "${m.sessionKey}"` : ''}) that run ${run.runId} recorded is ${size === undefined ? 'gone' : `changed (${size} bytes, recorded ${expected})`}. ${only ? 'OpenClaw classified it protected (not fully imported), so it held history the database lacks: restore it from a backup.' : 'It was only a recovery copy (the database holds what it had), but OpenClaw\'s recover and restore need it as recorded.'}`,
-              {details: {runId: run.runId, classification: cls, recorded: m.archivePath}},
-            ),
-          )
-        }
-      }
-      if (protectedHistory.length > 0) {
-        out.push(finding('sqlite-import-protected', 'warn', agentId, path.join(stateDir, 'agents', agentId, ARCHIVE_DIR), `${protectedHistory.length} legacy file(s) that run ${run.runId} archived are classified "protected": not (fully) imported, so the archived originals hold history the database may lack (e.g. ${path.basename(String(protectedHistory[0].archivePath))}). Keep them; "clawkit store verify" compares them with the database.`, {details: {runId: run.runId, files: protectedHistory.slice(0, DETAIL_LIMIT).map((m) => ({archivePath: m.archivePath, kind: m.kind, reason: m.artifact?.reason}))}}))
-      }
-      if (protectedSide.length > 0) {
-        out.push(finding('sqlite-import-protected', 'info', agentId, path.join(stateDir, 'agents', agentId, ARCHIVE_DIR), `${protectedSide.length} trajectory side file(s) that run ${run.runId} archived are classified "protected" (OpenClaw never imports trajectories): the archive is their only copy. Nothing to do; keep the archive.`, {details: {runId: run.runId, files: protectedSide.slice(0, DETAIL_LIMIT).map((m) => m.archivePath)}}))
-      }
-    }
-  }
 }
 
 /** A stray -wal whose database is gone (no node:sqlite needed; the agent then looks JSON-era to everything else). */

@@ -1,5 +1,4 @@
 // Types of doctor findings and results: the stable `--json` contract of `clawkit doctor` (docs/doctor.md).
-import {ExitCode} from '../errors.js'
 import type {SqlDatabase} from '../store/sqlite/driver.js'
 import type {SessionEntry, SessionStoreData} from '../store/types.js'
 
@@ -76,7 +75,7 @@ export const FINDING_IDS = [
   'sqlite-event-invalid-json',
   'sqlite-event-undecodable',
   'sqlite-legacy-not-imported',
-  // the import from the JSON era (OpenClaw's doctor --fix): its run manifests and archives
+  // the import from the JSON era (OpenClaw's doctor --fix): its run manifests and archives (src/doctor/sqlite-import-checks.ts)
   'sqlite-migration-failed',
   'sqlite-migration-manifest-invalid',
   'sqlite-import-protected',
@@ -214,7 +213,3 @@ export interface LiveStore {
   /** A row an edit just added, so the edits after it in the same batch see it. */
   added(key: string, entry: SessionEntry): void
 }
-
-export const EXIT_HEALTHY = ExitCode.ok
-export const EXIT_WARNINGS = ExitCode.doctorWarnings
-export const EXIT_ERRORS = ExitCode.doctorErrors

@@ -10,6 +10,7 @@ import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type S
 import {isSqliteFile} from '../store/sqlite/store.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
 import type {SessionEntry, StoreRef} from '../store/types.js'
+import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
 
 /** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
 export interface SessionRow {
@@ -111,16 +112,6 @@ export function parseLimit(raw: string | undefined): number | null {
   return raw === undefined ? null : positiveIntegerFlag('--limit', raw, {all: true})
 }
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined
-}
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined
-}
-function bool(v: unknown): boolean | undefined {
-  return typeof v === 'boolean' ? v : undefined
-}
-
 const configuredModelCache = new WeakMap<OpenClawState, Map<string, {provider?: string; model?: string}>>()
 
 /** The agent's configured default model, memoized per state: a 10k-row list asks for it 10k times. */
@@ -134,33 +125,33 @@ function configuredModel(state: OpenClawState, agentId: string): {provider?: str
 
 export function buildRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SessionRow {
   const agentId = resolveAgentIdFromKey(key, storeAgentId)
-  const updatedAt = num(entry.updatedAt)
-  const rawTotal = num(entry.totalTokens)
+  const updatedAt = finiteNumber(entry.updatedAt)
+  const rawTotal = finiteNumber(entry.totalTokens)
   const fresh = rawTotal !== undefined && entry.totalTokensFresh !== false
   const configured = configuredModel(state, agentId)
-  const modelOverride = str(entry.modelOverride)
-  const providerOverride = str(entry.providerOverride)
-  const modelProvider = str(entry.modelProvider)
-  const model = modelOverride ?? str(entry.model) ?? configured.model
+  const modelOverride = nonEmptyString(entry.modelOverride)
+  const providerOverride = nonEmptyString(entry.providerOverride)
+  const modelProvider = nonEmptyString(entry.modelProvider)
+  const model = modelOverride ?? nonEmptyString(entry.model) ?? configured.model
   const provider = providerOverride ?? modelProvider ?? configured.provider
-  const defaultsCtx = num(state.config.agents?.defaults?.contextTokens)
-  const contextTokens = num(entry.contextTokens) ?? lookupContextWindow(state.config, model, provider) ?? defaultsCtx ?? DEFAULT_CONTEXT_TOKENS
+  const defaultsCtx = finiteNumber(state.config.agents?.defaults?.contextTokens)
+  const contextTokens = finiteNumber(entry.contextTokens) ?? lookupContextWindow(state.config, model, provider) ?? defaultsCtx ?? DEFAULT_CONTEXT_TOKENS
   const ageMs = updatedAt === undefined ? undefined : now - updatedAt
-  const sessionId = str(entry.sessionId)
-  const systemSent = bool(entry.systemSent)
-  const abortedLastRun = bool(entry.abortedLastRun)
-  const inputTokens = num(entry.inputTokens)
-  const outputTokens = num(entry.outputTokens)
+  const sessionId = nonEmptyString(entry.sessionId)
+  const systemSent = strictBoolean(entry.systemSent)
+  const abortedLastRun = strictBoolean(entry.abortedLastRun)
+  const inputTokens = finiteNumber(entry.inputTokens)
+  const outputTokens = finiteNumber(entry.outputTokens)
   // OpenClaw 2026.4.27 prints the stored total even when stale; freshness only changes its human table.
   const totalTokens = rawTotal ?? null
   const kind = classifySessionKind(key, entry)
-  const thinkingLevel = str(entry.thinkingLevel)
-  const verboseLevel = str(entry.verboseLevel)
-  const traceLevel = str(entry.traceLevel)
-  const reasoningLevel = str(entry.reasoningLevel)
-  const elevatedLevel = str(entry.elevatedLevel)
-  const responseUsage = str(entry.responseUsage)
-  const groupActivation = str(entry.groupActivation)
+  const thinkingLevel = nonEmptyString(entry.thinkingLevel)
+  const verboseLevel = nonEmptyString(entry.verboseLevel)
+  const traceLevel = nonEmptyString(entry.traceLevel)
+  const reasoningLevel = nonEmptyString(entry.reasoningLevel)
+  const elevatedLevel = nonEmptyString(entry.elevatedLevel)
+  const responseUsage = nonEmptyString(entry.responseUsage)
+  const groupActivation = nonEmptyString(entry.groupActivation)
   // Most sessions set none of these nine; their rows leave them out. The document is the same (JSON.stringify skips
   // undefined values), but stringifying 10 000 rows that carry nine undefined fields each took ~9 ms more.
   if ((thinkingLevel ?? verboseLevel ?? traceLevel ?? reasoningLevel ?? elevatedLevel ?? responseUsage ?? groupActivation ?? providerOverride ?? modelOverride) === undefined) {
@@ -283,9 +274,9 @@ export function buildSqliteRow(state: OpenClawState, key: string, entry: Session
   // The resolved display model's provider (not the entry's raw field, as 2026.4.27 printed), and a context window only
   // when positive, else the model's, else the defaults'.
   const configured = configuredModel(state, base.agentId)
-  const provider = str(e.providerOverride) ?? str(e.modelProvider) ?? configured.provider
+  const provider = nonEmptyString(e.providerOverride) ?? nonEmptyString(e.modelProvider) ?? configured.provider
   const contextTokens =
-    typeof e.contextTokens === 'number' && e.contextTokens > 0 ? e.contextTokens : (lookupContextWindow(state.config, base.model, provider) ?? num(state.config.agents?.defaults?.contextTokens) ?? DEFAULT_CONTEXT_TOKENS)
+    typeof e.contextTokens === 'number' && e.contextTokens > 0 ? e.contextTokens : (lookupContextWindow(state.config, base.model, provider) ?? finiteNumber(state.config.agents?.defaults?.contextTokens) ?? DEFAULT_CONTEXT_TOKENS)
   return {
     key,
     updatedAt,

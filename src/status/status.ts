@@ -14,6 +14,7 @@ import type {OpenClawState} from '../store/state.js'
 import {resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import type {SessionEntry} from '../store/types.js'
 import {type GatewayProbe, probeGateway, resolveGatewayPort} from './gateway.js'
+import {finiteNumber} from '../util/values.js'
 
 export const RECENT_LIMIT = 10
 
@@ -102,10 +103,6 @@ export interface StatusOptions {
   allKeys?: string[]
 }
 
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined
-}
-
 /** OpenClaw's status flags: like `sessions` but `elevated:` and `fast`/`fast:off`, as arrays. */
 export function statusFlags(row: SessionRow, fastMode: boolean | undefined): string[] {
   const flags: string[] = []
@@ -141,8 +138,8 @@ function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionSt
     abortedLastRun: row.abortedLastRun,
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
-    cacheRead: num(entry.cacheRead),
-    cacheWrite: num(entry.cacheWrite),
+    cacheRead: finiteNumber(entry.cacheRead),
+    cacheWrite: finiteNumber(entry.cacheWrite),
     totalTokens,
     totalTokensFresh: row.totalTokensFresh,
     remainingTokens: totalTokens === null ? null : Math.max(0, row.contextTokens - totalTokens),
@@ -218,7 +215,7 @@ function agentSessions(scan: StoreScan, id: string): {count: number; last: numbe
     if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
     if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
     count++
-    const updatedAt = num(entry.updatedAt) ?? null
+    const updatedAt = finiteNumber(entry.updatedAt) ?? null
     if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
     pushTop(top, {key, entry, storeAgentId: scan.agentId, updatedAt}, RECENT_LIMIT)
   }
@@ -279,7 +276,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   // The model a turn of the default agent would use (the same function `agent` calls), with OpenClaw's built-in
   // default when nothing is configured, rather than "unknown".
   const defaultsRef = chooseModel(state.config, state.defaultAgentId)
-  const defaultsCtx = num(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
+  const defaultsCtx = finiteNumber(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
   const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
   const newest = recent[0]
   const open = findings.filter((f) => !f.fixed)

@@ -1,0 +1,42 @@
+// Which agents of a store keep their sessions in SQLite: those get the sqlite-* checks (sqlite-checks.ts) instead of
+// being judged by the JSON-era file layout, and doctor's agents[] gets their figures.
+import path from 'node:path'
+
+import {findSqliteStore, sqliteStorePath} from '../../store/era.js'
+import {finding} from '../finding.js'
+import {checkSqliteAgent, type SqliteCheckContext, walWithoutDb} from '../sqlite-checks.js'
+import {checkLegacyLeftovers, importedIndexHashes} from '../sqlite-import-checks.js'
+import type {StoreContext} from './context.js'
+
+export function checkSqlite(c: StoreContext): void {
+  const stateDir = c.state.stateDir
+  for (const agentId of c.scan.agentIds) {
+    const db = sqliteStorePath(stateDir, agentId)
+    const sessionsDir = path.join(stateDir, 'agents', agentId, 'sessions')
+    const ctx: SqliteCheckContext = {
+      stateDir,
+      agentId,
+      db,
+      legacyTranscripts: c.scan.sessionsDir === sessionsDir ? c.scan.transcripts : [],
+      importedIndexHashes: importedIndexHashes(c.opts.migrationRuns ?? [], agentId),
+      out: c.out,
+    }
+    if (!findSqliteStore(stateDir, agentId)) {
+      if (!c.opts.cheap && walWithoutDb(db)) checkSqliteAgent(ctx)
+      continue
+    }
+    const alone = !c.scan.storeStat
+    c.out.push(
+      finding({
+        id: 'sqlite-store',
+        severity: 'info',
+        agentId,
+        path: db,
+        message: `This agent keeps its sessions in SQLite (OpenClaw 2026.7 and later), ${alone ? 'with no sessions.json' : 'next to a sessions.json, which is legacy import input (the database is the truth)'}. Doctor checks the database itself (the sqlite-* findings), and --fix refuses to write any JSON-era session file of this agent: a rewritten or re-indexed legacy file would be imported again as a fork.`,
+      }),
+    )
+    if (c.opts.cheap) continue
+    c.opts.sqliteStats?.set(agentId, checkSqliteAgent(ctx))
+    checkLegacyLeftovers(ctx, path.join(sessionsDir, 'sessions.json'))
+  }
+}
