@@ -15,6 +15,7 @@ import {ClawkitError, ExitCode} from '../errors.js'
 import {mapSqliteError, openAgentDb, type SqlDatabase} from '../store/sqlite/driver.js'
 import {readNodes, streamEvents} from '../store/sqlite/export-read.js'
 import type {OpenClawState} from '../store/state.js'
+import {sha256} from '../util/hash.js'
 import {agentPaths, IMPORT_ARCHIVE_DIR} from './locate.js'
 import {type ManifestMove, readMigrationRuns} from './runs.js'
 
@@ -95,13 +96,6 @@ export class NothingToVerifyError extends ClawkitError {
   }
 }
 
-type Crypto = typeof import('node:crypto')
-let cryptoMod: Crypto | undefined
-function sha256(): import('node:crypto').Hash {
-  // Loaded here, not at start-up: every other command would pay for node:crypto (src/store/random-id.ts).
-  cryptoMod ??= (process as unknown as {getBuiltinModule(id: string): Crypto}).getBuiltinModule('node:crypto')
-  return cryptoMod.createHash('sha256')
-}
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`

@@ -1,17 +1,16 @@
 // Doctor's checks of what OpenClaw's import from the JSON era left (spec store-sqlite.md §1.2): legacy files beside an
 // agent's SQLite store that were never imported, and the run manifests and archives of the import. None needs node:sqlite.
-import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import {sha256} from '../util/hash.js'
 import {finding} from './finding.js'
 import {DETAIL_LIMIT, oneLine, type SqliteCheckContext} from './sqlite-checks.js'
 import type {PlannedFinding} from './types.js'
 
-
 function sha256File(p: string): string | undefined {
   try {
-    return createHash('sha256').update(fs.readFileSync(p)).digest('hex')
+    return sha256().update(fs.readFileSync(p)).digest('hex')
   } catch {
     return undefined
   }

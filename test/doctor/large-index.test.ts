@@ -52,7 +52,9 @@ describe('doctor and status on a real-sized index', () => {
 
   it('no code outside the scan reads the fields it leaves out (add them back to the scan before reading them)', () => {
     const files = (dir: string): string[] => fs.readdirSync(dir, {withFileTypes: true}).flatMap((d) => (d.isDirectory() ? files(path.join(dir, d.name)) : [path.join(dir, d.name)]))
-    const readers = files(path.join(ROOT, 'src')).filter((f) => f !== path.join(ROOT, 'src', 'doctor', 'scan.ts') && UNREAD_ENTRY_FIELDS.some((field) => fs.readFileSync(f, 'utf8').includes(field)))
+    // The scan's entries reach doctor and status only; other code (sessions list, the SQLite store) reads entries of
+    // its own, with these fields (or drops them itself, as list does).
+    const readers = [...files(path.join(ROOT, 'src', 'doctor')), ...files(path.join(ROOT, 'src', 'status'))].filter((f) => f !== path.join(ROOT, 'src', 'doctor', 'scan.ts') && UNREAD_ENTRY_FIELDS.some((field) => fs.readFileSync(f, 'utf8').includes(field)))
     expect(readers).toEqual([])
   })
 })

@@ -4,9 +4,13 @@
 import fs from 'node:fs'
 
 import {ClawkitError} from '../../errors.js'
+import {ChainMutexes} from '../chain-mutex.js'
+import {pathToLeaf} from '../context.js'
 import {emptyStoreData} from '../file-store.js'
+import {openRegularSync} from '../safe-open.js'
 import {normalizeSessionKey} from '../session-key.js'
-import type {AppendResult, NewEntry, TailOptions, TranscriptReadResult} from '../transcript.js'
+import {type AppendResult, isEntry, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
+import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
   FoundEntry,
   IdempotencyHit,
@@ -23,10 +27,6 @@ import type {
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
-import {ChainMutexes} from '../chain-mutex.js'
-import {pathToLeaf} from '../context.js'
-import {isEntry, isHeader} from '../transcript.js'
-import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
 import {entriesBySessionId, entryByKey, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
@@ -55,7 +55,9 @@ import {
 export function isSqliteFile(file: string): boolean {
   let fd: number | undefined
   try {
-    fd = fs.openSync(file, 'r')
+    // Regular files only: a FIFO or a device named by --store would block the read or never end; the caller's
+    // sessions.json path then refuses it with the path and its kind.
+    fd = openRegularSync(file, {what: 'Session store'}).fd
     const head = Buffer.alloc(16)
     return fs.readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\u0000'
   } catch {
