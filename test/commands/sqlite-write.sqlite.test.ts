@@ -204,6 +204,22 @@ describeSqlite('message send mirror on a SQLite-era store', () => {
   })
 })
 
+describeSqlite('message send mirror into a key the store does not have yet', () => {
+  it('creates the node, the window and a version-4 header, then the mirrored message chained from it', async () => {
+    const state = sqliteState(NATIVE_96)
+    const key = 'agent:main:clawkit:mirror-new'
+    const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'first words', '--session-key', key, '--json', '--state-dir', state], {env: env()})
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    expect(json(r).payload.mirrored).toMatchObject({sessionKey: key, created: true})
+    const {sessionId} = await expectConsistent(state, key)
+    const evs = await events(state, sessionId)
+    expect(evs[0]).toMatchObject({type: 'session', version: 4, id: sessionId})
+    expect(evs.slice(1)).toHaveLength(1)
+    expect(evs[1]).toMatchObject({type: 'message', parentId: null, message: {role: 'assistant'}})
+    expectNoJsonEraFiles(state)
+  })
+})
+
 describeSqlite('writers while OpenClaw owns the state dir', () => {
   it('agent, reset and a mirrored send refuse with E_GATEWAY_OWNS_STATE before any model call or send, and the database is unchanged', async () => {
     const state = sqliteState(NATIVE_96)
