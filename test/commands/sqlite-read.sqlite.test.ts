@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, FIXTURES, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {addVarietyRows, dbPath, eventsOf, expectedAgentRows, mergeRows, openDb, ROW_FIELDS, sha, withoutAge} from '../support/sqlite-expect.js'
 
@@ -215,5 +215,16 @@ describeSqlite('status on a SQLite-era store', () => {
     // A JSON-era state dir says so too.
     const j = json(await runCli(['status', '--json', '--state-dir', copyFixture(TWO_AGENTS)], {env: env()}))
     expect(j.agents.agents.map((a: any) => a.era)).toEqual(['json', 'json'])
+  })
+
+  it('a legacy sessions.json left beside the database (never imported) is reported by status\'s cheap checks', async () => {
+    const state = copyFixture(NATIVE_96)
+    const clean = json(await runCli(['status', '--json', '--state-dir', state], {env: env()}))
+    expect(clean.doctor.ids).not.toContain('sqlite-legacy-not-imported')
+    fs.mkdirSync(path.join(state, 'agents', 'main', 'sessions'), {recursive: true, mode: 0o700})
+    fs.copyFileSync(path.join(FIXTURES, TWO_AGENTS, 'agents', 'main', 'sessions', 'sessions.json'), path.join(state, 'agents', 'main', 'sessions', 'sessions.json'))
+    const mixed = json(await runCli(['status', '--json', '--state-dir', state], {env: env()}))
+    expect(mixed.doctor.ids).toContain('sqlite-legacy-not-imported')
+    expect(mixed.doctor.errors).toBeGreaterThan(0)
   })
 })

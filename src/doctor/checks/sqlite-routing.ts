@@ -35,8 +35,10 @@ export function checkSqlite(c: StoreContext): void {
         message: `This agent keeps its sessions in SQLite (OpenClaw 2026.7 and later), ${alone ? 'with no sessions.json' : 'next to a sessions.json, which is legacy import input (the database is the truth)'}. Doctor checks the database itself (the sqlite-* findings), and --fix refuses to write any JSON-era session file of this agent: a rewritten or re-indexed legacy file would be imported again as a fork.`,
       }),
     )
+    // Legacy files never imported are status's business too (the issue's "doctor/status report" them); without any
+    // beside the database this is one lstat, and with one the state needs attention whatever it costs to say so.
+    checkLegacyLeftovers(ctx, path.join(sessionsDir, 'sessions.json'))
     if (c.opts.cheap) continue
     c.opts.sqliteStats?.set(agentId, checkSqliteAgent(ctx))
-    checkLegacyLeftovers(ctx, path.join(sessionsDir, 'sessions.json'))
   }
 }
