@@ -47,12 +47,14 @@ export function resetClearedFields(entry: SessionEntry): string[] {
 }
 
 /** The entry after a reset: new id and sessionFile, counters cleared, everything else kept. */
-export function resetEntry(entry: SessionEntry, newId: string, newFile: string, now: Date): SessionEntry {
+export function resetEntry(entry: SessionEntry, newId: string, newFile: string | undefined, now: Date): SessionEntry {
   const next: SessionEntry = {...entry}
   for (const f of RESET_CLEARED_FIELDS) delete next[f]
   next.sessionId = newId
   next.updatedAt = Math.max(now.getTime(), typeof entry.updatedAt === 'number' ? entry.updatedAt : 0)
-  next.sessionFile = newFile
+  // A store without transcript files (SQLite) passes none: the entry then names no file.
+  if (newFile === undefined) delete next.sessionFile
+  else next.sessionFile = newFile
   next.systemSent = false
   next.abortedLastRun = false
   next.inputTokens = 0

@@ -33,7 +33,7 @@ import path from 'node:path'
 import {ClawkitError, ExitCode, NotFoundError} from '../../errors.js'
 import {processesHoldingFile} from '../lock.js'
 import {randomUUID} from '../random-id.js'
-import {RESET_CLEARED_FIELDS, resetClearedFields} from '../reset.js'
+import {resetClearedFields, resetEntry} from '../reset.js'
 import type {NewEntry} from '../transcript.js'
 import type {IdempotencyHit, SessionEntry, SessionStoreData} from '../types.js'
 import {eventText, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
@@ -741,21 +741,10 @@ export function planSessionReset(db: SqlDatabase, key: string): SqliteResetPlan 
  * changes (visibility, publicShare, providerReview) go too.
  */
 export function resetSqliteEntry(entry: SessionEntry, newId: string, now: Date): SessionEntry {
-  const next: SessionEntry = {...entry}
-  for (const f of RESET_CLEARED_FIELDS) delete next[f]
-  for (const f of ['sessionFile', 'visibility', 'publicShare', 'providerReview']) delete next[f]
-  const t = now.getTime()
-  next.sessionId = newId
+  const next = resetEntry(entry, newId, undefined, now)
+  for (const f of ['visibility', 'publicShare', 'providerReview']) delete next[f]
   next.previousSessionId = entry.sessionId
-  next.updatedAt = Math.max(t, typeof entry.updatedAt === 'number' ? entry.updatedAt : 0)
-  next.sessionStartedAt = t
-  next.systemSent = false
-  next.abortedLastRun = false
-  next.inputTokens = 0
-  next.outputTokens = 0
-  next.totalTokens = 0
-  next.totalTokensFresh = true
-  next.compactionCount = 0
+  next.sessionStartedAt = now.getTime()
   return next
 }
 
