@@ -33,6 +33,11 @@ export interface OpenStateOptions {
   ignoreSettings?: boolean
   /** Keep going with an empty config when openclaw.json is invalid (doctor and status, like OpenClaw's). */
   tolerateConfigError?: boolean
+  /**
+   * The store of each agent, instead of the one its era on disk gives (tests run the sessions, agent and channel cores
+   * on MemorySessionStore this way; a shared-database backend would plug in here). Called once per store path.
+   */
+  storeFactory?: (ref: StoreRef) => SessionStore
 }
 
 export class OpenClawState {
@@ -47,8 +52,9 @@ export class OpenClawState {
   readonly preferredAgent?: string
   /** Set when the config was invalid and `tolerateConfigError` let the state open with an empty config. */
   readonly configError?: ConfigError
+  private readonly storeFactory?: (ref: StoreRef) => SessionStore
 
-  constructor(opts: {stateDir: string; source: OpenClawState['stateDirSource']; reason: string; loaded: LoadedConfig; env: Env; preferredAgent?: string; configError?: ConfigError}) {
+  constructor(opts: {stateDir: string; source: OpenClawState['stateDirSource']; reason: string; loaded: LoadedConfig; env: Env; preferredAgent?: string; configError?: ConfigError; storeFactory?: (ref: StoreRef) => SessionStore}) {
     this.stateDir = opts.stateDir
     this.stateDirSource = opts.source
     this.stateDirReason = opts.reason
@@ -58,6 +64,7 @@ export class OpenClawState {
     this.env = opts.env
     this.preferredAgent = opts.preferredAgent
     this.configError = opts.configError
+    this.storeFactory = opts.storeFactory
   }
 
   static open(opts: OpenStateOptions = {}): OpenClawState {
@@ -84,7 +91,7 @@ export class OpenClawState {
     }
     // Every credential in the config is known to the redaction of error output from here on, whoever echoes it.
     registerSecrets(configSecrets(loaded.config))
-    return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined, configError})
+    return new OpenClawState({stateDir: resolved.stateDir, source, reason: resolved.reason, loaded, env, preferredAgent: settings.agent ? normalizeAgentId(settings.agent) : undefined, configError, storeFactory: opts.storeFactory})
   }
 
   /** True when the user named the state dir (flag, env, profile, clawkit settings) rather than OpenClaw's default. */
@@ -167,9 +174,15 @@ export class OpenClawState {
   }
 
   private readonly sqliteStores = new Map<string, SqliteSessionStore>()
+  private readonly injected = new Map<string, SessionStore>()
 
   /** The store behind a ref a lookup returned (resolveSession's `ref`), so that its index and transcripts agree. */
   storeFor(ref: StoreRef): SessionStore {
+    if (this.storeFactory) {
+      let s = this.injected.get(ref.path)
+      if (!s) this.injected.set(ref.path, (s = this.storeFactory(ref)))
+      return s
+    }
     if (this.isSqliteRef(ref)) {
       // One connection per database for the whole command; close() ends them.
       let s = this.sqliteStores.get(ref.path)
@@ -203,7 +216,7 @@ export class OpenClawState {
    * owns; the store checks ownership again before its first write.
    */
   assertWritable(agentId: string): void {
-    if (!this.sqliteStore(agentId)) return
+    if (this.storeFactory || !this.sqliteStore(agentId)) return
     loadSqlite('Writing a SQLite-era session store (OpenClaw 2026.7 and later)')
     assertNoGatewayOwner(this.stateDir)
   }
