@@ -6,6 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import {runAgentTurn} from '../../src/agent/turn.js'
 import {mirrorDelivery} from '../../src/channels/mirror.js'
 import {sessionHistory} from '../../src/sessions/history.js'
 import {listSessions} from '../../src/sessions/list.js'
@@ -15,6 +16,10 @@ import {OpenClawState} from '../../src/store/state.js'
 import {isTranscriptFileName} from '../../src/store/transcript.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES} from '../support/cli.js'
+import {lastUserText} from '../support/mock-anthropic.js'
+import {useServers} from '../support/servers.js'
+
+const servers = useServers({mock: true})
 
 const MAIN = 'agent:main:main'
 const FIXTURE_DIR = path.join(FIXTURES, COMPACTION, 'agents', 'main', 'sessions')
@@ -32,11 +37,23 @@ interface Backend {
   store: SessionStore
 }
 
+/** A fixture copy whose model provider is the mock server and whose workspace is inside the copy. */
+function stateDirCopy(): string {
+  const stateDir = copyFixture(COMPACTION)
+  const cfg = path.join(stateDir, 'openclaw.json')
+  const ws = path.join(stateDir, 'workspace')
+  fs.mkdirSync(ws)
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('http://127.0.0.1:18089', servers.mock.url).replace('/home/user/.openclaw/workspace', ws))
+  return stateDir
+}
+
+const ENV = {HOME: '/nonexistent', ANTHROPIC_API_KEY: 'test-key'}
+
 const BACKENDS: [string, () => Backend][] = [
   [
     'file (OpenClaw JSON layout)',
     () => {
-      const state = OpenClawState.open({stateDir: copyFixture(COMPACTION), env: {HOME: '/nonexistent'}, ignoreSettings: true})
+      const state = OpenClawState.open({stateDir: stateDirCopy(), env: ENV, ignoreSettings: true})
       return {state, store: state.store('main')}
     },
   ],
@@ -44,12 +61,12 @@ const BACKENDS: [string, () => Backend][] = [
     'memory',
     () => {
       // The config still comes from a real state dir; every session read and write goes to the twin.
-      const stateDir = copyFixture(COMPACTION)
+      const stateDir = stateDirCopy()
       const seed = new MemorySessionStore('main')
       const transcripts: Record<string, object[]> = {}
       for (const name of fs.readdirSync(FIXTURE_DIR)) if (isTranscriptFileName(name)) transcripts[seed.locatorOf(name)] = lines(path.join(FIXTURE_DIR, name))
       const twin = new MemorySessionStore('main', {index: JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'sessions.json'), 'utf8')), transcripts})
-      const state = OpenClawState.open({stateDir, env: {HOME: '/nonexistent'}, ignoreSettings: true, storeFactory: () => twin})
+      const state = OpenClawState.open({stateDir, env: ENV, ignoreSettings: true, storeFactory: () => twin})
       // Nothing may reach the files: they are removed, so a core that bypassed the store would find nothing.
       fs.rmSync(path.join(stateDir, 'agents', 'main', 'sessions'), {recursive: true, force: true})
       return {state, store: twin}
@@ -102,5 +119,23 @@ describe.each(BACKENDS)('sessions and channel cores on the %s backend', (_name, 
     expect(found?.entryId).toBeTruthy()
     const history = await sessionHistory(state, MAIN, {limit: 1})
     expect(history.entries.at(-1)).toMatchObject({type: 'message', role: 'assistant'})
+  })
+
+  it('agent turn: the model gets the session\'s context, the reply is appended onto its leaf and the usage lands in the entry', async () => {
+    const {state, store} = make()
+    const before = (await store.findEntry(MAIN))!.entry
+    const calls = servers.mock.messageRequests().length
+    const r = await runAgentTurn({state, message: 'one more question', selector: {sessionKey: MAIN}, env: ENV})
+    expect(r).toMatchObject({sessionKey: MAIN, sessionId: before.sessionId, aborted: false})
+    const reqs = servers.mock.messageRequests().slice(calls)
+    expect(reqs.length).toBeGreaterThan(0)
+    expect(lastUserText(reqs.at(-1)!.body)).toContain('one more question')
+    // The compaction fixture's summary is part of the context the model gets.
+    expect(JSON.stringify(reqs.at(-1)!.body.messages)).toMatch(/summary/i)
+    const after = (await store.findEntry(MAIN))!.entry
+    expect(after.updatedAt).toBeGreaterThan(before.updatedAt)
+    expect(after.inputTokens).toBeGreaterThan(0)
+    const history = await sessionHistory(state, MAIN, {limit: 2})
+    expect(history.entries.filter((e) => e.type === 'message').map((e) => (e as {role?: string}).role)).toEqual(['user', 'assistant'])
   })
 })
