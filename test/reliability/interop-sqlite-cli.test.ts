@@ -131,17 +131,28 @@ describe.skipIf(!enabled)('interop through the CLI: clawkit and real OpenClaw 20
     expect((await events(dbOf(w, 'main'), reset.previousSessionId)).length).toBe(19)
   }, 1_200_000)
 
-  it('clawkit message send (webhook, --session-key) mirrors into an OpenClaw session, and OpenClaw\'s next turn sends the mirrored text as an assistant message', async () => {
+  it('clawkit message send (webhook, --session-key) mirrors into an OpenClaw session: OpenClaw chains its next turn onto the copy but, like clawkit, does not send it to the model', async () => {
+    // OpenClaw (2026.4.27 and 2026.9.6) never replays a delivery-mirror to the provider: it is a transcript record of
+    // text the model already wrote or did not write. The proof is that its turn continues after the copy.
     const w = world(NATIVE_96)
     const key = 'agent:main:explicit:c0ffee00-0000-4000-8000-000000000096'
     const sent = await clawkit(w, ['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'mirrored status update', '--session-key', key, '--json'])
     expect(sent.code, sent.stdout + sent.stderr).toBe(0)
-    expect(json(sent).payload.mirrored).toMatchObject({sessionKey: key, duplicate: false})
+    const mirrored = json(sent).payload.mirrored
+    expect(mirrored).toMatchObject({sessionKey: key, duplicate: false})
     const before = await listedRow(w, key)
-    const body = await turn(w, 'openclaw', key, 'did the update go out?')
-    const lines = sentLines(body)
-    expect(lines.slice(-2)).toEqual(['assistant: mirrored status update', 'user: did the update go out?'])
-    expect(users(body)[0]).toBe('explicit session hello')
+    expect(before.sessionId).toBe(mirrored.sessionId)
+    const oc = await turn(w, 'openclaw', key, 'did the update go out?')
+    expect(JSON.stringify(oc.messages)).not.toContain('mirrored status update')
+    expect(users(oc)).toEqual(['explicit session hello', 'did the update go out?'])
+    const evs = await events(dbOf(w, 'main'), before.sessionId)
+    const at = evs.findIndex((e) => e.event.id === mirrored.entryId)
+    expect(at, 'the copy is in the session').toBeGreaterThan(0)
+    expect(evs[at + 1].event.parentId, 'OpenClaw chained onto the copy').toBe(mirrored.entryId)
+    const ck = await turn(w, 'clawkit', key, 'and what now?')
+    expect(JSON.stringify(ck.messages)).not.toContain('mirrored status update')
+    expect(users(ck)).toEqual(['explicit session hello', 'did the update go out?', 'and what now?'])
+    expect(assistants(ck)).toContain(`reply ${replies - 1}`)
     expect((await listedRow(w, key)).sessionId).toBe(before.sessionId)
   }, 1_200_000)
 
