@@ -65,6 +65,17 @@ async function storedUsers(w: World, agent: string, sessionId: string): Promise<
     .filter((t) => t !== '')
 }
 
+/** The first line of each tool result stored in a session (imported agent:main:main keeps one zstd-compressed). */
+async function storedToolResults(w: World, agent: string, sessionId: string): Promise<string[]> {
+  const evs = await events(dbOf(w, agent), sessionId)
+  return evs
+    .filter((e) => e.event.type === 'message' && e.event.message.role === 'toolResult')
+    .map((e) => (e.event.message.content ?? []).filter((b: any) => b.type === 'text').map((b: any) => b.text).join('\n').split('\n')[0])
+}
+
+/** The text of every tool_result block a request carried. */
+const toolResultsSent = (body: any): string[] => body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []).filter((b: any) => b.type === 'tool_result').map((b: any) => (typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: any) => c.text ?? '').join('\n'))))
+
 /** Both listings of every agent agree (clawkit's comparison with OpenClaw's rows); returns OpenClaw's row for `key`. */
 async function listedRow(w: World, key: string): Promise<any> {
   const {oc, ck} = await both(w.state, ['--all-agents'])
@@ -81,6 +92,7 @@ async function roundTrip(fixture: string, key: string): Promise<void> {
   const agent = agentOf(key)
   const first = await listedRow(w, key)
   const expectedUsers = first ? await storedUsers(w, agent, first.sessionId) : []
+  const toolResults = first ? await storedToolResults(w, agent, first.sessionId) : []
   const earlierReplies: string[] = []
   let sessionId: string | undefined = first?.sessionId
   for (const [i, who] of (['clawkit', 'openclaw', 'clawkit'] as const).entries()) {
@@ -89,6 +101,8 @@ async function roundTrip(fixture: string, key: string): Promise<void> {
     expectedUsers.push(text)
     expect(users(body), `${who}'s request`).toEqual(expectedUsers)
     for (const reply of earlierReplies) expect(assistants(body), `${who}'s request`).toContain(reply)
+    const sentResults = toolResultsSent(body)
+    for (const first of toolResults) expect(sentResults.some((t) => t.startsWith(first)), `${who} sent the tool result "${first}"`).toBe(true)
     earlierReplies.push(`reply ${replies}`)
     const row = await listedRow(w, key)
     expect(row, key).toBeDefined()
@@ -96,7 +110,7 @@ async function roundTrip(fixture: string, key: string): Promise<void> {
     sessionId = row.sessionId
     expect(row.totalTokens, `${who}'s turn counted`).toBeGreaterThan(0)
   }
-  process.stderr.write(`interop-sqlite-cli: ${key} on ${fixture}: ${expectedUsers.length} user messages, session ${sessionId}\n`)
+  process.stderr.write(`interop-sqlite-cli: ${key} on ${fixture}: ${expectedUsers.length} user messages, ${toolResults.length} tool results, session ${sessionId}\n`)
 }
 
 describe.skipIf(!enabled)('interop through the CLI: clawkit and real OpenClaw 2026.9.6 take turns on one SQLite store', () => {
@@ -104,8 +118,12 @@ describe.skipIf(!enabled)('interop through the CLI: clawkit and real OpenClaw 20
     await roundTrip(NATIVE_96, 'agent:main:main')
   }, 1_200_000)
 
-  it('an imported session of a second agent (agent:work:main, zstd events): clawkit, OpenClaw, clawkit with the whole history', async () => {
+  it('an imported session of a second agent (agent:work:main): clawkit, OpenClaw, clawkit with the whole history', async () => {
     await roundTrip(IMPORTED_96, 'agent:work:main')
+  }, 1_200_000)
+
+  it('an imported session with a zstd-compressed event and tool calls (imported agent:main:main): clawkit, OpenClaw, clawkit with the whole history', async () => {
+    await roundTrip(IMPORTED_96, 'agent:main:main')
   }, 1_200_000)
 
   it('a session clawkit creates (--session-key agent:main:clawkit:x): OpenClaw continues it, then clawkit, with the whole history', async () => {
