@@ -49,9 +49,25 @@ function toolResultBlock(m: ToolResultMessage): ApiBlock {
   return {type: 'tool_result', tool_use_id: m.toolCallId, content: content.length > 0 ? content : [{type: 'text', text: '(no output)'}], is_error: Boolean(m.isError)}
 }
 
+/** OpenClaw's assistant messages that only record something in the transcript (a channel delivery, an injection). */
+const TRANSCRIPT_ONLY_MODELS = new Set(['delivery-mirror', 'gateway-injected'])
+const DELIVERY_MIRROR_KINDS = new Set(['channel-final', 'channel-final-suppressed', 'message-tool-source-reply', 'cron-direct-delivery-context'])
+
 /**
- * pi-ai's Anthropic conversion plus OpenClaw's repair (agent-loop.md §6.7): assistant messages that failed or were
- * aborted are skipped; each tool_use is followed by exactly its tool_results in the next user message (missing ones
+ * OpenClaw never replays these to the model (2026.4.27 and 2026.9.6 `normalizeAssistantReplayContent`,
+ * `isTranscriptOnlyOpenClawAssistantMessage`): a delivered copy is already the model's own earlier reply, or text the
+ * model did not write. Replaying it would give the two tools different histories for one session.
+ */
+export function isTranscriptOnlyAssistant(m: AssistantMessage): boolean {
+  const a = m as AssistantMessage & {openclawDeliveryMirror?: {kind?: unknown}}
+  if (a.provider === 'openclaw' && typeof a.model === 'string' && TRANSCRIPT_ONLY_MODELS.has(a.model)) return true
+  const kind = a.openclawDeliveryMirror && typeof a.openclawDeliveryMirror === 'object' ? a.openclawDeliveryMirror.kind : undefined
+  return typeof kind === 'string' && DELIVERY_MIRROR_KINDS.has(kind)
+}
+
+/**
+ * pi-ai's Anthropic conversion plus OpenClaw's repair (agent-loop.md §6.7): transcript-only OpenClaw messages
+ * (isTranscriptOnlyAssistant) and assistant messages that failed or were aborted are skipped; each tool_use is followed by exactly its tool_results in the next user message (missing ones
  * get a synthetic error result, orphans and duplicates are dropped); consecutive same-role messages are merged.
  */
 export function toApiMessages(messages: AgentMessage[]): ApiMessage[] {
@@ -69,7 +85,7 @@ export function toApiMessages(messages: AgentMessage[]): ApiMessage[] {
     if (m.role === 'user') push('user', userBlocks((m as {content: unknown}).content))
     else if (m.role === 'assistant') {
       const a = m as AssistantMessage
-      if (a.stopReason === 'error' || a.stopReason === 'aborted') continue
+      if (a.stopReason === 'error' || a.stopReason === 'aborted' || isTranscriptOnlyAssistant(a)) continue
       const blocks = assistantBlocks(a)
       if (blocks.length === 0) continue
       const calls = blocks.filter((b) => b.type === 'tool_use')

@@ -57,6 +57,17 @@ describe('agent --deliver', () => {
     expect(hist.entries.at(-1)).toMatchObject({role: 'assistant', provider: 'openclaw', model: 'delivery-mirror', text: 'Echo: status please'})
   })
 
+  it('a delivered copy (message send into agent:main:main) stays in the transcript but the next turn does not send it to the model, as OpenClaw does', async () => {
+    const sent = await a.run(['message', 'send', '--channel', 'telegram', '-t', '12345', '-m', 'sent by hand', '--json'])
+    expect(sent.code, sent.stderr).toBe(0)
+    expect(transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1).message).toMatchObject({provider: 'openclaw', model: 'delivery-mirror'})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'what did I send?', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const messages = JSON.stringify(a.mock.messageRequests().at(-1)!.body.messages)
+    expect(messages).not.toContain('sent by hand')
+    expect(messages).toContain('what did I send?')
+  })
+
   it('without a channel or a previous route it fails with OpenClaw\'s message, exit 1, and keeps the turn', async () => {
     const r = await a.run(['agent', '--agent', 'main', '-m', 'hello', '--deliver'])
     expect(r.code).toBe(1)

@@ -202,6 +202,27 @@ describeSqlite('message send mirror on a SQLite-era store', () => {
     await expectConsistent(state, 'agent:main:main')
     expectNoJsonEraFiles(state)
   })
+
+  it('a mirrored copy stays in the transcript, and the next agent turn chains onto it without sending it to the model (OpenClaw replays no delivery-mirror)', async () => {
+    const state = sqliteState(NATIVE_96)
+    const key = 'agent:main:explicit:c0ffee00-0000-4000-8000-000000000096'
+    const {sessionId} = await expectConsistent(state, key)
+    const sent = await runCli(['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'mirrored status update', '--session-key', key, '--json', '--state-dir', state], {env: env()})
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0)
+    const mirrorId = json(sent).payload.mirrored.entryId
+    const r = await runCli(['agent', '-m', 'did it go out?', '--session-key', key, '--json', '--state-dir', state], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    const body = servers.mock.messageRequests().at(-1)!.body
+    expect(JSON.stringify(body.messages)).not.toContain('mirrored status update')
+    // The history around it is all there: OpenClaw's turn before, then the new question.
+    expect(userTexts(body).some((t) => t.includes('explicit session hello'))).toBe(true)
+    expect(userTexts(body).at(-1)).toContain('did it go out?')
+    const evs = await events(state, sessionId)
+    const at = evs.findIndex((e) => e.id === mirrorId)
+    expect(at).toBeGreaterThan(0)
+    expect(evs[at + 1].parentId).toBe(mirrorId)
+    await expectConsistent(state, key)
+  })
 })
 
 describeSqlite('message send mirror into a key the store does not have yet', () => {

@@ -9,38 +9,13 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, ROOT, type RunResult, tempDir} from '../support/cli.js'
+import {baseEnv, copyFixture, ROOT, tempDir} from '../support/cli.js'
 import {NATIVE_96} from '../support/sqlite.js'
+import {docOf, enabled96 as enabled, events, expectOneChain, NODE, OPENCLAW, openclaw, run, sentLines, shareCachedPluginRuntime} from './support/openclaw96.js'
 
-const NODE = process.env.CLAWKIT_INTEROP_NODE
-const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW96
-const enabled = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW) && fs.existsSync(NODE))
-
-function run(cmd: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs = 240_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(cmd, args, {env, cwd, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    c.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
-    c.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => c.kill('SIGKILL'), timeoutMs)
-    c.on('error', reject)
-    c.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code, signal, stdout, stderr})
-    })
-  })
-}
-
-function openclaw(args: string[], state: string, home: string): Promise<RunResult> {
-  return run(NODE!, [OPENCLAW!, ...args], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home)
-}
-
-function openclawJson(r: RunResult): any {
-  const start = r.stdout.indexOf('{')
-  if (r.code !== 0 || start < 0) throw new Error(`openclaw failed (exit ${r.code}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`)
-  return JSON.parse(r.stdout.slice(start))
-}
+const openclawJson = (r: Parameters<typeof docOf>[0]) => docOf(r, 'openclaw')
+/** What the model was sent in the last request the mock process logged. */
+const lastSent = (requests: string): string[] => sentLines(JSON.parse(fs.readFileSync(requests, 'utf8').trim().split('\n').at(-1)!).body)
 
 /** clawkit's write primitives, run by test/support/sqlite-write-worker.mjs on Node 24 (vitest may run on Node 20). */
 async function act(db: string, a: Record<string, unknown>): Promise<any> {
@@ -48,18 +23,6 @@ async function act(db: string, a: Record<string, unknown>): Promise<any> {
   const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? 'null')
   if (r.code !== 0 || out?.error) throw new Error(`clawkit ${String(a.op)} failed: ${JSON.stringify(out?.error)} ${r.stderr}`)
   return out
-}
-
-/** Every event of a session, in seq order, decoded (zstd ones too), read by a Node 24 child. */
-async function events(db: string, sessionId: string): Promise<{seq: number; event: any}[]> {
-  const script = `
-    const {openAgentDb, eventText} = await import(${JSON.stringify(path.join(ROOT, 'dist/store/sqlite/driver.js'))})
-    const h = openAgentDb(process.argv[1])
-    const rows = h.db.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq').all(process.argv[2])
-    process.stdout.write(JSON.stringify(rows.map((r) => ({seq: r.seq, event: JSON.parse(eventText(r).text)}))))`
-  const r = await run(NODE!, ['--input-type=module', '-e', script, db, sessionId], baseEnv(tempDir()), ROOT, 60_000)
-  if (r.code !== 0) throw new Error(r.stderr)
-  return JSON.parse(r.stdout)
 }
 
 async function startMock(requests: string): Promise<{mock: ChildProcess; port: number}> {
@@ -77,31 +40,7 @@ function writeConfig(state: string, port: number): void {
       agents: {defaults: {model: {primary: 'mockant/claude-mock'}, workspace: path.join(state, 'workspace')}},
     }, null, 2),
   )
-  const cache = process.env.CLAWKIT_INTEROP_CACHE
-  if (cache) {
-    fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
-    fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
-  }
-}
-
-const textOf = (m: any): string => (typeof m.content === 'string' ? m.content : (m.content ?? []).filter((b: any) => b.type === 'text').map((b: any) => b.text).join(' '))
-/**
- * What the model was sent in the last request, as "role: text" lines. OpenClaw 2026.9.6 prefixes each user message it
- * sends with the time ("[Thu 2026-11-26 13:19 UTC] ") and its own turn with a "[Bootstrap pending]" notice while the
- * workspace's BOOTSTRAP.md is unfinished: both are its rendering, not stored text, so they are cut.
- */
-function lastSent(requests: string): string[] {
-  const body = JSON.parse(fs.readFileSync(requests, 'utf8').trim().split('\n').at(-1)!).body
-  const clean = (t: string) => t.replace(/^\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d [A-Z]+\] /, '').replace(/^\[Bootstrap pending\]\n[\s\S]*?\n\n/, '').replace(/^\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d [A-Z]+\] /, '')
-  // Its per-turn runtime context (active exec sessions, subagents) travels as one more user message: not history.
-  return body.messages.map((m: any) => `${m.role}: ${clean(textOf(m))}`).filter((l: string) => !l.startsWith('user: <<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>'))
-}
-
-/** One unbroken parentId chain over the events after the header (each event's parent is the one before it). */
-function expectOneChain(evs: {seq: number; event: any}[]): void {
-  const body = evs.filter((e) => e.event.type !== 'session')
-  expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i))
-  for (let i = 1; i < body.length; i++) expect(body[i].event.parentId, `seq ${body[i].seq} (${body[i].event.type})`).toBe(body[i - 1].event.id)
+  shareCachedPluginRuntime(state)
 }
 
 const usage = {input: 40, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 45, cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}}

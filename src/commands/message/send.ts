@@ -11,7 +11,7 @@ export type {MessageSendResult} from '../../channels/send.js'
 export default class MessageSend extends BaseCommand<typeof MessageSend> {
   static override summary = 'Send a message to a chat and copy it into the matching session'
   static override description =
-    'Talks to the platform API directly (Telegram Bot API, Discord REST, Slack Web API, or a JSON webhook). On success the sent text is appended to the session the target maps to, as OpenClaw\'s "delivery-mirror" message, so the agent remembers it. Tokens come from openclaw.json (channels.<channel>) or TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN / SLACK_BOT_TOKEN.'
+    'Talks to the platform API directly (Telegram Bot API, Discord REST, Slack Web API, or a JSON webhook). On success the sent text is appended to the session the target maps to, as OpenClaw\'s "delivery-mirror" message (a record in its history; like OpenClaw, agent turns do not send it back to the model). Tokens come from openclaw.json (channels.<channel>) or TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN / SLACK_BOT_TOKEN.'
   static override examples = [
     '<%= config.bin %> message send --channel telegram -t 123456789 -m "Build finished"',
     '<%= config.bin %> message send --channel discord -t channel:123456789012345678 -m "Deployed" --media ./report.pdf',
