@@ -127,7 +127,7 @@ describeSqlite('agent -m on a SQLite-era store', () => {
     expectNoJsonEraFiles(state)
   })
 
-  it('continues an imported session (version-3 header, zstd-compressed events) of a second agent', async () => {
+  it('continues an imported session of a second agent (version-3 header, 8-hex entry ids from the JSON era)', async () => {
     const state = sqliteState(IMPORTED_96)
     const {sessionId} = await expectConsistent(state, 'agent:work:main', 'work')
     const before = await events(state, sessionId, 'work')
@@ -136,7 +136,7 @@ describeSqlite('agent -m on a SQLite-era store', () => {
     const after = await events(state, sessionId, 'work')
     expect(after.length).toBeGreaterThan(before.length)
     expect(after[before.length].parentId).toBe(before.at(-1).id)
-    // Every earlier user message reached the model, the compressed ones included.
+    // Every earlier user message reached the model.
     const texts = userTexts(servers.mock.messageRequests().at(-1)!.body)
     expect(texts.length).toBeGreaterThan(1)
     await expectConsistent(state, 'agent:work:main', 'work')
