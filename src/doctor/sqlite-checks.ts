@@ -426,7 +426,7 @@ function checkpointWal(conn: SqlDatabase): string {
  * cleared by OpenClaw's next write (exp B, E).
  */
 function validateEntry(conn: SqlDatabase, db: string, key: string, agentId: string): string {
-  // Not the driver's immediate(): it rewords every error as a store read failure, and "changed meanwhile" is not one.
+  // Not write.ts's immediateWrite(): it rewords SQLite's errors as a store failure, and "changed meanwhile" is not one.
   conn.exec('BEGIN IMMEDIATE')
   try {
     const row = conn.prepare('SELECT n.current_session_id, n.entry_json, n.entry_valid, n.updated_at, w.session_key AS window_key FROM session_nodes n LEFT JOIN session_windows w ON w.session_id = n.current_session_id WHERE n.session_key = ?').get(key)

@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, ROOT, type RunResult, tempDir} from '../support/cli.js'
+import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runProcess, tempDir} from '../support/cli.js'
 import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
@@ -20,19 +20,7 @@ const enabled = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW))
 const enabled96 = Boolean(NODE && OPENCLAW96 && fs.existsSync(OPENCLAW96))
 
 function run(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(NODE!, [bin, ...args], {env, cwd, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    c.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
-    c.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => c.kill('SIGKILL'), 300_000)
-    c.on('error', reject)
-    c.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code, signal, stdout, stderr})
-    })
-  })
+  return runProcess(NODE!, [bin, ...args], {env, cwd, timeoutMs: 300_000})
 }
 
 const openclaw = (entry: string, args: string[], stateDir: string, home: string) => run(entry, args, {...baseEnv(home), OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1'}, home)

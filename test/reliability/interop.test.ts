@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, ROOT, type RunResult, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, ROOT, type RunResult, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -14,20 +14,7 @@ const enabled = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW))
 
 /** `openclaw <args>` on Node 24 with OPENCLAW_STATE_DIR, a scratch HOME and no network-facing extras. */
 function openclaw(args: string[], stateDir: string, home: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const env = {...baseEnv(home), OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1'}
-    const c = spawn(NODE!, [OPENCLAW!, ...args], {env, cwd: home, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    c.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
-    c.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => c.kill('SIGKILL'), 180_000)
-    c.on('error', reject)
-    c.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code, signal, stdout, stderr})
-    })
-  })
+  return runProcess(NODE!, [OPENCLAW!, ...args], {env: {...baseEnv(home), OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1'}, cwd: home, timeoutMs: 180_000})
 }
 
 /** OpenClaw prints a banner and logs around its JSON; take the one top-level document. */

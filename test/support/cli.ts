@@ -66,19 +66,27 @@ export function baseEnv(home: string, extra: Record<string, string | undefined> 
 }
 
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return runProcess(process.execPath, [BIN, ...args], {cwd: opts.cwd ?? ROOT, env: opts.env ?? baseEnv(tempDir()), input: opts.input ?? '', timeoutMs: opts.timeoutMs ?? 30_000})
+}
+
+/**
+ * Any child process with its output collected, killed after `timeoutMs`. Without `input` its stdin is closed from the
+ * start (an interactive prompt then sees end of input at once).
+ */
+export function runProcess(cmd: string, args: string[], opts: {env: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: opts.cwd ?? ROOT, env: opts.env ?? baseEnv(tempDir()), stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(cmd, args, {cwd: opts.cwd ?? ROOT, env: opts.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
+    child.stdout!.setEncoding('utf8').on('data', (d) => (stdout += d))
+    child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d))
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       resolve({code, signal, stdout, stderr})
     })
-    child.stdin.end(opts.input ?? '')
+    if (opts.input !== undefined) child.stdin!.end(opts.input)
   })
 }
 

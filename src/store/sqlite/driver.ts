@@ -206,20 +206,3 @@ export function eventText(row: EventRow): {text: string} | {error: string} {
     return {error: 'its zstd payload is not valid UTF-8'}
   }
 }
-
-/** Run `fn` in one BEGIN IMMEDIATE transaction (the writer lock is taken up front, waiting up to busy_timeout). */
-export function immediate<T>(db: SqlDatabase, path: string, fn: () => T): T {
-  try {
-    db.exec('BEGIN IMMEDIATE')
-  } catch (error) {
-    throw mapSqliteError(path, error)
-  }
-  try {
-    const result = fn()
-    db.exec('COMMIT')
-    return result
-  } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK')
-    throw mapSqliteError(path, error)
-  }
-}

@@ -4,7 +4,7 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {baseEnv, BIN, copyFixture, ROOT, type RunResult, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runProcess, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {Rng} from './prng.js'
 
 export const WORKER = path.join(ROOT, 'test', 'reliability', 'support', 'crash-worker.mjs')
@@ -116,19 +116,7 @@ export function cli(args: string[]): SpawnSpec {
 }
 
 export function runSpec(spec: SpawnSpec, env: Record<string, string>, timeoutMs = 30_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(spec.command, spec.args, {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code, signal, stdout, stderr})
-    })
-  })
+  return runProcess(spec.command, spec.args, {env, cwd: ROOT, timeoutMs})
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -2,14 +2,13 @@
 // fixture copies OpenClaw may write into, the listing comparison and the reading of what the model was sent.
 // Enabled only when CLAWKIT_INTEROP_OPENCLAW96 (2026.9.6's openclaw.mjs) and CLAWKIT_INTEROP_NODE (a Node 24) are set,
 // as scripts/interop.sh does.
-import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import JSON5 from 'json5'
 import {expect} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, ROOT, type RunResult, tempDir} from '../../support/cli.js'
+import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runProcess, tempDir} from '../../support/cli.js'
 
 export const NODE = process.env.CLAWKIT_INTEROP_NODE
 export const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW96
@@ -17,19 +16,7 @@ export const enabled96 = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW) && 
 
 /** A child with its output collected; killed after `timeoutMs` (OpenClaw turns take seconds, minutes under load). */
 export function run(cmd: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs = 240_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(cmd, args, {env, cwd, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    c.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
-    c.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => c.kill('SIGKILL'), timeoutMs)
-    c.on('error', reject)
-    c.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code, signal, stdout, stderr})
-    })
-  })
+  return runProcess(cmd, args, {env, cwd, timeoutMs})
 }
 
 /** `openclaw <args>` (2026.9.6) on the Node 24, with OPENCLAW_STATE_DIR and a scratch HOME. */
