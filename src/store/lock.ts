@@ -528,6 +528,8 @@ export async function withLock<T>(file: string, fn: () => Promise<T> | T, opts: 
   const mine = chainLocks.getStore()
   if (mine?.has(lockPath)) return fn()
   if (opts.signal?.aborted) throw lockWaitAborted(lockPath, process.pid)
+  // Only a real in-process wait shortens what is left for the lock file (and the timeout the error names).
+  const contended = queues.has(lockPath)
   const prev = queues.get(lockPath) ?? Promise.resolve()
   let release!: () => void
   const turn = prev.then(() => new Promise<void>((resolve) => (release = resolve)))
@@ -536,7 +538,7 @@ export async function withLock<T>(file: string, fn: () => Promise<T> | T, opts: 
   const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
   try {
     await waitInProcess(prev, lockPath, timeoutMs, opts)
-    const lock = await acquireLock(file, {...opts, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started))})
+    const lock = await acquireLock(file, contended ? {...opts, timeoutMs: Math.max(0, timeoutMs - (Date.now() - started))} : opts)
     try {
       return await chainLocks.run(new Set([...(mine ?? []), lockPath]), fn)
     } finally {
