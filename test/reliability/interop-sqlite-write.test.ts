@@ -148,7 +148,9 @@ describe.skipIf(!enabled)('interop: clawkit writes a SQLite store, real OpenClaw
       let done = false
       void turn.then(() => (done = true))
       let seen: any
-      while (!done && !seen) {
+      // OpenClaw opens its ownership lock a moment before it writes the JSON payload that names its role: until then the
+      // refusal already holds but names the owner generically, so the probe keeps looking until the role is there.
+      while (!done && !seen?.owner?.role) {
         const p = await probe()
         if (p.owner) seen = p
       }
