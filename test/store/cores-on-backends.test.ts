@@ -37,13 +37,12 @@ interface Backend {
   store: SessionStore
 }
 
-/** A fixture copy whose model provider is the mock server and whose workspace is inside the copy. */
+/** A fixture copy whose model provider is the mock server (copyFixture keeps its workspace inside it). */
 function stateDirCopy(): string {
   const stateDir = copyFixture(COMPACTION)
   const cfg = path.join(stateDir, 'openclaw.json')
-  const ws = path.join(stateDir, 'workspace')
-  fs.mkdirSync(ws)
-  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('http://127.0.0.1:18089', servers.mock.url).replace('/home/user/.openclaw/workspace', ws))
+  fs.mkdirSync(path.join(stateDir, 'workspace'))
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('http://127.0.0.1:18089', servers.mock.url))
   return stateDir
 }
 

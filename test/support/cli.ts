@@ -103,7 +103,27 @@ export function json<T = any>(r: RunResult): T {
 export function copyFixture(name: string, dest = path.join(tempDir(), 'state')): string {
   fs.cpSync(path.join(FIXTURES, name), dest, {recursive: true})
   makeWritable(dest)
+  keepWorkspacesInside(dest)
   return dest
+}
+
+/** Where the fixtures' configs put the agents' workspaces (OpenClaw wrote them under /home/user; see the README). */
+const FIXTURE_WORKSPACE = '/home/user/.openclaw/workspace'
+
+/**
+ * The copy's workspaces move inside it (`<copy>/workspace`, `<copy>/workspace-work`): a real OpenClaw run on a copy
+ * (the interop suites) would otherwise create /home/user/.openclaw/workspace on the machine, and from then on every
+ * test that reads the workspace (status's bootstrap line) would see that machine's leftovers.
+ */
+function keepWorkspacesInside(dest: string): void {
+  const cfg = path.join(dest, 'openclaw.json')
+  let text: string
+  try {
+    text = fs.readFileSync(cfg, 'utf8')
+  } catch {
+    return
+  }
+  if (text.includes(FIXTURE_WORKSPACE)) fs.writeFileSync(cfg, text.split(FIXTURE_WORKSPACE).join(path.join(dest, 'workspace')))
 }
 
 function makeWritable(p: string): void {

@@ -81,7 +81,7 @@ describe('message send: telegram', () => {
     })
     expect(path.basename(entry.sessionFile)).toBe(`${entry.sessionId}-topic-42.jsonl`)
     const lines = transcriptLines(state, key)
-    expect(lines[0]).toMatchObject({type: 'session', version: 3, id: entry.sessionId, cwd: '/home/user/.openclaw/workspace'})
+    expect(lines[0]).toMatchObject({type: 'session', version: 3, id: entry.sessionId, cwd: path.join(state, 'workspace')})
     expect(lines[1].parentId).toBeNull()
     expect(lines[1].message.content[0].text).toBe('Weekly chart\nchart.png')
     expect(lines[1].message.openclawMessageMeta).toMatchObject({channel: 'telegram', chatType: 'group', threadId: 42, providerMessageId: doc.payload.result.messageId})
