@@ -16,10 +16,13 @@ import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
-import {appendEntriesLocked, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {fileLineage, parseArchiveName} from './lineage.js'
+import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {appendEntriesLocked, isSafeSessionId, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
   IdempotencyHit,
+  KeySession,
   LockedTranscript,
   ResetOptions,
   ResetOutcome,
@@ -29,6 +32,7 @@ import type {
   SessionStoreData,
   StoreRef,
   TranscriptAppendOptions,
+  TranscriptLine,
   TranscriptLockOptions,
   TranscriptRef,
   UpdateOptions,
@@ -295,6 +299,40 @@ export class FileSessionStore implements SessionStore {
 
   reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
     return runReset(this.resetBackend(), key, opts)
+  }
+
+  async sessionsOf(key: string): Promise<KeySession[]> {
+    const found = await this.findEntry(key)
+    const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
+    const dir = this.sessionsDir
+    return fileLineage(
+      {
+        archives: async () => {
+          let names: string[]
+          try {
+            names = await fsp.readdir(dir)
+          } catch (error) {
+            if (isEnoent(error)) return []
+            throw error
+          }
+          return names.filter((n) => parseArchiveName(n)).map((n) => ({name: n, ref: {locator: path.join(dir, n), location: 'derived' as const, exists: true}}))
+        },
+        header: async (t) => {
+          try {
+            return await readTranscriptHeader(t.locator)
+          } catch {
+            return undefined
+          }
+        },
+        sidecarKey: async (sessionId) => (isSafeSessionId(sessionId) ? trajectoryKey(path.join(dir, `${sessionId.trim()}.trajectory.jsonl`)) : undefined),
+      },
+      key,
+      current,
+    )
+  }
+
+  readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
+    return streamTranscriptLines(t.locator)
   }
 
   private resetBackend(): ResetBackend {

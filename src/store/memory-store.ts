@@ -1,5 +1,6 @@
 // The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
+import {FileSystemError} from '../errors.js'
 import {ChainMutexes} from './chain-mutex.js'
 
 import {pathToLeaf} from './context.js'
@@ -8,11 +9,13 @@ import {idempotencyHitOf} from './idempotency.js'
 import {storeDataFrom} from './file-store.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {transcriptTopicId} from './session-key.js'
-import {type AppendResult, badEntrySessionId, chainEntries, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {fileLineage, parseArchiveName} from './lineage.js'
+import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 import type {
   FoundEntry,
   IdempotencyHit,
+  KeySession,
   LockedTranscript,
   ResetOptions,
   ResetOutcome,
@@ -22,6 +25,7 @@ import type {
   SessionStoreData,
   StoreRef,
   TranscriptAppendOptions,
+  TranscriptLine,
   TranscriptLockOptions,
   TranscriptRef,
 } from './types.js'
@@ -198,6 +202,38 @@ export class MemorySessionStore implements SessionStore {
 
   reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
     return runReset(this.resetBackend(), key, opts)
+  }
+
+  async sessionsOf(key: string): Promise<KeySession[]> {
+    const found = await this.findEntry(key)
+    const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
+    const nameOf = (locator: string) => locator.slice(this.prefix.length)
+    return fileLineage(
+      {
+        archives: async () =>
+          [...this.transcripts.keys()].filter((l) => parseArchiveName(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+        header: async (t) => {
+          const first = this.transcripts.get(t.locator)?.[0]
+          return isHeader(first) ? copy(first) : undefined
+        },
+        sidecarKey: async (sessionId) => {
+          const first = this.transcripts.get(this.locatorOf(`${sessionId}.trajectory.jsonl`))?.[0] as {sessionKey?: unknown} | undefined
+          return typeof first?.sessionKey === 'string' ? first.sessionKey : undefined
+        },
+      },
+      key,
+      current,
+    )
+  }
+
+  async *readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
+    const lines = this.transcripts.get(t.locator)
+    if (!lines) throw new FileSystemError(t.locator, 'read the transcript', Object.assign(new Error('ENOENT: no such file or directory'), {code: 'ENOENT', syscall: 'open'}))
+    let n = 0
+    for (const l of lines) {
+      n++
+      yield {line: n, raw: JSON.stringify(l), value: copy(l) as Record<string, unknown>}
+    }
   }
 
   private resetBackend(): ResetBackend {
