@@ -10,6 +10,7 @@ import Doctor from './commands/doctor.js'
 import MessageSend from './commands/message/send.js'
 import Sessions from './commands/sessions/index.js'
 import SessionsHistory from './commands/sessions/history.js'
+import SessionsLineage from './commands/sessions/lineage.js'
 import SessionsList from './commands/sessions/list.js'
 import SessionsReset from './commands/sessions/reset.js'
 import Status from './commands/status.js'
@@ -41,6 +42,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'message:send': MessageSend,
   sessions: Sessions,
   'sessions:history': SessionsHistory,
+  'sessions:lineage': SessionsLineage,
   'sessions:list': SessionsList,
   'sessions:reset': SessionsReset,
   status: Status,

@@ -6,9 +6,9 @@ import {UsageError} from '../../errors.js'
 import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
-import {HISTORY_MESSAGE_TYPES, type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
+import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
-export type {HistoryEntry, SessionsHistoryResult} from '../../sessions/history.js'
+export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../sessions/history.js'
 
 export default class SessionsHistory extends BaseCommand<typeof SessionsHistory> {
   static override summary = 'Show the last messages of a session'
@@ -19,6 +19,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     '<%= config.bin %> sessions history --session "agent:main:main" --limit 10',
     '<%= config.bin %> sessions history 0caed29d-8df6-4457-a9cd-00bb9d2b22e3 --json',
     '<%= config.bin %> sessions history main --raw --limit 5',
+    '<%= config.bin %> sessions history main --include-archived --limit 50',
   ]
   static override args = {
     session: Args.string({description: 'session key or sessionId'}),
@@ -28,6 +29,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
     limit: Flags.string({description: 'last N messages', default: '20', helpValue: '<n>'}),
     raw: Flags.boolean({description: 'print the JSONL lines exactly as stored'}),
+    'include-archived': Flags.boolean({description: 'also the sessions the key had before its resets (archives, earlier windows), with a boundary at each'}),
   }
 
   async run(): Promise<SessionsHistoryResult> {
@@ -37,7 +39,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
       throw new UsageError('Give the session once: either as an argument or with --session', 'E_FLAG_CONFLICT')
     }
     const limit = positiveIntegerFlag('--limit', this.flags.limit, {example: 10}) as number
-    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit, raw: this.flags.raw})
+    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']})
     if (!this.jsonEnabled()) {
       if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
       else process.stdout.write(renderHistory(result))
@@ -63,7 +65,7 @@ const INDENT = '    '
  * Local time with its UTC offset (`2026-11-25 22:31:01 +01:00`), in the zone TZ names: a bare time would be read as
  * local whatever zone it was printed in. --json keeps the stored ISO string.
  */
-function localTime(iso: unknown): string {
+export function localTime(iso: unknown): string {
   const d = new Date(iso as string)
   if (Number.isNaN(d.getTime())) return printable(String(iso))
   const offset = -d.getTimezoneOffset()
@@ -104,13 +106,29 @@ export function renderHistory(r: SessionsHistoryResult): string {
     return `${out.join('\n')}\n`
   }
   if (r.truncated) out.push(paint(c, 'dim', `… earlier messages not shown (showing the last ${r.limit}; use --limit)`))
-  for (const e of r.entries) out.push(...renderEntry(safeEntry(e), c))
+  // Several sessions may start at one index (sessions without entries): each gets its boundary line.
+  const sessions = r.sessions ?? []
+  r.entries.forEach((e, i) => {
+    for (const s of sessions) if (s.start === i) out.push(...sessionBoundary(r, s, c))
+    out.push(...renderEntry(safeEntry(e), c))
+  })
+  for (const s of sessions) if (s.start >= r.entries.length) out.push(...sessionBoundary(r, s, c))
   // A just-reset session has only its header (or a model change): say so rather than end after the two header lines.
   if (!r.entries.some((e) => HISTORY_MESSAGE_TYPES.has(e.type))) out.push(paint(c, 'dim', 'no messages yet'))
   if (r.badLines.length > 0) {
     out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); run "clawkit doctor".`))
   }
   return `${out.join('\n')}\n`
+}
+
+const WHERE_TEXT: Record<string, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window'}
+
+/** The line that opens a session in --include-archived output; the first session shown gets only its name. */
+function sessionBoundary(r: SessionsHistoryResult, s: HistorySession, c: boolean): string[] {
+  const list = r.sessions ?? []
+  const prev = list[list.indexOf(s) - 1]
+  const head = prev ? `${prev.ended === 'deleted' ? 'deleted' : 'reset'}${prev.endedAt ? ` ${localTime(prev.endedAt)}` : ''}: ` : ''
+  return [paint(c, 'yellow', `\u2550\u2550\u2550\u2550 ${head}session ${printable(s.sessionId)} (${WHERE_TEXT[s.where] ?? s.where}) \u2550\u2550\u2550\u2550`)]
 }
 
 function renderEntry(e: HistoryEntry, c: boolean): string[] {
@@ -137,6 +155,8 @@ function renderEntry(e: HistoryEntry, c: boolean): string[] {
       return withBody(`${t} ${paint(c, 'gray', `custom (${e.customType ?? '?'})`)}:`, shorten(e.text ?? '', MAX_TEXT))
     case 'model_change':
       return [`${t} ${paint(c, 'dim', `model → ${e.provider}/${e.model}`)}`]
+    case 'reset':
+      return [`${t} ${paint(c, 'yellow', `\u2550\u2550\u2550\u2550 reset${e.reason ? ` (${printable(e.reason)})` : ''}: the model context starts again here \u2550\u2550\u2550\u2550`)}`]
     case 'thinking_level_change':
       return [`${t} ${paint(c, 'dim', `thinking → ${e.thinkingLevel}`)}`]
     default:
