@@ -176,11 +176,14 @@ export class SqliteSessionStore implements SessionStore {
         const windows = db.prepare('SELECT session_id, reason, created_at FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(k)
         if (!node && windows.length === 0) continue
         const current = node ? String(node.current_session_id) : undefined
-        const out: KeySession[] = windows.map((w) => {
+        const out: KeySession[] = windows.map((w, i) => {
           const sessionId = String(w.session_id)
           const ref: TranscriptRef = {locator: sqliteLocator(this.ref.path, sessionId), location: 'sqlite', exists: hasEvents(db, sessionId)}
           const ended = sessionId === current ? 'current' : w.reason === 'compaction' ? 'compaction' : 'reset'
-          return {sessionId, where: 'window', transcript: ref, ended, foundBy: 'window'}
+          // A window ends when the next one starts (the database records no end time of its own).
+          const next = Number(windows[i + 1]?.created_at)
+          const endedAt = ended !== 'current' && Number.isFinite(next) && next > 0 ? {endedAt: new Date(next).toISOString()} : {}
+          return {sessionId, where: 'window', transcript: ref, ended, ...endedAt, foundBy: 'window'}
         })
         // The current window last whatever its created_at (a restored or hand-edited sessionStartedAt).
         const at = out.findIndex((s) => s.ended === 'current')
