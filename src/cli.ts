@@ -9,6 +9,7 @@ import AutocompleteScript from './commands/autocomplete/script.js'
 import Doctor from './commands/doctor.js'
 import MessageSend from './commands/message/send.js'
 import Sessions from './commands/sessions/index.js'
+import SessionsExport from './commands/sessions/export.js'
 import SessionsHistory from './commands/sessions/history.js'
 import SessionsLineage from './commands/sessions/lineage.js'
 import SessionsList from './commands/sessions/list.js'
@@ -41,6 +42,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   doctor: Doctor,
   'message:send': MessageSend,
   sessions: Sessions,
+  'sessions:export': SessionsExport,
   'sessions:history': SessionsHistory,
   'sessions:lineage': SessionsLineage,
   'sessions:list': SessionsList,

@@ -66,6 +66,17 @@ function envSecrets(env: Record<string, string | undefined>): string[] {
 /** The text with every known secret and every credential-shaped string replaced by `<redacted>`. */
 export function redactText(text: string, env: Record<string, string | undefined> = process.env): string {
   if (!text) return text
+  let out = redactKnownSecrets(text, env)
+  for (const [re, rep] of PATTERNS) out = out.replace(re, rep)
+  return out
+}
+
+/**
+ * Only the values clawkit knows to be secrets (the config's credentials, registered tokens, secret env vars), not the
+ * credential-shaped patterns: what an export always removes, where a pattern could also mask a user's own text.
+ */
+export function redactKnownSecrets(text: string, env: Record<string, string | undefined> = process.env): string {
+  if (!text) return text
   let out = text
   const secrets = new Set(registered)
   for (const s of envSecrets(env)) if (s.trim().length >= MIN_SECRET_LENGTH) secrets.add(s.trim())
@@ -76,7 +87,6 @@ export function redactText(text: string, env: Record<string, string | undefined>
     const enc = encodeURIComponent(s)
     if (enc !== s && out.includes(enc)) out = out.split(enc).join(REDACTED)
   }
-  for (const [re, rep] of PATTERNS) out = out.replace(re, rep)
   return out
 }
 

@@ -6,6 +6,7 @@ import {UsageError} from '../../errors.js'
 import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
+import {localTime} from '../../sessions/format.js'
 import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
 export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../sessions/history.js'
@@ -57,22 +58,8 @@ function shorten(s: unknown, max: number): string {
   return one.length > max ? `${one.slice(0, max)}… (${one.length - max} more chars)` : one
 }
 
-const pad = (n: number) => String(n).padStart(2, '0')
 /** Bodies, tool calls and notes sit this far under their `[time] role:` line. */
 const INDENT = '    '
-
-/**
- * Local time with its UTC offset (`2026-11-25 22:31:01 +01:00`), in the zone TZ names: a bare time would be read as
- * local whatever zone it was printed in. --json keeps the stored ISO string.
- */
-export function localTime(iso: unknown): string {
-  const d = new Date(iso as string)
-  if (Number.isNaN(d.getTime())) return printable(String(iso))
-  const offset = -d.getTimezoneOffset()
-  const abs = Math.abs(offset)
-  const zone = `${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`
-}
 
 /** A body on its head line when it is one line; else under it, every line indented like tool calls. */
 function withBody(head: string, body: string): string[] {
@@ -127,12 +114,12 @@ const WHERE_TEXT: Record<string, string> = {live: 'live transcript', 'reset-arch
 function sessionBoundary(r: SessionsHistoryResult, s: HistorySession, c: boolean): string[] {
   const list = r.sessions ?? []
   const prev = list[list.indexOf(s) - 1]
-  const head = prev ? `${prev.ended === 'deleted' ? 'deleted' : 'reset'}${prev.endedAt ? ` ${localTime(prev.endedAt)}` : ''}: ` : ''
+  const head = prev ? `${prev.ended === 'deleted' ? 'deleted' : 'reset'}${prev.endedAt ? ` ${printable(localTime(prev.endedAt))}` : ''}: ` : ''
   return [paint(c, 'yellow', `\u2550\u2550\u2550\u2550 ${head}session ${printable(s.sessionId)} (${WHERE_TEXT[s.where] ?? s.where}) \u2550\u2550\u2550\u2550`)]
 }
 
 function renderEntry(e: HistoryEntry, c: boolean): string[] {
-  const t = paint(c, 'dim', `[${localTime(e.timestamp)}]`)
+  const t = paint(c, 'dim', `[${printable(localTime(e.timestamp))}]`)
   switch (e.type) {
     case 'message': {
       if (e.role === 'toolResult' && e.toolResult) {

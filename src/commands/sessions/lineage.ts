@@ -6,7 +6,7 @@ import {UsageError} from '../../errors.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable} from '../../render/safe.js'
 import {type LineageSession, sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
-import {localTime} from './history.js'
+import {localTime} from '../../sessions/format.js'
 
 export type {LineageSession, SessionsLineageResult, UsageTotals} from '../../sessions/lineage.js'
 
@@ -38,9 +38,9 @@ function ended(s: LineageSession): string {
     case 'current':
       return 'still current'
     case 'reset-event':
-      return `reset event${s.resetReason ? ` (${printable(s.resetReason)})` : ''}${s.endedAt ? ` at ${localTime(s.endedAt)}` : ''}`
+      return `reset event${s.resetReason ? ` (${printable(s.resetReason)})` : ''}${s.endedAt ? ` at ${printable(localTime(s.endedAt))}` : ''}`
     default:
-      return `${s.ended}${s.endedAt ? ` at ${localTime(s.endedAt)}` : ''}`
+      return `${s.ended}${s.endedAt ? ` at ${printable(localTime(s.endedAt))}` : ''}`
   }
 }
 
@@ -51,7 +51,7 @@ export function renderLineage(r: SessionsLineageResult): string {
     out.push('')
     out.push(`${paint(c, 'bold', `${i + 1}. ${printable(s.sessionId)}${s.part ? ` part ${s.part}` : ''}`)}  ${paint(c, 'dim', WHERE[s.where] ?? s.where)}`)
     out.push(`   transcript: ${printable(s.transcript)}${s.transcriptExists ? '' : ' (missing)'}`)
-    out.push(`   messages:   ${s.messages}${s.firstMessageAt ? `, ${localTime(s.firstMessageAt)} \u2192 ${localTime(s.lastMessageAt)}` : ''}`)
+    out.push(`   messages:   ${s.messages}${s.firstMessageAt ? `, ${printable(localTime(s.firstMessageAt))} \u2192 ${printable(localTime(s.lastMessageAt))}` : ''}`)
     const u = s.usage
     out.push(`   tokens:     ${u.input} in, ${u.output} out, ${u.cacheRead} cache read, ${u.cacheWrite} cache write; cost $${u.costUsd.toFixed(4)}`)
     out.push(`   ended:      ${ended(s)}`)
