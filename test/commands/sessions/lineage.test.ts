@@ -1,18 +1,13 @@
 // `sessions lineage` and `sessions history --include-archived` through the real CLI on a JSON-era fixture copy whose main
-// session was reset twice by clawkit's own `sessions reset`, with a turn (`agent -m` against the mock API) in between.
-// Real OpenClaw 2026.4.27 data with two resets is not at hand; clawkit writes OpenClaw's archive names and headers
-// (test/store/reset-rounds.test.ts checks them against OpenClaw), so the archives are found the same way.
-import fs from 'node:fs'
-import path from 'node:path'
-
+// session was reset twice by clawkit's own `sessions reset` (test/support/reset-twice.ts says why clawkit-made data).
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {json, TWO_AGENTS} from '../../support/cli.js'
-import {type AgentEnv, providerConfig, setup, store, transcriptLines} from '../../agent/setup.js'
+import {type AgentEnv, providerConfig, setup} from '../../agent/setup.js'
+import {MAIN, messageTexts, resetTwice, transcriptOfId} from '../../support/reset-twice.js'
 
-const MAIN = 'agent:main:main'
 const FIRST = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 
 let a: AgentEnv
@@ -20,37 +15,11 @@ let ids: string[]
 /** Every message text of the three sessions, oldest first. */
 let texts: string[]
 
-function messageTexts(file: string): string[] {
-  const out: string[] = []
-  for (const l of transcriptLines(file)) {
-    if (l.type !== 'message') continue
-    const c = l.message.content
-    const t = typeof c === 'string' ? c : c.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('\n')
-    if (t) out.push(t)
-  }
-  return out
-}
-
-export async function resetTwice(e: AgentEnv): Promise<string[]> {
-  const got = [store(e.state)[MAIN].sessionId as string]
-  for (const words of ['second session words', 'third session words']) {
-    const r = await e.run(['sessions', 'reset', 'main', '--json'])
-    expect(r.code, r.stderr).toBe(0)
-    got.push(json(r).sessionId)
-    const turn = await e.run(['agent', '-m', words])
-    expect(turn.code, turn.stderr).toBe(0)
-  }
-  return got
-}
-
 describe('sessions lineage and history --include-archived (JSON era, a key reset twice)', () => {
   beforeAll(async () => {
     a = await setup({fixture: TWO_AGENTS, config: (url) => providerConfig(url)})
     ids = await resetTwice(a)
-    const dir = path.join(a.state, 'agents', 'main', 'sessions')
-    const names = fs.readdirSync(dir)
-    const fileOf = (id: string) => path.join(dir, names.find((n) => n.startsWith(`${id}.jsonl`))!)
-    texts = ids.flatMap((id) => messageTexts(fileOf(id)))
+    texts = ids.flatMap((id) => messageTexts(transcriptOfId(a.state, id)))
     return () => a.mock.close()
   }, 60_000)
 
