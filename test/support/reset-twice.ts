@@ -6,8 +6,8 @@ import path from 'node:path'
 
 import {expect} from 'vitest'
 
-import {type AgentEnv, store, transcriptLines} from '../agent/setup.js'
-import {json} from './cli.js'
+import {type AgentEnv, providerConfig, setup, store, transcriptLines} from '../agent/setup.js'
+import {json, TWO_AGENTS} from './cli.js'
 
 export const MAIN = 'agent:main:main'
 
@@ -42,4 +42,16 @@ export function messageTexts(file: string, roles?: string[]): string[] {
     if (t) out.push(t)
   }
   return out
+}
+
+export const BOT_TOKEN = '7712345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
+export const KEY_SHAPED = 'sk-ant-api03-Zx9Yq8Wv7Ut6Sr5Qp4On3Ml2Kj1'
+export const SCRIPT = '<script>window.__pwned = 1</script><img src="http://127.0.0.1:9/pixel.png">'
+/** The two turns of the export state: a config token and a key-shaped string, then an injected script and image. */
+export const EXPORT_WORDS = [`the bot token is ${BOT_TOKEN} and the key ${KEY_SHAPED}`, `try this: ${SCRIPT} & "quotes"`]
+
+/** The two-agents fixture with a Telegram bot token in its config, main reset twice with EXPORT_WORDS as the turns. */
+export async function exportState(): Promise<{a: AgentEnv; ids: string[]}> {
+  const e = await setup({fixture: TWO_AGENTS, config: (url) => providerConfig(url, {}, {channels: {telegram: {botToken: BOT_TOKEN}}})})
+  return {a: e, ids: await resetTwice(e, EXPORT_WORDS)}
 }

@@ -8,23 +8,13 @@ import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {SessionsExportResult} from '../../../src/commands/sessions/export.js'
 import {escapeHtml} from '../../../src/sessions/export.js'
-import {json, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {type AgentEnv, providerConfig, setup} from '../../agent/setup.js'
-import {messageTexts, resetTwice, transcriptOfId} from '../../support/reset-twice.js'
-
-const BOT_TOKEN = '7712345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
-const KEY_SHAPED = 'sk-ant-api03-Zx9Yq8Wv7Ut6Sr5Qp4On3Ml2Kj1'
-const SCRIPT = '<script>window.__pwned = 1</script><img src="http://127.0.0.1:9/pixel.png">'
-export const WORDS = [`the bot token is ${BOT_TOKEN} and the key ${KEY_SHAPED}`, `try this: ${SCRIPT} & "quotes"`]
+import {json, tempDir} from '../../support/cli.js'
+import type {AgentEnv} from '../../agent/setup.js'
+import {BOT_TOKEN, exportState, KEY_SHAPED, messageTexts, transcriptOfId} from '../../support/reset-twice.js'
 
 let a: AgentEnv
 let ids: string[]
 let files: string[]
-
-export async function exportState(): Promise<{a: AgentEnv; ids: string[]}> {
-  const e = await setup({fixture: TWO_AGENTS, config: (url) => providerConfig(url, {}, {channels: {telegram: {botToken: BOT_TOKEN}}})})
-  return {a: e, ids: await resetTwice(e, WORDS)}
-}
 
 describe('sessions export (JSON era, a key reset twice)', () => {
   beforeAll(async () => {
