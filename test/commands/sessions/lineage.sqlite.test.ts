@@ -9,6 +9,7 @@ import {beforeAll, expect, it} from 'vitest'
 
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
+import {escapeHtml} from '../../../src/sessions/export.js'
 import {sqliteStorePath} from '../../../src/store/era.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {useServers} from '../../support/servers.js'
@@ -72,5 +73,35 @@ describeSqlite('sessions lineage on a SQLite-era store reset twice', () => {
     const last = json<SessionsHistoryResult>(await run(['sessions', 'history', 'main', '--include-archived', '--limit', '3', '--json']))
     expect(last.sessions!.map((s) => s.sessionId)).toEqual([ids[1], ids[2]])
     expect(last.truncated).toBe(true)
+  })
+
+  it('export --include-archived: every message of the three windows in md and html, and jsonl as the events are stored', async () => {
+    const h = json<SessionsHistoryResult>(await run(['sessions', 'history', 'main', '--include-archived', '--limit', '1000', '--raw', '--json']))
+    const texts = h.entries.filter((e) => e.type === 'message' && e.text && (e.role === 'user' || e.role === 'assistant')).map((e) => e.text!)
+    expect(texts.length).toBeGreaterThan(4)
+    const md = await run(['sessions', 'export', 'main', '--include-archived'])
+    expect(md.code, md.stderr).toBe(0)
+    for (const t of texts) expect(md.stdout).toContain(t)
+    expect(md.stdout.match(/^## Session `.*` \(database window\)$/gm)).toHaveLength(3)
+    const out = path.join(tempDir(), 'chat.html')
+    const html = await run(['sessions', 'export', 'main', '--include-archived', '--format', 'html', '--out', out])
+    expect(html.code, html.stderr).toBe(0)
+    const page = fs.readFileSync(out, 'utf8')
+    for (const t of texts) for (const line of t.split('\n')) expect(page).toContain(escapeHtml(line))
+    const jsonl = await run(['sessions', 'export', 'main', '--include-archived', '--format', 'jsonl'])
+    expect(jsonl.code, jsonl.stderr).toBe(0)
+    const lines = jsonl.stdout.split('\n').filter(Boolean)
+    // Each window's header event first, then every event in seq order: the same stored text history --raw shows.
+    expect(lines.filter((l) => JSON.parse(l).type === 'session').map((l) => JSON.parse(l).id)).toEqual(ids)
+    const {DatabaseSync} = (await import('node:sqlite' as string)) as any
+    const db = new DatabaseSync(sqliteStorePath(state, 'main'), {readOnly: true})
+    const events = ids.reduce((n, id) => n + Number(db.prepare('SELECT count(*) AS n FROM transcript_events WHERE session_id = ?').get(id).n), 0)
+    db.close()
+    expect(lines).toHaveLength(events)
+    let at = 0
+    for (const raw of h.raw!) {
+      at = lines.indexOf(raw, at)
+      expect(at, raw).toBeGreaterThanOrEqual(0)
+    }
   })
 })
