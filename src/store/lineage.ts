@@ -42,8 +42,12 @@ function timeOf(h: TranscriptHeader | undefined): number | undefined {
   return Number.isFinite(t) ? t : undefined
 }
 
-/** The key's sessions, oldest first, the live one last (when the key has an entry). */
-export async function fileLineage(src: LineageSource, key: string, current: {entry: SessionEntry; ref: TranscriptRef} | undefined): Promise<KeySession[]> {
+/**
+ * The key's sessions, oldest first, the live one last (when the key has an entry). `rivalStarts`: when the other keys'
+ * current sessions started (their sessionStartedAt): an archive whose time lies nearer one of them than this key's
+ * session start is that key's predecessor, not ours (two keys reset in the same seconds).
+ */
+export async function fileLineage(src: LineageSource, key: string, current: {entry: SessionEntry; ref: TranscriptRef} | undefined, rivalStarts: readonly number[] = []): Promise<KeySession[]> {
   const want = normalizeSessionKey(key)
   const topic = transcriptTopicId(key)
   interface Arch extends ArchiveCandidate {
@@ -80,6 +84,7 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
     let best: Arch | undefined
     for (const a of all) {
       if (!free(a) || a.kind !== 'reset' || Math.abs(a.at - s) > RESET_CHAIN_TOLERANCE_MS) continue
+      if (rivalStarts.some((r) => Math.abs(a.at - r) < Math.abs(a.at - s))) continue
       if (!best || Math.abs(a.at - s) < Math.abs(best.at - s)) best = a
     }
     if (best) {

@@ -207,6 +207,9 @@ export class MemorySessionStore implements SessionStore {
   async sessionsOf(key: string): Promise<KeySession[]> {
     const found = await this.findEntry(key)
     const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
+    // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
+    const starts = await this.readRows((k, e) => (k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined))
+    const rivals = [...starts.values()].filter((t): t is number => t !== undefined)
     const nameOf = (locator: string) => locator.slice(this.prefix.length)
     return fileLineage(
       {
@@ -223,6 +226,7 @@ export class MemorySessionStore implements SessionStore {
       },
       key,
       current,
+      rivals,
     )
   }
 

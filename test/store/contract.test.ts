@@ -228,6 +228,22 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(await store.sessionsOf('agent:main:nope')).toEqual([])
   })
 
+  it('lineage: two keys reset in the same second each keep their own archive, also a key whose reset archived nothing', async () => {
+    const {store} = make()
+    await store.update((data) => {
+      data['agent:main:empty'] = {sessionId: 'empty-1', updatedAt: 1}
+    })
+    const t = Date.parse('2026-12-01T10:00:00.000Z')
+    const empty = await store.reset('agent:main:empty', {now: new Date(t), cwd: '/w'})
+    expect(empty.archivedTranscript).toBeNull()
+    const explicit = await store.reset(EXPLICIT, {now: new Date(t + 1), cwd: '/w'})
+    expect((await store.sessionsOf('agent:main:empty')).map((s) => [s.sessionId, s.where])).toEqual([[empty.sessionId, 'live']])
+    expect((await store.sessionsOf(EXPLICIT)).map((s) => [s.sessionId, s.where])).toEqual([
+      [explicit.previousSessionId, 'reset-archive'],
+      [explicit.sessionId, 'live'],
+    ])
+  })
+
   it('streams a whole transcript line by line with the raw text as stored; a missing transcript is an error', async () => {
     const {store, locatorOf, linesAt} = make()
     const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
