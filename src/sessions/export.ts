@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {UsageError} from '../errors.js'
-import {redactKnownSecrets, redactText} from '../render/redact.js'
+import {secretRedactor, textRedactor} from '../render/redact.js'
 import type {OpenClawState} from '../store/state.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
 import type {KeySession, SessionStore} from '../store/types.js'
@@ -53,6 +53,9 @@ export interface SessionsExportResult {
 /** Tool results longer than this are cut in md and html (the jsonl export keeps every byte). */
 const MAX_TOOL_RESULT = 4000
 
+/** How much a file sink gathers before one write. */
+const FLUSH_BYTES = 1024 * 1024
+
 interface Sink {
   write(s: string): Promise<void>
   close(): Promise<void>
@@ -68,29 +71,45 @@ class ReaderGone extends Error {}
 function stdoutSink(): Sink {
   let failed: NodeJS.ErrnoException | undefined
   const fail = (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? new ReaderGone() : e)
+  const put = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (failed) return reject(fail(failed))
+      const ok = process.stdout.write(text, (e) => {
+        if (e) {
+          failed = e
+          reject(fail(e))
+        }
+      })
+      if (ok) return resolve()
+      const done = (e?: NodeJS.ErrnoException) => {
+        process.stdout.off('drain', done)
+        process.stdout.off('error', done)
+        if (e) reject(fail(e))
+        else resolve()
+      }
+      process.stdout.on('drain', done)
+      process.stdout.on('error', done)
+    })
+  // Gathered into 64 KiB writes: one write per message would be ~600 000 for a 1 GiB transcript.
+  let pending: string[] = []
+  let pendingBytes = 0
+  const flush = async () => {
+    if (pending.length === 0) return
+    const text = pending.join('')
+    pending = []
+    pendingBytes = 0
+    await put(text)
+  }
   const sink: Sink = {
     bytes: 0,
-    write: (s) =>
-      new Promise<void>((resolve, reject) => {
-        if (failed) return reject(fail(failed))
-        sink.bytes += Buffer.byteLength(s)
-        const ok = process.stdout.write(s, (e) => {
-          if (e) {
-            failed = e
-            reject(fail(e))
-          }
-        })
-        if (ok) return resolve()
-        const done = (e?: NodeJS.ErrnoException) => {
-          process.stdout.off('drain', done)
-          process.stdout.off('error', done)
-          if (e) reject(fail(e))
-          else resolve()
-        }
-        process.stdout.on('drain', done)
-        process.stdout.on('error', done)
-      }),
-    close: async () => {},
+    write: async (s) => {
+      const n = Buffer.byteLength(s)
+      sink.bytes += n
+      pending.push(s)
+      pendingBytes += n
+      if (pendingBytes >= 64 * 1024) await flush()
+    },
+    close: flush,
   }
   return sink
 }
@@ -104,14 +123,28 @@ async function fileSink(file: string, force: boolean): Promise<Sink> {
   if (!force && fs.existsSync(file)) throw new UsageError(`${file} already exists; nothing was written. Pass --force to overwrite it, or choose another --out.`, 'E_EXISTS')
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
   const fh = await fsp.open(tmp, 'wx', 0o600)
+  // One write per 1 MiB instead of one per message: a 1 GiB export is ~600 000 messages.
+  let pending: string[] = []
+  let pendingBytes = 0
+  const flush = async () => {
+    if (pending.length === 0) return
+    const text = pending.join('')
+    pending = []
+    pendingBytes = 0
+    await fh.write(text)
+  }
   const sink: Sink = {
     bytes: 0,
     write: async (s) => {
-      sink.bytes += Buffer.byteLength(s)
-      await fh.write(s)
+      const n = Buffer.byteLength(s)
+      sink.bytes += n
+      pending.push(s)
+      pendingBytes += n
+      if (pendingBytes >= FLUSH_BYTES) await flush()
     },
     close: async () => {
       try {
+        await flush()
         await fh.sync()
         await fh.close()
         if (force) await fsp.rename(tmp, file)
@@ -154,7 +187,7 @@ function modelOf(e: {model?: string; modelProvider?: string} | undefined): strin
 
 export async function exportSession(state: OpenClawState, target: string, opts: ExportOptions): Promise<SessionsExportResult> {
   const what = await sessionsToExport(state, target, opts)
-  const clean = (s: string) => (opts.redact ? redactText(s) : redactKnownSecrets(s))
+  const clean = opts.redact ? textRedactor() : secretRedactor()
   const perSession = opts.format === 'jsonl' && opts.includeArchived && opts.out !== undefined && fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()
   const exported: ExportedSession[] = []
   let bytes = 0
