@@ -9,11 +9,12 @@ import path from 'node:path'
 import {UsageError} from '../errors.js'
 import {secretRedactor, textRedactor} from '../render/redact.js'
 import type {OpenClawState} from '../store/state.js'
+import {assertSafeSessionId} from '../store/transcript.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
 import type {KeySession, SessionStore} from '../store/types.js'
 import {localTime} from './format.js'
 import {type HistoryEntry, isHistoryMessage, toHistoryEntry} from './history.js'
-import {keyLineage, type UsageTotals} from './lineage.js'
+import {addUsage, emptyUsage, keyLineage, WHERE_TEXT} from './lineage.js'
 import {resolveSession} from './resolve.js'
 
 export type ExportFormat = 'md' | 'html' | 'jsonl'
@@ -193,7 +194,8 @@ export async function exportSession(state: OpenClawState, target: string, opts: 
   let bytes = 0
   if (perSession) {
     for (const s of what.sessions) {
-      const file = path.join(opts.out!, `${s.sessionId}.jsonl`)
+      // Ids come from file headers and database rows: one that could not name a file is refused, never joined.
+      const file = path.join(opts.out!, `${assertSafeSessionId(s.sessionId)}.jsonl`)
       const sink = await fileSink(file, opts.force ?? false)
       let n: number
       try {
@@ -242,24 +244,6 @@ async function writeJsonl(store: SessionStore, s: KeySession, sink: Sink, clean:
   return n
 }
 
-function emptyTotals(): UsageTotals {
-  return {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0}
-}
-
-function addUsage(t: UsageTotals, u: unknown): void {
-  if (!u || typeof u !== 'object') return
-  const x = u as Record<string, unknown>
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-  t.input += num(x.input)
-  t.output += num(x.output)
-  t.cacheRead += num(x.cacheRead)
-  t.cacheWrite += num(x.cacheWrite)
-  t.totalTokens += num(x.totalTokens)
-  t.costUsd = Math.round((t.costUsd + num((x.cost as Record<string, unknown> | undefined)?.total)) * 1e9) / 1e9
-}
-
-const WHERE_TEXT: Record<string, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window'}
-
 function jsonText(v: unknown): string {
   try {
     return JSON.stringify(v, null, 2) ?? ''
@@ -274,7 +258,7 @@ function shortened(text: string): {text: string; cut: number} {
 
 /** What md and html share: walking the entries of each session and the totals of the footer. */
 abstract class Doc {
-  protected totals = emptyTotals()
+  protected totals = emptyUsage()
   protected count = 0
   constructor(
     protected sink: Sink,

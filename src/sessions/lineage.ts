@@ -50,6 +50,9 @@ export interface SessionsLineageResult {
   sessions: LineageSession[]
 }
 
+/** How the renderers name where a session's transcript is. */
+export const WHERE_TEXT: Record<SessionWhere, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window'}
+
 export interface KeyLineage {
   key: string
   agentId: string
@@ -81,13 +84,14 @@ export async function keyLineage(state: OpenClawState, target: string, opts: {ag
   return {key, agentId, store, sessions: await store.sessionsOf(key)}
 }
 
-function emptyUsage(): UsageTotals {
+export function emptyUsage(): UsageTotals {
   return {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0}
 }
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 
-function addUsage(t: UsageTotals, u: unknown): void {
+/** Adds one message's `usage` (OpenClaw's shape: input, output, cacheRead, cacheWrite, totalTokens, cost.total). */
+export function addUsage(t: UsageTotals, u: unknown): void {
   if (!u || typeof u !== 'object') return
   const x = u as Record<string, unknown>
   t.input += num(x.input)

@@ -6,6 +6,7 @@
 // one a header of that same time, so an archive whose suffix time is the start of a session of this key was its
 // predecessor. Archives another key claims are never taken.
 import {normalizeSessionKey, transcriptTopicId} from './session-key.js'
+import {isSafeSessionId} from './transcript.js'
 import type {TranscriptHeader} from './transcript-types.js'
 import type {KeySession, SessionEntry, TranscriptRef} from './types.js'
 
@@ -93,7 +94,8 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
     }
   }
   const out: (KeySession & {sortAt: number})[] = [...taken].map(([a, foundBy]) => ({
-    sessionId: a.header?.id ?? a.name.slice(0, a.name.indexOf('.jsonl')),
+    // A header is file content: an id that could not name a file (`../x`) gives way to the one in the file's name.
+    sessionId: a.header && isSafeSessionId(a.header.id) ? a.header.id : a.name.slice(0, a.name.indexOf('.jsonl')),
     where: a.kind === 'reset' ? 'reset-archive' : 'deleted-archive',
     transcript: a.ref,
     ended: a.kind === 'reset' ? 'reset' : 'deleted',

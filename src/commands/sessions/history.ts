@@ -7,6 +7,7 @@ import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
 import {localTime} from '../../sessions/format.js'
+import {WHERE_TEXT} from '../../sessions/lineage.js'
 import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
 export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../sessions/history.js'
@@ -107,8 +108,6 @@ export function renderHistory(r: SessionsHistoryResult): string {
   }
   return `${out.join('\n')}\n`
 }
-
-const WHERE_TEXT: Record<string, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window'}
 
 /** The line that opens a session in --include-archived output; the first session shown gets only its name. */
 function sessionBoundary(r: SessionsHistoryResult, s: HistorySession, c: boolean): string[] {

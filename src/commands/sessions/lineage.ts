@@ -5,7 +5,7 @@ import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable} from '../../render/safe.js'
-import {type LineageSession, sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
+import {type LineageSession, sessionLineage, type SessionsLineageResult, WHERE_TEXT} from '../../sessions/lineage.js'
 import {localTime} from '../../sessions/format.js'
 
 export type {LineageSession, SessionsLineageResult, UsageTotals} from '../../sessions/lineage.js'
@@ -31,8 +31,6 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
   }
 }
 
-const WHERE: Record<string, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window'}
-
 function ended(s: LineageSession): string {
   switch (s.ended) {
     case 'current':
@@ -49,7 +47,7 @@ export function renderLineage(r: SessionsLineageResult): string {
   const out = [paint(c, 'cyan', `Lineage of ${printable(r.key)}: ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}, oldest first`)]
   r.sessions.forEach((s, i) => {
     out.push('')
-    out.push(`${paint(c, 'bold', `${i + 1}. ${printable(s.sessionId)}${s.part ? ` part ${s.part}` : ''}`)}  ${paint(c, 'dim', WHERE[s.where] ?? s.where)}`)
+    out.push(`${paint(c, 'bold', `${i + 1}. ${printable(s.sessionId)}${s.part ? ` part ${s.part}` : ''}`)}  ${paint(c, 'dim', WHERE_TEXT[s.where] ?? s.where)}`)
     out.push(`   transcript: ${printable(s.transcript)}${s.transcriptExists ? '' : ' (missing)'}`)
     out.push(`   messages:   ${s.messages}${s.firstMessageAt ? `, ${printable(localTime(s.firstMessageAt))} \u2192 ${printable(localTime(s.lastMessageAt))}` : ''}`)
     const u = s.usage
