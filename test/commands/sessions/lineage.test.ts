@@ -1,5 +1,8 @@
 // `sessions lineage` and `sessions history --include-archived` through the real CLI on a JSON-era fixture copy whose main
 // session was reset twice by clawkit's own `sessions reset` (test/support/reset-twice.ts says why clawkit-made data).
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
@@ -83,5 +86,31 @@ describe('sessions lineage and history --include-archived (JSON era, a key reset
     expect(h.sessions![1].start).toBeGreaterThan(0)
     const raw = await a.run(['sessions', 'history', 'main', '--include-archived', '--limit', '3', '--raw'])
     expect(raw.stdout.split('\n').filter(Boolean).filter((l) => JSON.parse(l).type === 'message')).toHaveLength(3)
+  })
+})
+
+describe('a reset event inside one transcript (the SQLite era\'s gateway /new), on a hand-made JSON-era transcript', () => {
+  it('lineage splits the session into two parts at the event; history shows the boundary; export marks it', async () => {
+    const e = await setup({fixture: TWO_AGENTS})
+    try {
+      const file = path.join(e.state, 'agents', 'work', 'sessions', '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
+      const after = [
+        {type: 'reset', id: 'r0000001', parentId: 'e26c543b', timestamp: '2026-11-26T08:00:00.000Z', reason: 'new'},
+        {type: 'message', id: 'm0000001', parentId: 'r0000001', timestamp: '2026-11-26T08:00:01.000Z', message: {role: 'user', content: 'after the reset event', timestamp: 1}},
+      ]
+      fs.appendFileSync(file, after.map((l) => `${JSON.stringify(l)}\n`).join(''))
+      const l = json<SessionsLineageResult>(await e.run(['sessions', 'lineage', 'main', '--agent', 'work', '--json']))
+      expect(l.sessions.map((s) => [s.sessionId, s.part, s.ended, s.messages])).toEqual([
+        ['704f285c-af26-493e-ab33-9383ab17a8c0', 1, 'reset-event', 2],
+        ['704f285c-af26-493e-ab33-9383ab17a8c0', 2, 'current', 1],
+      ])
+      expect(l.sessions[0]).toMatchObject({endedAt: '2026-11-26T08:00:00.000Z', resetReason: 'new'})
+      const h = await e.run(['sessions', 'history', 'main', '--agent', 'work'])
+      expect(h.stdout).toMatch(/\u2550{4} reset \(new\): the model context starts again here \u2550{4}\n.*user: after the reset event/)
+      const md = await e.run(['sessions', 'export', 'main', '--agent', 'work'])
+      expect(md.stdout).toContain('**Reset (new) \u00b7 ')
+    } finally {
+      await e.mock.close()
+    }
   })
 })
