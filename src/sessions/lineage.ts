@@ -33,7 +33,7 @@ export interface LineageSession {
   lastMessageAt: string | null
   messages: number
   usage: UsageTotals
-  /** current, reset (a new sessionId), reset-event (a `reset` entry inside the transcript), deleted, compaction. */
+  /** current, reset (a new sessionId), reset-event (a `reset` entry inside the transcript), deleted, compaction, orphaned. */
   ended: KeySession['ended'] | 'reset-event'
   endedAt: string | null
   /** The `reason` of the reset event that ended this part (new, reset, idle, daily...). */
@@ -51,7 +51,7 @@ export interface SessionsLineageResult {
 }
 
 /** How the renderers name where a session's transcript is. */
-export const WHERE_TEXT: Record<SessionWhere, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window'}
+export const WHERE_TEXT: Record<SessionWhere, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window', orphan: 'orphaned transcript (no entry points at it)'}
 
 export interface KeyLineage {
   key: string

@@ -18,7 +18,7 @@ import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, re
 import {transcriptTopicId} from './session-key.js'
 import {fileLineage, parseArchiveName} from './lineage.js'
 import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
-import {appendEntriesLocked, isSafeSessionId, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
   IdempotencyHit,
@@ -305,21 +305,35 @@ export class FileSessionStore implements SessionStore {
     const found = await this.findEntry(key)
     const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
     // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
-    const starts = await this.readRows((k, e) => (k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined))
-    const rivals = [...starts.values()].filter((t): t is number => t !== undefined)
+    const rows = await this.readRows((k, e) => ({
+      start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
+      id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
+      file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
+    }))
+    const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
+    // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
+    const referenced = new Set<string>()
+    for (const r of rows.values()) {
+      if (r.file) referenced.add(r.file)
+      if (r.id) referenced.add(r.id)
+    }
+    const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
     const dir = this.sessionsDir
+    let listed: string[] | undefined
+    const names = async () => {
+      try {
+        listed ??= await fsp.readdir(dir)
+      } catch (error) {
+        if (!isEnoent(error)) throw error
+        listed = []
+      }
+      return listed
+    }
+    const candidate = (n: string) => ({name: n, ref: {locator: path.join(dir, n), location: 'derived' as const, exists: true}})
     return fileLineage(
       {
-        archives: async () => {
-          let names: string[]
-          try {
-            names = await fsp.readdir(dir)
-          } catch (error) {
-            if (isEnoent(error)) return []
-            throw error
-          }
-          return names.filter((n) => parseArchiveName(n)).map((n) => ({name: n, ref: {locator: path.join(dir, n), location: 'derived' as const, exists: true}}))
-        },
+        archives: async () => (await names()).filter((n) => parseArchiveName(n)).map(candidate),
+        orphans: async () => (await names()).filter((n) => isTranscriptFileName(n) && isOrphan(n)).map(candidate),
         header: async (t) => {
           try {
             return await readTranscriptHeader(t.locator)

@@ -32,6 +32,8 @@ export interface ArchiveCandidate {
 export interface LineageSource {
   /** Every archive file of the store (`*.jsonl.reset.*`, `*.jsonl.deleted.*`). */
   archives(): Promise<ArchiveCandidate[]>
+  /** Live-named transcripts no index entry points at (what doctor reports as orphans). */
+  orphans(): Promise<ArchiveCandidate[]>
   /** The header a transcript starts with, undefined when it has none. */
   header(t: TranscriptRef): Promise<TranscriptHeader | undefined>
   /** The session key OpenClaw's trajectory sidecar of this sessionId names, if there is one. */
@@ -93,6 +95,16 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
       if (best.start !== undefined) starts.push(best.start)
     }
   }
+  // Orphans carry no archive time to chain by: only OpenClaw's sidecar or the key's topic ties one to the key.
+  const orphans: (KeySession & {sortAt: number})[] = []
+  for (const o of await src.orphans()) {
+    const header = await src.header(o.ref)
+    const id = header && isSafeSessionId(header.id) ? header.id : o.name.slice(0, -'.jsonl'.length)
+    const owner = await src.sidecarKey(id)
+    const foundBy = owner !== undefined ? (normalizeSessionKey(owner) === want ? 'trajectory' : undefined) : topic !== undefined && o.name.endsWith(`-topic-${encodeURIComponent(topic)}.jsonl`) ? 'topic' : undefined
+    if (!foundBy) continue
+    orphans.push({sessionId: id, where: 'orphan', transcript: o.ref, ended: 'orphaned', foundBy, sortAt: timeOf(header) ?? 0})
+  }
   const out: (KeySession & {sortAt: number})[] = [...taken].map(([a, foundBy]) => ({
     // A header is file content: an id that could not name a file (`../x`) gives way to the one in the file's name.
     sessionId: a.header && isSafeSessionId(a.header.id) ? a.header.id : a.name.slice(0, a.name.indexOf('.jsonl')),
@@ -103,6 +115,7 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
     foundBy,
     sortAt: a.start ?? a.at,
   }))
+  out.push(...orphans)
   out.sort((x, y) => x.sortAt - y.sortAt)
   const list: KeySession[] = out.map(({sortAt: _s, ...k}) => k)
   if (current) list.push({sessionId: current.entry.sessionId, where: 'live', transcript: current.ref, ended: 'current', foundBy: 'index'})

@@ -208,13 +208,26 @@ export class MemorySessionStore implements SessionStore {
     const found = await this.findEntry(key)
     const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
     // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
-    const starts = await this.readRows((k, e) => (k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined))
-    const rivals = [...starts.values()].filter((t): t is number => t !== undefined)
+    const rows = await this.readRows((k, e) => ({
+      start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
+      id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
+      file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
+    }))
+    const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
+    // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
+    const referenced = new Set<string>()
+    for (const r of rows.values()) {
+      if (r.file) referenced.add(r.file)
+      if (r.id) referenced.add(r.id)
+    }
+    const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
     const nameOf = (locator: string) => locator.slice(this.prefix.length)
     return fileLineage(
       {
         archives: async () =>
           [...this.transcripts.keys()].filter((l) => parseArchiveName(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+        orphans: async () =>
+          [...this.transcripts.keys()].filter((l) => isTranscriptFileName(nameOf(l)) && isOrphan(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
         header: async (t) => {
           const first = this.transcripts.get(t.locator)?.[0]
           return isHeader(first) ? copy(first) : undefined

@@ -147,15 +147,18 @@ export interface ResetOptions {
 }
 
 /** Where a session of a key keeps its transcript. */
-export type SessionWhere = 'live' | 'reset-archive' | 'deleted-archive' | 'window'
+export type SessionWhere = 'live' | 'reset-archive' | 'deleted-archive' | 'window' | 'orphan'
 
 /** One session a key has had (SessionStore.sessionsOf). */
 export interface KeySession {
   sessionId: string
   where: SessionWhere
   transcript: TranscriptRef
-  /** How it ended as the store records it: still current, replaced by a reset, deleted, or rolled over by compaction. */
-  ended: 'current' | 'reset' | 'deleted' | 'compaction'
+  /**
+   * How it ended as the store records it: still current, replaced by a reset, deleted, rolled over by compaction, or
+   * orphaned (a live-named transcript no entry points at any more: a reset interrupted before it archived it).
+   */
+  ended: 'current' | 'reset' | 'deleted' | 'compaction' | 'orphaned'
   /** When it was archived (the archive name's time), when the store records one. */
   endedAt?: string
   /**

@@ -204,4 +204,24 @@ describe('FileSessionStore.sessionsOf: archives are file content', () => {
       ['live-1', 'live', 'index'],
     ])
   })
+
+  it('an orphaned live-named transcript (a reset interrupted before its archive) is shown when its trajectory sidecar names the key', async () => {
+    const dir = path.join(tempDir(), 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    const t = Date.parse('2026-12-01T10:00:00.000Z')
+    const header = (id: string, ms: number) => `${JSON.stringify({type: 'session', version: 3, id, timestamp: new Date(ms).toISOString(), cwd: '/w'})}\n`
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: 'live-2', updatedAt: t, sessionStartedAt: t}, 'agent:main:other': {sessionId: 'other-1', updatedAt: t}}))
+    fs.writeFileSync(path.join(dir, 'live-2.jsonl'), header('live-2', t))
+    fs.writeFileSync(path.join(dir, 'other-1.jsonl'), header('other-1', t - 5))
+    for (const [id, key] of [['old-1', 'agent:main:main'], ['theirs-1', 'agent:main:other'], ['nobody-1', undefined]] as const) {
+      fs.writeFileSync(path.join(dir, `${id}.jsonl`), header(id, t - 60_000))
+      if (key) fs.writeFileSync(path.join(dir, `${id}.trajectory.jsonl`), `${JSON.stringify({traceSchema: 'openclaw-trajectory', sessionId: id, sessionKey: key})}\n`)
+    }
+    const store = new FileSessionStore({agentId: 'main', path: path.join(dir, 'sessions.json')})
+    expect((await store.sessionsOf('agent:main:main')).map((s) => [s.sessionId, s.where, s.ended, s.foundBy])).toEqual([
+      ['old-1', 'orphan', 'orphaned', 'trajectory'],
+      ['live-2', 'live', 'current', 'index'],
+    ])
+    expect((await store.sessionsOf('agent:main:other')).map((s) => s.sessionId)).toEqual(['theirs-1', 'other-1'])
+  })
 })
