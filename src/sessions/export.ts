@@ -385,7 +385,7 @@ dt{font-weight:600}dd{margin:0;word-break:break-all}
 details>summary{cursor:pointer;color:var(--muted)}.thinking{color:var(--muted);font-style:italic}
 .boundary{text-align:center;color:var(--muted);margin:28px 0;border-top:2px dashed var(--border);padding-top:6px}
 footer{border-top:1px solid var(--border);margin-top:24px;color:var(--muted);font-size:13px}
-@media print{body{max-width:none;padding:0;font-size:11pt}.msg{border-color:#999}details::details-content{content-visibility:visible;display:block}details>summary{color:#000}}`
+@media print{body{max-width:none;padding:0;font-size:11pt}.msg{border-color:#999}details::details-content{content-visibility:visible !important;display:block !important}details>summary{color:#000}}`
 
 class HtmlDoc extends Doc {
   async begin(w: {key: string; agentId: string; model?: string; sessions: KeySession[]}): Promise<void> {

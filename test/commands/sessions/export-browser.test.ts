@@ -45,8 +45,9 @@ describe.skipIf(SKIP_BROWSER)('sessions export --format html in headless Chromiu
     await browser?.close()
   })
 
+  /** The expression's value after the next frame (an emulated media change is applied at the next style update). */
   const evaluate = async (expression: string) => {
-    const r = await browser.send('Runtime.evaluate', {expression, returnByValue: true}, session)
+    const r = await browser.send('Runtime.evaluate', {expression: `new Promise((r) => requestAnimationFrame(() => r(${expression})))`, awaitPromise: true, returnByValue: true}, session)
     if (r.exceptionDetails) throw new Error(JSON.stringify(r.exceptionDetails))
     return r.result.value
   }
@@ -70,7 +71,7 @@ describe.skipIf(SKIP_BROWSER)('sessions export --format html in headless Chromiu
     expect(requests).toEqual([url])
   })
 
-  it('follows prefers-color-scheme (light and dark backgrounds), tool calls collapse in <details>, and it prints to PDF', async () => {
+  it('follows prefers-color-scheme (light and dark backgrounds), tool calls collapse in <details> on screen and open in print, and it prints to PDF', async () => {
     const bg = async (scheme: string) => {
       await browser.send('Emulation.setEmulatedMedia', {features: [{name: 'prefers-color-scheme', value: scheme}]}, session)
       return evaluate('getComputedStyle(document.body).backgroundColor')
@@ -79,6 +80,12 @@ describe.skipIf(SKIP_BROWSER)('sessions export --format html in headless Chromiu
     expect(await bg('dark')).toBe('rgb(22, 22, 24)')
     expect(await evaluate("document.querySelectorAll('details.call').length")).toBeGreaterThan(0)
     expect(await evaluate("[...document.querySelectorAll('details')].every((d) => !d.open)")).toBe(true)
+    const callShown = "document.querySelector('details.call pre').checkVisibility()"
+    expect(await evaluate(callShown)).toBe(false)
+    // On paper nothing can be clicked open: collapsed blocks are laid out in full.
+    await browser.send('Emulation.setEmulatedMedia', {media: 'print'}, session)
+    expect(await evaluate(callShown)).toBe(true)
+    await browser.send('Emulation.setEmulatedMedia', {media: ''}, session)
     const pdf = await browser.send('Page.printToPDF', {}, session)
     expect(Buffer.from(pdf.data, 'base64').subarray(0, 5).toString()).toBe('%PDF-')
     expect(fs.statSync(file).size).toBe(exported.bytes)
