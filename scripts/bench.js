@@ -114,11 +114,11 @@ function generateTranscript(id) {
   return fs.statSync(file).size
 }
 
-function measure(args) {
+function measure(args, n = runs) {
   const times = []
   const rss = []
   const probe = path.join(dir, 'rss')
-  for (let i = 0; i < runs + 1; i++) {
+  for (let i = 0; i < n + 1; i++) {
     const t0 = process.hrtime.bigint()
     const r = spawnSync(process.execPath, [bin, ...args], {
       env: {...process.env, NODE_OPTIONS: `--require ${path.join(root, 'scripts', 'rss-probe.cjs')}`, CLAWKIT_RSS_PROBE_FILE: probe, HOME: dir, NO_COLOR: '1'},
@@ -134,6 +134,8 @@ function measure(args) {
   return {median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1), rssMiB: Math.max(...rss) / 1024 ** 2}
 }
 
+const exportRuns = Number(process.env.BENCH_EXPORT_RUNS ?? 3)
+
 const sqliteMode = process.env.BENCH_SQLITE ?? '1'
 if (sqliteMode !== 'only') {
   const t0 = Date.now()
@@ -148,12 +150,15 @@ if (sqliteMode !== 'only') {
     [`sessions list (table, ${label})`, ['sessions', 'list', '--state-dir', state]],
     [`sessions history --limit 20 --json (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', state]],
     [`sessions history --limit 20 (${sizeLabel})`, ['sessions', 'history', 'agent:main:main', '--limit', '20', '--state-dir', state]],
+    // Exports stream the whole transcript: fewer runs (each writes as much as it reads), to a file so that no pipe
+    // buffers the output; peak RSS is the figure that matters (issue 17: under 150 MiB for 1 GiB).
+    ...['md', 'html', 'jsonl'].map((f) => [`sessions export --format ${f} --out FILE (${sizeLabel})`, ['sessions', 'export', 'agent:main:main', '--format', f, '--out', path.join(dir, `export.${f}`), '--force', '--state-dir', state], exportRuns]),
   ]
   console.log(`node ${process.version}, ${os.cpus().length} cores, ${runs} runs each (median / min / max wall ms, peak RSS)\n`)
   console.log('| command | median ms | min | max | peak RSS MiB |')
   console.log('|---|---|---|---|---|')
-  for (const [name, args] of cases) {
-    const m = measure(args)
+  for (const [name, args, n] of cases) {
+    const m = measure(args, n)
     console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
   }
 }

@@ -9,7 +9,9 @@ import AutocompleteScript from './commands/autocomplete/script.js'
 import Doctor from './commands/doctor.js'
 import MessageSend from './commands/message/send.js'
 import Sessions from './commands/sessions/index.js'
+import SessionsExport from './commands/sessions/export.js'
 import SessionsHistory from './commands/sessions/history.js'
+import SessionsLineage from './commands/sessions/lineage.js'
 import SessionsList from './commands/sessions/list.js'
 import SessionsReset from './commands/sessions/reset.js'
 import Status from './commands/status.js'
@@ -40,7 +42,9 @@ export const COMMANDS: Record<string, Command.Class> = {
   doctor: Doctor,
   'message:send': MessageSend,
   sessions: Sessions,
+  'sessions:export': SessionsExport,
   'sessions:history': SessionsHistory,
+  'sessions:lineage': SessionsLineage,
   'sessions:list': SessionsList,
   'sessions:reset': SessionsReset,
   status: Status,

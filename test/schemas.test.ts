@@ -10,7 +10,9 @@ import {generateSchemas, SCHEMA_DIR, schemaFile, SCHEMAS} from '../scripts/schem
 import type {AgentRunResult} from '../src/agent/output.js'
 import type {MessageSendResult} from '../src/channels/send.js'
 import type {DoctorResult} from '../src/doctor/types.js'
+import type {SessionsExportResult} from '../src/sessions/export.js'
 import type {SessionsHistoryResult} from '../src/sessions/history.js'
+import type {SessionsLineageResult} from '../src/sessions/lineage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
 import type {StatusResult} from '../src/status/status.js'
@@ -106,6 +108,18 @@ describe('every --json document validates against its schema', () => {
     const fresh = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--json'), 'sessions-history')
     expect(fresh.sessionId).toBe(done.sessionId)
     expect(expectError(await run('sessions', 'reset', '--json'), 'sessions-reset').code).toBe('E_MISSING_SESSION')
+  })
+
+  it('sessions lineage and export: the work key after its reset (an archive and the live one), history --include-archived, an export to a file, and failures', async () => {
+    const l = expectDoc<SessionsLineageResult>(await run('sessions', 'lineage', 'agent:work:main', '--json'), 'sessions-lineage')
+    expect(l.sessions.map((s) => s.where)).toEqual(['reset-archive', 'live'])
+    const h = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--include-archived', '--json'), 'sessions-history')
+    expect(h.sessions).toHaveLength(2)
+    expect(expectError(await run('sessions', 'lineage', 'agent:main:nope', '--json'), 'sessions-lineage').code).toBe('E_SESSION_NOT_FOUND')
+    const out = path.join(a.home, 'work.html')
+    const e = expectDoc<SessionsExportResult>(await run('sessions', 'export', 'agent:work:main', '--include-archived', '--format', 'html', '--out', out, '--json'), 'sessions-export')
+    expect(e.sessions).toHaveLength(2)
+    expect(expectError(await run('sessions', 'export', 'agent:work:main', '--out', out, '--json'), 'sessions-export').code).toBe('E_EXISTS')
   })
 
   it('agent: a turn on the mock model, a delivered turn (delivery), a delivery that fails (deliveryError), and no message', async () => {

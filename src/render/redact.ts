@@ -66,18 +66,51 @@ function envSecrets(env: Record<string, string | undefined>): string[] {
 /** The text with every known secret and every credential-shaped string replaced by `<redacted>`. */
 export function redactText(text: string, env: Record<string, string | undefined> = process.env): string {
   if (!text) return text
-  let out = text
-  const secrets = new Set(registered)
-  for (const s of envSecrets(env)) if (s.trim().length >= MIN_SECRET_LENGTH) secrets.add(s.trim())
-  // Longest first, so a secret that contains another is replaced whole.
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (out.includes(s)) out = out.split(s).join(REDACTED)
-    // Servers echo paths and query strings URL-encoded (a Telegram token's ':' becomes %3A).
-    const enc = encodeURIComponent(s)
-    if (enc !== s && out.includes(enc)) out = out.split(enc).join(REDACTED)
-  }
+  let out = redactKnownSecrets(text, env)
   for (const [re, rep] of PATTERNS) out = out.replace(re, rep)
   return out
+}
+
+/**
+ * Only the values clawkit knows to be secrets (the config's credentials, registered tokens, secret env vars), not the
+ * credential-shaped patterns: what an export always removes, where a pattern could also mask a user's own text.
+ */
+export function redactKnownSecrets(text: string, env: Record<string, string | undefined> = process.env): string {
+  return secretRedactor(env)(text)
+}
+
+/**
+ * redactKnownSecrets with the secrets gathered once: for callers that redact many strings (an export of a million
+ * lines), where gathering and sorting them per string would cost more than the replacing.
+ */
+export function secretRedactor(env: Record<string, string | undefined> = process.env): (text: string) => string {
+  const secrets = new Set(registered)
+  for (const s of envSecrets(env)) if (s.trim().length >= MIN_SECRET_LENGTH) secrets.add(s.trim())
+  // Longest first, so a secret that contains another is replaced whole; servers echo paths and query strings
+  // URL-encoded (a Telegram token's ':' becomes %3A), so the encoded form goes too.
+  const forms: string[] = []
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
+    forms.push(s)
+    const enc = encodeURIComponent(s)
+    if (enc !== s) forms.push(enc)
+  }
+  return (text) => {
+    if (!text) return text
+    let out = text
+    for (const f of forms) if (out.includes(f)) out = out.split(f).join(REDACTED)
+    return out
+  }
+}
+
+/** redactText with the secrets gathered once (see secretRedactor). */
+export function textRedactor(env: Record<string, string | undefined> = process.env): (text: string) => string {
+  const known = secretRedactor(env)
+  return (text) => {
+    if (!text) return text
+    let out = known(text)
+    for (const [re, rep] of PATTERNS) out = out.replace(re, rep)
+    return out
+  }
 }
 
 /** redactText over every string of a JSON-able value (error envelopes, delivery errors); other values unchanged. */

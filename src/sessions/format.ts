@@ -71,3 +71,19 @@ export function formatFlags(r: FlagSource): string {
   if (r.sessionId) out.push(`id:${r.sessionId}`)
   return out.join(' ')
 }
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/**
+ * Local time with its UTC offset (`2026-11-25 22:31:01 +01:00`), in the zone TZ names: a bare time would be read as
+ * local whatever zone it was printed in. --json keeps the stored ISO string.
+ */
+export function localTime(iso: unknown): string {
+  const d = new Date(iso as string)
+  if (Number.isNaN(d.getTime())) return String(iso)
+  const offset = -d.getTimezoneOffset()
+  const abs = Math.abs(offset)
+  const zone = `${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`
+}
+

@@ -1,7 +1,9 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
 import type {OpenClawState} from '../store/state.js'
-import type {TranscriptLocation} from '../store/transcript.js'
+import type {TranscriptLocation, TranscriptReadResult} from '../store/transcript.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
+import type {SessionWhere} from '../store/types.js'
+import {keyLineage} from './lineage.js'
 import {resolveSession} from './resolve.js'
 
 export interface HistoryToolCall {
@@ -31,6 +33,8 @@ export interface HistoryEntry {
   tokensBefore?: number
   customType?: string
   thinkingLevel?: string
+  /** A `reset` entry's reason (new, reset, idle, daily...). */
+  reason?: string
 }
 
 /** The `sessions history --json` document. */
@@ -48,6 +52,21 @@ export interface SessionsHistoryResult {
   /** The same entries as stored (only with --raw). */
   raw?: string[]
   badLines: BadLine[]
+  /**
+   * With --include-archived: the sessions the entries come from, oldest first. `start` is the index in `entries` of
+   * the session's first entry; a boundary is shown before every session but the first.
+   */
+  sessions?: HistorySession[]
+}
+
+export interface HistorySession {
+  sessionId: string
+  sessionFile: string
+  where: SessionWhere
+  /** How it ended: current, reset, deleted, compaction. */
+  ended: string
+  endedAt: string | null
+  start: number
 }
 
 /** Entry types that count toward --limit: what a person calls a message. */
@@ -97,6 +116,8 @@ export function toHistoryEntry(e: TranscriptEntry): HistoryEntry {
   } else if (e.type === 'model_change') {
     out.provider = typeof e.provider === 'string' ? e.provider : undefined
     out.model = typeof e.modelId === 'string' ? e.modelId : undefined
+  } else if (e.type === 'reset') {
+    out.reason = typeof e.reason === 'string' ? e.reason : undefined
   } else if (e.type === 'thinking_level_change') {
     out.thinkingLevel = typeof e.thinkingLevel === 'string' ? e.thinkingLevel : undefined
   }
@@ -107,17 +128,15 @@ export interface HistoryOptions {
   agent?: string
   limit?: number
   raw?: boolean
+  /** Every session the key has had (archives, earlier windows), newest read first and only as far as --limit needs. */
+  includeArchived?: boolean
 }
 
-export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
-  const limit = opts.limit ?? 20
-  const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
-  const store = state.storeFor(s.ref)
-  const transcript = store.transcriptOf(s.entry, s.key)
-  const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: transcript.locator, sessionFileLocation: transcript.location, limit}
-  const tail = await store.tail(transcript, {limit, count: isHistoryMessage, exactPartial: true})
-  if (!tail) return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}
-  // Start the window at the limit-th message from the end, keeping the non-message entries after it.
+/**
+ * The window of a tail read: from the limit-th message from the end, with the non-message entries after it.
+ * `truncated` when a message exists before it.
+ */
+function windowOf(tail: TranscriptReadResult, limit: number): {start: number; truncated: boolean} {
   let seen = 0
   let start = tail.entries.length
   for (let i = tail.entries.length - 1; i >= 0 && seen < limit; i--) {
@@ -127,11 +146,78 @@ export async function sessionHistory(state: OpenClawState, target: string, opts:
     }
   }
   if (seen === 0) start = tail.entries.length
+  return {start, truncated: tail.partial || tail.entries.slice(0, start).some(isHistoryMessage)}
+}
+
+async function archivedHistory(state: OpenClawState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
+  const l = await keyLineage(state, target, {agent: opts.agent})
+  const current = l.sessions.at(-1)!
+  // Newest session first, each read from its end, until --limit messages are in hand: older ones are never opened.
+  const parts: {s: (typeof l.sessions)[number]; entries: TranscriptEntry[]; raw: string[]; bad: BadLine[]}[] = []
+  let remaining = limit
+  let truncated = false
+  for (let i = l.sessions.length - 1; i >= 0; i--) {
+    const s = l.sessions[i]
+    if (remaining === 0) {
+      truncated = true
+      break
+    }
+    const tail = s.transcript.exists ? await l.store.tail(s.transcript, {limit: remaining, count: isHistoryMessage, exactPartial: true}) : undefined
+    if (!tail) {
+      parts.unshift({s, entries: [], raw: [], bad: []})
+      continue
+    }
+    const w = windowOf(tail, remaining)
+    const entries = tail.entries.slice(w.start)
+    remaining -= entries.filter(isHistoryMessage).length
+    parts.unshift({s, entries, raw: tail.rawLines.slice(w.start).map((r, j) => r ?? JSON.stringify(entries[j])), bad: tail.badLines})
+    if (w.truncated) {
+      truncated = true
+      break
+    }
+  }
+  const entries: HistoryEntry[] = []
+  const raw: string[] = []
+  const sessions: HistorySession[] = []
+  const badLines: BadLine[] = []
+  for (const p of parts) {
+    sessions.push({sessionId: p.s.sessionId, sessionFile: p.s.transcript.locator, where: p.s.where, ended: p.s.ended, endedAt: p.s.endedAt ?? null, start: entries.length})
+    entries.push(...p.entries.map(toHistoryEntry))
+    raw.push(...p.raw)
+    badLines.push(...p.bad)
+  }
+  const result: SessionsHistoryResult = {
+    key: l.key,
+    agentId: l.agentId,
+    sessionId: current.sessionId,
+    sessionFile: current.transcript.locator,
+    sessionFileLocation: current.transcript.location,
+    transcriptExists: current.transcript.exists,
+    limit,
+    truncated,
+    entries,
+    badLines,
+    sessions,
+  }
+  if (opts.raw) result.raw = raw
+  return result
+}
+
+export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
+  const limit = opts.limit ?? 20
+  if (opts.includeArchived) return archivedHistory(state, target, opts, limit)
+  const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
+  const store = state.storeFor(s.ref)
+  const transcript = store.transcriptOf(s.entry, s.key)
+  const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: transcript.locator, sessionFileLocation: transcript.location, limit}
+  const tail = await store.tail(transcript, {limit, count: isHistoryMessage, exactPartial: true})
+  if (!tail) return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}
+  const {start, truncated} = windowOf(tail, limit)
   const window = tail.entries.slice(start)
   const result: SessionsHistoryResult = {
     ...base,
     transcriptExists: true,
-    truncated: tail.partial || tail.entries.slice(0, start).some(isHistoryMessage),
+    truncated,
     entries: window.map(toHistoryEntry),
     badLines: tail.badLines,
   }

@@ -1,5 +1,6 @@
 // The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
+import {FileSystemError} from '../errors.js'
 import {ChainMutexes} from './chain-mutex.js'
 
 import {pathToLeaf} from './context.js'
@@ -8,11 +9,13 @@ import {idempotencyHitOf} from './idempotency.js'
 import {storeDataFrom} from './file-store.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {transcriptTopicId} from './session-key.js'
-import {type AppendResult, badEntrySessionId, chainEntries, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {fileLineage, parseArchiveName} from './lineage.js'
+import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 import type {
   FoundEntry,
   IdempotencyHit,
+  KeySession,
   LockedTranscript,
   ResetOptions,
   ResetOutcome,
@@ -22,6 +25,7 @@ import type {
   SessionStoreData,
   StoreRef,
   TranscriptAppendOptions,
+  TranscriptLine,
   TranscriptLockOptions,
   TranscriptRef,
 } from './types.js'
@@ -198,6 +202,55 @@ export class MemorySessionStore implements SessionStore {
 
   reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
     return runReset(this.resetBackend(), key, opts)
+  }
+
+  async sessionsOf(key: string): Promise<KeySession[]> {
+    const found = await this.findEntry(key)
+    const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
+    // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
+    const rows = await this.readRows((k, e) => ({
+      start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
+      id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
+      file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
+    }))
+    const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
+    // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
+    const referenced = new Set<string>()
+    for (const r of rows.values()) {
+      if (r.file) referenced.add(r.file)
+      if (r.id) referenced.add(r.id)
+    }
+    const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
+    const nameOf = (locator: string) => locator.slice(this.prefix.length)
+    return fileLineage(
+      {
+        archives: async () =>
+          [...this.transcripts.keys()].filter((l) => parseArchiveName(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+        orphans: async () =>
+          [...this.transcripts.keys()].filter((l) => isTranscriptFileName(nameOf(l)) && isOrphan(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+        header: async (t) => {
+          const first = this.transcripts.get(t.locator)?.[0]
+          return isHeader(first) ? copy(first) : undefined
+        },
+        sidecarKey: async (sessionId) => {
+          const first = this.transcripts.get(this.locatorOf(`${sessionId}.trajectory.jsonl`))?.[0] as {sessionKey?: unknown} | undefined
+          return typeof first?.sessionKey === 'string' ? first.sessionKey : undefined
+        },
+      },
+      key,
+      current,
+      rivals,
+    )
+  }
+
+  async *readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
+    const lines = this.transcripts.get(t.locator)
+    if (!lines) throw new FileSystemError(t.locator, 'read the transcript', Object.assign(new Error('ENOENT: no such file or directory'), {code: 'ENOENT', syscall: 'open'}))
+    let n = 0
+    for (const l of lines) {
+      n++
+      yield {line: n, raw: JSON.stringify(l), value: copy(l) as Record<string, unknown>}
+    }
   }
 
   private resetBackend(): ResetBackend {

@@ -1,7 +1,7 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
 import type {ContextRead} from './context-read.js'
 import type {AppendResult, NewEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from './transcript.js'
-import type {TranscriptHeader} from './transcript-types.js'
+import type {BadLine, TranscriptHeader} from './transcript-types.js'
 
 /** One row of sessions.json. Only the fields clawkit reads are typed; every other field is preserved as-is. */
 export interface SessionEntry {
@@ -146,6 +146,37 @@ export interface ResetOptions {
   cwd: string
 }
 
+/** Where a session of a key keeps its transcript. */
+export type SessionWhere = 'live' | 'reset-archive' | 'deleted-archive' | 'window' | 'orphan'
+
+/** One session a key has had (SessionStore.sessionsOf). */
+export interface KeySession {
+  sessionId: string
+  where: SessionWhere
+  transcript: TranscriptRef
+  /**
+   * How it ended as the store records it: still current, replaced by a reset, deleted, rolled over by compaction, or
+   * orphaned (a live-named transcript no entry points at any more: a reset interrupted before it archived it).
+   */
+  ended: 'current' | 'reset' | 'deleted' | 'compaction' | 'orphaned'
+  /** When it was archived (the archive name's time), when the store records one. */
+  endedAt?: string
+  /**
+   * What tied it to the key: the index (current), OpenClaw's trajectory sidecar, the key's topic in the file name, the
+   * entry's previousSessionId, the reset chain (archive time = the next session's start), or a SQLite window row.
+   */
+  foundBy: 'index' | 'trajectory' | 'topic' | 'previous-session-id' | 'reset-time' | 'window'
+}
+
+/** One stored line of a transcript, in order: the text as stored and its parsed value, or why it cannot be read. */
+export interface TranscriptLine {
+  /** 1-based line number (SQLite: the event's seq). */
+  line: number
+  raw: string
+  value?: Record<string, unknown>
+  bad?: BadLine
+}
+
 /**
  * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
  * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
@@ -201,4 +232,11 @@ export interface SessionStore {
    * old transcript archived as `<locator>.reset.<time>`. NotFoundError when there is no such session.
    */
   reset(key: string, opts: ResetOptions): Promise<ResetOutcome>
+  /**
+   * Every session this key has had, oldest first, the current one last: archives and earlier windows included, each
+   * with a ref that tail() and readLines() read. Empty when the key has neither an entry nor anything archived.
+   */
+  sessionsOf(key: string): Promise<KeySession[]>
+  /** A whole transcript line by line, the header included, streamed: never held in memory at once. */
+  readLines(t: TranscriptRef): AsyncIterable<TranscriptLine>
 }

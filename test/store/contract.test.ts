@@ -202,6 +202,62 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect((await store.tail(t, {limit: 5}))?.entries).toEqual([])
   })
 
+  it('lineage: a key reset twice has three sessions, oldest first, the archives found by what they hold; another key keeps only its own', async () => {
+    const {store, linesAt} = make()
+    const first = await store.reset(MAIN, {now: new Date('2026-12-01T10:00:00.000Z'), cwd: '/w'})
+    const mid = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    await store.append(mid, [{type: 'message', message: {role: 'user', content: 'between the resets', timestamp: 1}}])
+    const second = await store.reset(MAIN, {now: new Date('2026-12-02T10:00:00.000Z'), cwd: '/w'})
+    const lineage = await store.sessionsOf(MAIN)
+    expect(lineage.map((s) => [s.sessionId, s.where, s.ended])).toEqual([
+      [MAIN_ID, 'reset-archive', 'reset'],
+      [first.sessionId, 'reset-archive', 'reset'],
+      [second.sessionId, 'live', 'current'],
+    ])
+    expect(lineage.map((s) => s.transcript.locator)).toEqual([first.archivedTranscript, second.archivedTranscript, second.sessionFile])
+    expect(lineage[0].endedAt).toBe('2026-12-01T10:00:00.000Z')
+    // Each ref reads the transcript it names, whole and in order.
+    for (const s of lineage) {
+      const read: object[] = []
+      for await (const l of store.readLines(s.transcript)) read.push(l.value!)
+      expect(read).toEqual(linesAt(s.transcript.locator))
+      expect(read[0]).toMatchObject({type: 'session', id: s.sessionId})
+    }
+    // The other key's start is no reset's time: none of these archives is its.
+    expect((await store.sessionsOf(EXPLICIT)).map((s) => [s.sessionId, s.where])).toEqual([['0a1b2c3d-0000-4000-8000-000000000001', 'live']])
+    expect(await store.sessionsOf('agent:main:nope')).toEqual([])
+  })
+
+  it('lineage: two keys reset in the same second each keep their own archive, also a key whose reset archived nothing', async () => {
+    const {store} = make()
+    await store.update((data) => {
+      data['agent:main:empty'] = {sessionId: 'empty-1', updatedAt: 1}
+    })
+    const t = Date.parse('2026-12-01T10:00:00.000Z')
+    const empty = await store.reset('agent:main:empty', {now: new Date(t), cwd: '/w'})
+    expect(empty.archivedTranscript).toBeNull()
+    const explicit = await store.reset(EXPLICIT, {now: new Date(t + 1), cwd: '/w'})
+    expect((await store.sessionsOf('agent:main:empty')).map((s) => [s.sessionId, s.where])).toEqual([[empty.sessionId, 'live']])
+    expect((await store.sessionsOf(EXPLICIT)).map((s) => [s.sessionId, s.where])).toEqual([
+      [explicit.previousSessionId, 'reset-archive'],
+      [explicit.sessionId, 'live'],
+    ])
+  })
+
+  it('streams a whole transcript line by line with the raw text as stored; a missing transcript is an error', async () => {
+    const {store, locatorOf, linesAt} = make()
+    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    const got: {line: number; value: unknown; raw: string}[] = []
+    for await (const l of store.readLines(t)) got.push({line: l.line, value: l.value, raw: l.raw})
+    expect(got.map((l) => l.value)).toEqual(linesAt(locatorOf(`${MAIN_ID}.jsonl`)))
+    expect(got.map((l) => JSON.parse(l.raw))).toEqual(got.map((l) => l.value))
+    expect(got.map((l) => l.line)).toEqual(got.map((_, i) => i + 1))
+    const missing = store.transcriptOf({sessionId: 'not-there-1'})
+    await expect((async () => {
+      for await (const _ of store.readLines(missing)) void _
+    })()).rejects.toMatchObject({code: 'E_ENOENT'})
+  })
+
   it('a reset folds a mixed-case spelling into the lowercase key and keeps the other rows', async () => {
     const {store} = make()
     await store.update((data) => {

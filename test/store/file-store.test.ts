@@ -184,3 +184,44 @@ describe('single-entry lookup on large stores', () => {
     await expect(new FileSessionStore({agentId: 'main', path: file}).findEntry('agent:main:main')).rejects.toBeInstanceOf(CorruptFileError)
   })
 })
+
+describe('FileSessionStore.sessionsOf: archives are file content', () => {
+  it('an archive whose header id could not name a file keeps the id in its name; an archive of a later time is not a predecessor', async () => {
+    const dir = path.join(tempDir(), 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    const t = Date.parse('2026-12-01T10:00:00.000Z')
+    const iso = (ms: number) => new Date(ms).toISOString()
+    const suffix = (ms: number) => iso(ms).replaceAll(':', '-')
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: 'live-1', updatedAt: t, sessionStartedAt: t}}))
+    fs.writeFileSync(path.join(dir, 'live-1.jsonl'), `${JSON.stringify({type: 'session', version: 3, id: 'live-1', timestamp: iso(t), cwd: '/w'})}\n`)
+    fs.writeFileSync(path.join(dir, `old-1.jsonl.reset.${suffix(t)}`), `${JSON.stringify({type: 'session', version: 3, id: '../../escape', timestamp: iso(t - 60_000), cwd: '/w'})}\n`)
+    // Ten minutes after the live session started: no reset of this key made it.
+    fs.writeFileSync(path.join(dir, `stray-1.jsonl.reset.${suffix(t + 600_000)}`), `${JSON.stringify({type: 'session', version: 3, id: 'stray-1', timestamp: iso(t - 120_000), cwd: '/w'})}\n`)
+    const store = new FileSessionStore({agentId: 'main', path: path.join(dir, 'sessions.json')})
+    const got = await store.sessionsOf('agent:main:main')
+    expect(got.map((s) => [s.sessionId, s.where, s.foundBy])).toEqual([
+      ['old-1', 'reset-archive', 'reset-time'],
+      ['live-1', 'live', 'index'],
+    ])
+  })
+
+  it('an orphaned live-named transcript (a reset interrupted before its archive) is shown when its trajectory sidecar names the key', async () => {
+    const dir = path.join(tempDir(), 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    const t = Date.parse('2026-12-01T10:00:00.000Z')
+    const header = (id: string, ms: number) => `${JSON.stringify({type: 'session', version: 3, id, timestamp: new Date(ms).toISOString(), cwd: '/w'})}\n`
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: 'live-2', updatedAt: t, sessionStartedAt: t}, 'agent:main:other': {sessionId: 'other-1', updatedAt: t}}))
+    fs.writeFileSync(path.join(dir, 'live-2.jsonl'), header('live-2', t))
+    fs.writeFileSync(path.join(dir, 'other-1.jsonl'), header('other-1', t - 5))
+    for (const [id, key] of [['old-1', 'agent:main:main'], ['theirs-1', 'agent:main:other'], ['nobody-1', undefined]] as const) {
+      fs.writeFileSync(path.join(dir, `${id}.jsonl`), header(id, t - 60_000))
+      if (key) fs.writeFileSync(path.join(dir, `${id}.trajectory.jsonl`), `${JSON.stringify({traceSchema: 'openclaw-trajectory', sessionId: id, sessionKey: key})}\n`)
+    }
+    const store = new FileSessionStore({agentId: 'main', path: path.join(dir, 'sessions.json')})
+    expect((await store.sessionsOf('agent:main:main')).map((s) => [s.sessionId, s.where, s.ended, s.foundBy])).toEqual([
+      ['old-1', 'orphan', 'orphaned', 'trajectory'],
+      ['live-2', 'live', 'current', 'index'],
+    ])
+    expect((await store.sessionsOf('agent:main:other')).map((s) => s.sessionId)).toEqual(['theirs-1', 'other-1'])
+  })
+})

@@ -6,9 +6,11 @@ import {UsageError} from '../../errors.js'
 import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
-import {HISTORY_MESSAGE_TYPES, type HistoryEntry, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
+import {localTime} from '../../sessions/format.js'
+import {WHERE_TEXT} from '../../sessions/lineage.js'
+import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
-export type {HistoryEntry, SessionsHistoryResult} from '../../sessions/history.js'
+export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../sessions/history.js'
 
 export default class SessionsHistory extends BaseCommand<typeof SessionsHistory> {
   static override summary = 'Show the last messages of a session'
@@ -19,6 +21,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     '<%= config.bin %> sessions history --session "agent:main:main" --limit 10',
     '<%= config.bin %> sessions history 0caed29d-8df6-4457-a9cd-00bb9d2b22e3 --json',
     '<%= config.bin %> sessions history main --raw --limit 5',
+    '<%= config.bin %> sessions history main --include-archived --limit 50',
   ]
   static override args = {
     session: Args.string({description: 'session key or sessionId'}),
@@ -28,6 +31,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
     limit: Flags.string({description: 'last N messages', default: '20', helpValue: '<n>'}),
     raw: Flags.boolean({description: 'print the JSONL lines exactly as stored'}),
+    'include-archived': Flags.boolean({description: 'also the sessions the key had before its resets (archives, earlier windows), with a boundary at each'}),
   }
 
   async run(): Promise<SessionsHistoryResult> {
@@ -37,7 +41,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
       throw new UsageError('Give the session once: either as an argument or with --session', 'E_FLAG_CONFLICT')
     }
     const limit = positiveIntegerFlag('--limit', this.flags.limit, {example: 10}) as number
-    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit, raw: this.flags.raw})
+    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']})
     if (!this.jsonEnabled()) {
       if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
       else process.stdout.write(renderHistory(result))
@@ -55,22 +59,8 @@ function shorten(s: unknown, max: number): string {
   return one.length > max ? `${one.slice(0, max)}… (${one.length - max} more chars)` : one
 }
 
-const pad = (n: number) => String(n).padStart(2, '0')
 /** Bodies, tool calls and notes sit this far under their `[time] role:` line. */
 const INDENT = '    '
-
-/**
- * Local time with its UTC offset (`2026-11-25 22:31:01 +01:00`), in the zone TZ names: a bare time would be read as
- * local whatever zone it was printed in. --json keeps the stored ISO string.
- */
-function localTime(iso: unknown): string {
-  const d = new Date(iso as string)
-  if (Number.isNaN(d.getTime())) return printable(String(iso))
-  const offset = -d.getTimezoneOffset()
-  const abs = Math.abs(offset)
-  const zone = `${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone}`
-}
 
 /** A body on its head line when it is one line; else under it, every line indented like tool calls. */
 function withBody(head: string, body: string): string[] {
@@ -104,7 +94,13 @@ export function renderHistory(r: SessionsHistoryResult): string {
     return `${out.join('\n')}\n`
   }
   if (r.truncated) out.push(paint(c, 'dim', `… earlier messages not shown (showing the last ${r.limit}; use --limit)`))
-  for (const e of r.entries) out.push(...renderEntry(safeEntry(e), c))
+  // Several sessions may start at one index (sessions without entries): each gets its boundary line.
+  const sessions = r.sessions ?? []
+  r.entries.forEach((e, i) => {
+    for (const s of sessions) if (s.start === i) out.push(...sessionBoundary(r, s, c))
+    out.push(...renderEntry(safeEntry(e), c))
+  })
+  for (const s of sessions) if (s.start >= r.entries.length) out.push(...sessionBoundary(r, s, c))
   // A just-reset session has only its header (or a model change): say so rather than end after the two header lines.
   if (!r.entries.some((e) => HISTORY_MESSAGE_TYPES.has(e.type))) out.push(paint(c, 'dim', 'no messages yet'))
   if (r.badLines.length > 0) {
@@ -113,8 +109,16 @@ export function renderHistory(r: SessionsHistoryResult): string {
   return `${out.join('\n')}\n`
 }
 
+/** The line that opens a session in --include-archived output; the first session shown gets only its name. */
+function sessionBoundary(r: SessionsHistoryResult, s: HistorySession, c: boolean): string[] {
+  const list = r.sessions ?? []
+  const prev = list[list.indexOf(s) - 1]
+  const head = prev ? `${prev.ended === 'deleted' ? 'deleted' : 'reset'}${prev.endedAt ? ` ${printable(localTime(prev.endedAt))}` : ''}: ` : ''
+  return [paint(c, 'yellow', `\u2550\u2550\u2550\u2550 ${head}session ${printable(s.sessionId)} (${WHERE_TEXT[s.where] ?? s.where}) \u2550\u2550\u2550\u2550`)]
+}
+
 function renderEntry(e: HistoryEntry, c: boolean): string[] {
-  const t = paint(c, 'dim', `[${localTime(e.timestamp)}]`)
+  const t = paint(c, 'dim', `[${printable(localTime(e.timestamp))}]`)
   switch (e.type) {
     case 'message': {
       if (e.role === 'toolResult' && e.toolResult) {
@@ -137,6 +141,8 @@ function renderEntry(e: HistoryEntry, c: boolean): string[] {
       return withBody(`${t} ${paint(c, 'gray', `custom (${e.customType ?? '?'})`)}:`, shorten(e.text ?? '', MAX_TEXT))
     case 'model_change':
       return [`${t} ${paint(c, 'dim', `model → ${e.provider}/${e.model}`)}`]
+    case 'reset':
+      return [`${t} ${paint(c, 'yellow', `\u2550\u2550\u2550\u2550 reset${e.reason ? ` (${printable(e.reason)})` : ''}: the model context starts again here \u2550\u2550\u2550\u2550`)}`]
     case 'thinking_level_change':
       return [`${t} ${paint(c, 'dim', `thinking → ${e.thinkingLevel}`)}`]
     default:

@@ -4,7 +4,7 @@
 import {ClawkitError, ExitCode} from '../../errors.js'
 import type {TranscriptReadResult} from '../transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {SessionEntry} from '../types.js'
+import type {SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
 /** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (§3.1 invariant 4). */
@@ -271,6 +271,18 @@ export function tailEvents(db: SqlDatabase, sessionId: string, locator: string, 
     size: 0,
     partial,
   }
+}
+
+/** Up to `limit` events after seq `after`, decoded, as transcript lines (line = seq). */
+export function pageEvents(db: SqlDatabase, sessionId: string, after: number, limit: number): TranscriptLine[] {
+  return db
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+    .all(sessionId, after, limit)
+    .map((row) => {
+      const d = decodeEvent(row)
+      const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
+      return {line: d.seq, raw, ...(d.bad ? {bad: d.bad} : {value: d.value})}
+    })
 }
 
 /** The session's header event (seq 0) as stored, one line; undefined when it has none. */

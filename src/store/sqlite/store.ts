@@ -14,6 +14,7 @@ import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
   FoundEntry,
   IdempotencyHit,
+  KeySession,
   LockedTranscript,
   ResetOptions,
   ResetOutcome,
@@ -23,13 +24,14 @@ import type {
   SessionStoreData,
   StoreRef,
   TranscriptAppendOptions,
+  TranscriptLine,
   TranscriptLockOptions,
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entryByKey, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -161,6 +163,47 @@ export class SqliteSessionStore implements SessionStore {
   async tail(t: TranscriptRef, opts: TailOptions): Promise<TranscriptReadResult | undefined> {
     const sessionId = this.sessionIdOf(t)
     return this.snap((db) => tailEvents(db, sessionId, t.locator, opts))
+  }
+
+  /**
+   * The key's windows oldest first (§3.4: windows sharing session_key, by created_at); the node's current one is the
+   * live session. `reset` events inside a window are boundaries the reader finds in the events (§6).
+   */
+  async sessionsOf(key: string): Promise<KeySession[]> {
+    return this.snap((db) => {
+      for (const k of new Set([key, normalizeSessionKey(key)])) {
+        const node = db.prepare('SELECT current_session_id FROM session_nodes WHERE session_key = ?').get(k)
+        const windows = db.prepare('SELECT session_id, reason, created_at FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(k)
+        if (!node && windows.length === 0) continue
+        const current = node ? String(node.current_session_id) : undefined
+        const out: KeySession[] = windows.map((w, i) => {
+          const sessionId = String(w.session_id)
+          const ref: TranscriptRef = {locator: sqliteLocator(this.ref.path, sessionId), location: 'sqlite', exists: hasEvents(db, sessionId)}
+          const ended = sessionId === current ? 'current' : w.reason === 'compaction' ? 'compaction' : 'reset'
+          // A window ends when the next one starts (the database records no end time of its own).
+          const next = Number(windows[i + 1]?.created_at)
+          const endedAt = ended !== 'current' && Number.isFinite(next) && next > 0 ? {endedAt: new Date(next).toISOString()} : {}
+          return {sessionId, where: 'window', transcript: ref, ended, ...endedAt, foundBy: 'window'}
+        })
+        // The current window last whatever its created_at (a restored or hand-edited sessionStartedAt).
+        const at = out.findIndex((s) => s.ended === 'current')
+        if (at >= 0) out.push(...out.splice(at, 1))
+        return out
+      }
+      return []
+    })
+  }
+
+  /** Events in seq order, a page per read snapshot: no transaction stays open while the caller awaits. */
+  async *readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
+    const sessionId = this.sessionIdOf(t)
+    let after = -1
+    for (;;) {
+      const page = this.snap((db) => pageEvents(db, sessionId, after, 256))
+      if (page.length === 0) return
+      for (const l of page) yield l
+      after = page.at(-1)!.line
+    }
   }
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */

@@ -1,0 +1,145 @@
+// `sessions lineage` and `history --include-archived`: every session a key has had, from the store's sessionsOf(), with
+// message counts and usage totals read by streaming each transcript (never one held whole). A `reset` event inside a
+// transcript (OpenClaw's gateway /new and /reset in the SQLite era keep the sessionId) splits it like a new session.
+import {normalizeAgentId} from '../config/agent-id.js'
+import {NotFoundError} from '../errors.js'
+import {parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
+import type {OpenClawState} from '../store/state.js'
+import type {TranscriptEntry} from '../store/transcript-types.js'
+import type {KeySession, SessionStore, SessionWhere} from '../store/types.js'
+import {isHistoryMessage} from './history.js'
+import {resolveSession} from './resolve.js'
+
+export interface UsageTotals {
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  totalTokens: number
+  costUsd: number
+}
+
+/** One session (or, split at `reset` events, one part of it) in a key's lineage. */
+export interface LineageSession {
+  sessionId: string
+  /** 1-based part of the sessionId when `reset` events split its transcript; absent when it has none. */
+  part?: number
+  where: SessionWhere
+  /** The transcript's locator: a file path, or `<database>#<sessionId>`. */
+  transcript: string
+  transcriptExists: boolean
+  foundBy: KeySession['foundBy']
+  firstMessageAt: string | null
+  lastMessageAt: string | null
+  messages: number
+  usage: UsageTotals
+  /** current, reset (a new sessionId), reset-event (a `reset` entry inside the transcript), deleted, compaction, orphaned. */
+  ended: KeySession['ended'] | 'reset-event'
+  endedAt: string | null
+  /** The `reason` of the reset event that ended this part (new, reset, idle, daily...). */
+  resetReason?: string
+  /** Lines that could not be read (doctor names them). */
+  badLines: number
+}
+
+/** The `sessions lineage --json` document. */
+export interface SessionsLineageResult {
+  key: string
+  agentId: string
+  /** Oldest first; the current session last. */
+  sessions: LineageSession[]
+}
+
+/** How the renderers name where a session's transcript is. */
+export const WHERE_TEXT: Record<SessionWhere, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window', orphan: 'orphaned transcript (no entry points at it)'}
+
+export interface KeyLineage {
+  key: string
+  agentId: string
+  store: SessionStore
+  sessions: KeySession[]
+}
+
+/** The key a user means and every session it has had, also when its entry is gone (only archives left). */
+export async function keyLineage(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<KeyLineage> {
+  let key: string
+  let agentId: string
+  try {
+    const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
+    key = s.key
+    agentId = s.agentId
+  } catch (error) {
+    // A deleted key has no entry but may have archives: look them up under the key as typed.
+    if (!(error instanceof NotFoundError) || !target.includes(':')) throw error
+    const agentOpt = opts.agent ? state.requireAgent(opts.agent) : undefined
+    key = toAgentStoreSessionKey(agentOpt ?? state.activeAgentId, target.trim())
+    const parsed = parseAgentSessionKey(key)
+    agentId = parsed ? normalizeAgentId(parsed.agentId) : (agentOpt ?? state.activeAgentId)
+    const store = state.storeFor(state.sessionStoreRef(agentId))
+    const sessions = await store.sessionsOf(key)
+    if (sessions.length === 0) throw error
+    return {key, agentId, store, sessions}
+  }
+  const store = state.storeFor(state.sessionStoreRef(agentId))
+  return {key, agentId, store, sessions: await store.sessionsOf(key)}
+}
+
+export function emptyUsage(): UsageTotals {
+  return {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0}
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+
+/** Adds one message's `usage` (OpenClaw's shape: input, output, cacheRead, cacheWrite, totalTokens, cost.total). */
+export function addUsage(t: UsageTotals, u: unknown): void {
+  if (!u || typeof u !== 'object') return
+  const x = u as Record<string, unknown>
+  t.input += num(x.input)
+  t.output += num(x.output)
+  t.cacheRead += num(x.cacheRead)
+  t.cacheWrite += num(x.cacheWrite)
+  t.totalTokens += num(x.totalTokens)
+  t.costUsd = Math.round((t.costUsd + num((x.cost as Record<string, unknown> | undefined)?.total)) * 1e9) / 1e9
+}
+
+/** The parts of one session: its whole transcript streamed once, split at `reset` events. */
+async function partsOf(store: SessionStore, s: KeySession): Promise<LineageSession[]> {
+  const base = {sessionId: s.sessionId, where: s.where, transcript: s.transcript.locator, transcriptExists: s.transcript.exists, foundBy: s.foundBy}
+  const fresh = (): LineageSession => ({...base, firstMessageAt: null, lastMessageAt: null, messages: 0, usage: emptyUsage(), ended: s.ended, endedAt: s.endedAt ?? null, badLines: 0})
+  const parts: LineageSession[] = [fresh()]
+  if (!s.transcript.exists) return parts
+  let cur = parts[0]
+  for await (const line of store.readLines(s.transcript)) {
+    if (line.bad) {
+      cur.badLines++
+      continue
+    }
+    const e = line.value as unknown as TranscriptEntry
+    if (!e || e.type === 'session') continue
+    if (e.type === 'reset') {
+      cur.ended = 'reset-event'
+      cur.endedAt = typeof e.timestamp === 'string' ? e.timestamp : null
+      if (typeof e.reason === 'string') cur.resetReason = e.reason
+      cur = fresh()
+      parts.push(cur)
+      continue
+    }
+    if (!isHistoryMessage(e)) continue
+    cur.messages++
+    const at = typeof e.timestamp === 'string' ? e.timestamp : null
+    if (at) {
+      cur.firstMessageAt ??= at
+      cur.lastMessageAt = at
+    }
+    if (e.type === 'message') addUsage(cur.usage, (e as {message?: {usage?: unknown}}).message?.usage)
+  }
+  if (parts.length > 1) parts.forEach((p, i) => (p.part = i + 1))
+  return parts
+}
+
+export async function sessionLineage(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<SessionsLineageResult> {
+  const l = await keyLineage(state, target, opts)
+  const sessions: LineageSession[] = []
+  for (const s of l.sessions) sessions.push(...(await partsOf(l.store, s)))
+  return {key: l.key, agentId: l.agentId, sessions}
+}
