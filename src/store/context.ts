@@ -1,4 +1,4 @@
-// Rebuilds the model-facing message list from transcript entries the way pi's buildSessionContext does (store-format.md §6.6).
+// Rebuilds the model-facing message list from transcript entries the way pi's buildSessionContext does (store-format.md section 6.6).
 import type {AgentMessage, CompactionEntry, ContentBlock, CustomMessageEntry, MessageEntry, TranscriptEntry} from './transcript-types.js'
 
 export const COMPACTION_SUMMARY_PREFIX = 'The conversation history before this point was compacted into the following summary:\n\n<summary>\n'

@@ -2,7 +2,7 @@
 import {normalizeSessionKey} from './session-key.js'
 import type {FoundEntry, SessionStoreData} from './types.js'
 
-/** OpenClaw's resolveSessionStoreEntry: the entry under `key` or any spelling that lowercases to it, newest first (§2.6). */
+/** OpenClaw's resolveSessionStoreEntry: the entry under `key` or any spelling that lowercases to it, newest first (section 2.6). */
 export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | undefined {
   const want = normalizeSessionKey(key)
   let best: FoundEntry | undefined

@@ -1,6 +1,6 @@
 // Which era an agent's session store is in. From about 2026.7 OpenClaw keeps an agent's sessions in
-// `agents/<id>/agent/openclaw-agent.sqlite` and reads sessions.json only as one-time import input (store-sqlite.md §1,
-// §8). clawkit reads and writes that database (src/store/sqlite/) and, for such an agent, never writes a JSON-era
+// `agents/<id>/agent/openclaw-agent.sqlite` and reads sessions.json only as one-time import input (store-sqlite.md section 1,
+// section 8). clawkit reads and writes that database (src/store/sqlite/) and, for such an agent, never writes a JSON-era
 // session file: OpenClaw would not see the turn, and its next import would merge the stray file into the user's store.
 import fs from 'node:fs'
 import path from 'node:path'

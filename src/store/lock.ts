@@ -1,5 +1,5 @@
 // OpenClaw's cross-process lock protocol: an O_EXCL regular file `<file>.lock` holding {pid, createdAt, starttime}.
-// Implemented by hand because lock libraries use a directory at the same path, which OpenClaw cannot see (oclif-notes §6.1).
+// Implemented by hand because lock libraries use a directory at the same path, which OpenClaw cannot see (oclif-notes section 6.1).
 import {AsyncLocalStorage} from 'node:async_hooks'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
@@ -52,7 +52,7 @@ function envMs(name: string, fallback: number): number {
   return Number.isFinite(n) && n >= 0 ? n : fallback
 }
 
-/** OpenClaw's defaults, tunable with the env vars later OpenClaw versions read (store-format.md §3.3). */
+/** OpenClaw's defaults, tunable with the env vars later OpenClaw versions read (store-format.md section 3.3). */
 export const DEFAULT_LOCK_TIMEOUT_MS = envMs('OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS', 10_000)
 export const DEFAULT_STALE_MS = envMs('OPENCLAW_SESSION_WRITE_LOCK_STALE_MS', 30 * 60 * 1000)
 

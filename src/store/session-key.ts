@@ -1,4 +1,4 @@
-// Session keys: parse, build, normalize and classify every shape OpenClaw 2026.4.x writes (store-format.md §4).
+// Session keys: parse, build, normalize and classify every shape OpenClaw 2026.4.x writes (store-format.md section 4).
 import {DEFAULT_ACCOUNT_ID, DEFAULT_AGENT_ID, normalizeAccountId, normalizeAgentId} from '../config/agent-id.js'
 
 export type DmScope = 'main' | 'per-peer' | 'per-channel-peer' | 'per-account-channel-peer'
@@ -115,7 +115,7 @@ export function parseSessionKey(raw: string): ParsedSessionKey {
 }
 
 /**
- * The `kind` OpenClaw 2026.4.27 prints in `sessions` (cli-surface.md §3.2): the literal keys `global` and `unknown`,
+ * The `kind` OpenClaw 2026.4.27 prints in `sessions` (cli-surface.md section 3.2): the literal keys `global` and `unknown`,
  * `group` when chatType is group/channel or the key has `:group:`/`:channel:`, otherwise `direct`.
  */
 export function classifySessionKind(key: string, entry?: {chatType?: unknown}): SessionKind {
@@ -228,7 +228,7 @@ export function toAgentStoreSessionKey(agentId: string, requestKey: string | und
 }
 
 /**
- * `canonicalizeSessionKeyForAgent` for pre-multi-agent stores (§4.6): bare `main`, `subagent:X`, `group:X`,
+ * `canonicalizeSessionKeyForAgent` for pre-multi-agent stores (section 4.6): bare `main`, `subagent:X`, `group:X`,
  * E.164 numbers and the like become `agent:<id>:…`.
  */
 export function canonicalizeLegacyKey(agentId: string, key: string): string {

@@ -1,4 +1,4 @@
-// Shapes of pi-coding-agent JSONL v3 transcript lines as OpenClaw writes them (store-format.md §6).
+// Shapes of pi-coding-agent JSONL v3 transcript lines as OpenClaw writes them (store-format.md section 6).
 
 export const CURRENT_TRANSCRIPT_VERSION = 3
 

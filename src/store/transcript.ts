@@ -219,7 +219,7 @@ export function isEntry(v: unknown): v is EntryBase {
   return typeof e?.type === 'string' && e.type !== 'session'
 }
 
-/** v1 -> v2 -> v3 in memory (store-format.md §6.7). Never written back: a read must not rewrite a user's file. */
+/** v1 -> v2 -> v3 in memory (store-format.md section 6.7). Never written back: a read must not rewrite a user's file. */
 export function migrateEntries(version: number, entries: Record<string, unknown>[]): TranscriptEntry[] {
   let list = entries
   if (version < 2) {

@@ -120,7 +120,7 @@ function describeSqliteError(error: unknown): string {
 }
 
 /**
- * Open the agent database the way OpenClaw's own readers do (§5.3): busy_timeout 5000, foreign keys on, and for a
+ * Open the agent database the way OpenClaw's own readers do (section 5.3): busy_timeout 5000, foreign keys on, and for a
  * read-only handle `query_only`. Never DDL, never a journal_mode change. Checks user_version: newer than known is
  * readable only when the session tables are still there (reads), never writable.
  */
@@ -185,7 +185,7 @@ export interface EventRow {
 const fatalUtf8 = new TextDecoder('utf-8', {fatal: true})
 
 /**
- * The event's JSON text (§3.6): event_json, else the zstd blob decoded with the declared size as the output limit
+ * The event's JSON text (section 3.6): event_json, else the zstd blob decoded with the declared size as the output limit
  * and checked to decode as strict UTF-8 to exactly that size. Undefined with a reason when it cannot be decoded.
  */
 export function eventText(row: EventRow): {text: string} | {error: string} {

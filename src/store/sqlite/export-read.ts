@@ -24,7 +24,7 @@ export interface StoreCounts {
   events: number
 }
 
-/** Every node, key order. entry_json is returned as stored (the canonical record, §3.1). */
+/** Every node, key order. entry_json is returned as stored (the canonical record, section 3.1). */
 export function readNodes(db: SqlDatabase): NodeRow[] {
   return db
     .prepare('SELECT session_key, current_session_id, entry_json, entry_valid, updated_at FROM session_nodes ORDER BY session_key')
@@ -38,7 +38,7 @@ export function readNodes(db: SqlDatabase): NodeRow[] {
     }))
 }
 
-/** The windows (one per sessionId) of every key, each key's oldest first: the lineage order of §6. */
+/** The windows (one per sessionId) of every key, each key's oldest first: the lineage order of section 6. */
 export function readWindowsByKey(db: SqlDatabase): Map<string, WindowRow[]> {
   const out = new Map<string, WindowRow[]>()
   const rows = db.prepare('SELECT session_id, session_key, created_at, updated_at FROM session_windows ORDER BY session_key, created_at, session_id').all()
@@ -56,7 +56,7 @@ export function readWindowsByKey(db: SqlDatabase): Map<string, WindowRow[]> {
   return out
 }
 
-/** Sessions whose events moved to cold storage (§3.8): they have no hot rows to read. Empty before schema 20. */
+/** Sessions whose events moved to cold storage (section 3.8): they have no hot rows to read. Empty before schema 20. */
 export function readColdSessionIds(db: SqlDatabase): Set<string> {
   try {
     return new Set(db.prepare('SELECT session_id FROM session_transcript_cold_archives').all().map((r) => String(r.session_id)))

@@ -1,4 +1,4 @@
-// Read-only queries on OpenClaw's per-agent database (store-sqlite.md §3.1, §3.5, §4, §5.3): the session index from
+// Read-only queries on OpenClaw's per-agent database (store-sqlite.md section 3.1, section 3.5, section 4, section 5.3): the session index from
 // session_nodes, and a transcript's last events read backwards by seq. Every function runs inside the caller's
 // BEGIN ... COMMIT (see snapshot()), so one read sees one WAL snapshot.
 import {ClawkitError, ExitCode} from '../../errors.js'
@@ -7,7 +7,7 @@ import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-typ
 import type {SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
-/** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (§3.1 invariant 4). */
+/** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (section 3.1 invariant 4). */
 export class SqliteInvalidRowError extends ClawkitError {
   constructor(dbPath: string, key: string, why: string) {
     super(`Invalid persisted session row ${JSON.stringify(key.length > 160 ? `${key.slice(0, 160)}\u2026` : key)} in ${dbPath} (${why}); it requires repair: stop the gateway and run "openclaw doctor --fix".`, {
@@ -18,7 +18,7 @@ export class SqliteInvalidRowError extends ClawkitError {
 }
 
 /**
- * Run `fn` inside one read transaction (a consistent WAL snapshot, §5.3). A deferred BEGIN takes no lock; the first
+ * Run `fn` inside one read transaction (a consistent WAL snapshot, section 5.3). A deferred BEGIN takes no lock; the first
  * SELECT takes the snapshot. Errors of SQLite become one line naming the file.
  */
 export function snapshot<T>(db: SqlDatabase, dbPath: string, fn: () => T): T {
@@ -45,7 +45,7 @@ export function snapshot<T>(db: SqlDatabase, dbPath: string, fn: () => T): T {
 
 const INTERNAL_EFFECTS_RE = /^agent:[^:]+:internal-session-effects(?::|$)/
 
-/** Keys OpenClaw never lists: its own bookkeeping sessions (§4 "Silently skipped"). */
+/** Keys OpenClaw never lists: its own bookkeeping sessions (section 4 "Silently skipped"). */
 export function isInternalSessionEffectsKey(key: string): boolean {
   return INTERNAL_EFFECTS_RE.test(key.toLowerCase())
 }
@@ -79,7 +79,7 @@ const NODE_COLUMNS =
 const orUndefined = (v: unknown) => (v === null || v === undefined ? undefined : v)
 
 /**
- * One session_nodes row as an entry, by the reader invariants of §3.1: undefined for rows OpenClaw silently skips
+ * One session_nodes row as an entry, by the reader invariants of section 3.1: undefined for rows OpenClaw silently skips
  * (placeholders, internal keys, `updated_at` not the entry's `updatedAt`, current id not the entry's), an error for
  * rows it refuses to list (entry_valid 0, entry_json not a JSON object).
  */

@@ -166,8 +166,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /**
-   * The key's windows oldest first (§3.4: windows sharing session_key, by created_at); the node's current one is the
-   * live session. `reset` events inside a window are boundaries the reader finds in the events (§6).
+   * The key's windows oldest first (section 3.4: windows sharing session_key, by created_at); the node's current one is the
+   * live session. `reset` events inside a window are boundaries the reader finds in the events (section 6).
    */
   async sessionsOf(key: string): Promise<KeySession[]> {
     return this.snap((db) => {

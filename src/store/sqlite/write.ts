@@ -3,7 +3,7 @@
 // Every exported act (`writeEntry`, `appendEvents`, `appendChained`, `newSession`, `resetSession`; `immediateAsync`
 // around `writeEntryChangesTx`) is ONE `BEGIN IMMEDIATE` transaction (busy_timeout 5000) on a handle from
 // `openAgentDb(path, {write: true, agentId})`; the `...Tx` forms run inside a transaction the caller already holds, so
-// several of them commit together. Nothing here opens a database, runs DDL or touches what store-sqlite.md §5.5 lists.
+// several of them commit together. Nothing here opens a database, runs DDL or touches what store-sqlite.md section 5.5 lists.
 //
 // How SqliteSessionStore's write methods (src/store/types.ts) map onto these:
 // - `update(mutator)`: `await immediateAsync(h, async () => { const before = readEntriesTx(h.db); const after =
@@ -22,7 +22,7 @@
 // - Every act first needs `assertNoGatewayOwner(stateDir)` (once per command, before opening for write).
 //
 // DECISION (reset): clawkit's `sessions reset` on a SQLite store starts a NEW sessionId, as OpenClaw's idle/daily
-// expiry does (§6), and links it: the new window's `previous_session_id` is the old id, written the only way OpenClaw
+// expiry does (section 6), and links it: the new window's `previous_session_id` is the old id, written the only way OpenClaw
 // itself writes that column (bindSessionRoot projects `entry.previousSessionId`), so OpenClaw's later entry writes
 // keep it and its maintenance treats the old window as referenced. The old window and its events stay, untouched;
 // the new window starts with a version-4 header at seq 0. The entry is rewritten like the JSON era's reset
@@ -300,9 +300,9 @@ export interface WriteEntryParams {
 }
 
 /**
- * OpenClaw's entry write (§3.3 "OpenClaw's writer", §5.4 steps 1-3), inside the caller's transaction: upsert the node
+ * OpenClaw's entry write (section 3.3 "OpenClaw's writer", section 5.4 steps 1-3), inside the caller's transaction: upsert the node
  * with its projections, set `entry_valid = 1` again (the schema trigger reset it), upsert the window of
- * `entry.sessionId`. The pending-validation marker the trigger adds is left for OpenClaw (§5.4 step 5). Returns the
+ * `entry.sessionId`. The pending-validation marker the trigger adds is left for OpenClaw (section 5.4 step 5). Returns the
  * entry as persisted (parsed back from entry_json: what a reader gets).
  */
 export function writeEntryTx(db: SqlDatabase, p: WriteEntryParams): Json {
@@ -368,7 +368,7 @@ export function writeEntryChangesTx(db: SqlDatabase, agentId: string, before: Se
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Transcript events: transcript_events + identities + watermark + window clocks + forward projection (§3.5, §3.7)
+// Transcript events: transcript_events + identities + watermark + window clocks + forward projection (section 3.5, section 3.7)
 
 const CANONICAL_TYPES = new Set(['message', 'thinking_level_change', 'model_change', 'compaction', 'reset', 'branch_summary', 'custom', 'custom_message', 'label', 'session_info'])
 
@@ -444,7 +444,7 @@ const STATE_UPSERT =
   'ON CONFLICT(session_id) DO UPDATE SET indexed_seq = excluded.indexed_seq, leaf_event_id = excluded.leaf_event_id, needs_rebuild = excluded.needs_rebuild, active_event_count = excluded.active_event_count, active_message_count = excluded.active_message_count, updated_at = excluded.updated_at'
 
 /**
- * createTranscriptIndexAppenderInTransaction: extend the projection when the event continues the active branch (§3.7),
+ * createTranscriptIndexAppenderInTransaction: extend the projection when the event continues the active branch (section 3.7),
  * otherwise mark the session for OpenClaw's rebuild (needs_rebuild = 1, counts kept), as OpenClaw does. With no state
  * row only a header at seq 0 creates one; a later event then leaves it missing, which readers also take as stale.
  */
@@ -608,7 +608,7 @@ export function appendEvents(h: Pick<OpenedDb, 'db' | 'path'>, sessionId: string
 
 /**
  * The id new entries chain onto: the projection's leaf, when the projection is current and that leaf is the last
- * event (§5.4 Append 1). null for a header-only transcript. Anything else is refused: a stale projection is
+ * event (section 5.4 Append 1). null for a header-only transcript. Anything else is refused: a stale projection is
  * OpenClaw's to rebuild, and a leaf that is not the last event means a branch clawkit would fork from.
  */
 export function currentLeafTx(db: SqlDatabase, sessionId: string): string | null {
@@ -705,7 +705,7 @@ export interface NewSessionParams {
 }
 
 /**
- * A new session in one transaction (§5.4 New session): node (entry_valid 1) and window, a version-4 header at seq 0
+ * A new session in one transaction (section 5.4 New session): node (entry_valid 1) and window, a version-4 header at seq 0
  * whose id is the sessionId, then `items` chained from it (the first with parentId null), all projected.
  */
 export function newSession(h: Pick<OpenedDb, 'db' | 'path'>, p: NewSessionParams): {sessionId: string; entry: Json; events: Json[]} {
