@@ -92,6 +92,11 @@ function stdoutSink(): Sink {
       process.stdout.on('error', done)
     })
   // Gathered into 64 KiB writes: one write per message would be ~600 000 for a 1 GiB transcript.
+  return batched(put, 64 * 1024)
+}
+
+/** A sink that gathers writes into batches of about `limit` bytes before `put`; `close` puts the rest. */
+function batched(put: (text: string) => Promise<void>, limit: number, extra: Partial<Pick<Sink, 'close' | 'abort'>> = {}): Sink {
   let pending: string[] = []
   let pendingBytes = 0
   const flush = async () => {
@@ -108,9 +113,18 @@ function stdoutSink(): Sink {
       sink.bytes += n
       pending.push(s)
       pendingBytes += n
-      if (pendingBytes >= 64 * 1024) await flush()
+      if (pendingBytes >= limit) await flush()
     },
-    close: flush,
+    close: async () => {
+      try {
+        await flush()
+      } catch (error) {
+        await extra.abort?.()
+        throw error
+      }
+      await extra.close?.()
+    },
+    ...(extra.abort ? {abort: extra.abort} : {}),
   }
   return sink
 }
@@ -125,47 +139,27 @@ async function fileSink(file: string, force: boolean): Promise<Sink> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
   const fh = await fsp.open(tmp, 'wx', 0o600)
   // One write per 1 MiB instead of one per message: a 1 GiB export is ~600 000 messages.
-  let pending: string[] = []
-  let pendingBytes = 0
-  const flush = async () => {
-    if (pending.length === 0) return
-    const text = pending.join('')
-    pending = []
-    pendingBytes = 0
-    await fh.write(text)
+  const abort = async () => {
+    await fh.close().catch(() => undefined)
+    await fsp.rm(tmp, {force: true})
   }
-  const sink: Sink = {
-    bytes: 0,
-    write: async (s) => {
-      const n = Buffer.byteLength(s)
-      sink.bytes += n
-      pending.push(s)
-      pendingBytes += n
-      if (pendingBytes >= FLUSH_BYTES) await flush()
-    },
-    close: async () => {
-      try {
-        await flush()
-        await fh.sync()
-        await fh.close()
-        if (force) await fsp.rename(tmp, file)
-        else {
-          await fsp.link(tmp, file).catch((error: NodeJS.ErrnoException) => {
-            if (error.code === 'EEXIST') throw new UsageError(`${file} already exists; nothing was written. Pass --force to overwrite it, or choose another --out.`, 'E_EXISTS')
-            throw error
-          })
-          await fsp.unlink(tmp)
-        }
-      } finally {
-        await fsp.rm(tmp, {force: true})
+  const close = async () => {
+    try {
+      await fh.sync()
+      await fh.close()
+      if (force) await fsp.rename(tmp, file)
+      else {
+        await fsp.link(tmp, file).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'EEXIST') throw new UsageError(`${file} already exists; nothing was written. Pass --force to overwrite it, or choose another --out.`, 'E_EXISTS')
+          throw error
+        })
+        await fsp.unlink(tmp)
       }
-    },
-    abort: async () => {
-      await fh.close().catch(() => undefined)
+    } finally {
       await fsp.rm(tmp, {force: true})
-    },
+    }
   }
-  return sink
+  return batched((text) => fh.write(text).then(() => undefined), FLUSH_BYTES, {close, abort})
 }
 
 /** The key and the sessions to export: the current one, or every one the key has had. */

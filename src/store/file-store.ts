@@ -16,7 +16,7 @@ import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
-import {fileLineage, parseArchiveName} from './lineage.js'
+import {lineageOf, parseArchiveName} from './lineage.js'
 import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
@@ -302,22 +302,6 @@ export class FileSessionStore implements SessionStore {
   }
 
   async sessionsOf(key: string): Promise<KeySession[]> {
-    const found = await this.findEntry(key)
-    const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
-    // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
-    const rows = await this.readRows((k, e) => ({
-      start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
-      id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
-      file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
-    }))
-    const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
-    // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
-    const referenced = new Set<string>()
-    for (const r of rows.values()) {
-      if (r.file) referenced.add(r.file)
-      if (r.id) referenced.add(r.id)
-    }
-    const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
     const dir = this.sessionsDir
     let listed: string[] | undefined
     const names = async () => {
@@ -330,23 +314,18 @@ export class FileSessionStore implements SessionStore {
       return listed
     }
     const candidate = (n: string) => ({name: n, ref: {locator: path.join(dir, n), location: 'derived' as const, exists: true}})
-    return fileLineage(
-      {
-        archives: async () => (await names()).filter((n) => parseArchiveName(n)).map(candidate),
-        orphans: async () => (await names()).filter((n) => isTranscriptFileName(n) && isOrphan(n)).map(candidate),
-        header: async (t) => {
-          try {
-            return await readTranscriptHeader(t.locator)
-          } catch {
-            return undefined
-          }
-        },
-        sidecarKey: async (sessionId) => (isSafeSessionId(sessionId) ? trajectoryKey(path.join(dir, `${sessionId.trim()}.trajectory.jsonl`)) : undefined),
+    return lineageOf(this, key, (isOrphan) => ({
+      archives: async () => (await names()).filter((n) => parseArchiveName(n)).map(candidate),
+      orphans: async () => (await names()).filter((n) => isTranscriptFileName(n) && isOrphan(n)).map(candidate),
+      header: async (t) => {
+        try {
+          return await readTranscriptHeader(t.locator)
+        } catch {
+          return undefined
+        }
       },
-      key,
-      current,
-      rivals,
-    )
+      sidecarKey: async (sessionId) => (isSafeSessionId(sessionId) ? trajectoryKey(path.join(dir, `${sessionId.trim()}.trajectory.jsonl`)) : undefined),
+    }))
   }
 
   readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {

@@ -8,7 +8,7 @@
 import {normalizeSessionKey, transcriptTopicId} from './session-key.js'
 import {isSafeSessionId} from './transcript.js'
 import type {TranscriptHeader} from './transcript-types.js'
-import type {KeySession, SessionEntry, TranscriptRef} from './types.js'
+import type {KeySession, SessionEntry, SessionStore, TranscriptRef} from './types.js'
 
 const ARCHIVE_RE = /^(.+\.jsonl)\.(reset|deleted)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)$/
 
@@ -120,4 +120,29 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
   const list: KeySession[] = out.map(({sortAt: _s, ...k}) => k)
   if (current) list.push({sessionId: current.entry.sessionId, where: 'live', transcript: current.ref, ended: 'current', foundBy: 'index'})
   return list
+}
+
+/**
+ * SessionStore.sessionsOf for the JSON layout and its twin: the index facts fileLineage needs (the key's current
+ * session, the other keys' session starts, which live-named transcripts no entry names), then the lineage over the
+ * store's own archive source.
+ */
+export async function lineageOf(store: Pick<SessionStore, 'findEntry' | 'transcriptOf' | 'readRows'>, key: string, source: (isOrphan: (name: string) => boolean) => LineageSource): Promise<KeySession[]> {
+  const found = await store.findEntry(key)
+  const current = found ? {entry: found.entry, ref: store.transcriptOf(found.entry, found.storedKey)} : undefined
+  // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
+  const rows = await store.readRows((k, e) => ({
+    start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
+    id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
+    file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
+  }))
+  const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
+  // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
+  const referenced = new Set<string>()
+  for (const r of rows.values()) {
+    if (r.file) referenced.add(r.file)
+    if (r.id) referenced.add(r.id)
+  }
+  const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
+  return fileLineage(source(isOrphan), key, current, rivals)
 }

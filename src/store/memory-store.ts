@@ -9,7 +9,7 @@ import {idempotencyHitOf} from './idempotency.js'
 import {storeDataFrom} from './file-store.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {transcriptTopicId} from './session-key.js'
-import {fileLineage, parseArchiveName} from './lineage.js'
+import {lineageOf, parseArchiveName} from './lineage.js'
 import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 import type {
@@ -205,42 +205,21 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async sessionsOf(key: string): Promise<KeySession[]> {
-    const found = await this.findEntry(key)
-    const current = found ? {entry: found.entry, ref: this.transcriptOf(found.entry, found.storedKey)} : undefined
-    // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
-    const rows = await this.readRows((k, e) => ({
-      start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
-      id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
-      file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
-    }))
-    const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
-    // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
-    const referenced = new Set<string>()
-    for (const r of rows.values()) {
-      if (r.file) referenced.add(r.file)
-      if (r.id) referenced.add(r.id)
-    }
-    const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
     const nameOf = (locator: string) => locator.slice(this.prefix.length)
-    return fileLineage(
-      {
-        archives: async () =>
-          [...this.transcripts.keys()].filter((l) => parseArchiveName(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
-        orphans: async () =>
-          [...this.transcripts.keys()].filter((l) => isTranscriptFileName(nameOf(l)) && isOrphan(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
-        header: async (t) => {
-          const first = this.transcripts.get(t.locator)?.[0]
-          return isHeader(first) ? copy(first) : undefined
-        },
-        sidecarKey: async (sessionId) => {
-          const first = this.transcripts.get(this.locatorOf(`${sessionId}.trajectory.jsonl`))?.[0] as {sessionKey?: unknown} | undefined
-          return typeof first?.sessionKey === 'string' ? first.sessionKey : undefined
-        },
+    return lineageOf(this, key, (isOrphan) => ({
+      archives: async () =>
+        [...this.transcripts.keys()].filter((l) => parseArchiveName(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+      orphans: async () =>
+        [...this.transcripts.keys()].filter((l) => isTranscriptFileName(nameOf(l)) && isOrphan(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+      header: async (t) => {
+        const first = this.transcripts.get(t.locator)?.[0]
+        return isHeader(first) ? copy(first) : undefined
       },
-      key,
-      current,
-      rivals,
-    )
+      sidecarKey: async (sessionId) => {
+        const first = this.transcripts.get(this.locatorOf(`${sessionId}.trajectory.jsonl`))?.[0] as {sessionKey?: unknown} | undefined
+        return typeof first?.sessionKey === 'string' ? first.sessionKey : undefined
+      },
+    }))
   }
 
   async *readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
