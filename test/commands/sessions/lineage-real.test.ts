@@ -141,4 +141,19 @@ describe('sessions lineage, history --include-archived, export on a key real Ope
     expect(all.code, all.stderr).toBe(0)
     expect(all.stdout).toBe(FILES.map((f) => fs.readFileSync(path.join(sessionsDir, f), 'utf8')).join(''))
   })
+
+  it('a third reset by clawkit on top of OpenClaw\'s two: it archives the live file under its shared name, and lineage shows four sessions in order', async () => {
+    const copy = copyFixture(FIXTURE)
+    const r = json(await runCli(['sessions', 'reset', 'main', '--json', '--state-dir', copy], {env: baseEnv(home)}))
+    expect(r.previousSessionId).toBe(IDS[2])
+    expect(path.basename(r.archivedTranscript)).toMatch(new RegExp(`^${NAME.replaceAll('.', '\\.')}\\.reset\\.`))
+    const l = json<SessionsLineageResult>(await runCli(['sessions', 'lineage', 'main', '--json', '--state-dir', copy], {env: baseEnv(home)}))
+    expect(l.sessions.map((s) => [s.sessionId, s.where, s.ended])).toEqual([
+      [IDS[0], 'reset-archive', 'reset'],
+      [IDS[1], 'reset-archive', 'reset'],
+      [IDS[2], 'reset-archive', 'reset'],
+      [r.sessionId, 'live', 'current'],
+    ])
+    expect(path.basename(l.sessions[2].transcript)).toBe(path.basename(r.archivedTranscript))
+  })
 })
