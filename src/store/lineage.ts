@@ -97,9 +97,16 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
   }
   // Orphans carry no archive time to chain by: only OpenClaw's sidecar or the key's topic ties one to the key.
   const orphans: (KeySession & {sortAt: number})[] = []
+  // The current session's transcript gone from its name but present under another one, by its header id: what
+  // doctor's transcript-missing repair re-attaches. Lineage shows it as the current session, found by that header.
+  let reattach: TranscriptRef | undefined
   for (const o of await src.orphans()) {
     const header = await src.header(o.ref)
     const id = header && isSafeSessionId(header.id) ? header.id : o.name.slice(0, -'.jsonl'.length)
+    if (current && !current.ref.exists && !reattach && header?.id === current.entry.sessionId) {
+      reattach = o.ref
+      continue
+    }
     const owner = await src.sidecarKey(id)
     const foundBy = owner !== undefined ? (normalizeSessionKey(owner) === want ? 'trajectory' : undefined) : topic !== undefined && o.name.endsWith(`-topic-${encodeURIComponent(topic)}.jsonl`) ? 'topic' : undefined
     if (!foundBy) continue
@@ -118,7 +125,13 @@ export async function fileLineage(src: LineageSource, key: string, current: {ent
   out.push(...orphans)
   out.sort((x, y) => x.sortAt - y.sortAt)
   const list: KeySession[] = out.map(({sortAt: _s, ...k}) => k)
-  if (current) list.push({sessionId: current.entry.sessionId, where: 'live', transcript: current.ref, ended: 'current', foundBy: 'index'})
+  if (current) {
+    list.push(
+      reattach
+        ? {sessionId: current.entry.sessionId, where: 'orphan', transcript: reattach, ended: 'current', foundBy: 'header'}
+        : {sessionId: current.entry.sessionId, where: 'live', transcript: current.ref, ended: 'current', foundBy: 'index'},
+    )
+  }
   return list
 }
 

@@ -163,9 +163,11 @@ export interface KeySession {
   endedAt?: string
   /**
    * What tied it to the key: the index (current), OpenClaw's trajectory sidecar, the key's topic in the file name, the
-   * entry's previousSessionId, the reset chain (archive time = the next session's start), or a SQLite window row.
+   * entry's previousSessionId, the reset chain (archive time = the next session's start), a SQLite window row, or
+   * (`header`) the current session's transcript found under another name by its header id, which doctor re-attaches
+   * (then `where` is `orphan` and `ended` is `current`).
    */
-  foundBy: 'index' | 'trajectory' | 'topic' | 'previous-session-id' | 'reset-time' | 'window'
+  foundBy: 'index' | 'trajectory' | 'topic' | 'previous-session-id' | 'reset-time' | 'window' | 'header'
 }
 
 /** One stored line of a transcript, in order: the text as stored and its parsed value, or why it cannot be read. */

@@ -156,4 +156,20 @@ describe('sessions lineage, history --include-archived, export on a key real Ope
     ])
     expect(path.basename(l.sessions[2].transcript)).toBe(path.basename(r.archivedTranscript))
   })
+
+  it('the live transcript renamed away (what doctor re-attaches by its header id): lineage shows it as the current session, where "orphan", found by "header"', async () => {
+    const copy = copyFixture(FIXTURE)
+    const dir = path.join(copy, 'agents', 'main', 'sessions')
+    fs.renameSync(path.join(dir, NAME), path.join(dir, 'moved-aside.jsonl'))
+    const l = json<SessionsLineageResult>(await runCli(['sessions', 'lineage', 'main', '--json', '--state-dir', copy], {env: baseEnv(home)}))
+    expect(l.sessions.map((s) => [s.sessionId, s.where, s.ended, s.foundBy])).toEqual([
+      [IDS[0], 'reset-archive', 'reset', expect.any(String)],
+      [IDS[1], 'reset-archive', 'reset', expect.any(String)],
+      [IDS[2], 'orphan', 'current', 'header'],
+    ])
+    expect(path.basename(l.sessions[2].transcript)).toBe('moved-aside.jsonl')
+    // doctor names the same file for its re-attach repair.
+    const d = json(await runCli(['doctor', '--json', '--state-dir', copy], {env: baseEnv(home)}))
+    expect(JSON.stringify(d.findings)).toContain('moved-aside.jsonl')
+  })
 })
