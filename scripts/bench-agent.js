@@ -22,6 +22,8 @@ const {startMockAnthropic} = await tsImport('../test/support/mock-anthropic.ts',
 const mock = await startMockAnthropic()
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-'))
 const state = path.join(home, 'state')
+// A named --state-dir must exist (clawkit refuses a missing one rather than start an empty state there).
+fs.mkdirSync(state, {mode: 0o700})
 const probe = path.join(home, 'rss')
 const env = {...process.env, HOME: home, NO_COLOR: '1', ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: mock.url, NODE_OPTIONS: `--require ${path.join(root, 'scripts', 'rss-probe.cjs')}`, CLAWKIT_RSS_PROBE_FILE: probe}
 for (const k of Object.keys(env)) if (k.startsWith('OPENCLAW_')) delete env[k]
