@@ -90,16 +90,27 @@ export function emptyUsage(): UsageTotals {
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 
+/** One message's `usage` read as numbers (OpenClaw's shape); `cost` is `cost.total`, undefined when not recorded. */
+export function readUsage(u: unknown): (Omit<UsageTotals, 'costUsd'> & {cost?: number}) | undefined {
+  if (!u || typeof u !== 'object') return undefined
+  const x = u as Record<string, unknown>
+  const total = (x.cost as Record<string, unknown> | undefined)?.total
+  return {input: num(x.input), output: num(x.output), cacheRead: num(x.cacheRead), cacheWrite: num(x.cacheWrite), totalTokens: num(x.totalTokens), cost: typeof total === 'number' && Number.isFinite(total) ? total : undefined}
+}
+
+/** Sums in dollars kept to 1e-9 so that float noise never shows in totals. */
+export const addCost = (a: number, b: number): number => Math.round((a + b) * 1e9) / 1e9
+
 /** Adds one message's `usage` (OpenClaw's shape: input, output, cacheRead, cacheWrite, totalTokens, cost.total). */
 export function addUsage(t: UsageTotals, u: unknown): void {
-  if (!u || typeof u !== 'object') return
-  const x = u as Record<string, unknown>
-  t.input += num(x.input)
-  t.output += num(x.output)
-  t.cacheRead += num(x.cacheRead)
-  t.cacheWrite += num(x.cacheWrite)
-  t.totalTokens += num(x.totalTokens)
-  t.costUsd = Math.round((t.costUsd + num((x.cost as Record<string, unknown> | undefined)?.total)) * 1e9) / 1e9
+  const x = readUsage(u)
+  if (!x) return
+  t.input += x.input
+  t.output += x.output
+  t.cacheRead += x.cacheRead
+  t.cacheWrite += x.cacheWrite
+  t.totalTokens += x.totalTokens
+  t.costUsd = addCost(t.costUsd, x.cost ?? 0)
 }
 
 /** The parts of one session: its whole transcript streamed once, split at `reset` events. */

@@ -1,0 +1,242 @@
+// `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
+// read only through the store interface (each key's sessionsOf(), each transcript streamed by readLines()).
+import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
+import {UsageError} from '../errors.js'
+import type {OpenClawState} from '../store/state.js'
+import type {SessionWhere} from '../store/types.js'
+import {addCost, readUsage} from './lineage.js'
+
+export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month'
+export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'day', 'month']
+
+/** The biggest single model call of a row (by total tokens). */
+export interface LargestCall {
+  at: string | null
+  totalTokens: number
+  costUsd: number
+  model: string | null
+}
+
+export interface UsageRow {
+  /** The value grouped by: `agent/sessionId`, the key, the agent id, `provider/model`, `YYYY-MM-DD` or `YYYY-MM` (UTC). */
+  group: string
+  /** With --by session: the session's agent, key (the first key it was found under), id and where its transcript is. */
+  agentId?: string
+  key?: string
+  sessionId?: string
+  where?: SessionWhere
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  totalTokens: number
+  costUsd: number
+  /** Some of the cost was computed from the model prices in openclaw.json because the message recorded none. */
+  estimated: boolean
+  calls: number
+  firstCallAt: string | null
+  lastCallAt: string | null
+  largestCall: LargestCall | null
+}
+
+/** The `sessions usage --json` document. */
+export interface SessionsUsageResult {
+  by: UsageBy
+  since: string | null
+  until: string | null
+  agents: string[]
+  includeArchived: boolean
+  /** Transcripts read (each counted once, also when several keys lead to it). */
+  transcripts: number
+  /** Rows before --limit; `rows` holds the top N by cost with --limit, else every row (sorted as documented). */
+  count: number
+  rows: UsageRow[]
+  /** Over every call counted, not only the rows shown. */
+  total: Omit<UsageRow, 'group' | 'agentId' | 'key' | 'sessionId' | 'where'>
+  /** Calls with no recorded cost and no price for their model in openclaw.json: their cost counts as 0. */
+  unpricedCalls: number
+  /** Lines that could not be read (torn, invalid): skipped and counted. */
+  badLines: number
+}
+
+export interface UsageOptions {
+  by?: string
+  since?: string
+  until?: string
+  agent?: string
+  allAgents?: boolean
+  includeArchived?: boolean
+  limit?: string
+  now?: Date
+}
+
+const DURATION = /^(\d+)\s*(m|h|d|w)$/i
+const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000}
+
+/** `7d`, `12h`, `30m`, `2w` back from now, or an ISO date/time. */
+export function parseWhen(flag: string, raw: string, now: Date): number {
+  const d = DURATION.exec(raw.trim())
+  if (d) return now.getTime() - Number(d[1]) * UNIT_MS[d[2].toLowerCase()]
+  const t = Date.parse(raw.trim())
+  if (!Number.isFinite(t)) throw new UsageError(`--${flag} "${raw}" is neither a date (2026-11-01, 2026-11-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`, 'E_BAD_FLAG')
+  return t
+}
+
+function emptyRow(group: string): UsageRow {
+  return {group, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0, estimated: false, calls: 0, firstCallAt: null, lastCallAt: null, largestCall: null}
+}
+
+interface Call {
+  at: string | null
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  totalTokens: number
+  costUsd: number
+  estimated: boolean
+  model: string | null
+}
+
+function addCall(r: UsageRow, c: Call): void {
+  r.input += c.input
+  r.output += c.output
+  r.cacheRead += c.cacheRead
+  r.cacheWrite += c.cacheWrite
+  r.totalTokens += c.totalTokens
+  r.costUsd = addCost(r.costUsd, c.costUsd)
+  if (c.estimated) r.estimated = true
+  r.calls++
+  if (c.at) {
+    if (!r.firstCallAt || c.at < r.firstCallAt) r.firstCallAt = c.at
+    if (!r.lastCallAt || c.at > r.lastCallAt) r.lastCallAt = c.at
+  }
+  if (!r.largestCall || c.totalTokens > r.largestCall.totalTokens) r.largestCall = {at: c.at, totalTokens: c.totalTokens, costUsd: c.costUsd, model: c.model}
+}
+
+/** A call's time as an ISO string: the entry's timestamp, else the message's epoch-ms timestamp. */
+function callTime(entry: Record<string, unknown>, msg: Record<string, unknown>): string | null {
+  const t = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : typeof msg.timestamp === 'number' ? msg.timestamp : Number.NaN
+  return Number.isFinite(t) ? new Date(t).toISOString() : null
+}
+
+/** Cost from openclaw.json's per-million prices for the call's model; undefined when the model has no price. */
+function estimate(config: OpenClawConfig, provider: string | undefined, model: string | undefined, u: {input: number; output: number; cacheRead: number; cacheWrite: number}): number | undefined {
+  const cost = (findModelDefinition(config, model, provider) ?? (provider ? findModelDefinition(config, model) : undefined))?.model.cost
+  if (!cost) return undefined
+  const p = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+  return Math.round(((u.input * p(cost.input) + u.output * p(cost.output) + u.cacheRead * p(cost.cacheRead) + u.cacheWrite * p(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
+}
+
+export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
+  const now = opts.now ?? new Date()
+  const by = (opts.by ?? 'session') as UsageBy
+  if (!USAGE_BY.includes(by)) throw new UsageError(`--by "${opts.by}" is not one of ${USAGE_BY.join(', ')}`, 'E_BAD_FLAG')
+  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  const since = opts.since ? parseWhen('since', opts.since, now) : undefined
+  const until = opts.until ? parseWhen('until', opts.until, now) : undefined
+  let limit: number | undefined
+  if (opts.limit !== undefined && opts.limit !== 'all') {
+    limit = Number(opts.limit)
+    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${opts.limit}" must be a positive whole number or "all"`, 'E_BAD_FLAG')
+  }
+  const includeArchived = opts.includeArchived ?? true
+  const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
+
+  const rows = new Map<string, UsageRow>()
+  const total = emptyRow('total')
+  let transcripts = 0
+  let unpricedCalls = 0
+  let badLines = 0
+  for (const agentId of agents) {
+    const store = state.store(agentId)
+    const keys = [...(await store.readRows(() => true, {omit: ['skillsSnapshot', 'systemPromptReport']})).keys()]
+    const seen = new Set<string>()
+    for (const key of keys) {
+      for (const s of await store.sessionsOf(key)) {
+        if (!includeArchived && s.ended !== 'current') continue
+        // Several keys may lead to one transcript (an orphan tied to two keys): it is counted once, under the first.
+        if (seen.has(s.transcript.locator)) continue
+        seen.add(s.transcript.locator)
+        if (!s.transcript.exists) continue
+        transcripts++
+        for await (const line of store.readLines(s.transcript)) {
+          if (line.bad) {
+            badLines++
+            continue
+          }
+          const e = line.value
+          if (!e || e.type !== 'message') continue
+          const msg = e.message as Record<string, unknown> | undefined
+          if (!msg || msg.role !== 'assistant') continue
+          const u = readUsage(msg.usage)
+          if (!u) continue
+          const at = callTime(e, msg)
+          const t = at ? Date.parse(at) : undefined
+          if ((since !== undefined || until !== undefined) && t === undefined) continue
+          if (since !== undefined && t! < since) continue
+          if (until !== undefined && t! > until) continue
+          const provider = typeof msg.provider === 'string' ? msg.provider : undefined
+          const model = typeof msg.model === 'string' ? msg.model : undefined
+          let costUsd = u.cost
+          let estimated = false
+          if (costUsd === undefined) {
+            costUsd = estimate(state.config, provider, model, u)
+            if (costUsd === undefined) unpricedCalls++
+            else estimated = true
+          }
+          const call: Call = {...u, at, costUsd: costUsd ?? 0, estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+          let group: string
+          switch (by) {
+            case 'session':
+              group = `${agentId}/${s.sessionId}`
+              break
+            case 'key':
+              group = key
+              break
+            case 'agent':
+              group = agentId
+              break
+            case 'model':
+              group = call.model ?? 'unknown'
+              break
+            case 'day':
+              group = at ? at.slice(0, 10) : 'unknown'
+              break
+            case 'month':
+              group = at ? at.slice(0, 7) : 'unknown'
+              break
+          }
+          let row = rows.get(group)
+          if (!row) {
+            row = emptyRow(group)
+            if (by === 'session') Object.assign(row, {agentId, key, sessionId: s.sessionId, where: s.where})
+            rows.set(group, row)
+          }
+          addCall(row, call)
+          addCall(total, call)
+        }
+      }
+    }
+  }
+  let out = [...rows.values()]
+  // Time groupings read oldest first; the others most expensive first. --limit always keeps the top N by cost.
+  const byCost = (a: UsageRow, b: UsageRow) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.group.localeCompare(b.group)
+  out.sort(byCost)
+  if (limit !== undefined) out = out.slice(0, limit)
+  if (by === 'day' || by === 'month') out.sort((a, b) => a.group.localeCompare(b.group))
+  const {group: _g, ...totalFields} = total
+  return {
+    by,
+    since: since === undefined ? null : new Date(since).toISOString(),
+    until: until === undefined ? null : new Date(until).toISOString(),
+    agents,
+    includeArchived,
+    transcripts,
+    count: rows.size,
+    rows: out,
+    total: totalFields,
+    unpricedCalls,
+    badLines,
+  }
+}
