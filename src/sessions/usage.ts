@@ -185,7 +185,7 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
             if (costUsd === undefined) unpricedCalls++
             else estimated = true
           }
-          const call: Call = {...u, at, costUsd: costUsd ?? 0, estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+          const call: Call = {...u, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
           let group: string
           switch (by) {
             case 'session':

@@ -1,0 +1,185 @@
+// `sessions usage` through the real CLI on copies of the JSON-era fixtures. Expected totals are computed here straight
+// from the raw JSONL lines of every transcript and archive, independently of clawkit's store code.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
+import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+
+const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
+const BYS = ['session', 'key', 'agent', 'model', 'day', 'month']
+
+interface Raw {
+  calls: number
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  cost: number
+  times: string[]
+}
+
+/** Transcripts and their .reset./.deleted. archives (not trajectory or checkpoint side files). */
+const isTranscript = (name: string) => /^[0-9a-f-]{36}\.jsonl(\.(reset|deleted)\..+)?$/.test(name)
+
+/** Sums every assistant message's usage in the given agents' session dirs, line by line from the raw files. */
+function rawTotals(state: string, agents: string[], opts: {files?: (name: string) => boolean; price?: (u: any) => number} = {}): Raw {
+  const t: Raw = {calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, times: []}
+  for (const agent of agents) {
+    const dir = path.join(state, 'agents', agent, 'sessions')
+    for (const name of fs.readdirSync(dir).filter(isTranscript).filter(opts.files ?? (() => true))) {
+      for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+        let e: any
+        try {
+          e = JSON.parse(line)
+        } catch {
+          continue
+        }
+        const u = e?.type === 'message' && e.message?.role === 'assistant' ? e.message.usage : undefined
+        if (!u) continue
+        t.calls++
+        t.input += u.input ?? 0
+        t.output += u.output ?? 0
+        t.cacheRead += u.cacheRead ?? 0
+        t.cacheWrite += u.cacheWrite ?? 0
+        t.cost += typeof u.cost?.total === 'number' ? u.cost.total : opts.price!(u)
+        t.times.push(e.timestamp)
+      }
+    }
+  }
+  return t
+}
+
+async function usage(state: string, ...args: string[]) {
+  return runCli(['sessions', 'usage', ...args], {env: baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})})
+}
+
+async function usageJson(state: string, ...args: string[]): Promise<SessionsUsageResult> {
+  const r = await usage(state, ...args, '--json')
+  expect(r.code, r.stderr).toBe(0)
+  return json<SessionsUsageResult>(r)
+}
+
+function expectTotal(r: SessionsUsageResult, raw: Raw): void {
+  expect(raw.calls).toBeGreaterThan(0)
+  expect(r.total.calls).toBe(raw.calls)
+  expect(r.total.input).toBe(raw.input)
+  expect(r.total.output).toBe(raw.output)
+  expect(r.total.cacheRead).toBe(raw.cacheRead)
+  expect(r.total.cacheWrite).toBe(raw.cacheWrite)
+  expect(r.total.costUsd).toBeCloseTo(raw.cost, 9)
+}
+
+/** Every --by grouping's rows add up to the same grand total, which is the raw one. */
+async function expectEveryGrouping(state: string, raw: Raw, ...args: string[]): Promise<void> {
+  for (const by of BYS) {
+    const r = await usageJson(state, '--by', by, ...args)
+    expectTotal(r, raw)
+    expect(r.rows.length, by).toBe(r.count)
+    expect(r.rows.reduce((s, x) => s + x.calls, 0), by).toBe(raw.calls)
+    expect(r.rows.reduce((s, x) => s + x.input + x.output + x.cacheRead + x.cacheWrite, 0), by).toBe(raw.input + raw.output + raw.cacheRead + raw.cacheWrite)
+    expect(r.rows.reduce((s, x) => s + x.costUsd, 0), by).toBeCloseTo(raw.cost, 9)
+  }
+}
+
+describe('sessions usage (JSON era)', () => {
+  it('a key reset twice by OpenClaw keeps all three sessions\' cost (two .reset. archives and the live one); every --by sums to the raw total', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const raw = rawTotals(state, ['main'])
+    const r = await usageJson(state)
+    expect(r.by).toBe('session')
+    expect(r.includeArchived).toBe(true)
+    expect(r.transcripts).toBe(3)
+    expect(r.rows).toHaveLength(3)
+    expect(r.rows.map((x) => x.where).sort()).toEqual(['live', 'reset-archive', 'reset-archive'])
+    for (const x of r.rows) {
+      expect(x.key).toBe('agent:main:main')
+      expect(x.costUsd).toBeGreaterThan(0)
+      expect(x.calls).toBe(1)
+      expect(x.largestCall!.costUsd).toBe(x.costUsd)
+      expect(x.firstCallAt).toBe(x.lastCallAt)
+    }
+    expectTotal(r, raw)
+    await expectEveryGrouping(state, raw)
+    const text = await usage(state, '--by', 'key')
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/^agent:main:main +3 /m)
+    expect(text.stdout).toMatch(new RegExp(`^Total +${raw.calls} +${raw.input} +${raw.output} `, 'm'))
+  })
+
+  it('--no-include-archived counts only the live transcript; --limit 1 keeps the top row by cost but the whole total', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const live = rawTotals(state, ['main'], {files: (n) => n.endsWith('.jsonl')})
+    const r = await usageJson(state, '--no-include-archived')
+    expect(r.includeArchived).toBe(false)
+    expect(r.rows.map((x) => x.where)).toEqual(['live'])
+    expectTotal(r, live)
+    const all = await usageJson(state)
+    const top = await usageJson(state, '--limit', '1')
+    expect(top.count).toBe(3)
+    expect(top.rows).toEqual([all.rows[0]])
+    expect(top.total).toEqual(all.total)
+  })
+
+  it('--since and --until (a date and a duration) keep only the calls inside the window', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const times = rawTotals(state, ['main']).times.sort()
+    expect(times).toHaveLength(3)
+    const r = await usageJson(state, '--by', 'day', '--since', times[1])
+    expect(r.total.calls).toBe(2)
+    expect(r.total.firstCallAt).toBe(times[1])
+    const u = await usageJson(state, '--until', times[1])
+    expect(u.total.calls).toBe(2)
+    expect(u.total.lastCallAt).toBe(times[1])
+    // The fixture's calls are in the past: none within the last minute, all within the last 100000 days.
+    expect((await usageJson(state, '--since', '1m')).total.calls).toBe(0)
+    expect((await usageJson(state, '--since', '100000d')).total.calls).toBe(3)
+    const bad = await usage(state, '--since', 'yesterday-ish', '--json')
+    expect(bad.code).toBe(2)
+    expect(json(bad).error.code).toBe('E_BAD_FLAG')
+  })
+
+  it('--all-agents and --agent: each agent\'s own raw total, and --by agent splits them', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const both = rawTotals(state, ['main', 'work'])
+    const r = await usageJson(state, '--all-agents', '--by', 'agent')
+    expect(r.rows.map((x) => x.group).sort()).toEqual(['main', 'work'])
+    expectTotal(r, both)
+    await expectEveryGrouping(state, both, '--all-agents')
+    expectTotal(await usageJson(state, '--agent', 'work'), rawTotals(state, ['work']))
+    const conflict = await usage(state, '--agent', 'work', '--all-agents', '--json')
+    expect(conflict.code).toBe(2)
+  })
+
+  it('messages without a recorded cost are priced from openclaw.json and marked estimated; a torn line is skipped and counted', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(state, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)
+    let stripped = 0
+    const edited = lines.map((l) => {
+      const e = JSON.parse(l)
+      if (e.type === 'message' && e.message?.role === 'assistant' && e.message.usage?.cost) {
+        delete e.message.usage.cost
+        stripped++
+      }
+      return JSON.stringify(e)
+    })
+    expect(stripped).toBeGreaterThan(0)
+    fs.writeFileSync(file, `${edited.join('\n')}\n{"type":"message","id":"torn","message":{"role":"assis`)
+    // The fixture's config prices mockant models at 3 / 15 / 0.3 / 3.75 dollars per million tokens.
+    const price = (u: any) => (u.input * 3 + u.output * 15 + u.cacheRead * 0.3 + u.cacheWrite * 3.75) / 1e6
+    const raw = rawTotals(state, ['main'], {price})
+    const r = await usageJson(state)
+    expectTotal(r, raw)
+    expect(r.total.estimated).toBe(true)
+    expect(r.rows.every((x) => x.estimated)).toBe(true)
+    expect(r.badLines).toBe(1)
+    expect(r.unpricedCalls).toBe(0)
+    const text = await usage(state)
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toContain('* estimated from the model prices in openclaw.json')
+    expect(text.stdout).toContain('1 unreadable line(s) skipped')
+  })
+})
