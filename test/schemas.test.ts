@@ -13,6 +13,7 @@ import type {DoctorResult} from '../src/doctor/types.js'
 import type {SessionsExportResult} from '../src/sessions/export.js'
 import type {SessionsHistoryResult} from '../src/sessions/history.js'
 import type {SessionsLineageResult} from '../src/sessions/lineage.js'
+import type {SessionsUsageResult} from '../src/commands/sessions/usage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
 import type {StatusResult} from '../src/status/status.js'
@@ -74,6 +75,13 @@ describe('every --json document validates against its schema', () => {
     const torn = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--json'), 'sessions-history')
     expect(torn.badLines.length).toBeGreaterThan(0)
     expect(expectError(await run('sessions', 'history', 'agent:main:nope', '--json'), 'sessions-history').code).toBe('E_SESSION_NOT_FOUND')
+  })
+
+  it('sessions usage: --all-agents by model, by session, and a bad --since', async () => {
+    const u = expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--all-agents', '--by', 'model', '--json'), 'sessions-usage')
+    expect(u.total.calls).toBeGreaterThan(0)
+    expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--json'), 'sessions-usage')
+    expect(expectError(await run('sessions', 'usage', '--since', 'soon', '--json'), 'sessions-usage').code).toBe('E_BAD_FLAG')
   })
 
   it('status: plain and --all (relocated transcripts, a torn line), and an unknown flag', async () => {
