@@ -1,0 +1,67 @@
+// `sessions usage` on the SQLite-era 2026.9.6 fixtures (native and imported) through the real CLI under Node 24. The
+// expected totals come straight from the database (every transcript event, zstd included) via node:sqlite in the test.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {expect, it} from 'vitest'
+
+import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
+import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
+import {dbPath, eventsOf, openDb} from '../../support/sqlite-expect.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
+
+/** Every assistant message's usage in every session of the agent's database. */
+function dbTotals(state: string, agent: string) {
+  const file = dbPath(state, agent)
+  const db = openDb(file)
+  const ids = db.prepare('SELECT DISTINCT session_id FROM transcript_events').all().map((r) => r.session_id as string)
+  db.close()
+  const t = {calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, sessions: new Set<string>()}
+  for (const id of ids) {
+    for (const ev of eventsOf(file, id)) {
+      let e: any
+      try {
+        e = JSON.parse(ev.text)
+      } catch {
+        continue
+      }
+      const u = e?.type === 'message' && e.message?.role === 'assistant' ? e.message.usage : undefined
+      if (!u) continue
+      t.calls++
+      t.sessions.add(id)
+      t.input += u.input ?? 0
+      t.output += u.output ?? 0
+      t.cacheRead += u.cacheRead ?? 0
+      t.cacheWrite += u.cacheWrite ?? 0
+      t.cost += u.cost?.total ?? 0
+    }
+  }
+  return t
+}
+
+describeSqlite('sessions usage on a SQLite-era store', () => {
+  for (const fixture of [NATIVE_96, IMPORTED_96]) {
+    it(`${fixture}: the totals of every session in the database; every --by sums to them`, async () => {
+      const state = copyFixture(fixture)
+      const agents = fs.readdirSync(path.join(state, 'agents')).filter((a) => fs.existsSync(dbPath(state, a)))
+      expect(agents.length).toBeGreaterThan(0)
+      const want = agents.map((a) => dbTotals(state, a))
+      const calls = want.reduce((s, t) => s + t.calls, 0)
+      expect(calls).toBeGreaterThan(0)
+      for (const by of ['session', 'key', 'agent', 'model', 'day', 'month']) {
+        const r = await runCli(['sessions', 'usage', '--all-agents', '--by', by, '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+        expect(r.code, r.stderr).toBe(0)
+        const u = json<SessionsUsageResult>(r)
+        expect(u.total.calls, by).toBe(calls)
+        expect(u.total.input).toBe(want.reduce((s, t) => s + t.input, 0))
+        expect(u.total.output).toBe(want.reduce((s, t) => s + t.output, 0))
+        expect(u.total.cacheRead).toBe(want.reduce((s, t) => s + t.cacheRead, 0))
+        expect(u.total.cacheWrite).toBe(want.reduce((s, t) => s + t.cacheWrite, 0))
+        expect(u.total.costUsd).toBeCloseTo(want.reduce((s, t) => s + t.cost, 0), 9)
+        expect(u.rows.reduce((s, x) => s + x.calls, 0)).toBe(calls)
+        expect(u.rows.reduce((s, x) => s + x.costUsd, 0)).toBeCloseTo(u.total.costUsd, 9)
+        if (by === 'session') expect(u.rows.map((x) => x.sessionId).sort()).toEqual(want.flatMap((t) => [...t.sessions]).sort())
+      }
+    }, 60_000)
+  }
+})
