@@ -1,14 +1,16 @@
 // `sessions usage` through the real CLI on copies of the JSON-era fixtures. Expected totals are computed here straight
 // from the raw JSONL lines of every transcript and archive, independently of clawkit's store code.
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, BIN, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
+const hasScript = spawnSync('script', ['--version']).status === 0
 const BYS = ['session', 'key', 'agent', 'model', 'day', 'month']
 
 interface Raw {
@@ -181,5 +183,18 @@ describe('sessions usage (JSON era)', () => {
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toContain('* estimated from the model prices in openclaw.json')
     expect(text.stdout).toContain('1 unreadable line(s) skipped')
+  })
+
+  it.runIf(hasScript)('--by day prints text bars on a terminal (util-linux script), and none when piped', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})
+    const tty = spawnSync('script', ['-qec', `"${process.execPath}" "${BIN}" sessions usage --by day`, '/dev/null'], {env, encoding: 'utf8', timeout: 30_000})
+    expect(tty.status, tty.stderr).toBe(0)
+    const day = rawTotals(state, ['main']).times[0].slice(0, 10)
+    expect(tty.stdout).toMatch(new RegExp(`^${day} #{40} +\\$\\d`, 'm'))
+    const piped = await usage(state, '--by', 'day')
+    expect(piped.code, piped.stderr).toBe(0)
+    expect(piped.stdout).not.toContain('#')
+    expect(piped.stdout).toMatch(new RegExp(`^${day} +3 `, 'm'))
   })
 })
