@@ -197,4 +197,16 @@ describe('sessions usage (JSON era)', () => {
     expect(piped.stdout).not.toContain('#')
     expect(piped.stdout).toMatch(new RegExp(`^${day} +3 `, 'm'))
   })
+
+  it('an orphan: the live transcript renamed away (no entry names it) is still counted, under its own sessionId, where "orphan"', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    const live = fs.readdirSync(dir).find((n) => n.endsWith('.jsonl'))!
+    const raw = rawTotals(state, ['main'])
+    const liveId = JSON.parse(fs.readFileSync(path.join(dir, live), 'utf8').split('\n')[0]).id
+    fs.renameSync(path.join(dir, live), path.join(dir, 'moved-aside.jsonl'))
+    const r = await usageJson(state)
+    expectTotal(r, raw)
+    expect(r.rows.find((x) => x.sessionId === liveId)?.where).toBe('orphan')
+  })
 })
