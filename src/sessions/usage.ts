@@ -134,7 +134,8 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
   if (!USAGE_BY.includes(by)) throw new UsageError(`--by "${opts.by}" is not one of ${USAGE_BY.join(', ')}`, 'E_BAD_FLAG')
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const since = opts.since ? parseWhen('since', opts.since, now) : undefined
-  const until = opts.until ? parseWhen('until', opts.until, now) : undefined
+  // A bare date as --until means the whole of that day (UTC), as a reader of `--until 2026-11-26` expects.
+  const until = opts.until ? parseWhen('until', opts.until, now) + (/^\d{4}-\d{2}-\d{2}$/.test(opts.until.trim()) ? UNIT_MS.d - 1 : 0) : undefined
   let limit: number | undefined
   if (opts.limit !== undefined && opts.limit !== 'all') {
     limit = Number(opts.limit)

@@ -125,7 +125,7 @@ describe('sessions usage (JSON era)', () => {
     expect(top.total).toEqual(all.total)
   })
 
-  it('--since and --until (a date and a duration) keep only the calls inside the window', async () => {
+  it('--since and --until (a time, a bare date meaning the whole day, a duration) keep only the calls inside the window', async () => {
     const state = copyFixture(RESET_TWICE)
     const times = rawTotals(state, ['main']).times.sort()
     expect(times).toHaveLength(3)
@@ -135,6 +135,10 @@ describe('sessions usage (JSON era)', () => {
     const u = await usageJson(state, '--until', times[1])
     expect(u.total.calls).toBe(2)
     expect(u.total.lastCallAt).toBe(times[1])
+    // A bare date as --until takes in the whole day; the day before takes none.
+    expect((await usageJson(state, '--until', times[0].slice(0, 10))).total.calls).toBe(3)
+    const dayBefore = new Date(Date.parse(times[0].slice(0, 10)) - 86_400_000).toISOString().slice(0, 10)
+    expect((await usageJson(state, '--until', dayBefore)).total.calls).toBe(0)
     // The fixture's calls are in the past: none within the last minute, all within the last 100000 days.
     expect((await usageJson(state, '--since', '1m')).total.calls).toBe(0)
     expect((await usageJson(state, '--since', '100000d')).total.calls).toBe(3)
