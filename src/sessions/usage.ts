@@ -3,7 +3,7 @@
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
-import type {SessionWhere} from '../store/types.js'
+import type {SessionStore, SessionWhere} from '../store/types.js'
 import {addCost, readUsage} from './lineage.js'
 
 export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month'
@@ -128,6 +128,50 @@ function estimate(config: OpenClawConfig, provider: string | undefined, model: s
   return Math.round(((u.input * p(cost.input) + u.output * p(cost.output) + u.cacheRead * p(cost.cacheRead) + u.cacheWrite * p(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
 }
 
+/** One model call read from a transcript line: an assistant message with `usage`; undefined for any other line. */
+function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): {call: Call; t?: number; unpriced: boolean} | undefined {
+  if (!e || e.type !== 'message') return undefined
+  const msg = e.message as Record<string, unknown> | undefined
+  if (!msg || msg.role !== 'assistant') return undefined
+  const u = readUsage(msg.usage)
+  if (!u) return undefined
+  const at = callTime(e, msg)
+  const provider = typeof msg.provider === 'string' ? msg.provider : undefined
+  const model = typeof msg.model === 'string' ? msg.model : undefined
+  let costUsd = u.cost
+  let estimated = false
+  if (costUsd === undefined) {
+    costUsd = estimate(config, provider, model, u)
+    estimated = costUsd !== undefined
+  }
+  const call: Call = {...u, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+  return {call, t: at ? Date.parse(at) : undefined, unpriced: costUsd === undefined}
+}
+
+/** What `sessions list --usage` shows per row: the cost so far of the key's current session. */
+export interface SessionCost {
+  costUsd: number
+  calls: number
+  /** Part of it was priced from openclaw.json. */
+  estimated: boolean
+}
+
+/** The cost so far of a key's current session (its archives are `sessions usage`'s business), streamed once. */
+export async function currentSessionCost(config: OpenClawConfig, store: SessionStore, key: string): Promise<SessionCost> {
+  const out: SessionCost = {costUsd: 0, calls: 0, estimated: false}
+  for (const s of await store.sessionsOf(key)) {
+    if (s.ended !== 'current' || !s.transcript.exists) continue
+    for await (const line of store.readLines(s.transcript)) {
+      const c = line.bad ? undefined : callOf(config, line.value)
+      if (!c) continue
+      out.costUsd = addCost(out.costUsd, c.call.costUsd)
+      out.calls++
+      if (c.call.estimated) out.estimated = true
+    }
+  }
+  return out
+}
+
 export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
   const now = opts.now ?? new Date()
   const by = (opts.by ?? 'session') as UsageBy
@@ -166,27 +210,14 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
             badLines++
             continue
           }
-          const e = line.value
-          if (!e || e.type !== 'message') continue
-          const msg = e.message as Record<string, unknown> | undefined
-          if (!msg || msg.role !== 'assistant') continue
-          const u = readUsage(msg.usage)
-          if (!u) continue
-          const at = callTime(e, msg)
-          const t = at ? Date.parse(at) : undefined
+          const c = callOf(state.config, line.value)
+          if (!c) continue
+          const {call, t} = c
+          const at = call.at
           if ((since !== undefined || until !== undefined) && t === undefined) continue
           if (since !== undefined && t! < since) continue
           if (until !== undefined && t! > until) continue
-          const provider = typeof msg.provider === 'string' ? msg.provider : undefined
-          const model = typeof msg.model === 'string' ? msg.model : undefined
-          let costUsd = u.cost
-          let estimated = false
-          if (costUsd === undefined) {
-            costUsd = estimate(state.config, provider, model, u)
-            if (costUsd === undefined) unpricedCalls++
-            else estimated = true
-          }
-          const call: Call = {...u, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+          if (c.unpriced) unpricedCalls++
           let group: string
           switch (by) {
             case 'session':
