@@ -55,12 +55,13 @@ afterAll(async () => {
 })
 
 describe('every --json document validates against its schema', () => {
-  it('sessions list: one agent, --all-agents with --active (stores, allAgents), the `sessions` alias, and a bad --limit', async () => {
+  it('sessions list: one agent, --all-agents with --active (stores, allAgents), the `sessions` alias, --usage, and a bad --limit', async () => {
     const one = expectDoc<SessionsListResult>(await run('sessions', 'list', '--json'), 'sessions-list')
     expect(one.sessions.length).toBeGreaterThan(0)
     const all = expectDoc<SessionsListResult>(await run('sessions', 'list', '--all-agents', '--active', '100000000', '--json'), 'sessions-list')
     expect(all.stores).toHaveLength(2)
     expectDoc<SessionsListResult>(await run('sessions', '--limit', '1', '--json'), 'sessions-list')
+    expect(expectDoc<SessionsListResult>(await run('sessions', 'list', '--usage', '--json'), 'sessions-list').sessions[0].usage?.calls).toBeGreaterThan(0)
     expect(expectError(await run('sessions', 'list', '--limit', '0', '--json'), 'sessions-list').code).toBe('E_BAD_LIMIT')
   })
 

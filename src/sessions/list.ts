@@ -9,12 +9,15 @@ import type {FlagSource} from './format.js'
 import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {isSqliteFile} from '../store/sqlite/store.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
-import type {SessionEntry, StoreRef} from '../store/types.js'
+import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
+import type {SessionCost} from './usage.js'
 import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
 
 /** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
 export interface SessionRow {
   key: string
+  /** With --usage: the cost so far of the session (read from its transcript). */
+  usage?: SessionCost
   updatedAt?: number
   ageMs?: number
   sessionId?: string
@@ -49,6 +52,8 @@ export interface SessionRow {
  */
 export interface SqliteSessionRow extends FlagSource {
   key: string
+  /** With --usage: the cost so far of the session (read from its transcript). */
+  usage?: SessionCost
   updatedAt: number | null
   ageMs: number | null
   [field: string]: unknown
@@ -99,6 +104,8 @@ export interface ListOptions {
    * cuts keys to be unique among these, not just among the rows it shows. Not part of the --json document.
    */
   allKeys?: string[]
+  /** Add each shown row's cost so far (`usage`), read from its transcript: only then is any transcript opened. */
+  usage?: boolean
 }
 
 export function parseActiveMinutes(raw: string | undefined): number | null {
@@ -344,6 +351,7 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const now = opts.now ?? Date.now()
   const rows: (SessionRow | SqliteSessionRow)[] = []
   const read: StoreRef[] = []
+  const storeOf = new Map<SessionRow | SqliteSessionRow, SessionStore>()
   for (const target of targets) {
     // A SQLite-era agent's database is its truth (a legacy sessions.json beside it is stale import input). An explicit
     // --store is read as asked.
@@ -361,10 +369,15 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
       const updatedAt = row.updatedAt
       if (activeMinutes !== null && (typeof updatedAt !== 'number' || now - updatedAt > activeMinutes * 60_000)) continue
       rows.push(row)
+      if (opts.usage) storeOf.set(row, store)
     }
   }
   rows.sort(byUpdatedAtDesc)
   const sessions = limit === null ? rows : rows.slice(0, limit)
+  if (opts.usage) {
+    const {currentSessionCost} = await import('./usage.js')
+    for (const row of sessions) row.usage = await currentSessionCost(state.config, storeOf.get(row)!, row.key)
+  }
   const counts = {count: sessions.length, totalCount: rows.length, limitApplied: limit, hasMore: sessions.length < rows.length, activeMinutes}
   if (multi) return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), ...counts, sessions}
   return {path: read[0].path, ...counts, sessions}

@@ -27,6 +27,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     'all-agents': Flags.boolean({description: 'list the sessions of every agent (configured or found on disk)'}),
     store: Flags.string({description: 'read this sessions.json (or openclaw-agent.sqlite) instead of the agent store', helpValue: '<path>'}),
     limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
+    usage: Flags.boolean({description: 'add each shown session\'s cost so far, read from its transcript (slower: see `sessions usage`)'}),
     wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
   }
 
@@ -34,7 +35,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const f = this.flags
     // Only a table needs them (to cut keys); --json skips collecting them.
     const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
-    const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys})
+    const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage})
     if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }
@@ -57,6 +58,7 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
     return `${lines.join('\n')}\n`
   }
   const multi = Boolean(result.stores)
+  const usage = result.sessions.some((r) => r.usage)
   const columns = [
     ...(multi ? [{header: 'Agent', width: 10}] : []),
     {header: 'Kind', width: 6},
@@ -64,9 +66,10 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
     {header: 'Age', width: 9},
     {header: 'Model', width: 14},
     {header: 'Tokens (ctx %)', width: 20},
+    ...(usage ? [{header: 'Cost', width: 10}] : []),
     {header: 'Flags'},
   ]
-  if (opts.width !== undefined) return `${lines.join('\n')}\n${renderFittedList(result, multi, opts.width, color, opts.allKeys)}\n`
+  if (opts.width !== undefined) return `${lines.join('\n')}\n${renderFittedList(result, multi, opts.width, color, opts.allKeys, usage)}\n`
   const rows = result.sessions.map((r) => {
     const total = freshTotal(r)
     const pct = percentUsed(total, r.contextTokens)
@@ -78,6 +81,7 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
       formatTimeAgo(r.ageMs),
       String(r.model ?? 'unknown'),
       {text: formatTokensCell(total, r.contextTokens), style},
+      ...(usage ? [costCell(r)] : []),
       formatFlags(r),
     ]
   })
@@ -89,7 +93,12 @@ function tokensStyle(pct: number | null): Style {
   return pct === null ? 'dim' : pct >= 95 ? 'red' : pct >= 80 ? 'yellow' : pct >= 60 ? 'green' : 'dim'
 }
 
-function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean, allKeys: string[] | undefined): string {
+/** A row's cost so far (`*`: priced from openclaw.json), or `-` when --usage was not asked for it. */
+function costCell(r: {usage?: {costUsd: number; estimated: boolean}}): string {
+  return r.usage ? `$${r.usage.costUsd.toFixed(4)}${r.usage.estimated ? '*' : ''}` : '-'
+}
+
+function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean, allKeys: string[] | undefined, usage: boolean): string {
   const keys = result.sessions.map((r) => printable(r.key))
   const {floor: keyFloor, cut} = keyCutter(keys, allKeys?.map(printable))
   const columns: FitColumn[] = [
@@ -101,6 +110,7 @@ function renderFittedList(result: SessionsListResult, multi: boolean, width: num
     {header: 'Age'},
     {header: 'Model', shrink: [{rank: 3, floor: 10}]},
     {header: 'Tokens (ctx %)'},
+    ...(usage ? [{header: 'Cost'}] : []),
     {header: 'Flags', shrink: [{rank: 1}]},
   ]
   const rows = result.sessions.map((r, i) => {
@@ -112,6 +122,7 @@ function renderFittedList(result: SessionsListResult, multi: boolean, width: num
       formatTimeAgo(r.ageMs),
       String(r.model ?? 'unknown'),
       {text: formatTokensCell(total, r.contextTokens), style: tokensStyle(percentUsed(total, r.contextTokens))},
+      ...(usage ? [costCell(r)] : []),
       formatFlags(r),
     ]
   })

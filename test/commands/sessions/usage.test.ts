@@ -6,6 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, BIN, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
@@ -212,5 +213,30 @@ describe('sessions usage (JSON era)', () => {
     const r = await usageJson(state)
     expectTotal(r, raw)
     expect(r.rows.find((x) => x.sessionId === liveId)?.where).toBe('orphan')
+  })
+
+  it('sessions list --usage: each row\'s cost so far is its current session\'s (the archives are not in it); without --usage no row has one', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})
+    const r = await runCli(['sessions', 'list', '--all-agents', '--usage', '--json'], {env})
+    expect(r.code, r.stderr).toBe(0)
+    const l = json<SessionsListResult>(r)
+    expect(l.sessions).toHaveLength(2)
+    for (const row of l.sessions) {
+      const raw = rawTotals(state, [row.agentId!])
+      expect(row.usage?.calls).toBe(raw.calls)
+      expect(row.usage?.costUsd).toBeCloseTo(raw.cost, 9)
+    }
+    const reset = copyFixture(RESET_TWICE)
+    const live = rawTotals(reset, ['main'], {files: (n) => n.endsWith('.jsonl')})
+    const one = json<SessionsListResult>(await runCli(['sessions', 'list', '--usage', '--json'], {env: baseEnv(tempDir(), {OPENCLAW_STATE_DIR: reset})}))
+    expect(one.sessions[0].usage?.costUsd).toBeCloseTo(live.cost, 9)
+    expect(live.cost).toBeLessThan(rawTotals(reset, ['main']).cost)
+    const plain = json<SessionsListResult>(await runCli(['sessions', 'list', '--all-agents', '--json'], {env}))
+    expect(plain.sessions.some((x) => 'usage' in x)).toBe(false)
+    const text = await runCli(['sessions', 'list', '--usage'], {env: baseEnv(tempDir(), {OPENCLAW_STATE_DIR: reset})})
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/ Cost +Flags/)
+    expect(text.stdout).toContain(`$${live.cost.toFixed(4)}`)
   })
 })
