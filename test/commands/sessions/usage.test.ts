@@ -239,4 +239,27 @@ describe('sessions usage (JSON era)', () => {
     expect(text.stdout).toMatch(/ Cost +Flags/)
     expect(text.stdout).toContain(`$${live.cost.toFixed(4)}`)
   })
+
+  it('a call with no recorded cost whose model has no price in openclaw.json counts as $0 and in unpricedCalls, not as estimated', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(state, 'agents', 'work', 'sessions', '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
+    const raw = rawTotals(state, ['work'])
+    const edited = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => {
+      const e = JSON.parse(l)
+      if (e.type === 'message' && e.message?.role === 'assistant' && e.message.usage) {
+        delete e.message.usage.cost
+        e.message.model = 'no-such-model'
+      }
+      return JSON.stringify(e)
+    })
+    fs.writeFileSync(file, `${edited.join('\n')}\n`)
+    const r = await usageJson(state, '--agent', 'work')
+    expect(r.total.calls).toBe(raw.calls)
+    expect(r.total.input).toBe(raw.input)
+    expect(r.total.costUsd).toBe(0)
+    expect(r.total.estimated).toBe(false)
+    expect(r.unpricedCalls).toBe(raw.calls)
+    const text = await usage(state, '--agent', 'work')
+    expect(text.stdout).toContain(`${raw.calls} call(s) recorded no cost and their model has no price in openclaw.json`)
+  })
 })
