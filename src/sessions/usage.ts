@@ -4,7 +4,7 @@ import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionStore, SessionWhere} from '../store/types.js'
-import {addCost, readUsage} from './lineage.js'
+import {addCost, emptyUsage, readUsage, type UsageTotals} from './lineage.js'
 
 export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month'
 export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'day', 'month']
@@ -17,7 +17,7 @@ export interface LargestCall {
   model: string | null
 }
 
-export interface UsageRow {
+export interface UsageRow extends UsageTotals {
   /** The value grouped by: `agent/sessionId`, the key, the agent id, `provider/model`, `YYYY-MM-DD` or `YYYY-MM` (UTC). */
   group: string
   /** With --by session: the session's agent, key (the first key it was found under), id and where its transcript is. */
@@ -25,12 +25,6 @@ export interface UsageRow {
   key?: string
   sessionId?: string
   where?: SessionWhere
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-  totalTokens: number
-  costUsd: number
   /** Some of the cost was computed from the model prices in openclaw.json because the message recorded none. */
   estimated: boolean
   calls: number
@@ -83,17 +77,11 @@ export function parseWhen(flag: string, raw: string, now: Date): number {
 }
 
 function emptyRow(group: string): UsageRow {
-  return {group, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0, estimated: false, calls: 0, firstCallAt: null, lastCallAt: null, largestCall: null}
+  return {group, ...emptyUsage(), estimated: false, calls: 0, firstCallAt: null, lastCallAt: null, largestCall: null}
 }
 
-interface Call {
+interface Call extends UsageTotals {
   at: string | null
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-  totalTokens: number
-  costUsd: number
   estimated: boolean
   model: string | null
 }
