@@ -1,10 +1,13 @@
 // `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
-// read only through the store interface (each key's sessionsOf(), each transcript streamed by readLines()).
+// read only through the store interface (the agent's allSessions(), each transcript streamed by readLines()).
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionStore, SessionWhere} from '../store/types.js'
 import {addCost, emptyUsage, readUsage, type UsageTotals} from './lineage.js'
+
+/** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
+export const UNKNOWN_KEY = '(unknown)'
 
 export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month'
 export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'day', 'month']
@@ -144,18 +147,23 @@ export interface SessionCost {
   estimated: boolean
 }
 
-/** The cost so far of a key's current session (its archives are `sessions usage`'s business), streamed once. */
+/**
+ * The cost so far of a key's current session (its archives are `sessions usage`'s business), streamed once. The entry's
+ * own transcript is read directly; only when it is gone does the key's lineage say where it went (an orphan doctor
+ * would re-attach), so a long list costs one index lookup per row, not one archive walk.
+ */
 export async function currentSessionCost(config: OpenClawConfig, store: SessionStore, key: string): Promise<SessionCost> {
   const out: SessionCost = {costUsd: 0, calls: 0, estimated: false}
-  for (const s of await store.sessionsOf(key)) {
-    if (s.ended !== 'current' || !s.transcript.exists) continue
-    for await (const line of store.readLines(s.transcript)) {
-      const c = line.bad ? undefined : callOf(config, line.value)
-      if (!c) continue
-      out.costUsd = addCost(out.costUsd, c.call.costUsd)
-      out.calls++
-      if (c.call.estimated) out.estimated = true
-    }
+  const found = await store.findEntry(key)
+  let ref = found ? store.transcriptOf(found.entry, found.storedKey) : undefined
+  if (!ref?.exists) ref = (await store.sessionsOf(key)).find((s) => s.ended === 'current' && s.transcript.exists)?.transcript
+  if (!ref) return out
+  for await (const line of store.readLines(ref)) {
+    const c = line.bad ? undefined : callOf(config, line.value)
+    if (!c) continue
+    out.costUsd = addCost(out.costUsd, c.call.costUsd)
+    out.calls++
+    if (c.call.estimated) out.estimated = true
   }
   return out
 }
@@ -183,59 +191,54 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
   let badLines = 0
   for (const agentId of agents) {
     const store = state.store(agentId)
-    const keys = [...(await store.readRows(() => true, {omit: ['skillsSnapshot', 'systemPromptReport']})).keys()]
-    const seen = new Set<string>()
-    for (const key of keys) {
-      for (const s of await store.sessionsOf(key)) {
-        if (!includeArchived && s.ended !== 'current') continue
-        // Several keys may lead to one transcript (an orphan tied to two keys): it is counted once, under the first.
-        if (seen.has(s.transcript.locator)) continue
-        seen.add(s.transcript.locator)
-        if (!s.transcript.exists) continue
-        transcripts++
-        for await (const line of store.readLines(s.transcript)) {
-          if (line.bad) {
-            badLines++
-            continue
-          }
-          const c = callOf(state.config, line.value)
-          if (!c) continue
-          const {call, t} = c
-          const at = call.at
-          if ((since !== undefined || until !== undefined) && t === undefined) continue
-          if (since !== undefined && t! < since) continue
-          if (until !== undefined && t! > until) continue
-          if (c.unpriced) unpricedCalls++
-          let group: string
-          switch (by) {
-            case 'session':
-              group = `${agentId}/${s.sessionId}`
-              break
-            case 'key':
-              group = key
-              break
-            case 'agent':
-              group = agentId
-              break
-            case 'model':
-              group = call.model ?? 'unknown'
-              break
-            case 'day':
-              group = at ? at.slice(0, 10) : 'unknown'
-              break
-            case 'month':
-              group = at ? at.slice(0, 7) : 'unknown'
-              break
-          }
-          let row = rows.get(group)
-          if (!row) {
-            row = emptyRow(group)
-            if (by === 'session') Object.assign(row, {agentId, key, sessionId: s.sessionId, where: s.where})
-            rows.set(group, row)
-          }
-          addCall(row, call)
-          addCall(total, call)
+    for (const s of await store.allSessions()) {
+      if (!includeArchived && s.ended !== 'current') continue
+      if (!s.transcript.exists) continue
+      // A transcript no key claims any more (a deleted key's archive without a sidecar) still cost money.
+      const key = s.key ?? UNKNOWN_KEY
+      transcripts++
+      for await (const line of store.readLines(s.transcript)) {
+        if (line.bad) {
+          badLines++
+          continue
         }
+        const c = callOf(state.config, line.value)
+        if (!c) continue
+        const {call, t} = c
+        const at = call.at
+        if ((since !== undefined || until !== undefined) && t === undefined) continue
+        if (since !== undefined && t! < since) continue
+        if (until !== undefined && t! > until) continue
+        if (c.unpriced) unpricedCalls++
+        let group: string
+        switch (by) {
+          case 'session':
+            group = `${agentId}/${s.sessionId}`
+            break
+          case 'key':
+            group = key
+            break
+          case 'agent':
+            group = agentId
+            break
+          case 'model':
+            group = call.model ?? 'unknown'
+            break
+          case 'day':
+            group = at ? at.slice(0, 10) : 'unknown'
+            break
+          case 'month':
+            group = at ? at.slice(0, 7) : 'unknown'
+            break
+        }
+        let row = rows.get(group)
+        if (!row) {
+          row = emptyRow(group)
+          if (by === 'session') Object.assign(row, {agentId, key, sessionId: s.sessionId, where: s.where})
+          rows.set(group, row)
+        }
+        addCall(row, call)
+        addCall(total, call)
       }
     }
   }

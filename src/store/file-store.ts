@@ -16,12 +16,13 @@ import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
-import {lineageOf, parseArchiveName} from './lineage.js'
+import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
   IdempotencyHit,
+  AgentSession,
   KeySession,
   LockedTranscript,
   ResetOptions,
@@ -301,7 +302,16 @@ export class FileSessionStore implements SessionStore {
     return runReset(this.resetBackend(), key, opts)
   }
 
-  async sessionsOf(key: string): Promise<KeySession[]> {
+  sessionsOf(key: string): Promise<KeySession[]> {
+    return lineageOf(this, key, this.lineageSource())
+  }
+
+  allSessions(): Promise<AgentSession[]> {
+    return allSessionsOf(this, this.lineageSource())
+  }
+
+  /** The sessions dir's archives and orphans, listed once per lineage walk. */
+  private lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource {
     const dir = this.sessionsDir
     let listed: string[] | undefined
     const names = async () => {
@@ -314,7 +324,7 @@ export class FileSessionStore implements SessionStore {
       return listed
     }
     const candidate = (n: string) => ({name: n, ref: {locator: path.join(dir, n), location: 'derived' as const, exists: true}})
-    return lineageOf(this, key, (isOrphan) => ({
+    return (isOrphan) => ({
       archives: async () => (await names()).filter((n) => parseArchiveName(n)).map(candidate),
       orphans: async () => (await names()).filter((n) => isTranscriptFileName(n) && isOrphan(n)).map(candidate),
       header: async (t) => {
@@ -325,7 +335,7 @@ export class FileSessionStore implements SessionStore {
         }
       },
       sidecarKey: async (sessionId) => (isSafeSessionId(sessionId) ? trajectoryKey(path.join(dir, `${sessionId.trim()}.trajectory.jsonl`)) : undefined),
-    }))
+    })
   }
 
   readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {

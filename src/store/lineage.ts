@@ -8,7 +8,7 @@
 import {normalizeSessionKey, transcriptTopicId} from './session-key.js'
 import {isSafeSessionId} from './transcript.js'
 import type {TranscriptHeader} from './transcript-types.js'
-import type {KeySession, SessionEntry, SessionStore, TranscriptRef} from './types.js'
+import type {AgentSession, KeySession, SessionEntry, SessionStore, TranscriptRef} from './types.js'
 
 const ARCHIVE_RE = /^(.+\.jsonl)\.(reset|deleted)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)$/
 
@@ -45,117 +45,244 @@ function timeOf(h: TranscriptHeader | undefined): number | undefined {
   return Number.isFinite(t) ? t : undefined
 }
 
+interface Arch extends ArchiveCandidate {
+  kind: 'reset' | 'deleted'
+  at: number
+  header?: TranscriptHeader
+  start?: number
+  /** The normalized key its sidecar names. */
+  owner?: string
+}
+
+interface Orphan extends ArchiveCandidate {
+  header?: TranscriptHeader
+  id: string
+  owner?: string
+}
+
+/** The first index of a sorted array whose value is >= x. */
+function lowerBound<T>(a: readonly T[], x: number, val: (t: T) => number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (val(a[mid]) < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /**
- * The key's sessions, oldest first, the live one last (when the key has an entry). `rivalStarts`: when the other keys'
- * current sessions started (their sessionStartedAt): an archive whose time lies nearer one of them than this key's
- * session start is that key's predecessor, not ours (two keys reset in the same seconds).
+ * What every key's lineage is decided from, read once: each archive's and orphan's header and sidecar owner, archives
+ * sorted by time, and every key's session start. `sessionsOf` builds it for one key, `allSessions` once for all of
+ * them, so an agent-wide walk reads each archive's header once instead of once per key.
  */
-export async function fileLineage(src: LineageSource, key: string, current: {entry: SessionEntry; ref: TranscriptRef} | undefined, rivalStarts: readonly number[] = []): Promise<KeySession[]> {
-  const want = normalizeSessionKey(key)
-  const topic = transcriptTopicId(key)
-  interface Arch extends ArchiveCandidate {
-    kind: 'reset' | 'deleted'
-    at: number
-    header?: TranscriptHeader
-    start?: number
-    owner?: string
-  }
-  const all: Arch[] = []
-  for (const c of await src.archives()) {
-    const p = parseArchiveName(c.name)
-    if (!p) continue
-    const header = await src.header(c.ref)
-    const owner = header ? await src.sidecarKey(header.id) : undefined
-    all.push({...c, kind: p.kind, at: p.at, header, start: timeOf(header), owner: owner === undefined ? undefined : normalizeSessionKey(owner)})
-  }
-  const taken = new Map<Arch, KeySession['foundBy']>()
-  const free = (a: Arch) => a.owner === undefined && !taken.has(a)
-  for (const a of all) {
-    if (a.owner === want) taken.set(a, 'trajectory')
-    else if (a.owner === undefined && topic !== undefined && a.name.includes(`-topic-${encodeURIComponent(topic)}.jsonl.`)) taken.set(a, 'topic')
-  }
-  const prev = current?.entry.previousSessionId
-  if (typeof prev === 'string') for (const a of all) if (free(a) && a.header?.id === prev) taken.set(a, 'previous-session-id')
-  // Walk back from every session already known: the archive made by the reset that started it.
-  const liveHeader = current?.ref.exists ? await src.header(current.ref) : undefined
-  const starts: number[] = []
-  const liveStart = timeOf(liveHeader) ?? (typeof current?.entry.sessionStartedAt === 'number' ? current.entry.sessionStartedAt : undefined)
-  if (liveStart !== undefined) starts.push(liveStart)
-  for (const a of taken.keys()) if (a.start !== undefined) starts.push(a.start)
-  while (starts.length > 0) {
-    const s = starts.pop()!
-    let best: Arch | undefined
-    for (const a of all) {
-      if (!free(a) || a.kind !== 'reset' || Math.abs(a.at - s) > RESET_CHAIN_TOLERANCE_MS) continue
-      if (rivalStarts.some((r) => Math.abs(a.at - r) < Math.abs(a.at - s))) continue
-      if (!best || Math.abs(a.at - s) < Math.abs(best.at - s)) best = a
+export class LineageIndex {
+  private constructor(
+    readonly src: LineageSource,
+    /** By archive time. */
+    readonly archives: readonly Arch[],
+    readonly orphans: readonly Orphan[],
+    /** Every key's sessionStartedAt, sorted (a key's own start is discounted when it is judged). */
+    readonly starts: readonly number[],
+    private readonly byOwner: ReadonlyMap<string, readonly Arch[]>,
+    private readonly byHeaderId: ReadonlyMap<string, readonly Arch[]>,
+  ) {}
+
+  static async build(src: LineageSource, starts: number[]): Promise<LineageIndex> {
+    const archives: Arch[] = []
+    for (const c of await src.archives()) {
+      const p = parseArchiveName(c.name)
+      if (!p) continue
+      const header = await src.header(c.ref)
+      const owner = header ? await src.sidecarKey(header.id) : undefined
+      archives.push({...c, kind: p.kind, at: p.at, header, start: timeOf(header), owner: owner === undefined ? undefined : normalizeSessionKey(owner)})
     }
-    if (best) {
-      taken.set(best, 'reset-time')
-      if (best.start !== undefined) starts.push(best.start)
+    archives.sort((x, y) => x.at - y.at)
+    const orphans: Orphan[] = []
+    for (const o of await src.orphans()) {
+      const header = await src.header(o.ref)
+      const id = header && isSafeSessionId(header.id) ? header.id : o.name.slice(0, -'.jsonl'.length)
+      const owner = await src.sidecarKey(id)
+      orphans.push({...o, header, id, owner: owner === undefined ? undefined : normalizeSessionKey(owner)})
     }
-  }
-  // Orphans carry no archive time to chain by: only OpenClaw's sidecar or the key's topic ties one to the key.
-  const orphans: (KeySession & {sortAt: number})[] = []
-  // The current session's transcript gone from its name but present under another one, by its header id: what
-  // doctor's transcript-missing repair re-attaches. Lineage shows it as the current session, found by that header.
-  let reattach: TranscriptRef | undefined
-  for (const o of await src.orphans()) {
-    const header = await src.header(o.ref)
-    const id = header && isSafeSessionId(header.id) ? header.id : o.name.slice(0, -'.jsonl'.length)
-    if (current && !current.ref.exists && !reattach && header?.id === current.entry.sessionId) {
-      reattach = o.ref
-      continue
+    const group = (by: (a: Arch) => string | undefined) => {
+      const m = new Map<string, Arch[]>()
+      for (const a of archives) {
+        const k = by(a)
+        if (k !== undefined) m.set(k, [...(m.get(k) ?? []), a])
+      }
+      return m
     }
-    const owner = await src.sidecarKey(id)
-    const foundBy = owner !== undefined ? (normalizeSessionKey(owner) === want ? 'trajectory' : undefined) : topic !== undefined && o.name.endsWith(`-topic-${encodeURIComponent(topic)}.jsonl`) ? 'topic' : undefined
-    if (!foundBy) continue
-    orphans.push({sessionId: id, where: 'orphan', transcript: o.ref, ended: 'orphaned', foundBy, sortAt: timeOf(header) ?? 0})
+    return new LineageIndex(src, archives, orphans, [...starts].sort((x, y) => x - y), group((a) => a.owner), group((a) => a.header?.id))
   }
-  const out: (KeySession & {sortAt: number})[] = [...taken].map(([a, foundBy]) => ({
+
+  /** Whether another key's session started nearer `at` than `d` (the key's own start, `own`, does not count). */
+  private rivalNearer(at: number, d: number, own: number | undefined): boolean {
+    let n = lowerBound(this.starts, at - d, (x) => x)
+    let count = 0
+    for (; n < this.starts.length && this.starts[n] < at + d; n++) if (this.starts[n] > at - d) count++
+    if (own !== undefined && own > at - d && own < at + d) count--
+    return count > 0
+  }
+
+  /**
+   * The key's sessions, oldest first, the live one last (when the key has an entry). An archive whose time lies nearer
+   * another key's session start than this key's is that key's predecessor, not ours (two keys reset in the same
+   * seconds).
+   */
+  async lineage(key: string, current: {entry: SessionEntry; ref: TranscriptRef} | undefined): Promise<KeySession[]> {
+    const want = normalizeSessionKey(key)
+    const topic = transcriptTopicId(key)
+    const own = typeof current?.entry.sessionStartedAt === 'number' ? current.entry.sessionStartedAt : undefined
+    const taken = new Map<Arch, KeySession['foundBy']>()
+    const free = (a: Arch) => a.owner === undefined && !taken.has(a)
+    for (const a of this.byOwner.get(want) ?? []) taken.set(a, 'trajectory')
+    if (topic !== undefined) {
+      const infix = `-topic-${encodeURIComponent(topic)}.jsonl.`
+      for (const a of this.archives) if (a.owner === undefined && a.name.includes(infix)) taken.set(a, 'topic')
+    }
+    const prev = current?.entry.previousSessionId
+    if (typeof prev === 'string') for (const a of this.byHeaderId.get(prev) ?? []) if (free(a)) taken.set(a, 'previous-session-id')
+    // Walk back from every session already known: the archive made by the reset that started it.
+    const liveHeader = current?.ref.exists ? await this.src.header(current.ref) : undefined
+    const starts: number[] = []
+    const liveStart = timeOf(liveHeader) ?? own
+    if (liveStart !== undefined) starts.push(liveStart)
+    for (const a of taken.keys()) if (a.start !== undefined) starts.push(a.start)
+    while (starts.length > 0) {
+      const s = starts.pop()!
+      let best: Arch | undefined
+      for (let i = lowerBound(this.archives, s - RESET_CHAIN_TOLERANCE_MS, (a) => a.at); i < this.archives.length && this.archives[i].at <= s + RESET_CHAIN_TOLERANCE_MS; i++) {
+        const a = this.archives[i]
+        if (!free(a) || a.kind !== 'reset') continue
+        if (this.rivalNearer(a.at, Math.abs(a.at - s), own)) continue
+        if (!best || Math.abs(a.at - s) < Math.abs(best.at - s)) best = a
+      }
+      if (best) {
+        taken.set(best, 'reset-time')
+        if (best.start !== undefined) starts.push(best.start)
+      }
+    }
+    // Orphans carry no archive time to chain by: only OpenClaw's sidecar or the key's topic ties one to the key.
+    const orphans: (KeySession & {sortAt: number})[] = []
+    // The current session's transcript gone from its name but present under another one, by its header id: what
+    // doctor's transcript-missing repair re-attaches. Lineage shows it as the current session, found by that header.
+    let reattach: TranscriptRef | undefined
+    for (const o of this.orphans) {
+      if (current && !current.ref.exists && !reattach && o.header?.id === current.entry.sessionId) {
+        reattach = o.ref
+        continue
+      }
+      const foundBy = o.owner !== undefined ? (o.owner === want ? 'trajectory' : undefined) : topic !== undefined && o.name.endsWith(`-topic-${encodeURIComponent(topic)}.jsonl`) ? 'topic' : undefined
+      if (!foundBy) continue
+      orphans.push({sessionId: o.id, where: 'orphan', transcript: o.ref, ended: 'orphaned', foundBy, sortAt: timeOf(o.header) ?? 0})
+    }
+    const out: (KeySession & {sortAt: number})[] = [...taken].map(([a, foundBy]) => ({...archiveSession(a), foundBy, sortAt: a.start ?? a.at}))
+    out.push(...orphans)
+    out.sort((x, y) => x.sortAt - y.sortAt)
+    const list: KeySession[] = out.map(({sortAt: _s, ...k}) => k)
+    if (current) {
+      list.push(
+        reattach
+          ? {sessionId: current.entry.sessionId, where: 'orphan', transcript: reattach, ended: 'current', foundBy: 'header'}
+          : {sessionId: current.entry.sessionId, where: 'live', transcript: current.ref, ended: 'current', foundBy: 'index'},
+      )
+    }
+    return list
+  }
+
+  /** Archives and orphans in none of `claimed` (locators), as sessions of the key their sidecar names, or of none. */
+  unclaimed(claimed: ReadonlySet<string>): AgentSession[] {
+    const out: (AgentSession & {sortAt: number})[] = []
+    for (const a of this.archives) {
+      if (claimed.has(a.ref.locator)) continue
+      out.push({...archiveSession(a), key: a.owner ?? null, foundBy: a.owner === undefined ? 'none' : 'trajectory', sortAt: a.start ?? a.at})
+    }
+    for (const o of this.orphans) {
+      if (claimed.has(o.ref.locator)) continue
+      out.push({sessionId: o.id, where: 'orphan', transcript: o.ref, ended: 'orphaned', key: o.owner ?? null, foundBy: o.owner === undefined ? 'none' : 'trajectory', sortAt: timeOf(o.header) ?? 0})
+    }
+    out.sort((x, y) => x.sortAt - y.sortAt)
+    return out.map(({sortAt: _s, ...s}) => s)
+  }
+}
+
+function archiveSession(a: Arch): Omit<KeySession, 'foundBy'> {
+  return {
     // A header is file content: an id that could not name a file (`../x`) gives way to the one in the file's name.
     sessionId: a.header && isSafeSessionId(a.header.id) ? a.header.id : a.name.slice(0, a.name.indexOf('.jsonl')),
     where: a.kind === 'reset' ? 'reset-archive' : 'deleted-archive',
     transcript: a.ref,
     ended: a.kind === 'reset' ? 'reset' : 'deleted',
     endedAt: new Date(a.at).toISOString(),
-    foundBy,
-    sortAt: a.start ?? a.at,
-  }))
-  out.push(...orphans)
-  out.sort((x, y) => x.sortAt - y.sortAt)
-  const list: KeySession[] = out.map(({sortAt: _s, ...k}) => k)
-  if (current) {
-    list.push(
-      reattach
-        ? {sessionId: current.entry.sessionId, where: 'orphan', transcript: reattach, ended: 'current', foundBy: 'header'}
-        : {sessionId: current.entry.sessionId, where: 'live', transcript: current.ref, ended: 'current', foundBy: 'index'},
-    )
   }
-  return list
+}
+
+type IndexStore = Pick<SessionStore, 'findEntry' | 'transcriptOf' | 'readRows'>
+type SourceFor = (isOrphan: (name: string) => boolean) => LineageSource
+
+interface IndexFacts {
+  key: string
+  entry: SessionEntry
 }
 
 /**
- * SessionStore.sessionsOf for the JSON layout and its twin: the index facts fileLineage needs (the key's current
- * session, the other keys' session starts, which live-named transcripts no entry names), then the lineage over the
- * store's own archive source.
+ * The index facts every lineage needs, entry by entry (a large index is never parsed whole for this): each key's
+ * current session, every session start, and which live-named transcripts no entry names (orphans).
  */
-export async function lineageOf(store: Pick<SessionStore, 'findEntry' | 'transcriptOf' | 'readRows'>, key: string, source: (isOrphan: (name: string) => boolean) => LineageSource): Promise<KeySession[]> {
-  const found = await store.findEntry(key)
-  const current = found ? {entry: found.entry, ref: store.transcriptOf(found.entry, found.storedKey)} : undefined
-  // The other keys' session starts, entry by entry (a large index is never parsed whole for this).
-  const rows = await store.readRows((k, e) => ({
-    start: k !== found?.storedKey && typeof e.sessionStartedAt === 'number' ? e.sessionStartedAt : undefined,
-    id: typeof e.sessionId === 'string' ? e.sessionId : undefined,
-    file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
-  }))
-  const rivals = [...rows.values()].map((r) => r.start).filter((t): t is number => t !== undefined)
+async function indexFacts(store: IndexStore, source: SourceFor): Promise<{keys: IndexFacts[]; index: LineageIndex}> {
+  const rows = await store.readRows(
+    (key, e): IndexFacts & {file?: string} => ({
+      key,
+      entry: {
+        sessionId: e.sessionId,
+        updatedAt: e.updatedAt,
+        ...(e.sessionFile === undefined ? {} : {sessionFile: e.sessionFile}),
+        ...(e.sessionStartedAt === undefined ? {} : {sessionStartedAt: e.sessionStartedAt}),
+        ...(e.previousSessionId === undefined ? {} : {previousSessionId: e.previousSessionId}),
+      },
+      file: typeof e.sessionFile === 'string' ? e.sessionFile.slice(Math.max(e.sessionFile.lastIndexOf('/'), e.sessionFile.lastIndexOf('\\')) + 1) : undefined,
+    }),
+    {omit: ['skillsSnapshot', 'systemPromptReport']},
+  )
   // A live-named transcript is an orphan when no entry names it by sessionId (with or without a topic) or sessionFile.
   const referenced = new Set<string>()
+  const starts: number[] = []
   for (const r of rows.values()) {
     if (r.file) referenced.add(r.file)
-    if (r.id) referenced.add(r.id)
+    if (typeof r.entry.sessionId === 'string') referenced.add(r.entry.sessionId)
+    if (typeof r.entry.sessionStartedAt === 'number') starts.push(r.entry.sessionStartedAt)
   }
   const isOrphan = (name: string) => !referenced.has(name) && !referenced.has(name.replace(/(-topic-.*)?\.jsonl$/, ''))
-  return fileLineage(source(isOrphan), key, current, rivals)
+  const index = await LineageIndex.build(source(isOrphan), starts)
+  return {keys: [...rows.values()].map(({file: _f, ...k}) => k), index}
+}
+
+/** SessionStore.sessionsOf for the JSON layout and its twin: the lineage of one key over the store's archive source. */
+export async function lineageOf(store: IndexStore, key: string, source: SourceFor): Promise<KeySession[]> {
+  const found = await store.findEntry(key)
+  const {index} = await indexFacts(store, source)
+  return index.lineage(key, found ? {entry: found.entry, ref: store.transcriptOf(found.entry, found.storedKey)} : undefined)
+}
+
+/**
+ * SessionStore.allSessions for the JSON layout and its twin: every key's lineage (index order), each transcript once
+ * (under the first key that claims it), then the archives and orphans no key claims, under the key their sidecar
+ * names (a deleted key's) or none.
+ */
+export async function allSessionsOf(store: IndexStore, source: SourceFor): Promise<AgentSession[]> {
+  const {keys, index} = await indexFacts(store, source)
+  const out: AgentSession[] = []
+  const claimed = new Set<string>()
+  for (const {key, entry} of keys) {
+    if (typeof entry.sessionId !== 'string') continue
+    for (const s of await index.lineage(key, {entry, ref: store.transcriptOf(entry, key)})) {
+      if (claimed.has(s.transcript.locator)) continue
+      claimed.add(s.transcript.locator)
+      out.push({...s, key})
+    }
+  }
+  out.push(...index.unclaimed(claimed))
+  return out
 }

@@ -9,12 +9,13 @@ import {idempotencyHitOf} from './idempotency.js'
 import {storeDataFrom} from './file-store.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {transcriptTopicId} from './session-key.js'
-import {lineageOf, parseArchiveName} from './lineage.js'
+import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 import type {
   FoundEntry,
   IdempotencyHit,
+  AgentSession,
   KeySession,
   LockedTranscript,
   ResetOptions,
@@ -66,6 +67,11 @@ export class MemorySessionStore implements SessionStore {
   lines(locator: string): object[] | undefined {
     const t = this.transcripts.get(locator)
     return t && copy(t)
+  }
+
+  /** Store lines under a locator as a file would hold them (an archive OpenClaw left, a sidecar), for tests. */
+  put(locator: string, lines: readonly object[]): void {
+    this.transcripts.set(locator, copy([...lines]))
   }
 
   async read(): Promise<SessionStoreData> {
@@ -204,13 +210,21 @@ export class MemorySessionStore implements SessionStore {
     return runReset(this.resetBackend(), key, opts)
   }
 
-  async sessionsOf(key: string): Promise<KeySession[]> {
+  sessionsOf(key: string): Promise<KeySession[]> {
+    return lineageOf(this, key, this.lineageSource())
+  }
+
+  allSessions(): Promise<AgentSession[]> {
+    return allSessionsOf(this, this.lineageSource())
+  }
+
+  private lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource {
     const nameOf = (locator: string) => locator.slice(this.prefix.length)
-    return lineageOf(this, key, (isOrphan) => ({
-      archives: async () =>
-        [...this.transcripts.keys()].filter((l) => parseArchiveName(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
-      orphans: async () =>
-        [...this.transcripts.keys()].filter((l) => isTranscriptFileName(nameOf(l)) && isOrphan(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}})),
+    const candidates = (keep: (name: string) => boolean) =>
+      [...this.transcripts.keys()].filter((l) => keep(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}}))
+    return (isOrphan) => ({
+      archives: async () => candidates((n) => parseArchiveName(n) !== undefined),
+      orphans: async () => candidates((n) => isTranscriptFileName(n) && isOrphan(n)),
       header: async (t) => {
         const first = this.transcripts.get(t.locator)?.[0]
         return isHeader(first) ? copy(first) : undefined
@@ -219,7 +233,7 @@ export class MemorySessionStore implements SessionStore {
         const first = this.transcripts.get(this.locatorOf(`${sessionId}.trajectory.jsonl`))?.[0] as {sessionKey?: unknown} | undefined
         return typeof first?.sessionKey === 'string' ? first.sessionKey : undefined
       },
-    }))
+    })
   }
 
   async *readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {

@@ -170,6 +170,16 @@ export interface KeySession {
   foundBy: 'index' | 'trajectory' | 'topic' | 'previous-session-id' | 'reset-time' | 'window' | 'header'
 }
 
+/**
+ * One transcript of an agent's store (SessionStore.allSessions): a session as sessionsOf gives it, and the key it served.
+ * `key` is null, and `foundBy` 'none', when nothing ties it to a key any more: the archive of a deleted key that left no
+ * trajectory sidecar, or an orphan without one.
+ */
+export interface AgentSession extends Omit<KeySession, 'foundBy'> {
+  key: string | null
+  foundBy: KeySession['foundBy'] | 'none'
+}
+
 /** One stored line of a transcript, in order: the text as stored and its parsed value, or why it cannot be read. */
 export interface TranscriptLine {
   /** 1-based line number (SQLite: the event's seq). */
@@ -239,6 +249,12 @@ export interface SessionStore {
    * with a ref that tail() and readLines() read. Empty when the key has neither an entry nor anything archived.
    */
   sessionsOf(key: string): Promise<KeySession[]>
+  /**
+   * Every transcript the agent's store holds, each once: every key's sessions as sessionsOf gives them (keys in index
+   * order), then archives and orphans no key claims (a deleted key's sessions). For agent-wide readers (usage, search,
+   * sync), which would otherwise call sessionsOf per key and read every archive's header once per key.
+   */
+  allSessions(): Promise<AgentSession[]>
   /** A whole transcript line by line, the header included, streamed: never held in memory at once. */
   readLines(t: TranscriptRef): AsyncIterable<TranscriptLine>
 }

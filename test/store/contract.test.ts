@@ -25,6 +25,8 @@ interface Backend {
   locatorOf(name: string): string
   /** The lines stored under a locator (archives included), or undefined when there is nothing there. */
   linesAt(locator: string): object[] | undefined
+  /** Leave lines under a name as OpenClaw would (a `.deleted.` archive, a trajectory sidecar). */
+  put(name: string, lines: readonly object[]): void
 }
 
 function fixtureLines(name: string): Record<string, unknown>[] {
@@ -45,7 +47,8 @@ const BACKENDS: [string, () => Backend][] = [
         if (!fs.existsSync(locator)) return undefined
         return fs.readFileSync(locator, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as object)
       }
-      return {store, locatorOf: (name) => path.join(dir, name), linesAt}
+      const put = (name: string, lines: readonly object[]) => fs.writeFileSync(path.join(dir, name), lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {mode: 0o600})
+      return {store, locatorOf: (name) => path.join(dir, name), linesAt, put}
     },
   ],
   [
@@ -56,7 +59,7 @@ const BACKENDS: [string, () => Backend][] = [
       for (const name of fs.readdirSync(FIXTURE_DIR)) if (isTranscriptFileName(name)) transcripts[store0.locatorOf(name)] = fixtureLines(name)
       const index = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'sessions.json'), 'utf8'))
       const store = new MemorySessionStore('main', {index, transcripts})
-      return {store, locatorOf: (name) => store.locatorOf(name), linesAt: (locator) => store.lines(locator)}
+      return {store, locatorOf: (name) => store.locatorOf(name), linesAt: (locator) => store.lines(locator), put: (name, lines) => store.put(store.locatorOf(name), lines)}
     },
   ],
 ]
@@ -242,6 +245,31 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
       [explicit.previousSessionId, 'reset-archive'],
       [explicit.sessionId, 'live'],
     ])
+  })
+
+  it('allSessions: every key\'s lineage once, then a deleted key\'s archives (by its sidecar, else with no key)', async () => {
+    const {store, put, locatorOf} = make()
+    await store.reset(MAIN, {now: new Date('2026-12-01T10:00:00.000Z'), cwd: '/w'})
+    const header = (id: string) => ({type: 'session', version: 3, id, timestamp: '2026-11-01T09:00:00.000Z', cwd: '/w'})
+    const call = {type: 'message', id: 'm1', parentId: null, timestamp: '2026-11-01T09:00:01.000Z', message: {role: 'assistant', content: [{type: 'text', text: 'x'}]}}
+    // A key deleted by OpenClaw: its transcript archived as `.deleted.`, its trajectory sidecar still naming the key.
+    put('gone-1.jsonl.deleted.2026-11-02T10-00-00.000Z', [header('gone-1'), call])
+    put('gone-1.trajectory.jsonl', [{type: 'trajectory', sessionKey: 'agent:main:telegram:direct:42', sessionId: 'gone-1'}])
+    // One deleted without a sidecar: nothing names its key any more.
+    put('lost-1.jsonl.deleted.2026-11-03T10-00-00.000Z', [header('lost-1'), call])
+    const all = await store.allSessions()
+    const keys = [...(await store.readRows(() => 0)).keys()]
+    const expected = []
+    for (const key of keys) for (const s of await store.sessionsOf(key)) expected.push({...s, key})
+    expect(all.slice(0, expected.length)).toEqual(expected)
+    expect(all.slice(expected.length).map((s) => [s.key, s.sessionId, s.where, s.ended, s.foundBy, s.transcript.locator])).toEqual([
+      ['agent:main:telegram:direct:42', 'gone-1', 'deleted-archive', 'deleted', 'trajectory', locatorOf('gone-1.jsonl.deleted.2026-11-02T10-00-00.000Z')],
+      [null, 'lost-1', 'deleted-archive', 'deleted', 'none', locatorOf('lost-1.jsonl.deleted.2026-11-03T10-00-00.000Z')],
+    ])
+    // Each transcript once, the reset archive of MAIN under MAIN.
+    const locators = all.map((s) => s.transcript.locator)
+    expect(new Set(locators).size).toBe(locators.length)
+    expect(all.find((s) => s.sessionId === MAIN_ID)).toMatchObject({key: MAIN, where: 'reset-archive'})
   })
 
   it('streams a whole transcript line by line with the raw text as stored; a missing transcript is an error', async () => {

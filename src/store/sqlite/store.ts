@@ -12,6 +12,7 @@ import {normalizeSessionKey} from '../session-key.js'
 import {type AppendResult, isEntry, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
+  AgentSession,
   FoundEntry,
   IdempotencyHit,
   KeySession,
@@ -29,7 +30,7 @@ import type {
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
-import {type EventRow, eventText, openAgentDb, type OpenedDb} from './driver.js'
+import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
 import {entriesBySessionId, entryByKey, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
@@ -175,23 +176,50 @@ export class SqliteSessionStore implements SessionStore {
         const node = db.prepare('SELECT current_session_id FROM session_nodes WHERE session_key = ?').get(k)
         const windows = db.prepare('SELECT session_id, reason, created_at FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(k)
         if (!node && windows.length === 0) continue
-        const current = node ? String(node.current_session_id) : undefined
-        const out: KeySession[] = windows.map((w, i) => {
-          const sessionId = String(w.session_id)
-          const ref: TranscriptRef = {locator: sqliteLocator(this.ref.path, sessionId), location: 'sqlite', exists: hasEvents(db, sessionId)}
-          const ended = sessionId === current ? 'current' : w.reason === 'compaction' ? 'compaction' : 'reset'
-          // A window ends when the next one starts (the database records no end time of its own).
-          const next = Number(windows[i + 1]?.created_at)
-          const endedAt = ended !== 'current' && Number.isFinite(next) && next > 0 ? {endedAt: new Date(next).toISOString()} : {}
-          return {sessionId, where: 'window', transcript: ref, ended, ...endedAt, foundBy: 'window'}
-        })
-        // The current window last whatever its created_at (a restored or hand-edited sessionStartedAt).
-        const at = out.findIndex((s) => s.ended === 'current')
-        if (at >= 0) out.push(...out.splice(at, 1))
-        return out
+        return this.windowSessions(db, windows, node ? String(node.current_session_id) : undefined)
       }
       return []
     })
+  }
+
+  /**
+   * Every key's windows in one snapshot, keys in index order (as readRows) and windows-only keys after them. A deleted session's
+   * rows go with its node (ON DELETE CASCADE); its archive rows (session_transcript_archives) are not read yet.
+   */
+  async allSessions(): Promise<AgentSession[]> {
+    return this.snap((db) => {
+      const rows = db
+        .prepare('SELECT w.session_key AS k, w.session_id, w.reason, w.created_at FROM session_windows w ORDER BY w.session_key, w.created_at, w.session_id')
+        .all()
+      const byKey = new Map<string, Record<string, unknown>[]>()
+      for (const r of rows) byKey.set(String(r.k), [...(byKey.get(String(r.k)) ?? []), r])
+      const out: AgentSession[] = []
+      const seen = new Set<string>()
+      for (const n of db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all()) {
+        const key = String(n.session_key)
+        seen.add(key)
+        for (const s of this.windowSessions(db, byKey.get(key) ?? [], String(n.current_session_id))) out.push({...s, key})
+      }
+      for (const [key, windows] of byKey) if (!seen.has(key)) for (const s of this.windowSessions(db, windows, undefined)) out.push({...s, key})
+      return out
+    })
+  }
+
+  /** A key's windows oldest first as sessions, the node's current one last. */
+  private windowSessions(db: SqlDatabase, windows: readonly Record<string, unknown>[], current: string | undefined): KeySession[] {
+    const out: KeySession[] = windows.map((w, i) => {
+      const sessionId = String(w.session_id)
+      const ref: TranscriptRef = {locator: sqliteLocator(this.ref.path, sessionId), location: 'sqlite', exists: hasEvents(db, sessionId)}
+      const ended = sessionId === current ? 'current' : w.reason === 'compaction' ? 'compaction' : 'reset'
+      // A window ends when the next one starts (the database records no end time of its own).
+      const next = Number(windows[i + 1]?.created_at)
+      const endedAt = ended !== 'current' && Number.isFinite(next) && next > 0 ? {endedAt: new Date(next).toISOString()} : {}
+      return {sessionId, where: 'window', transcript: ref, ended, ...endedAt, foundBy: 'window'}
+    })
+    // The current window last whatever its created_at (a restored or hand-edited sessionStartedAt).
+    const at = out.findIndex((s) => s.ended === 'current')
+    if (at >= 0) out.push(...out.splice(at, 1))
+    return out
   }
 
   /** Events in seq order, a page per read snapshot: no transaction stays open while the caller awaits. */

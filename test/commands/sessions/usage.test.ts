@@ -215,6 +215,23 @@ describe('sessions usage (JSON era)', () => {
     expect(r.rows.find((x) => x.sessionId === liveId)?.where).toBe('orphan')
   })
 
+  it('a deleted key (entry gone, live transcript archived as .deleted.) keeps all its sessions\' cost, under "(unknown)" when nothing names the key', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    const live = fs.readdirSync(dir).find((n) => n.endsWith('.jsonl'))!
+    const raw = rawTotals(state, ['main'])
+    // What OpenClaw's sessions delete does: the entry leaves the index and the transcript is archived as `.deleted.`.
+    fs.renameSync(path.join(dir, live), path.join(dir, `${live}.deleted.2026-11-26T15-00-00.000Z`))
+    fs.writeFileSync(path.join(dir, 'sessions.json'), '{}\n')
+    const r = await usageJson(state)
+    expect(r.transcripts).toBe(3)
+    expectTotal(r, raw)
+    expect(r.rows.map((x) => x.where).sort()).toEqual(['deleted-archive', 'reset-archive', 'reset-archive'])
+    const byKey = await usageJson(state, '--by', 'key')
+    expect(byKey.rows.map((x) => x.group)).toEqual(['(unknown)'])
+    expectTotal(byKey, raw)
+  })
+
   it('sessions list --usage: each row\'s cost so far is its current session\'s (the archives are not in it); without --usage no row has one', async () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})
