@@ -21,6 +21,8 @@ const VENDOR = {
   'anthropic-sdk': {from: './src/agent/sdk.ts', specifier: './sdk.js', importer: 'src/agent/turn.ts', names: ['MessagesClient']},
   ora: {from: 'ora', specifier: 'ora', importer: 'src/render/spinner.ts', names: ['default']},
   'cli-table3': {from: 'cli-table3', specifier: 'cli-table3', importer: 'src/render/table.ts', names: ['default']},
+  // PostgreSQL, only for `sync` and `--store-url` (issue 19). pg-native is pg's optional libpq binding: never used.
+  pg: {from: 'pg', specifier: 'pg', importer: 'src/fleet/pg.ts', names: ['default'], external: ['pg-native', 'pg-cloudflare']},
 }
 const vendorFile = (name) => `vendor/${name}.cjs`
 
@@ -155,7 +157,7 @@ for (const [name, v] of Object.entries(VENDOR)) {
   // Through an ES re-export, so that each file exports the same names whatever the module format of its package.
   const contents = `export {${v.names.join(', ')}} from '${v.from}'`
   // Strict, as these ran inside the ES module bundle before (and as the SDK's and ora's own ES modules are).
-  await build({...common, banner: {js: '"use strict";'}, stdin: {contents, resolveDir: root, sourcefile: `vendor-${name}.js`}, outfile: path.join('dist', vendorFile(name))})
+  await build({...common, external: v.external ?? [], banner: {js: '"use strict";'}, stdin: {contents, resolveDir: root, sourcefile: `vendor-${name}.js`}, outfile: path.join('dist', vendorFile(name))})
 }
 
 

@@ -13,6 +13,8 @@ export interface ClawkitSettings {
   stateDir?: string
   /** Default agent for commands that take --agent. */
   agent?: string
+  /** The fleet's PostgreSQL (`clawkit sync`, `--store-url`), when neither the flag nor CLAWKIT_STORE_URL gives one. */
+  storeUrl?: string
 }
 
 export interface ClawkitDirs {
@@ -59,6 +61,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     const out: ClawkitSettings = {}
     if (typeof v.stateDir === 'string' && v.stateDir.trim()) out.stateDir = v.stateDir
     if (typeof v.agent === 'string' && v.agent.trim()) out.agent = v.agent
+    if (typeof v.storeUrl === 'string' && v.storeUrl.trim()) out.storeUrl = v.storeUrl.trim()
     return out
   } catch (error) {
     throw new ClawkitError(`clawkit settings ${file} are invalid: ${clause((error as Error).message)}. Fix or delete the file.`, {code: 'E_SETTINGS_INVALID'})
