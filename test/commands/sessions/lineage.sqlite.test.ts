@@ -104,4 +104,16 @@ describeSqlite('sessions lineage on a SQLite-era store reset twice', () => {
       expect(at, raw).toBeGreaterThanOrEqual(0)
     }
   })
+
+  it('allSessions (the agent-wide walk usage and sync use) lists each key\'s windows as sessionsOf does, each window once', async () => {
+    const {OpenClawState} = await import('../../../src/store/state.js')
+    const st = OpenClawState.open({stateDir: state})
+    const store = st.store('main')
+    const all = await store.allSessions()
+    const expected = []
+    for (const key of (await store.readRows(() => 0)).keys()) for (const s of await store.sessionsOf(key)) expected.push({...s, key})
+    expect(all).toEqual(expected)
+    expect(all.filter((s) => s.key === 'agent:main:main').map((s) => s.sessionId)).toEqual(ids)
+    expect(new Set(all.map((s) => s.sessionId)).size).toBe(all.length)
+  })
 })
