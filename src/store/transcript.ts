@@ -73,6 +73,8 @@ export type TranscriptLocation =
   | 'derived'
   /** A SQLite-era session: its events in the agent database (locator `<db path>#<sessionId>`). */
   | 'sqlite'
+  /** A deleted or reset SQLite-era session kept whole in session_transcript_archives (`<db path>#archive/<name>`). */
+  | 'sqlite-archive'
 
 export interface ResolvedTranscript {
   path: string

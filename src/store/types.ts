@@ -163,11 +163,12 @@ export interface KeySession {
   endedAt?: string
   /**
    * What tied it to the key: the index (current), OpenClaw's trajectory sidecar, the key's topic in the file name, the
-   * entry's previousSessionId, the reset chain (archive time = the next session's start), a SQLite window row, or
-   * (`header`) the current session's transcript found under another name by its header id, which doctor re-attaches
-   * (then `where` is `orphan` and `ended` is `current`).
+   * entry's previousSessionId, the reset chain (archive time = the next session's start), a SQLite window row, the
+   * session_key of a SQLite archive row (`archive`: a deleted session of the SQLite era), or (`header`) the current
+   * session's transcript found under another name by its header id, which doctor re-attaches (then `where` is `orphan`
+   * and `ended` is `current`).
    */
-  foundBy: 'index' | 'trajectory' | 'topic' | 'previous-session-id' | 'reset-time' | 'window' | 'header'
+  foundBy: 'index' | 'trajectory' | 'topic' | 'previous-session-id' | 'reset-time' | 'window' | 'archive' | 'header'
 }
 
 /**

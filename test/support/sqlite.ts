@@ -6,6 +6,8 @@ import {sqliteSupported} from '../../src/store/sqlite/driver.js'
 export const SQLITE_OK = sqliteSupported()
 export const NATIVE_96 = 'openclaw-2026.9.6-native'
 export const IMPORTED_96 = 'openclaw-2026.9.6-imported'
+/** A real 2026.9.6 `sessions delete` (one session_transcript_archives row, published) and `sessions archive`. */
+export const DELETED_96 = 'openclaw-2026.9.6-deleted'
 
 /**
  * `describe` for suites that need node:sqlite (Node 22.15+). On an older Node they are skipped, unless

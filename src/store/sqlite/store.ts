@@ -30,6 +30,7 @@ import type {
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
+import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
 import {entriesBySessionId, entryByKey, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
@@ -158,10 +159,17 @@ export class SqliteSessionStore implements SessionStore {
   private sessionIdOf(t: TranscriptRef): string {
     const at = t.locator.lastIndexOf('#')
     if (at < 0 || t.locator.slice(0, at) !== this.ref.path) throw new ClawkitError(`Transcript ${t.locator} is not in ${this.ref.path}`, {code: 'E_INTERNAL'})
+    // An archived transcript is a blob, read by tail/readLines only: never a session id to write events under.
+    if (archiveNameOf(this.ref.path, t.locator) !== undefined) throw new ClawkitError(`${t.locator} is an archived transcript of a deleted session; it cannot be continued or changed.`, {code: 'E_ARCHIVED_TRANSCRIPT'})
     return t.locator.slice(at + 1)
   }
 
   async tail(t: TranscriptRef, opts: TailOptions): Promise<TranscriptReadResult | undefined> {
+    const archive = archiveNameOf(this.ref.path, t.locator)
+    if (archive !== undefined) {
+      const decoded = this.snap((db) => archiveText(db, archive))
+      return decoded && tailArchive(t.locator, archive, decoded, opts)
+    }
     const sessionId = this.sessionIdOf(t)
     return this.snap((db) => tailEvents(db, sessionId, t.locator, opts))
   }
@@ -175,16 +183,18 @@ export class SqliteSessionStore implements SessionStore {
       for (const k of new Set([key, normalizeSessionKey(key)])) {
         const node = db.prepare('SELECT current_session_id FROM session_nodes WHERE session_key = ?').get(k)
         const windows = db.prepare('SELECT session_id, reason, created_at FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(k)
-        if (!node && windows.length === 0) continue
-        return this.windowSessions(db, windows, node ? String(node.current_session_id) : undefined)
+        const archives = listArchives(db, k)
+        if (!node && windows.length === 0 && archives.length === 0) continue
+        return this.withArchives(this.windowSessions(db, windows, node ? String(node.current_session_id) : undefined), windows, archives)
       }
       return []
     })
   }
 
   /**
-   * Every key's windows in one snapshot, keys in index order (as readRows) and windows-only keys after them. A deleted session's
-   * rows go with its node (ON DELETE CASCADE); its archive rows (session_transcript_archives) are not read yet.
+   * Every key's windows and archives in one snapshot, keys in index order (as readRows), then windows-only keys, then the
+   * keys only archives are left of. A deleted session's rows go with its node (ON DELETE CASCADE); its transcript stays
+   * in session_transcript_archives under its key, listed once (never when a window still holds the session).
    */
   async allSessions(): Promise<AgentSession[]> {
     return this.snap((db) => {
@@ -193,16 +203,26 @@ export class SqliteSessionStore implements SessionStore {
         .all()
       const byKey = new Map<string, Record<string, unknown>[]>()
       for (const r of rows) byKey.set(String(r.k), [...(byKey.get(String(r.k)) ?? []), r])
+      const archives = new Map<string, ReturnType<typeof listArchives>>()
+      for (const a of listArchives(db)) archives.set(a.key, [...(archives.get(a.key) ?? []), a])
       const out: AgentSession[] = []
       const seen = new Set<string>()
-      for (const n of db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all()) {
-        const key = String(n.session_key)
+      const add = (key: string, current: string | undefined) => {
         seen.add(key)
-        for (const s of this.windowSessions(db, byKey.get(key) ?? [], String(n.current_session_id))) out.push({...s, key})
+        const windows = byKey.get(key) ?? []
+        for (const s of this.withArchives(this.windowSessions(db, windows, current), windows, archives.get(key) ?? [])) out.push({...s, key})
       }
-      for (const [key, windows] of byKey) if (!seen.has(key)) for (const s of this.windowSessions(db, windows, undefined)) out.push({...s, key})
+      for (const n of db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all()) add(String(n.session_key), String(n.current_session_id))
+      for (const key of byKey.keys()) if (!seen.has(key)) add(key, undefined)
+      for (const key of archives.keys()) if (!seen.has(key)) add(key, undefined)
       return out
     })
+  }
+
+  /** A key's window sessions with its archives put in time order among them (archives.ts). */
+  private withArchives(sessions: KeySession[], windows: readonly Record<string, unknown>[], archives: ReturnType<typeof listArchives>): KeySession[] {
+    const starts = new Map(windows.map((w) => [String(w.session_id), Number(w.created_at)]))
+    return mergeArchives(sessions, starts, archives.map((a) => archiveSession(this.ref.path, a)), archives.map((a) => a.createdAt))
   }
 
   /** A key's windows oldest first as sessions, the node's current one last. */
@@ -224,6 +244,12 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Events in seq order, a page per read snapshot: no transaction stays open while the caller awaits. */
   async *readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
+    const archive = archiveNameOf(this.ref.path, t.locator)
+    if (archive !== undefined) {
+      const decoded = this.snap((db) => archiveText(db, archive))
+      if (decoded) yield* archiveLines(archive, decoded)
+      return
+    }
     const sessionId = this.sessionIdOf(t)
     let after = -1
     for (;;) {
@@ -236,6 +262,14 @@ export class SqliteSessionStore implements SessionStore {
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */
   async headerLine(t: TranscriptRef): Promise<string | undefined> {
+    const archive = archiveNameOf(this.ref.path, t.locator)
+    if (archive !== undefined) {
+      const first = this.snap((db) => {
+        const decoded = archiveText(db, archive)
+        return decoded && archiveLines(archive, decoded)[0]
+      })
+      return first?.value?.type === 'session' ? first.raw : undefined
+    }
     const sessionId = this.sessionIdOf(t)
     return this.snap((db) => headerLine(db, sessionId))
   }
