@@ -165,6 +165,16 @@ describeSqlite('a deleted session of the SQLite era (session_transcript_archives
     expect(raw.raw!.slice(0, start).filter(isMessage)).toEqual(a.raw.filter(isMessage))
   })
 
+  it('sessions export --include-archived --format jsonl: the archive\'s lines exactly as the blob holds them, then the live session\'s', async () => {
+    const state = copyFixture(DELETED_96)
+    const [a] = archives(state)
+    const r = await run(state, ['sessions', 'export', KEY, '--include-archived', '--format', 'jsonl'])
+    expect(r.code, r.stderr).toBe(0)
+    const out = r.stdout.split('\n').filter(Boolean)
+    expect(out.slice(0, a.raw.length)).toEqual(a.raw)
+    expect(JSON.parse(out[a.raw.length])).toMatchObject({type: 'session', id: RECREATED_ID})
+  })
+
   it('the published archive file duplicates its row and is not counted again', async () => {
     const state = copyFixture(DELETED_96)
     const [a] = archives(state)
