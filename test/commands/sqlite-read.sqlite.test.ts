@@ -44,6 +44,16 @@ describeSqlite('sessions list on a SQLite-era store: the rows openclaw 2026.9.6 
     expect(sha(db)).toBe(before)
   })
 
+  it('sessions created through a gateway carry participants and participantCount from session_participants (the deleted fixture)', async () => {
+    const state = copyFixture('openclaw-2026.9.6-deleted')
+    const doc = await list(state, [])
+    const expected = mergeRows(expectedAgentRows(state, 'main'))
+    expect(expected.length).toBeGreaterThan(0)
+    expect(expected.every((r) => r.participantCount === 1)).toBe(true)
+    expectRows(doc.sessions, expected)
+    expect(doc.sessions[0].participants).toEqual([{identity: {type: 'observation', pluginId: null, accountId: null, senderKind: 'unknown', id: 'cli'}}])
+  })
+
   it('imported fixture, two agents: --all-agents, --agent work, --active and --limit', async () => {
     const state = copyFixture(IMPORTED_96)
     const main = expectedAgentRows(state, 'main')

@@ -15,6 +15,8 @@ describe.skipIf(!enabled)('interop with OpenClaw 2026.9.6: sessions list on SQLi
   for (const [fixture, cases] of [
     [NATIVE_96, [[], ['--all-agents'], ['--limit', '1']]],
     [IMPORTED_96, [['--all-agents'], ['--agent', 'work'], ['--all-agents', '--active', '600'], ['--all-agents', '--limit', '1']]],
+    // Sessions made through a gateway: participants rows, a deleted session's archive, an archived (hidden) session.
+    ['openclaw-2026.9.6-deleted', [[], ['--limit', '2']]],
   ] as const) {
     for (const args of cases) {
       it(`${fixture} ${args.join(' ') || '(default agent)'}: the same rows and counts`, async () => {

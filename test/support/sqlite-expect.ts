@@ -68,11 +68,21 @@ export function expectedAgentRows(state: string, agentId: string): Record<string
   const db = openDb(file)
   try {
     const out: Record<string, unknown>[] = []
+    const hasParticipants = db.prepare("SELECT name FROM sqlite_master WHERE name = 'session_participants'").all().length > 0
+    const participantsOf = (key: string) =>
+      hasParticipants
+        ? db
+            .prepare('SELECT * FROM session_participants WHERE session_key = ? ORDER BY first_prompted_at, actor_id, identity_namespace')
+            .all(key)
+            .map((p: any) => ({identity: {...JSON.parse(p.identity_namespace), id: p.actor_id}}))
+        : []
     for (const r of db.prepare('SELECT * FROM session_nodes ORDER BY session_key').all()) {
       if (r.entry_valid === -1 || /^agent:[^:]+:internal-session-effects/.test(r.session_key)) continue
       const e = JSON.parse(r.entry_json)
       if (r.updated_at !== e.updatedAt || r.current_session_id !== e.sessionId) continue
       if (r.owner_actor_type && r.owner_actor_id) e.owner = {actor: {type: r.owner_actor_type, id: r.owner_actor_id}}
+      const people = participantsOf(r.session_key)
+      if (people.length > 0) Object.assign(e, {participants: people, participantCount: people.length})
       const total = typeof e.totalTokens === 'number' && e.totalTokens >= 0 ? e.totalTokens : null
       const row: Record<string, unknown> = {
         ...Object.fromEntries(ROW_FIELDS.map((f) => [f, e[f]])),

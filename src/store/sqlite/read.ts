@@ -83,7 +83,45 @@ const orUndefined = (v: unknown) => (v === null || v === undefined ? undefined :
  * (placeholders, internal keys, `updated_at` not the entry's `updatedAt`, current id not the entry's), an error for
  * rows it refuses to list (entry_valid 0, entry_json not a JSON object).
  */
-export function entryOfNode(dbPath: string, row: Row, placeholderWindow?: (key: string, sessionId: string) => boolean): {key: string; entry: SessionEntry} | undefined {
+/** A participant as OpenClaw's entry read projects it: only its identity, the namespace's fields plus the actor id. */
+export interface Participant {
+  identity: Record<string, unknown>
+}
+
+/**
+ * The session_participants rows of the given keys (all when omitted) in OpenClaw's order (session_key,
+ * first_prompted_at, actor_id, identity_namespace), as the `participants`/`participantCount` its entry reads add
+ * (session-accessor.sqlite-participant-projection). A namespace that is not a JSON object is skipped: OpenClaw refuses
+ * the whole read and asks for its doctor, clawkit keeps listing (its doctor reports the row).
+ */
+export function participantsByKey(db: SqlDatabase, key?: string): Map<string, Participant[]> {
+  const out = new Map<string, Participant[]>()
+  if (!db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session_participants'").get()) return out
+  const order = 'ORDER BY session_key, first_prompted_at, actor_id, identity_namespace'
+  const rows =
+    key === undefined
+      ? db.prepare(`SELECT session_key, identity_namespace, actor_id FROM session_participants ${order}`).all()
+      : db.prepare(`SELECT session_key, identity_namespace, actor_id FROM session_participants WHERE session_key = ? ${order}`).all(key)
+  for (const r of rows) {
+    let ns: unknown
+    try {
+      ns = JSON.parse(String(r.identity_namespace))
+    } catch {
+      continue
+    }
+    if (ns === null || typeof ns !== 'object' || Array.isArray(ns)) continue
+    const k = String(r.session_key)
+    out.set(k, [...(out.get(k) ?? []), {identity: {...(ns as Record<string, unknown>), id: String(r.actor_id)}}])
+  }
+  return out
+}
+
+export function entryOfNode(
+  dbPath: string,
+  row: Row,
+  placeholderWindow?: (key: string, sessionId: string) => boolean,
+  participants?: ReadonlyMap<string, Participant[]>,
+): {key: string; entry: SessionEntry} | undefined {
   const key = String(row.session_key)
   // A placeholder (transcript rows written before any entry, so its window exists) is not a session yet.
   if (Number(row.entry_valid) === -1 && row.entry_json === '{}' && (!placeholderWindow || placeholderWindow(key, String(row.current_session_id)))) return undefined
@@ -112,7 +150,9 @@ export function entryOfNode(dbPath: string, row: Row, placeholderWindow?: (key: 
     throw new SqliteInvalidRowError(dbPath, key, 'its parent_session_key, spawned_by or fork_source_session_key column disagrees with the entry')
   }
   const owner = ownerFromColumns(row)
-  return {key, entry: owner ? ({...e, owner} as SessionEntry) : e}
+  const people = participants?.get(key)
+  if (!owner && !people) return {key, entry: e}
+  return {key, entry: {...e, ...(owner ? {owner} : {}), ...(people ? {participants: people, participantCount: people.length} : {})} as SessionEntry}
 }
 
 /** Whether a placeholder's window is there (OpenClaw lists a placeholder without one as an invalid row). */
@@ -131,8 +171,9 @@ export function* iterateEntries(db: SqlDatabase, dbPath: string, omit: readonly 
   const fields = omit.filter((f) => /^[A-Za-z0-9_]+$/.test(f))
   // json_remove fails on malformed JSON; such a row keeps its text so the reader names it (entryOfNode).
   const columns = fields.length === 0 ? NODE_COLUMNS : NODE_COLUMNS.replace('entry_json', `CASE WHEN json_valid(entry_json) THEN json_remove(entry_json, ${fields.map((f) => `'$.${f}'`).join(', ')}) ELSE entry_json END AS entry_json`)
+  const people = participantsByKey(db)
   for (const row of db.prepare(`SELECT ${columns} FROM session_nodes ORDER BY session_key`).iterate()) {
-    const hit = entryOfNode(dbPath, row, placeholder)
+    const hit = entryOfNode(dbPath, row, placeholder, people)
     if (hit) yield hit
   }
 }
@@ -140,7 +181,7 @@ export function* iterateEntries(db: SqlDatabase, dbPath: string, omit: readonly 
 /** The node stored under exactly this key, if it is listed. */
 export function entryByKey(db: SqlDatabase, dbPath: string, key: string): {key: string; entry: SessionEntry} | undefined {
   const row = db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE session_key = ?`).get(key)
-  return row ? entryOfNode(dbPath, row, windowCheck(db)) : undefined
+  return row ? entryOfNode(dbPath, row, windowCheck(db), participantsByKey(db, key)) : undefined
 }
 
 /** The listed nodes whose current session is this id, newest first. */
@@ -148,7 +189,7 @@ export function entriesBySessionId(db: SqlDatabase, dbPath: string, sessionId: s
   const out: {key: string; entry: SessionEntry}[] = []
   const placeholder = windowCheck(db)
   for (const row of db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE current_session_id = ? ORDER BY session_key`).iterate(sessionId)) {
-    const hit = entryOfNode(dbPath, row, placeholder)
+    const hit = entryOfNode(dbPath, row, placeholder, participantsByKey(db, String(row.session_key)))
     if (hit) out.push(hit)
   }
   return out.sort((a, b) => b.entry.updatedAt - a.entry.updatedAt)
