@@ -10,6 +10,7 @@ import {archiveTimestamp, writeFileAtomic} from '../../fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../../lock.js'
 import {readRegularFile} from '../../safe-open.js'
 import {TRANSCRIPT_FILE} from '../../transcript.js'
+import {CURRENT_TRANSCRIPT_VERSION} from '../../transcript-types.js'
 import {openSessionStore} from '../../state.js'
 import type {SessionStoreData} from '../../types.js'
 import {liveStore} from './live.js'
@@ -246,7 +247,7 @@ export async function repairTranscript(file: string, opts: {sessionId: string; c
     let headerNote = ''
     if (!plan.hasHeader) {
       const timestamp = plan.firstTimestamp && Number.isFinite(Date.parse(plan.firstTimestamp)) ? plan.firstTimestamp : st.mtime.toISOString()
-      parts.push(Buffer.from(JSON.stringify({type: 'session', version: 3, id: opts.sessionId, timestamp, cwd: opts.cwd})))
+      parts.push(Buffer.from(JSON.stringify({type: 'session', version: CURRENT_TRANSCRIPT_VERSION, id: opts.sessionId, timestamp, cwd: opts.cwd})))
       headerNote = ', wrote a session header'
     }
     parts.push(...plan.keep)
