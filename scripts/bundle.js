@@ -16,14 +16,29 @@ for (const old of ['chunks', 'vendor', 'boot.cjs', 'cli.cjs', 'cli.cjs.LEGAL.txt
   fs.rmSync(path.join(root, 'dist', old), {recursive: true, force: true})
 }
 
-/** Lazily imported modules: specifier (as written in src/) → vendor file, relative to dist/cli.cjs. */
-const VENDOR = {
-  'anthropic-sdk': {from: './src/agent/sdk.ts', specifier: './sdk.js', importer: 'src/agent/turn.ts', names: ['MessagesClient']},
-  ora: {from: 'ora', specifier: 'ora', importer: 'src/render/spinner.ts', names: ['default']},
-  'cli-table3': {from: 'cli-table3', specifier: 'cli-table3', importer: 'src/render/table.ts', names: ['default']},
-  // PostgreSQL, only for `sync` and `--store-url` (issue 19). pg-native is pg's optional libpq binding: never used.
-  pg: {from: 'pg', specifier: 'pg', importer: 'src/fleet/pg.ts', names: ['default'], external: ['pg-native', 'pg-cloudflare']},
+/**
+ * Lazily imported modules: marked in one place, src/lazy.ts, by a `// vendor: <name> <export names...>` comment after
+ * each import(). Each becomes dist/vendor/<name>.cjs; the import() in src/lazy.ts turns into a require() of it.
+ */
+const LAZY_FILE = 'src/lazy.ts'
+function readVendorMarks() {
+  const text = fs.readFileSync(path.join(root, LAZY_FILE), 'utf8')
+  const marks = {}
+  for (const line of text.split('\n')) {
+    if (!line.includes('// vendor:')) continue
+    const m = /\bimport\('([^']+)'\).*\/\/ vendor: ([a-z0-9-]+) ([A-Za-z0-9_ ]+)$/.exec(line)
+    if (!m) throw new Error(`${LAZY_FILE}: a vendor mark must read "import('<specifier>') // vendor: <name> <export names>": ${line.trim()}`)
+    const [, specifier, name, names] = m
+    // A relative specifier names a source file (./agent/sdk.js is src/agent/sdk.ts); a bare one is a package.
+    const from = specifier.startsWith('.') ? `./${path.posix.join(path.posix.dirname(LAZY_FILE), specifier).replace(/\.js$/, '.ts')}` : specifier
+    marks[name] = {from, specifier, importer: LAZY_FILE, names: names.trim().split(/\s+/)}
+  }
+  if (Object.keys(marks).length === 0) throw new Error(`${LAZY_FILE}: no vendor marks found; every lazily loaded library would be bundled into every start`)
+  return marks
 }
+const VENDOR = readVendorMarks()
+/** Optional peers a vendor library may require and clawkit never uses: pg's libpq binding and its Workers socket. */
+const VENDOR_EXTERNALS = ['pg-native', 'pg-cloudflare']
 const vendorFile = (name) => `vendor/${name}.cjs`
 
 const common = {
@@ -157,7 +172,7 @@ for (const [name, v] of Object.entries(VENDOR)) {
   // Through an ES re-export, so that each file exports the same names whatever the module format of its package.
   const contents = `export {${v.names.join(', ')}} from '${v.from}'`
   // Strict, as these ran inside the ES module bundle before (and as the SDK's and ora's own ES modules are).
-  await build({...common, external: v.external ?? [], banner: {js: '"use strict";'}, stdin: {contents, resolveDir: root, sourcefile: `vendor-${name}.js`}, outfile: path.join('dist', vendorFile(name))})
+  await build({...common, external: VENDOR_EXTERNALS, banner: {js: '"use strict";'}, stdin: {contents, resolveDir: root, sourcefile: `vendor-${name}.js`}, outfile: path.join('dist', vendorFile(name))})
 }
 
 

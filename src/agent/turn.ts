@@ -4,6 +4,7 @@ import path from 'node:path'
 import {resolveWorkspaceDir} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode, fileError} from '../errors.js'
+import {importSdk} from '../lazy.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/entry-lookup.js'
@@ -99,7 +100,7 @@ async function loadSdk(env: Env): Promise<typeof import('./sdk.js')> {
   } catch {
     // A cache that cannot be created only costs speed.
   }
-  return import('./sdk.js')
+  return importSdk()
 }
 
 export async function runAgentTurn(opts: AgentTurnOptions): Promise<AgentTurnResult> {

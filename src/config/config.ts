@@ -141,19 +141,6 @@ export function listAllAgentIds(stateDir: string, config: OpenClawConfig): strin
   return [...configured, ...extra]
 }
 
-export function sessionsDirFor(stateDir: string, agentId: string): string {
-  return path.join(stateDir, 'agents', normalizeAgentId(agentId), 'sessions')
-}
-
-/** `session.store` with `{agentId}` templating and `~` expansion, else the per-agent default (§1.5). */
-export function resolveStorePath(stateDir: string, config: OpenClawConfig, agentId: string, env: Env = process.env): string {
-  const id = normalizeAgentId(agentId)
-  const configured = typeof config.session?.store === 'string' ? config.session.store.trim() : ''
-  if (!configured) return path.join(sessionsDirFor(stateDir, id), 'sessions.json')
-  const expanded = configured.includes('{agentId}') ? configured.replaceAll('{agentId}', id) : configured
-  return resolveUserPath(expanded, env)
-}
-
 /** Split `provider/model` as OpenClaw's model refs are written. */
 export function parseModelRef(ref: string | undefined): {provider?: string; model?: string} {
   if (!ref) return {}

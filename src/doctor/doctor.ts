@@ -1,55 +1,36 @@
 // `clawkit doctor`: run every check on every agent, optionally repair (backup first, under locks), and re-check.
-import fs from 'node:fs'
 import path from 'node:path'
 
 import {ExitCode} from '../errors.js'
+import {applyRepairs, diagnoseStateLayout, diagnoseStores, linkedComponent, repairTarget, type StoresDiagnosis, summarizeStores} from '../store/diagnostics/index.js'
 import type {OpenClawState} from '../store/state.js'
-import {checkSplitState, checkStateDir, checkStore} from './checks.js'
-import type {SessionStoreData} from '../store/types.js'
-import {MAX_LOCKS_PER_STEP, withLiveStore, withTranscriptLocks} from './live.js'
-import {applyIndexEdits} from './repairs.js'
-import {scanStores, type StoreScan} from './scan.js'
-import {checkMigrationRuns, readMigrationRuns} from './sqlite-import-checks.js'
-import {applySqliteRepairs} from './sqlite-repairs.js'
-import {
-  type DoctorAgentSummary,
-  type DoctorOptions,
-  type DoctorResult,
-  type Finding,
-  type LiveStore,
-  type PlannedFinding,
-  type Repair,
-  type SqliteAgentSummary,
-} from './types.js'
+import {checkSplitState, checkStateDir} from './checks/state-dir.js'
+import {type DoctorOptions, type DoctorResult, type Finding, type PlannedFinding, type Repair} from './types.js'
 
 export * from './types.js'
 
-const REPAIR_ORDER: Repair['kind'][] = ['lock', 'perm', 'sqlite', 'store-recover', 'index', 'transcript', 'archive', 'orphan-archive']
 const MAX_PASSES = 3
 
-interface Collected {
+interface Collected extends StoresDiagnosis {
   findings: PlannedFinding[]
-  scans: StoreScan[]
-  /** SQLite-era agents' figures (only from a full, not a cheap, check). */
-  sqlite: Map<string, SqliteAgentSummary>
 }
 
-/** Run the checks. `cheap` skips everything that reads transcript contents (what `status` uses). */
-export async function collectFindings(state: OpenClawState, agentIds: string[], opts: {cheap?: boolean; deep?: boolean; now: number; scans?: StoreScan[]}): Promise<Collected> {
+/**
+ * Run the checks: the state dir as a whole here, then each agent's store through its backend's diagnostics. `cheap`
+ * skips everything that reads transcript contents (what `status` uses); `scans` reuses a look status already took.
+ */
+export async function collectFindings(state: OpenClawState, agentIds: string[], opts: {cheap?: boolean; deep?: boolean; now: number; scans?: StoresDiagnosis['scans']}): Promise<Collected> {
   const findings: PlannedFinding[] = []
   const exists = checkStateDir(state, findings)
   checkSplitState(state, findings)
-  const sqlite = new Map<string, SqliteAgentSummary>()
-  if (!exists) return {findings, scans: [], sqlite}
-  const scans = opts.scans ?? (await scanStores(state, agentIds))
-  const migrationRuns = opts.cheap ? [] : readMigrationRuns(state.stateDir)
-  for (const scan of scans) await checkStore(state, scan, {...opts, sqliteStats: sqlite, migrationRuns}, findings)
-  if (!opts.cheap) checkMigrationRuns(state.stateDir, scans.flatMap((s) => s.agentIds), migrationRuns, findings)
+  diagnoseStateLayout(state, findings)
+  if (!exists) return {findings, scans: [], sqlite: new Map()}
+  const diagnosis = await diagnoseStores(state, agentIds, opts, findings)
   for (const f of findings) {
     withholdLinkedRepair(state.stateDir, f)
     withholdSqliteEraRepair(state, f)
   }
-  return {findings, scans, sqlite}
+  return {findings, ...diagnosis}
 }
 
 /**
@@ -79,11 +60,6 @@ function withoutFixPromise(message: string, why: string): string {
   return re.test(message) ? message.replace(re, why) : `${message} ${why}`
 }
 
-/** The path a repair writes to (or below): the index for index edits, otherwise the finding's own path. */
-function repairTarget(f: PlannedFinding): string {
-  return f.repair?.kind === 'index' ? f.repair.storePath : f.path
-}
-
 /**
  * A repair never writes through a symbolic link: a linked agent or sessions dir (`agents/work -> /tmp/victim`) or a
  * linked file would carry a chmod or a rewrite out of the state dir. Such a finding stays, without a repair, saying
@@ -100,28 +76,6 @@ function withholdLinkedRepair(stateDir: string, f: PlannedFinding): void {
   f.details = {...f.details, symlink: link}
 }
 
-/**
- * The first symbolic link on the way from the state dir to `target`, the target included. The state dir itself may be
- * a link (a state dir kept on another disk); for a target outside the state dir (a configured session.store) only the
- * target itself is looked at.
- */
-export function linkedComponent(stateDir: string, target: string): string | undefined {
-  const rel = path.relative(stateDir, target)
-  // The state dir itself: its link (a state dir kept on another disk) is the user's choice, and what is repaired is
-  // the directory it names, which is the state dir.
-  if (rel === '') return undefined
-  const inside = !rel.startsWith('..') && !path.isAbsolute(rel)
-  const steps = inside ? rel.split(path.sep).map((_, i, parts) => path.join(stateDir, ...parts.slice(0, i + 1))) : [target]
-  for (const p of steps) {
-    try {
-      if (fs.lstatSync(p).isSymbolicLink()) return p
-    } catch {
-      return undefined
-    }
-  }
-  return undefined
-}
-
 function identity(f: Finding): string {
   return `${f.id}\0${f.agentId ?? ''}\0${f.path}\0${f.key ?? ''}`
 }
@@ -130,128 +84,6 @@ function publicFinding(f: PlannedFinding): Finding {
   const {repair, ...rest} = f
   void repair
   return rest
-}
-
-type StoreRepair = Extract<Repair, {kind: 'index' | 'orphan-archive'}>
-
-/**
- * Per store, in steps of at most MAX_LOCKS_PER_STEP transcript locks: take the locks the repairs name (a file still
- * locked after a short wait is left alone), then the store lock, and let each repair decide again from the live state.
- */
-async function applyStoreRepairs(kind: StoreRepair['kind'], batch: PlannedFinding[]): Promise<void> {
-  const byStore = new Map<string, PlannedFinding[]>()
-  for (const f of batch) {
-    const r = f.repair as StoreRepair
-    const list = byStore.get(r.storePath)
-    if (list) list.push(f)
-    else byStore.set(r.storePath, [f])
-  }
-  for (const [storePath, all] of byStore) {
-    const agentId = (all[0].repair as StoreRepair).agentId
-    const steps: PlannedFinding[][] = [[]]
-    let locks = 0
-    for (const f of all) {
-      const n = (f.repair as StoreRepair).lockFiles?.length ?? 0
-      if (locks + n > MAX_LOCKS_PER_STEP && steps.at(-1)!.length > 0) {
-        steps.push([])
-        locks = 0
-      }
-      steps.at(-1)!.push(f)
-      locks += n
-    }
-    for (const step of steps) {
-      await withTranscriptLocks(
-        step.flatMap((f) => (f.repair as StoreRepair).lockFiles ?? []),
-        async (busy) => {
-          const ready: PlannedFinding[] = []
-          for (const f of step) {
-            const taken = ((f.repair as StoreRepair).lockFiles ?? []).find((file) => busy.has(file))
-            if (taken) f.repairError = busy.get(taken)
-            else ready.push(f)
-          }
-          if (ready.length === 0) return
-          try {
-            if (kind === 'index') await applyIndexStep(storePath, agentId, ready)
-            else {
-              await withLiveStore(storePath, async (live) => {
-                for (const f of ready) {
-                  try {
-                    f.action = await (f.repair as Extract<Repair, {kind: 'orphan-archive'}>).run(live)
-                    f.fixed = true
-                  } catch (error) {
-                    f.repairError = (error as Error).message
-                  }
-                }
-              })
-            }
-          } catch (error) {
-            for (const f of ready) if (!f.fixed) f.repairError = (error as Error).message
-          }
-        },
-      )
-    }
-  }
-}
-
-async function applyIndexStep(storePath: string, agentId: string, list: PlannedFinding[]): Promise<void> {
-  const outcome = new Map<PlannedFinding, boolean | string>()
-  const edits = list.map((f) => (data: SessionStoreData, live: LiveStore) => {
-    const result = (f.repair as Extract<Repair, {kind: 'index'}>).edit(data, live)
-    outcome.set(f, result)
-    return result === true
-  })
-  const {backup} = await applyIndexEdits(storePath, agentId, edits)
-  for (const f of list) {
-    const result = outcome.get(f)
-    f.fixed = result === true
-    if (f.fixed && backup) f.backup = backup
-    if (!f.fixed) f.repairError = typeof result === 'string' ? result : 'the entry changed meanwhile; nothing to do'
-  }
-}
-
-async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<void> {
-  for (const kind of REPAIR_ORDER) {
-    const batch = plan.filter((f) => {
-      if (f.repair?.kind !== kind) return false
-      // A link planted since the check (the confirm prompt can wait for minutes) is refused the same way.
-      const link = linkedComponent(stateDir, repairTarget(f))
-      if (link) f.repairError = `not changed: ${link} is a symbolic link; doctor does not write through links`
-      return !link
-    })
-    if (kind === 'index' || kind === 'orphan-archive') {
-      await applyStoreRepairs(kind, batch)
-      continue
-    }
-    if (kind === 'sqlite') {
-      await applySqliteRepairs(batch)
-      continue
-    }
-    for (const f of batch) {
-      try {
-        const note = await (f.repair as {run: () => Promise<string | void>}).run()
-        f.fixed = true
-        if (note) f.action = note
-        const bak = note ? /(\S+\.bak\.[^\s,;)]+)/.exec(note) : null
-        if (bak) f.backup = bak[1]
-      } catch (error) {
-        f.repairError = (error as Error).message
-      }
-    }
-  }
-}
-
-function summarize(scans: StoreScan[], sqlite: Map<string, SqliteAgentSummary>, state: OpenClawState): DoctorAgentSummary[] {
-  return scans.map((s) => ({
-    agentId: s.agentId,
-    ...(s.agentIds.length > 1 ? {sharedWith: s.agentIds.slice(1)} : {}),
-    configured: s.configured,
-    storePath: s.storePath,
-    sessionsDir: s.sessionsDir,
-    sessions: s.data ? Object.keys(s.data).length : s.storeError || s.readError ? null : 0,
-    transcripts: s.transcripts.length,
-    era: state.sqliteStore(s.agentId) ? ('sqlite' as const) : ('json' as const),
-    ...(sqlite.has(s.agentId) ? {sqlite: sqlite.get(s.agentId)} : {}),
-  }))
 }
 
 export function exitCodeFor(findings: Finding[]): number {
@@ -309,7 +141,7 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
     stateDir: state.stateDir,
     stateDirReason: state.stateDirReason,
     configPath: state.configPath,
-    agents: summarize(collected.scans, collected.sqlite, state),
+    agents: summarizeStores(collected, state),
     findings,
     fixed: done.length,
     dryRun: Boolean(opts.dryRun),

@@ -2,6 +2,7 @@
 // (never with its password), and a client from the `pg` package, loaded only when a URL is given so that local commands
 // never pay for it. Credentials come from the URL, PG* variables or ~/.pgpass, which `pg` itself reads.
 import {ClawkitError, ExitCode} from '../errors.js'
+import {importPg} from '../lazy.js'
 import {redactText} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
 
@@ -80,7 +81,7 @@ let pgModule: Promise<PgModule> | undefined
 
 /** `pg`, imported on first use only. */
 async function loadPg(): Promise<PgModule> {
-  pgModule ??= import('pg').then((m) => {
+  pgModule ??= importPg().then((m) => {
     const pg = ((m as {default?: unknown}).default ?? m) as PgModule
     // int8 (counts, sums, seq) as numbers: clawkit's values stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v))

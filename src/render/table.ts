@@ -1,4 +1,5 @@
 // Borderless tables on cli-table3 (loaded lazily, human output only), laid out like OpenClaw's padEnd columns.
+import {importCliTable} from '../lazy.js'
 import {stripAnsi} from './ansi.js'
 import type {Style} from './color.js'
 import {paint} from './color.js'
@@ -10,7 +11,7 @@ export interface Column {
 }
 
 export async function renderTable(columns: Column[], rows: string[][], color: boolean, headStyle: Style = 'bold'): Promise<string> {
-  const {default: Table} = await import('cli-table3')
+  const {default: Table} = await importCliTable()
   const blank = {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '}
   // cli-table3 colours headers and borders even when piped; styles are passed explicitly instead.
   const table = new Table({chars: blank, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true}})

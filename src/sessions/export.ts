@@ -9,7 +9,7 @@ import path from 'node:path'
 import {UsageError} from '../errors.js'
 import {secretRedactor, textRedactor} from '../render/redact.js'
 import type {OpenClawState} from '../store/state.js'
-import {assertSafeSessionId} from '../store/transcript.js'
+import {transcriptFileName} from '../store/transcript.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
 import type {KeySession, SessionStore} from '../store/types.js'
 import {localTime} from './format.js'
@@ -189,7 +189,7 @@ export async function exportSession(state: OpenClawState, target: string, opts: 
   if (perSession) {
     for (const s of what.sessions) {
       // Ids come from file headers and database rows: one that could not name a file is refused, never joined.
-      const file = path.join(opts.out!, `${assertSafeSessionId(s.sessionId)}.jsonl`)
+      const file = path.join(opts.out!, transcriptFileName(s.sessionId))
       const sink = await fileSink(file, opts.force ?? false)
       let n: number
       try {

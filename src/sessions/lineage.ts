@@ -125,8 +125,9 @@ async function partsOf(store: SessionStore, s: KeySession): Promise<LineageSessi
       cur.badLines++
       continue
     }
+    // The header (any line typed session) is not an entry.
+    if (!line.value || (line.value as {type?: unknown}).type === 'session') continue
     const e = line.value as unknown as TranscriptEntry
-    if (!e || e.type === 'session') continue
     if (e.type === 'reset') {
       cur.ended = 'reset-event'
       cur.endedAt = typeof e.timestamp === 'string' ? e.timestamp : null

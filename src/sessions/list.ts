@@ -1,5 +1,4 @@
 // `sessions list`: rows with the same fields and fallbacks as `openclaw sessions --json`, for every store asked for.
-import fs from 'node:fs'
 
 import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
 import {resolveUserPath} from '../config/paths.js'
@@ -9,6 +8,7 @@ import type {FlagSource} from './format.js'
 import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {isSqliteFile} from '../store/sqlite/store.js'
 import {openSessionStore, type OpenClawState} from '../store/state.js'
+import {requireStoreFile} from '../store/store-path.js'
 import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
 import type {SessionCost} from './usage.js'
 import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
@@ -191,20 +191,6 @@ export function buildRow(state: OpenClawState, key: string, entry: SessionEntry,
     kind,
   }
   return row
-}
-
-/** An explicit --store names one file: a missing one is a typo, not an empty store. */
-function requireStoreFile(file: string): string {
-  let st: fs.Stats
-  try {
-    st = fs.statSync(file)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
-    throw new UsageError(`Session store not found: ${file} (--store). Check the path; a store is an agent's sessions.json.`, 'E_STORE_NOT_FOUND')
-  }
-  if (st.isDirectory()) throw new UsageError(`Session store is a directory: ${file} (--store). Name its sessions.json.`, 'E_STORE_NOT_FOUND')
-  return file
 }
 
 /** Which stores a list (or status) reads, with OpenClaw's validation of --agent/--all-agents/--store. */

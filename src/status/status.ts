@@ -5,14 +5,12 @@ import path from 'node:path'
 import {chooseModel} from '../agent/model.js'
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
-import {scanStores, type StoreScan} from '../doctor/scan.js'
+import {scanAgentStores} from '../store/diagnostics/index.js'
+import {agentStoreStats, indexKeys, pushTop, type RecentCandidate} from '../store/diagnostics/stats.js'
 import {freshTotal, percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
-import {isEntryObject} from '../store/index-scan.js'
-import type {SqliteSessionStore} from '../store/sqlite/store.js'
 import type {OpenClawState} from '../store/state.js'
-import {resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
-import type {SessionEntry} from '../store/types.js'
+import type {SessionKind} from '../store/session-key.js'
 import {type GatewayProbe, probeGateway, resolveGatewayPort} from './gateway.js'
 import {finiteNumber} from '../util/values.js'
 
@@ -151,77 +149,6 @@ function toStatusRow(row: SessionRow, entry: Record<string, unknown>): SessionSt
   }
 }
 
-/** A session that may make a recent list: rows are built only for the few that do (10 of 10 000). */
-interface Candidate {
-  key: string
-  entry: SessionEntry
-  storeAgentId: string
-  updatedAt: number | null
-}
-
-const byNewest = (a: {updatedAt: number | null}, b: {updatedAt: number | null}) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
-
-/** Keep the n newest without sorting everything (10 000 sessions, 10 kept): insertion into a short sorted list. */
-function pushTop<T extends {updatedAt: number | null}>(top: T[], item: T, n: number): void {
-  if (top.length === n && byNewest(top[n - 1], item) <= 0) return
-  let i = top.length
-  while (i > 0 && byNewest(top[i - 1], item) > 0) i--
-  top.splice(i, 0, item)
-  if (top.length > n) top.pop()
-}
-
-function fileSize(p: string): number {
-  try {
-    return fs.statSync(p).size
-  } catch {
-    return 0
-  }
-}
-
-/**
- * A SQLite-era agent: counts by SQL and the newest rows by the updated_at index, never every entry. A database that
- * cannot be read (damaged, locked, a Node without node:sqlite) is reported on the agent's line, not a failed status.
- */
-function sqliteAgent(state: OpenClawState, id: string, db: string, allKeys: string[] | undefined): {sessions: {count: number; last: number | null; top: Candidate[]}; info: NonNullable<AgentStatus['sqlite']>; error: string | null} {
-  const info: NonNullable<AgentStatus['sqlite']> = {path: db, schemaVersion: null, databaseBytes: fileSize(db), walBytes: fileSize(`${db}-wal`), sessions: null, events: null}
-  try {
-    const store = state.storeFor({agentId: id, path: db}) as SqliteSessionStore
-    const st = store.stats(RECENT_LIMIT)
-    info.schemaVersion = st.schemaVersion
-    info.sessions = st.sessions
-    info.events = st.events
-    const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt}))
-    if (allKeys) for (const h of st.newest) allKeys.push(h.storedKey)
-    return {sessions: {count: st.sessions, last: st.lastUpdatedAt, top}, info, error: null}
-  } catch (error) {
-    return {sessions: {count: 0, last: null, top: []}, info, error: error instanceof Error ? error.message : String(error)}
-  }
-}
-
-/**
- * One agent's sessions in a scanned store: how many, the newest updatedAt, the RECENT_LIMIT newest. A function of its
- * own, not a loop inside getStatus: on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits
- * at exit for a compile still running; getStatus's took 40–60 ms after the output was written, this one's ~5 ms ends long before.
- */
-function agentSessions(scan: StoreScan, id: string): {count: number; last: number | null; top: Candidate[]} {
-  const top: Candidate[] = []
-  let count = 0
-  let last: number | null = null
-  if (!scan.data) return {count, last, top}
-  // A shared store is read once; its rows belong to the agent named in each key.
-  const ownsUnscoped = scan.agentIds.length === 1 && id === scan.agentId
-  for (const key of Object.keys(scan.data)) {
-    const entry = scan.data[key]
-    if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
-    if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
-    count++
-    const updatedAt = finiteNumber(entry.updatedAt) ?? null
-    if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
-    pushTop(top, {key, entry, storeAgentId: scan.agentId, updatedAt}, RECENT_LIMIT)
-  }
-  return {count, last, top}
-}
-
 export async function getStatus(state: OpenClawState, opts: StatusOptions = {}): Promise<StatusResult> {
   state.requireStateDir()
   const now = opts.now ?? Date.now()
@@ -229,29 +156,22 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   const gatewayPromise = probeGateway(port, source, opts.probeTimeoutMs)
   const agentIds = state.allAgentIds()
   const stateExists = fs.existsSync(state.stateDir)
-  const scans = stateExists ? await scanStores(state, agentIds) : []
+  const scans = stateExists ? await scanAgentStores(state, agentIds) : []
   const {findings} = await collectFindings(state, agentIds, {cheap: true, now, scans})
-  if (opts.allKeys) for (const scan of scans) if (scan.data) for (const key of Object.keys(scan.data)) opts.allKeys.push(key)
+  if (opts.allKeys) indexKeys(scans, opts.allKeys)
 
   const agents: AgentStatus[] = []
   const byAgent: StatusResult['sessions']['byAgent'] = []
-  const recentTop: Candidate[] = []
+  const recentTop: RecentCandidate[] = []
   let count = 0
   const totals = {files: 0, bytes: 0}
   for (const id of agentIds) {
-    const scan = scans.find((s) => s.agentIds.includes(id))
-    const storePath = scan?.storePath ?? state.storeRef(id).path
-    const sqliteStore = state.sqliteStore(id)
-    // A legacy sessions.json left beside the database is stale import input, not this agent's sessions.
-    const sq = sqliteStore ? sqliteAgent(state, id, sqliteStore, opts.allKeys) : undefined
-    const {count: agentCount, last, top: agentTop} = sq ? sq.sessions : scan ? agentSessions(scan, id) : {count: 0, last: null, top: []}
-    const agentRecent = agentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
-    for (const c of agentTop) pushTop(recentTop, c, RECENT_LIMIT)
-    const owner = scan && scan.agentId === id
-    const files = owner ? scan.transcripts.length : 0
-    const bytes = owner ? scan.transcripts.reduce((s, t) => s + t.size, 0) : 0
-    totals.files += files
-    totals.bytes += bytes
+    const st = agentStoreStats(state, scans, id, {recent: RECENT_LIMIT, allKeys: opts.allKeys})
+    const agentCount = st.count
+    const agentRecent = st.top.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
+    for (const c of st.top) pushTop(recentTop, c, RECENT_LIMIT)
+    totals.files += st.transcripts.files
+    totals.bytes += st.transcripts.bytes
     count += agentCount
     let workspaceDir = ''
     try {
@@ -259,19 +179,19 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     } catch {}
     agents.push({
       id,
-      configured: Boolean(scan?.configured) || state.configuredAgentIds().includes(id),
-      sessionsPath: storePath,
+      configured: st.configured || state.configuredAgentIds().includes(id),
+      sessionsPath: st.storePath,
       sessionsCount: agentCount,
-      storeError: sq ? sq.error : scan?.storeError ? scan.storeError.message : (scan?.readError ?? null),
-      lastUpdatedAt: last,
-      lastActiveAgeMs: last === null ? null : now - last,
+      storeError: st.storeError,
+      lastUpdatedAt: st.last,
+      lastActiveAgeMs: st.last === null ? null : now - st.last,
       workspaceDir,
       bootstrapPending: workspaceDir ? fs.existsSync(path.join(workspaceDir, 'BOOTSTRAP.md')) : false,
-      transcripts: {files, bytes},
-      era: sq ? 'sqlite' : 'json',
-      ...(sq ? {sqliteStore, sqlite: sq.info} : {}),
+      transcripts: st.transcripts,
+      era: st.sqlite ? 'sqlite' : 'json',
+      ...(st.sqlite ? {sqliteStore: st.sqlite.store, sqlite: st.sqlite.figures} : {}),
     })
-    byAgent.push({agentId: id, path: sqliteStore ?? storePath, count: agentCount, recent: agentRecent})
+    byAgent.push({agentId: id, path: st.sqlite?.store ?? st.storePath, count: agentCount, recent: agentRecent})
   }
   // The model a turn of the default agent would use (the same function `agent` calls), with OpenClaw's built-in
   // default when nothing is configured, rather than "unknown".

@@ -17,7 +17,7 @@
 import {pathToLeaf} from './context.js'
 import {readRegularFileSync} from './safe-open.js'
 import {isEntry, isHeader, parseLine, parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
-import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry, type TranscriptHeader} from './transcript-types.js'
 
 /** Smaller files are read whole: the saving is for long sessions, and below this it is a few milliseconds. */
 export const LAZY_READ_MIN_BYTES = 4 * 1024 * 1024
@@ -90,14 +90,15 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
   const lineCount = starts.length
   const first = lineCount > 0 ? parseLine(lineText(0), 0, 1, false) : undefined
   // Only version 3 needs no migration (v1 ids are made up while reading, v2 renames a role): else the whole read.
-  if (!first?.value || !isHeader(first.value) || first.value.version !== 3) return wholeRead(file, buf)
+  if (!first?.value || !isHeader(first.value) || first.value.version !== CURRENT_TRANSCRIPT_VERSION) return wholeRead(file, buf)
   const header = first.value
 
   const entries: Slot[] = []
   for (let i = 1; i < lineCount; i++) {
     const m = PREFIX_RE.exec(buf.toString('latin1', starts[i], Math.min(ends[i], starts[i] + PREFIX_BYTES)))
     if (m && m[1] !== 'session') {
-      entries.push({type: m[1], id: m[2], parentId: m[3] ?? null, timestamp: '', [STUB]: {type: m[1], id: m[2], parentId: m[3] ?? null, line: i}})
+      // A stub stands in for a line not parsed yet; its type is whatever the line says (a newer type is kept too).
+      entries.push({type: m[1], id: m[2], parentId: m[3] ?? null, timestamp: '', [STUB]: {type: m[1], id: m[2], parentId: m[3] ?? null, line: i}} as Slot)
       continue
     }
     const parsed = parseLine(lineText(i), 0, i + 1, missingFinalNewline && i === lineCount - 1)

@@ -11,6 +11,7 @@ import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './r
 import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {headerVersion} from './transcript-migrations.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 import type {
   FoundEntry,
@@ -141,7 +142,7 @@ export class MemorySessionStore implements SessionStore {
     return {
       file: t.locator,
       header,
-      version: typeof header?.version === 'number' ? header.version : 1,
+      version: headerVersion(header),
       entries: window,
       rawLines: window.map((e) => JSON.stringify(e)),
       badLines: [],

@@ -8,3 +8,17 @@
 export function randomUUID(): string {
   return globalThis.crypto.randomUUID()
 }
+
+/** pi's id: the first 8 hex chars of a UUID, re-drawn on collision, a full UUID after 100 tries. */
+export function newEntryId(existing: Set<string>): string {
+  for (let i = 0; i < 100; i++) {
+    const id = randomUUID().slice(0, 8)
+    if (!existing.has(id)) {
+      existing.add(id)
+      return id
+    }
+  }
+  const id = randomUUID()
+  existing.add(id)
+  return id
+}

@@ -1,6 +1,5 @@
 // One resolved OpenClaw state dir: where it is and why, its config, its agents and their session stores.
 import fs from 'node:fs'
-import path from 'node:path'
 
 import {normalizeAgentId} from '../config/agent-id.js'
 import {
@@ -11,7 +10,6 @@ import {
   loadConfig,
   type OpenClawConfig,
   resolveDefaultAgentId,
-  resolveStorePath,
 } from '../config/config.js'
 import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
 import {UsageError} from '../errors.js'
@@ -22,6 +20,7 @@ import {loadSqlite} from './sqlite/driver.js'
 import {FileSessionStore} from './file-store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
 import {assertNoGatewayOwner} from './sqlite/write.js'
+import {resolveStorePath} from './store-path.js'
 import type {SessionStore, StoreRef} from './types.js'
 
 export interface OpenStateOptions {
@@ -219,11 +218,6 @@ export class OpenClawState {
     if (this.storeFactory || !this.sqliteStore(agentId)) return
     loadSqlite('Writing a SQLite-era session store (OpenClaw 2026.7 and later)')
     assertNoGatewayOwner(this.stateDir)
-  }
-
-  /** The directory transcripts of a store live in: always dirname(sessions.json). */
-  sessionsDir(ref: StoreRef): string {
-    return path.dirname(ref.path)
   }
 }
 

@@ -109,8 +109,17 @@ export interface ThinkingLevelChangeEntry extends EntryBase {
 }
 export interface BranchSummaryEntry extends EntryBase {
   type: 'branch_summary'
+  /** The abandoned leaf, or "root". */
   fromId: string
   summary: string
+  details?: unknown
+  fromHook?: boolean
+}
+/** Extension state (`openclaw.cache-ttl`, `model-snapshot`, ...): not part of the model context. */
+export interface CustomEntry extends EntryBase {
+  type: 'custom'
+  customType: string
+  data?: unknown
 }
 export interface CustomMessageEntry extends EntryBase {
   type: 'custom_message'
@@ -119,7 +128,47 @@ export interface CustomMessageEntry extends EntryBase {
   display: boolean
   details?: unknown
 }
-export type TranscriptEntry = MessageEntry | CompactionEntry | ModelChangeEntry | ThinkingLevelChangeEntry | BranchSummaryEntry | CustomMessageEntry | EntryBase
+/** A bookmark on another entry; a cleared label is written without the `label` key. */
+export interface LabelEntry extends EntryBase {
+  type: 'label'
+  targetId: string
+  label?: string
+}
+/**
+ * SQLite era (OpenClaw 2026.7+): `/new` and `/reset` keep the sessionId and append this (store-sqlite.md section 5);
+ * `firstKeptEntryId` only in preserve-tail mode.
+ */
+export interface ResetEntry extends EntryBase {
+  type: 'reset'
+  reason?: string
+  firstKeptEntryId?: string
+}
+/** SQLite era: an opaque leaf marker (store-sqlite.md section 3.5); readers keep it and skip it. */
+export interface LeafEntry extends EntryBase {
+  type: 'leaf'
+}
+/** The session's display name (the latest entry with a name wins). */
+export interface SessionInfoEntry extends EntryBase {
+  type: 'session_info'
+  name?: string
+}
+
+/** Every entry type OpenClaw writes after the header: pi's v3 (store-format.md section 6.4) and the SQLite era's. */
+export const ENTRY_TYPES = ['message', 'model_change', 'thinking_level_change', 'compaction', 'branch_summary', 'custom', 'custom_message', 'label', 'session_info', 'reset', 'leaf'] as const
+export type EntryType = (typeof ENTRY_TYPES)[number]
+
+/**
+ * A transcript entry: one closed union, discriminated by `type`, a variant per type OpenClaw writes. A line of a type
+ * none of them names (a newer OpenClaw's) is still kept and chained by readers, as an EntryBase, but never narrows
+ * into one of these; `isKnownEntry` tells them apart.
+ */
+export type TranscriptEntry = MessageEntry | ModelChangeEntry | ThinkingLevelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry | CustomMessageEntry | LabelEntry | SessionInfoEntry | ResetEntry | LeafEntry
+
+const ENTRY_TYPE_SET: ReadonlySet<string> = new Set(ENTRY_TYPES)
+
+export function isKnownEntry(e: EntryBase): e is TranscriptEntry {
+  return ENTRY_TYPE_SET.has(e.type)
+}
 
 /** A line that could not be used, kept so tools can report (and doctor can preserve) it. */
 export interface BadLine {

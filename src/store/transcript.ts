@@ -6,7 +6,6 @@ import path from 'node:path'
 import {ClawkitError, fileError, UsageError} from '../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
-import {randomUUID} from './random-id.js'
 import {openRegular, readRegularFile, regularFileSize, TRANSCRIPT_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
 import {
@@ -16,6 +15,8 @@ import {
   type TranscriptEntry,
   type TranscriptHeader,
 } from './transcript-types.js'
+import {newEntryId} from './random-id.js'
+import {ENTRY_IDS_SINCE, headerVersion, migrateEntries} from './transcript-migrations.js'
 import type {SessionEntry} from './types.js'
 
 /** How transcripts are opened: regular files only (a FIFO would hang the read, a directory fail with a bare EISDIR). */
@@ -221,36 +222,7 @@ export function isEntry(v: unknown): v is EntryBase {
   return typeof e?.type === 'string' && e.type !== 'session'
 }
 
-/** v1 -> v2 -> v3 in memory (store-format.md section 6.7). Never written back: a read must not rewrite a user's file. */
-export function migrateEntries(version: number, entries: Record<string, unknown>[]): TranscriptEntry[] {
-  let list = entries
-  if (version < 2) {
-    const ids = new Set<string>()
-    let prev: string | null = null
-    list = list.map((e) => {
-      const id = newEntryId(ids)
-      const out: Record<string, unknown> = {...e, id, parentId: prev}
-      prev = id
-      return out
-    })
-    // firstKeptEntryIndex counts file lines with the header at index 0.
-    for (const e of list) {
-      if (e.type === 'compaction' && typeof e.firstKeptEntryIndex === 'number') {
-        const target = list[e.firstKeptEntryIndex - 1]
-        if (target) e.firstKeptEntryId = target.id
-        delete e.firstKeptEntryIndex
-      }
-    }
-  }
-  if (version < 3) {
-    list = list.map((e) => {
-      const msg = e.message as {role?: string} | undefined
-      if (e.type === 'message' && msg?.role === 'hookMessage') return {...e, message: {...msg, role: 'custom'}}
-      return e
-    })
-  }
-  return list as TranscriptEntry[]
-}
+export {migrateEntries} from './transcript-migrations.js'
 
 function buildResult(file: string, lines: ParsedLine[], size: number, missingFinalNewline: boolean, partial: boolean, header?: TranscriptHeader): TranscriptReadResult {
   const badLines: BadLine[] = []
@@ -284,14 +256,15 @@ function buildResult(file: string, lines: ParsedLine[], size: number, missingFin
     entries.push(l.value as Record<string, unknown>)
     rawLines.push(l.raw)
   }
-  const version = typeof header?.version === 'number' ? header.version : 1
+  const version = headerVersion(header)
   const migrated = migrateEntries(version, entries)
   return {
     file,
     header,
     version,
     entries: migrated,
-    rawLines: version < 2 ? migrated.map(() => undefined) : rawLines,
+    // Entries given ids by a migration are no longer their lines' bytes.
+    rawLines: version < ENTRY_IDS_SINCE ? migrated.map(() => undefined) : rawLines,
     badLines,
     duplicateHeaders,
     badHeader,
@@ -490,7 +463,7 @@ async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<T
   try {
     const {size} = stat
     const {header, endOffset} = await readHeaderLine(fh, size, opts.stats)
-    if (!header || (typeof header.version === 'number' ? header.version : 1) < 2) {
+    if (!header || headerVersion(header) < ENTRY_IDS_SINCE) {
       fallback = true
     } else {
       const count = opts.count ?? (() => true)
@@ -528,19 +501,7 @@ async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<T
 // ---------------------------------------------------------------------------------------------------------------
 // Writing
 
-/** pi's id: the first 8 hex chars of a UUID, re-drawn on collision, a full UUID after 100 tries. */
-export function newEntryId(existing: Set<string>): string {
-  for (let i = 0; i < 100; i++) {
-    const id = randomUUID().slice(0, 8)
-    if (!existing.has(id)) {
-      existing.add(id)
-      return id
-    }
-  }
-  const id = randomUUID()
-  existing.add(id)
-  return id
-}
+export {newEntryId}
 
 export function makeHeader(sessionId: string, cwd: string, now = new Date()): TranscriptHeader {
   return {type: 'session', version: CURRENT_TRANSCRIPT_VERSION, id: sessionId, timestamp: now.toISOString(), cwd}

@@ -66,6 +66,22 @@ describe('read commands stay light', () => {
     for (const heavy of [...HEAVY, ...PLUGIN_ONLY]) expect(cli.includes(marker(heavy)), heavy).toBe(false)
   })
 
+  it('the lazily loaded libraries are marked in src/lazy.ts alone: one vendor file per mark, no import() of them elsewhere', () => {
+    const marks = [...fs.readFileSync(path.join(ROOT, 'src', 'lazy.ts'), 'utf8').matchAll(/\bimport\('([^']+)'\).*\/\/ vendor: ([a-z0-9-]+) /g)].map((m) => ({specifier: m[1], name: m[2]}))
+    expect(marks.map((m) => m.name).sort()).toEqual(fs.readdirSync(path.join(ROOT, 'dist', 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => f.replace(/\.cjs$/, '')).sort())
+    const lazyFiles = new Set(marks.map((m) => (m.specifier.startsWith('.') ? path.join(ROOT, 'src', m.specifier.replace(/\.js$/, '.ts')) : m.specifier)))
+    const walk = (dir: string): string[] => fs.readdirSync(dir, {withFileTypes: true}).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.ts') ? [path.join(dir, d.name)] : []))
+    const elsewhere: string[] = []
+    for (const file of walk(path.join(ROOT, 'src'))) {
+      if (file === path.join(ROOT, 'src', 'lazy.ts')) continue
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/(?<!typeof )\bimport\('([^']+)'\)/g)) {
+        const target = m[1].startsWith('.') ? path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')) : m[1]
+        if (lazyFiles.has(target)) elsewhere.push(`${path.relative(ROOT, file)}: import('${m[1]}')`)
+      }
+    }
+    expect(elsewhere).toEqual([])
+  })
+
   it('the README quick-start command works on the committed demo state', async () => {
     const r = await runCli(['sessions', 'list', '--state-dir', 'examples/demo-state', '--all-agents'], {env: baseEnv(tempDir())})
     expect(r.code, r.stderr).toBe(0)

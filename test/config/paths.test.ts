@@ -3,7 +3,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {loadConfig, resolveDefaultAgentId, resolveStorePath} from '../../src/config/config.js'
+import {loadConfig, resolveDefaultAgentId} from '../../src/config/config.js'
+import {resolveStorePath} from '../../src/store/store-path.js'
 import {resolveConfigPath, resolveHomeDir, resolveStateDir} from '../../src/config/paths.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {tempDir} from '../support/cli.js'

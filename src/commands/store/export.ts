@@ -2,11 +2,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {exportStore, type StoreExportResult} from '../../bridge/export.js'
+import {exportStore, type StoreExportResult} from '../../store/bridge/export.js'
 import {UsageError} from '../../errors.js'
 import {formatBytes} from '../../store/bytes.js'
 
-export type {ExportedAgent, ExportedSession, ExportedTranscript, ExportSkip, StoreExportResult} from '../../bridge/export.js'
+export type {ExportedAgent, ExportedSession, ExportedTranscript, ExportSkip, StoreExportResult} from '../../store/bridge/export.js'
 
 export default class StoreExport extends BaseCommand<typeof StoreExport> {
   static override summary = 'Write a JSON-era state dir (sessions.json and JSONL transcripts) from SQLite-era session stores'

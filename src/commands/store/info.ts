@@ -3,10 +3,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
-import {storeInfo, type StoreInfoResult} from '../../bridge/info.js'
+import {storeInfo, type StoreInfoResult} from '../../store/bridge/info.js'
 import {formatBytes} from '../../store/bytes.js'
 
-export type {AgentStoreInfo, StoreDbInfo, StoreInfoResult, StoreInfoRun} from '../../bridge/info.js'
+export type {AgentStoreInfo, StoreDbInfo, StoreInfoResult, StoreInfoRun} from '../../store/bridge/info.js'
 
 export default class StoreInfo extends BaseCommand<typeof StoreInfo> {
   static override summary = 'Show which era each agent\'s session store is in (JSON, SQLite or mixed) and what it holds'

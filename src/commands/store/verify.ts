@@ -1,9 +1,9 @@
 // `clawkit store verify`: after OpenClaw's JSON-to-SQLite import, compare what it archived with what the database holds.
 import {BaseCommand} from '../../base-command.js'
-import {type StoreVerifyResult, verifyImport} from '../../bridge/verify.js'
+import {type StoreVerifyResult, verifyImport} from '../../store/bridge/verify.js'
 import {ExitCode} from '../../errors.js'
 
-export type {EventDiffs, EventRef, StoreVerifyResult, VerifiedStore, VerifiedTranscript} from '../../bridge/verify.js'
+export type {EventDiffs, EventRef, StoreVerifyResult, VerifiedStore, VerifiedTranscript} from '../../store/bridge/verify.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = 'Check an imported state dir: every archived legacy transcript against the events in SQLite'

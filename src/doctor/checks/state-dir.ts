@@ -1,14 +1,12 @@
 // Checks of the state dir as a whole: it exists, is OpenClaw's, is writable and closed, its config is sound, and no
-// second state dir or legacy sessions dir splits the history.
+// second state dir splits the history. (The legacy sessions dir is the file layout's: src/store/diagnostics.)
 import fs from 'node:fs'
-import path from 'node:path'
 
+import {chmodPath, currentUid, modeOf, writable} from '../../store/diagnostics/index.js'
+import {finding} from '../../store/diagnostics/finding.js'
+import type {PlannedFinding} from '../../store/diagnostics/types.js'
 import type {OpenClawState} from '../../store/state.js'
-import {finding} from '../finding.js'
-import {chmodPath} from '../repairs.js'
-import {findStateDirs, isOpenClawStateDir} from '../state-dirs.js'
-import type {PlannedFinding} from '../types.js'
-import {currentUid, modeOf, writable} from './context.js'
+import {findStateDirs, isOpenClawStateDir} from '../../store/state-dirs.js'
 
 /**
  * The state dir's own repairs act on the directory it names: a state dir that is a link (kept on another disk) is the
@@ -73,23 +71,6 @@ export function checkSplitState(state: OpenClawState, out: PlannedFinding[]): vo
         message: `Multiple OpenClaw state directories exist: ${list}. Active: ${state.stateDir} (chosen by ${state.stateDirReason}). Sessions in the others are invisible here and can split history; ` +
           (serious ? 'merge them or set OPENCLAW_STATE_DIR so OpenClaw and clawkit use the same one.' : 'profile dirs are separate on purpose; pass --profile <name> to work on one.'),
         details: {active: state.stateDir, reason: state.stateDirReason, dirs},
-      }),
-    )
-  }
-  const legacy = path.join(state.stateDir, 'sessions')
-  const legacyStore = path.join(legacy, 'sessions.json')
-  let legacyFiles: string[] = []
-  try {
-    legacyFiles = fs.readdirSync(legacy).filter((n) => n === 'sessions.json' || n.endsWith('.jsonl'))
-  } catch {}
-  if (legacyFiles.length > 0) {
-    out.push(
-      finding({
-        id: 'legacy-sessions-dir',
-        severity: 'warn',
-        agentId: null,
-        path: legacy,
-        message: `Legacy pre-multi-agent session dir ${legacy} holds ${legacyFiles.length} file(s)${fs.existsSync(legacyStore) ? ' including sessions.json' : ''}; they are not part of any agent store. Run "openclaw doctor" to migrate them into agents/${state.defaultAgentId}/sessions (clawkit does not move them).`,
       }),
     )
   }

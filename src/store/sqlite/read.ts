@@ -3,6 +3,7 @@
 // BEGIN ... COMMIT (see snapshot()), so one read sees one WAL snapshot.
 import {ClawkitError, ExitCode} from '../../errors.js'
 import type {TranscriptReadResult} from '../transcript.js'
+import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
@@ -298,7 +299,7 @@ export function tailEvents(db: SqlDatabase, sessionId: string, locator: string, 
   }
   kept.reverse()
   badLines.sort((a, b) => a.line - b.line)
-  const version = typeof header?.version === 'number' ? header.version : 1
+  const version = headerVersion(header)
   return {
     file: locator,
     header,

@@ -10,12 +10,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {normalizeAgentId} from '../config/agent-id.js'
-import {ClawkitError, ExitCode} from '../errors.js'
-import {mapSqliteError, openAgentDb, type SqlDatabase} from '../store/sqlite/driver.js'
-import {readNodes, streamEvents} from '../store/sqlite/export-read.js'
-import type {OpenClawState} from '../store/state.js'
-import {sha256} from '../util/hash.js'
+import {normalizeAgentId} from '../../config/agent-id.js'
+import {ClawkitError, ExitCode} from '../../errors.js'
+import {mapSqliteError, openAgentDb, type SqlDatabase} from '../sqlite/driver.js'
+import {readNodes, streamEvents} from '../sqlite/export-read.js'
+import type {OpenClawState} from '../state.js'
+import {sha256} from '../../util/hash.js'
 import {agentPaths, IMPORT_ARCHIVE_DIR} from './locate.js'
 import {type ManifestMove, readMigrationRuns} from './runs.js'
 

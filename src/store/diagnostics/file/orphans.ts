@@ -1,21 +1,21 @@
 // Transcripts no index entry references: an entry's own file under another name, empty leftovers to archive, and
 // conversations to re-attach under the key OpenClaw uses for explicit session ids.
-import {lookupContextWindow} from '../../config/config.js'
-import {isEntryObject} from '../../store/index-scan.js'
-import {NotRegularFileError} from '../../store/safe-open.js'
-import {buildExplicitSessionKey} from '../../store/session-key.js'
-import {isSafeSessionId, tailTranscript} from '../../store/transcript.js'
-import type {SessionEntry} from '../../store/types.js'
-import {finiteNumber} from '../../util/values.js'
+import {lookupContextWindow} from '../../../config/config.js'
+import {isEntryObject} from '../../index-scan.js'
+import {NotRegularFileError} from '../../safe-open.js'
+import {buildExplicitSessionKey} from '../../session-key.js'
+import {isSafeSessionId, tailTranscript} from '../../transcript.js'
+import type {SessionEntry} from '../../types.js'
+import {finiteNumber} from '../../../util/values.js'
 import {finding} from '../finding.js'
-import {archiveEmptyOrphan} from '../repairs.js'
-import type {FileInfo} from '../scan.js'
-import {inspectTranscriptSync, type TranscriptInspection} from '../transcript-scan.js'
+import {archiveEmptyOrphan} from './repairs.js'
+import type {FileInfo} from './scan.js'
+import {inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
 import type {PlannedFinding} from '../types.js'
-import type {StoreContext} from './context.js'
+import type {StoreContext} from '../context.js'
 import {notAFile} from './transcripts.js'
 
-/** What the entry checks learned that the orphan checks need (src/doctor/checks/entries.ts). */
+/** What the entry checks learned that the orphan checks need (file/entries.ts). */
 export interface IndexFacts {
   /** Base names of the transcripts index entries point at. */
   referenced: Set<string>

@@ -3,10 +3,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {sha256} from '../util/hash.js'
-import {finding} from './finding.js'
-import {DETAIL_LIMIT, oneLine, type SqliteCheckContext} from './sqlite-checks.js'
-import type {PlannedFinding} from './types.js'
+import {sha256} from '../../../util/hash.js'
+import {finding} from '../finding.js'
+import {DETAIL_LIMIT, oneLine, type SqliteCheckContext} from './checks.js'
+import type {PlannedFinding} from '../types.js'
 
 function sha256File(p: string): string | undefined {
   try {

@@ -2,8 +2,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {sqliteStorePath} from '../store/era.js'
-import type {OpenClawState} from '../store/state.js'
+import {sqliteStorePath} from '../era.js'
+import type {OpenClawState} from '../state.js'
 
 /** OpenClaw's originals of an imported store, moved there by `doctor --fix` (§1.2). */
 export const IMPORT_ARCHIVE_DIR = 'session-sqlite-import-archive'

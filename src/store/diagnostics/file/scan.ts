@@ -2,16 +2,16 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {CorruptFileError} from '../errors.js'
-import {startsWithBom} from '../store/bom.js'
-import {parseStoreText, STORE_FILE, storeDataFrom} from '../store/file-store.js'
-import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../store/index-scan.js'
-import {LOCK_SCRATCH_RE} from '../store/lock.js'
-import {openRegularSync, readRegularFileSync} from '../store/safe-open.js'
-import {transcriptTopicId} from '../store/session-key.js'
-import type {OpenClawState} from '../store/state.js'
-import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../store/transcript.js'
-import type {SessionEntry, SessionStoreData} from '../store/types.js'
+import {CorruptFileError} from '../../../errors.js'
+import {startsWithBom} from '../../bom.js'
+import {parseStoreText, STORE_FILE, storeDataFrom} from '../../file-store.js'
+import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../../index-scan.js'
+import {LOCK_SCRATCH_RE} from '../../lock.js'
+import {openRegularSync, readRegularFileSync} from '../../safe-open.js'
+import {transcriptTopicId} from '../../session-key.js'
+import type {OpenClawState} from '../../state.js'
+import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../../transcript.js'
+import type {SessionEntry, SessionStoreData} from '../../types.js'
 
 export interface FileInfo {
   name: string

@@ -3,18 +3,19 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {fileError} from '../errors.js'
-import {startsWithBom, UTF8_BOM} from '../store/bom.js'
-import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../store/file-store.js'
-import {archiveTimestamp, writeFileAtomic} from '../store/fs-util.js'
-import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../store/lock.js'
-import {readRegularFile} from '../store/safe-open.js'
-import {TRANSCRIPT_FILE} from '../store/transcript.js'
-import {openSessionStore} from '../store/state.js'
-import type {SessionStoreData} from '../store/types.js'
+import {fileError} from '../../../errors.js'
+import {startsWithBom, UTF8_BOM} from '../../bom.js'
+import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../../file-store.js'
+import {archiveTimestamp, writeFileAtomic} from '../../fs-util.js'
+import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../../lock.js'
+import {readRegularFile} from '../../safe-open.js'
+import {TRANSCRIPT_FILE} from '../../transcript.js'
+import {CURRENT_TRANSCRIPT_VERSION} from '../../transcript-types.js'
+import {openSessionStore} from '../../state.js'
+import type {SessionStoreData} from '../../types.js'
 import {liveStore} from './live.js'
 import {inspectTranscript} from './transcript-scan.js'
-import type {LiveStore} from './types.js'
+import type {LiveStore} from '../types.js'
 
 /** `sessions.json.bak.<ms>`, OpenClaw's rotation name, never overwriting an existing backup. */
 export function storeBackupPath(storePath: string, now = Date.now()): string {
@@ -246,7 +247,7 @@ export async function repairTranscript(file: string, opts: {sessionId: string; c
     let headerNote = ''
     if (!plan.hasHeader) {
       const timestamp = plan.firstTimestamp && Number.isFinite(Date.parse(plan.firstTimestamp)) ? plan.firstTimestamp : st.mtime.toISOString()
-      parts.push(Buffer.from(JSON.stringify({type: 'session', version: 3, id: opts.sessionId, timestamp, cwd: opts.cwd})))
+      parts.push(Buffer.from(JSON.stringify({type: 'session', version: CURRENT_TRANSCRIPT_VERSION, id: opts.sessionId, timestamp, cwd: opts.cwd})))
       headerNote = ', wrote a session header'
     }
     parts.push(...plan.keep)

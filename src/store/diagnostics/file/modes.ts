@@ -4,9 +4,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {finding} from '../finding.js'
-import {chmodPath} from '../repairs.js'
-import type {FileInfo} from '../scan.js'
-import {modeOf, type StoreContext, writable} from './context.js'
+import {chmodPath} from './repairs.js'
+import type {FileInfo} from './scan.js'
+import {modeOf, type StoreContext, writable} from '../context.js'
 
 export function checkStorePermissions(c: StoreContext): void {
   const {scan, out} = c

@@ -2,14 +2,14 @@
 // and torn lines, and a missing final newline that would glue OpenClaw's next append onto the last line.
 import path from 'node:path'
 
-import {resolveWorkspaceDir} from '../../config/config.js'
-import type {NotRegularFileError} from '../../store/safe-open.js'
-import type {SessionEntry} from '../../store/types.js'
+import {resolveWorkspaceDir} from '../../../config/config.js'
+import type {NotRegularFileError} from '../../safe-open.js'
+import type {SessionEntry} from '../../types.js'
 import {finding} from '../finding.js'
-import {repairTranscript} from '../repairs.js'
-import type {TranscriptInspection} from '../transcript-scan.js'
+import {repairTranscript} from './repairs.js'
+import type {TranscriptInspection} from './transcript-scan.js'
 import type {PlannedFinding, Repair} from '../types.js'
-import {hasNoTurns, type StoreContext} from './context.js'
+import {hasNoTurns, type StoreContext} from '../context.js'
 
 /** Something other than a regular file where a transcript should be (a directory, a FIFO, a link to one). */
 export function notAFile(agentId: string, error: NotRegularFileError, key?: string): PlannedFinding {

@@ -3,9 +3,9 @@
 // journal_mode change, and never rewrite or delete an event (spec store-sqlite.md §5.5).
 import fs from 'node:fs'
 
-import {processesHoldingFile} from '../store/lock.js'
-import {loadSqlite, mapSqliteError, openAgentDb, type SqlDatabase} from '../store/sqlite/driver.js'
-import type {PlannedFinding, Repair} from './types.js'
+import {processesHoldingFile} from '../../lock.js'
+import {loadSqlite, mapSqliteError, openAgentDb, type SqlDatabase} from '../../sqlite/driver.js'
+import type {PlannedFinding, Repair} from '../types.js'
 
 type SqliteRepair = Extract<Repair, {kind: 'sqlite'}>
 

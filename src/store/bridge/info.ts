@@ -1,11 +1,11 @@
 // `clawkit store info`: per agent, which era its sessions are in and what the store holds, read-only.
 import path from 'node:path'
 
-import {ClawkitError} from '../errors.js'
+import {ClawkitError} from '../../errors.js'
 
-import {mapSqliteError, openAgentDb, SqliteUnavailableError} from '../store/sqlite/driver.js'
-import {readCounts} from '../store/sqlite/export-read.js'
-import type {OpenClawState} from '../store/state.js'
+import {mapSqliteError, openAgentDb, SqliteUnavailableError} from '../sqlite/driver.js'
+import {readCounts} from '../sqlite/export-read.js'
+import type {OpenClawState} from '../state.js'
 import {agentPaths, eraOf, fileSize, importArchiveFiles, legacyFiles, MIGRATION_RUNS_DIR, type StoreEra} from './locate.js'
 import {type MigrationRun, readMigrationRuns} from './runs.js'
 

@@ -2,11 +2,11 @@
 // being judged by the JSON-era file layout, and doctor's agents[] gets their figures.
 import path from 'node:path'
 
-import {findSqliteStore, sqliteStorePath} from '../../store/era.js'
+import {findSqliteStore, sqliteStorePath} from '../../era.js'
 import {finding} from '../finding.js'
-import {checkSqliteAgent, type SqliteCheckContext, walWithoutDb} from '../sqlite-checks.js'
-import {checkLegacyLeftovers, importedIndexHashes} from '../sqlite-import-checks.js'
-import type {StoreContext} from './context.js'
+import {checkSqliteAgent, type SqliteCheckContext, walWithoutDb} from './checks.js'
+import {checkLegacyLeftovers, importedIndexHashes} from './import-checks.js'
+import type {StoreContext} from '../context.js'
 
 export function checkSqlite(c: StoreContext): void {
   const stateDir = c.state.stateDir

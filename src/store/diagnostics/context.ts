@@ -1,12 +1,12 @@
 // What every per-store check shares: the run's options, the store being checked, and small facts about files.
 import fs from 'node:fs'
 
-import type {OpenClawState} from '../../store/state.js'
-import type {SessionEntry} from '../../store/types.js'
+import type {OpenClawState} from '../state.js'
+import type {SessionEntry} from '../types.js'
 import {finiteNumber} from '../../util/values.js'
-import type {StoreScan} from '../scan.js'
-import type {MigrationRun} from '../sqlite-import-checks.js'
-import type {PlannedFinding, SqliteAgentSummary} from '../types.js'
+import type {StoreScan} from './file/scan.js'
+import type {MigrationRun} from './sqlite/import-checks.js'
+import type {PlannedFinding, SqliteAgentSummary} from './types.js'
 
 export interface CheckOptions {
   /** Status mode: no transcript contents are read, and no SQLite database is opened. */

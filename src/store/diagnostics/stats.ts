@@ -1,0 +1,136 @@
+// Status's figures of one agent's store, from the look doctor's cheap checks already took (a JSON-era store: its
+// index and sessions-dir listing) or from its database by SQL (SQLite era): how many sessions, the newest, the
+// transcripts' count and size, and what kept the store from being read. Status itself never touches a session file.
+import fs from 'node:fs'
+
+import {isEntryObject} from '../index-scan.js'
+import {resolveAgentIdFromKey} from '../session-key.js'
+import type {SqliteSessionStore} from '../sqlite/store.js'
+import type {OpenClawState} from '../state.js'
+import type {SessionEntry} from '../types.js'
+import {finiteNumber} from '../../util/values.js'
+import type {StoreScan} from './file/scan.js'
+
+/** A session that may make a recent list: rows are built only for the few that do (10 of 10 000). */
+export interface RecentCandidate {
+  key: string
+  entry: SessionEntry
+  storeAgentId: string
+  updatedAt: number | null
+}
+
+/** A SQLite-era agent's database figures (null when it could not be read). */
+export interface SqliteStoreFigures {
+  path: string
+  schemaVersion: number | null
+  databaseBytes: number
+  walBytes: number
+  sessions: number | null
+  events: number | null
+}
+
+export interface AgentStoreStats {
+  /** The agent's index path (for a SQLite-era agent, where its legacy sessions.json would be). */
+  storePath: string
+  /** The agent is configured, or shares a store with a configured one. */
+  configured: boolean
+  count: number
+  /** Newest updatedAt of the agent's sessions. */
+  last: number | null
+  /** The `recent` newest, newest first. */
+  top: RecentCandidate[]
+  /** Live transcripts (counted once, for the store's first agent). */
+  transcripts: {files: number; bytes: number}
+  /** Why the store could not be read, or null. */
+  storeError: string | null
+  /** The database of a SQLite-era agent, with its figures. */
+  sqlite?: {store: string; figures: SqliteStoreFigures}
+}
+
+const byNewest = (a: {updatedAt: number | null}, b: {updatedAt: number | null}) => (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
+
+/** Keep the n newest without sorting everything (10 000 sessions, 10 kept): insertion into a short sorted list. */
+export function pushTop<T extends {updatedAt: number | null}>(top: T[], item: T, n: number): void {
+  if (top.length === n && byNewest(top[n - 1], item) <= 0) return
+  let i = top.length
+  while (i > 0 && byNewest(top[i - 1], item) > 0) i--
+  top.splice(i, 0, item)
+  if (top.length > n) top.pop()
+}
+
+function fileSize(p: string): number {
+  try {
+    return fs.statSync(p).size
+  } catch {
+    return 0
+  }
+}
+
+/** Every key of the JSON-era indexes looked at (`sessions history` searches them all, not just the recent rows). */
+export function indexKeys(scans: StoreScan[], out: string[]): void {
+  for (const scan of scans) if (scan.data) for (const key of Object.keys(scan.data)) out.push(key)
+}
+
+/**
+ * One agent's figures. `scans` is the look doctor's cheap checks took; `allKeys`, when given, also gets a SQLite-era
+ * agent's keys (a JSON-era store's come from indexKeys).
+ */
+export function agentStoreStats(state: OpenClawState, scans: StoreScan[], id: string, opts: {recent: number; allKeys?: string[]}): AgentStoreStats {
+  const scan = scans.find((s) => s.agentIds.includes(id))
+  const storePath = scan?.storePath ?? state.storeRef(id).path
+  const db = state.sqliteStore(id)
+  const owner = scan && scan.agentId === id
+  const transcripts = {files: owner ? scan.transcripts.length : 0, bytes: owner ? scan.transcripts.reduce((s, t) => s + t.size, 0) : 0}
+  const configured = Boolean(scan?.configured)
+  // A legacy sessions.json left beside the database is stale import input, not this agent's sessions.
+  if (db) {
+    const sq = sqliteAgent(state, id, db, opts.recent, opts.allKeys)
+    return {storePath, configured, ...sq.sessions, transcripts, storeError: sq.error, sqlite: {store: db, figures: sq.info}}
+  }
+  const sessions = scan ? agentSessions(scan, id, opts.recent) : {count: 0, last: null, top: []}
+  return {storePath, configured, ...sessions, transcripts, storeError: scan?.storeError ? scan.storeError.message : (scan?.readError ?? null)}
+}
+
+/**
+ * A SQLite-era agent: counts by SQL and the newest rows by the updated_at index, never every entry. A database that
+ * cannot be read (damaged, locked, a Node without node:sqlite) is reported on the agent's line, not a failed status.
+ */
+function sqliteAgent(state: OpenClawState, id: string, db: string, recent: number, allKeys: string[] | undefined): {sessions: {count: number; last: number | null; top: RecentCandidate[]}; info: SqliteStoreFigures; error: string | null} {
+  const info: SqliteStoreFigures = {path: db, schemaVersion: null, databaseBytes: fileSize(db), walBytes: fileSize(`${db}-wal`), sessions: null, events: null}
+  try {
+    const store = state.storeFor({agentId: id, path: db}) as SqliteSessionStore
+    const st = store.stats(recent)
+    info.schemaVersion = st.schemaVersion
+    info.sessions = st.sessions
+    info.events = st.events
+    const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt}))
+    if (allKeys) for (const h of st.newest) allKeys.push(h.storedKey)
+    return {sessions: {count: st.sessions, last: st.lastUpdatedAt, top}, info, error: null}
+  } catch (error) {
+    return {sessions: {count: 0, last: null, top: []}, info, error: error instanceof Error ? error.message : String(error)}
+  }
+}
+
+/**
+ * One agent's sessions in a scanned store: how many, the newest updatedAt, the `recent` newest. A function of its
+ * own, not a loop inside the caller: on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits
+ * at exit for a compile still running; getStatus's took 40-60 ms after the output was written, this one's ~5 ms ends long before.
+ */
+function agentSessions(scan: StoreScan, id: string, recent: number): {count: number; last: number | null; top: RecentCandidate[]} {
+  const top: RecentCandidate[] = []
+  let count = 0
+  let last: number | null = null
+  if (!scan.data) return {count, last, top}
+  // A shared store is read once; its rows belong to the agent named in each key.
+  const ownsUnscoped = scan.agentIds.length === 1 && id === scan.agentId
+  for (const key of Object.keys(scan.data)) {
+    const entry = scan.data[key]
+    if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
+    if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
+    count++
+    const updatedAt = finiteNumber(entry.updatedAt) ?? null
+    if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
+    pushTop(top, {key, entry, storeAgentId: scan.agentId, updatedAt}, recent)
+  }
+  return {count, last, top}
+}
