@@ -5,12 +5,12 @@
 //
 // Published archive files (`agents/<id>/sessions/<archive_name>`) are not listed: 2026.9.6 publishes every row as a
 // file byte-identical to its blob and keeps the row, so a file only duplicates a row (docs/sqlite-writes.md).
-import {createHash} from 'node:crypto'
 
 import {parseLine, type TailOptions, type TranscriptReadResult} from '../transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {KeySession, TranscriptLine, TranscriptRef} from '../types.js'
 import type {SqlDatabase} from './driver.js'
+import {sha256} from '../../util/hash.js'
 
 /** `<db path>#archive/<archive_name>`: archive names never contain `/` or `#` (OpenClaw checks they stay a basename). */
 const MARK = '#archive/'
@@ -81,7 +81,7 @@ export function archiveText(db: SqlDatabase, name: string): {text: string} | {er
   if (!row) return undefined
   const blob = row.archive_blob
   if (!(blob instanceof Uint8Array)) return {error: 'archive_blob is not a blob'}
-  if (createHash('sha256').update(blob).digest('hex') !== row.archive_sha256) return {error: 'its bytes do not match archive_sha256'}
+  if (sha256().update(blob).digest('hex') !== row.archive_sha256) return {error: 'its bytes do not match archive_sha256'}
   let bytes: Uint8Array
   if (row.encoding === 'identity') bytes = blob
   else if (row.encoding === 'zstd') {
