@@ -4,7 +4,8 @@
 import {ClawkitError, ExitCode} from '../../errors.js'
 import type {TranscriptReadResult} from '../transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {SessionEntry, TranscriptLine} from '../types.js'
+import type {LineGrep} from '../grep.js'
+import type {RawLineFilter, SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
 /** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (section 3.1 invariant 4). */
@@ -283,6 +284,29 @@ export function pageEvents(db: SqlDatabase, sessionId: string, after: number, li
       const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
       return {line: d.seq, raw, ...(d.bad ? {bad: d.bad} : {value: d.value})}
     })
+}
+
+/**
+ * pageEvents restricted to the events whose JSON may contain one of the filter's needles: SQLite compares event_json
+ * (instr, or LIKE, which folds ASCII case only, as the filter asks), and zstd events are decoded and checked here.
+ */
+export function grepEventPage(db: SqlDatabase, sessionId: string, after: number, limit: number, filter: RawLineFilter, grep: LineGrep): {lines: TranscriptLine[]; last: number; more: boolean} {
+  const like = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  const conds = filter.needles.map(() => (filter.ignoreCase ? "event_json LIKE ? ESCAPE '\\'" : 'instr(event_json, ?) > 0'))
+  const args = filter.needles.map((n) => (filter.ignoreCase ? like(n) : n))
+  const where = conds.length > 0 ? `(event_json IS NULL OR ${conds.join(' OR ')})` : '0'
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND ${where} ORDER BY seq LIMIT ?`).all(sessionId, after, ...args, limit)
+  const lines: TranscriptLine[] = []
+  for (const row of rows) {
+    if (row.event_json === null || row.event_json === undefined) {
+      const text = eventText(row as unknown as EventRow)
+      if ('text' in text && !grep.test(text.text)) continue
+    }
+    const d = decodeEvent(row)
+    const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
+    lines.push({line: d.seq, raw, ...(d.bad ? {bad: d.bad} : {value: d.value})})
+  }
+  return {lines, last: rows.length > 0 ? Number(rows.at(-1)!.seq) : after, more: rows.length === limit}
 }
 
 /** The session's header event (seq 0) as stored, one line; undefined when it has none. */
