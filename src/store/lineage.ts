@@ -145,7 +145,8 @@ export class LineageIndex {
     const prev = current?.entry.previousSessionId
     if (typeof prev === 'string') for (const a of this.byHeaderId.get(prev) ?? []) if (free(a)) taken.set(a, 'previous-session-id')
     // Walk back from every session already known: the archive made by the reset that started it.
-    const liveHeader = current?.ref.exists ? await this.src.header(current.ref) : undefined
+    // The live header only dates the session for the reset chain below: with no reset archive there is nothing to chain.
+    const liveHeader = current?.ref.exists && this.archives.some((a) => a.kind === 'reset') ? await this.src.header(current.ref) : undefined
     const starts: number[] = []
     const liveStart = timeOf(liveHeader) ?? own
     if (liveStart !== undefined) starts.push(liveStart)
