@@ -86,6 +86,8 @@ export interface SearchOptions {
   includeArchived?: boolean
   limit?: string
   now?: Date
+  /** Never use a store's full-text index: read every line. */
+  scan?: boolean
   /** Transcripts searched at once. */
   concurrency?: number
 }
@@ -352,8 +354,15 @@ export async function sessionsSearch(state: OpenClawState, pattern: string, opts
     }
   }
 
+  const tokens = opts.scan ? undefined : indexTokens(pattern, {regex: opts.regex, word: opts.word, role})
   const engines = new Map<string, {fts: number; scan: number}>(agents.map((a) => [a, {fts: 0, scan: 0}]))
   const scanOne = async (t: Target) => {
+    const indexed = tokens && t.store.indexedLines ? await t.store.indexedLines(t.session.transcript, tokens) : undefined
+    if (indexed) {
+      for (const l of indexed) searchLine(t, l)
+      engines.get(t.agentId)!.fts++
+      return
+    }
     const lines = matcher.filter ? t.store.grepLines(t.session.transcript, matcher.filter) : t.store.readLines(t.session.transcript)
     for await (const l of lines) searchLine(t, l)
     engines.get(t.agentId)!.scan++
@@ -394,6 +403,21 @@ export async function sessionsSearch(state: OpenClawState, pattern: string, opts
     hits: kept.map(({order: _o, ...h}) => h),
     badLines,
   }
+}
+
+/**
+ * The phrase to ask a store's full-text index for, when its answer is a superset of the scan's, so that verifying its
+ * candidates with the same matcher gives the same hits. OpenClaw's FTS5 table holds user and assistant text only, as
+ * unicode61 tokens (letters, digits; case and diacritics folded), so: a literal (not --regex) with --word (a match
+ * inside a longer word is not a token of the index), --role user or assistant, and printable ASCII (its tokens are
+ * then the runs of ASCII letters and digits, whatever the tokenizer does with other scripts). A word-bounded match
+ * starts and ends at a token boundary of the text, because WORD_CHAR holds every character unicode61 puts in a token.
+ */
+export function indexTokens(pattern: string, opts: {regex?: boolean; word?: boolean; role?: SearchRole}): string[] | undefined {
+  if (opts.regex || !opts.word || (opts.role !== 'user' && opts.role !== 'assistant')) return undefined
+  if (!/^[\x20-\x7e]+$/.test(pattern)) return undefined
+  const tokens = pattern.split(/[^A-Za-z0-9]+/).filter(Boolean)
+  return tokens.length > 0 ? tokens : undefined
 }
 
 function engineOf(n: {fts: number; scan: number}): SearchEngine | 'mixed' {

@@ -272,4 +272,11 @@ export interface SessionStore {
    * skip one that holds a needle). For scans such as `sessions search`, where most lines cannot match.
    */
   grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine>
+  /**
+   * The lines whose user or assistant text the store's own full-text index matches as a phrase of these tokens (ASCII
+   * letters and digits; the index folds case and diacritics, so this is a superset of the exact matches), decoded as
+   * readLines gives them. Undefined when the index does not cover every event of the transcript (stale, being rebuilt,
+   * events off the active branch) or the backend keeps none: only the SQLite store has one (OpenClaw's FTS5 table).
+   */
+  indexedLines?(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined>
 }

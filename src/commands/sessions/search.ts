@@ -33,6 +33,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     until: Flags.string({description: 'only entries at or before this date/time or duration ago (a bare date: that whole day)', helpValue: '<when>'}),
     'include-archived': Flags.boolean({description: 'also search .reset./.deleted. archives and earlier SQLite windows'}),
     limit: Flags.string({description: 'show the newest N hits (default 50)', helpValue: '<n|all>'}),
+    scan: Flags.boolean({description: 'never use OpenClaw\'s full-text index (SQLite era): read every event'}),
   }
 
   async run(): Promise<SessionsSearchResult> {
@@ -52,6 +53,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
       until: f.until,
       includeArchived: f['include-archived'],
       limit: f.limit,
+      scan: f.scan,
     })
     if (!this.jsonEnabled()) process.stdout.write(renderSearch(result, colorEnabled()))
     return result

@@ -34,7 +34,7 @@ import type {
 } from '../types.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entryByKey, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -247,6 +247,12 @@ export class SqliteSessionStore implements SessionStore {
       if (!page.more) return
       after = page.last
     }
+  }
+
+  /** OpenClaw's FTS5 index, where its projection covers the whole session (read.ts ftsEventLines). */
+  async indexedLines(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined> {
+    const sessionId = this.sessionIdOf(t)
+    return this.snap((db) => ftsEventLines(db, sessionId, tokens))
   }
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */

@@ -9,6 +9,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
 import {baseEnv, BIN, json, runCli, tempDir} from '../../support/cli.js'
+import {holds, searchedTexts} from '../../support/search.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
@@ -84,28 +85,8 @@ interface Expected {
   kind: string
 }
 
-const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
-
-/** The documented rules, restated: what of each entry is searched, and as which role and kind. */
-function searchedTexts(e: any): {role: string; kind: string; text: string}[] {
-  const out: {role: string; kind: string; text: string}[] = []
-  const text = (c: any) => (typeof c === 'string' ? c : Array.isArray(c) && c.some((b) => b?.type === 'text') ? c.filter((b) => b?.type === 'text').map((b) => b.text).join('\n') : undefined)
-  const leaves = (v: any): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(leaves) : isObj(v) ? Object.values(v).flatMap(leaves) : [])
-  if (e.type === 'message') {
-    const m = e.message
-    if ((m.role === 'user' || m.role === 'assistant') && text(m.content) !== undefined) out.push({role: m.role, kind: 'text', text: text(m.content)!})
-    if (m.role === 'assistant') for (const b of m.content) if (b.type === 'toolCall') out.push({role: 'tool', kind: 'toolCall', text: leaves(b.arguments).join('\n')})
-    if (m.role === 'toolResult') out.push({role: 'tool', kind: 'toolResult', text: text(m.content)!})
-  }
-  if (e.type === 'compaction') out.push({role: 'summary', kind: 'compaction', text: e.summary})
-  if (e.type === 'branch_summary') out.push({role: 'summary', kind: 'branchSummary', text: e.summary})
-  return out
-}
-
 /** Every hit of a (smart-case) literal in the given transcripts, from their raw bytes. */
 function expectedHits(files: string[], pattern: string, opts: {role?: string} = {}): Expected[] {
-  const ci = pattern === pattern.toLowerCase()
-  const has = (t: string) => (ci ? t.toLowerCase().includes(pattern) : t.includes(pattern))
   const out: Expected[] = []
   for (const file of files) {
     const raw = fs.readFileSync(file).toString('utf8').split('\n')
@@ -116,7 +97,7 @@ function expectedHits(files: string[], pattern: string, opts: {role?: string} = 
       } catch {
         return
       }
-      for (const p of searchedTexts(e)) if (has(p.text) && (!opts.role || p.role === opts.role)) out.push({file, line: i + 1, role: p.role, kind: p.kind})
+      for (const p of searchedTexts(e)) if (holds(p.text, pattern) && (!opts.role || p.role === opts.role)) out.push({file, line: i + 1, role: p.role, kind: p.kind})
     })
   }
   return out
