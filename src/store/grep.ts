@@ -31,13 +31,14 @@ function compile(text: string, ignoreCase: boolean): Needle | undefined {
   const weight = (b: number) => (ignoreCase && isLetter(b) ? Math.min(rarity(b | 0x20), rarity(b & ~0x20)) : rarity(b))
   let k = 0
   for (let i = 1; i < bytes.length; i++) if (weight(bytes[i]) > weight(bytes[k])) k = i
-  // Under ignoreCase the anchor is cut after its second letter and searched in each case variant (at most four
-  // Buffer.indexOf passes); the whole needle is then compared folded at each candidate.
+  // Under ignoreCase the anchor is cut after its third letter and searched in each case variant (at most eight
+  // Buffer.indexOf passes, those starting with a capital cheap); the whole needle is then compared folded at each
+  // candidate. Two letters left too many candidates to verify one by one in JavaScript ("ku" of kubeconfig in backup).
   let variants = [bytes.subarray(k)]
   if (ignoreCase) {
     let end = k
     for (let letters = 0; end < bytes.length; end++) {
-      if (isLetter(bytes[end]) && ++letters > 2) break
+      if (isLetter(bytes[end]) && ++letters > 3) break
     }
     variants = [Buffer.from(bytes.subarray(k, end))]
     for (let i = 0; i < end - k; i++) {
@@ -74,7 +75,18 @@ export interface LineGrep {
 
 /** Finds occurrences region by region; each needle remembers its next hit so a region is searched once per variant. */
 export function compileGrep(filter: RawLineFilter): LineGrep {
-  const needles = filter.needles.map((t) => compile(t, filter.ignoreCase)).filter((n): n is Needle => n !== undefined)
+  let needles = compiled.get(filter)
+  if (!needles) {
+    needles = filter.needles.map((t) => compile(t, filter.ignoreCase)).filter((n): n is Needle => n !== undefined)
+    compiled.set(filter, needles)
+  }
+  return grepOf(needles)
+}
+
+/** A search reads many transcripts with one filter: its needles are compiled once. */
+const compiled = new WeakMap<RawLineFilter, Needle[]>()
+
+function grepOf(needles: Needle[]): LineGrep {
   // next[i][v]: the next verified occurrence of needles[i] found through its variant v in `current` (-2: not searched).
   let current: Buffer | undefined
   let next: number[][] = []

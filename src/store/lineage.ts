@@ -276,9 +276,21 @@ export async function allSessionsOf(store: IndexStore, source: SourceFor): Promi
   const {keys, index} = await indexFacts(store, source)
   const out: AgentSession[] = []
   const claimed = new Set<string>()
-  for (const {key, entry} of keys) {
-    if (typeof entry.sessionId !== 'string') continue
-    for (const s of await index.lineage(key, {entry, ref: store.transcriptOf(entry, key)})) {
+  // The keys' lineages are independent reads (each may read its live transcript's header): a few at a time, then
+  // claimed in index order, as one after the other would.
+  const lineages: KeySession[][] = new Array(keys.length)
+  let next = 0
+  await Promise.all(
+    Array.from({length: Math.min(16, keys.length)}, async () => {
+      while (next < keys.length) {
+        const i = next++
+        const {key, entry} = keys[i]
+        lineages[i] = typeof entry.sessionId === 'string' ? await index.lineage(key, {entry, ref: store.transcriptOf(entry, key)}) : []
+      }
+    }),
+  )
+  for (const [i, {key}] of keys.entries()) {
+    for (const s of lineages[i]) {
       if (claimed.has(s.transcript.locator)) continue
       claimed.add(s.transcript.locator)
       out.push({...s, key})
