@@ -12,6 +12,7 @@ import Sessions from './commands/sessions/index.js'
 import SessionsExport from './commands/sessions/export.js'
 import SessionsHistory from './commands/sessions/history.js'
 import SessionsLineage from './commands/sessions/lineage.js'
+import SessionsSearch from './commands/sessions/search.js'
 import SessionsUsage from './commands/sessions/usage.js'
 import SessionsList from './commands/sessions/list.js'
 import SessionsReset from './commands/sessions/reset.js'
@@ -48,6 +49,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'sessions:lineage': SessionsLineage,
   'sessions:list': SessionsList,
   'sessions:reset': SessionsReset,
+  'sessions:search': SessionsSearch,
   'sessions:usage': SessionsUsage,
   status: Status,
   'store:export': StoreExport,

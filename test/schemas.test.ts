@@ -13,6 +13,7 @@ import type {DoctorResult} from '../src/doctor/types.js'
 import type {SessionsExportResult} from '../src/sessions/export.js'
 import type {SessionsHistoryResult} from '../src/sessions/history.js'
 import type {SessionsLineageResult} from '../src/sessions/lineage.js'
+import type {SessionsSearchResult} from '../src/commands/sessions/search.js'
 import type {SessionsUsageResult} from '../src/commands/sessions/usage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
@@ -83,6 +84,13 @@ describe('every --json document validates against its schema', () => {
     expect(u.total.calls).toBeGreaterThan(0)
     expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--json'), 'sessions-usage')
     expect(expectError(await run('sessions', 'usage', '--since', 'soon', '--json'), 'sessions-usage').code).toBe('E_BAD_FLAG')
+  })
+
+  it('sessions search: hits of every kind across agents (a tool call and its result), no hit, and an invalid --regex', async () => {
+    const s = expectDoc<SessionsSearchResult>(await run('sessions', 'search', 'exec', '--all-agents', '--include-archived', '--json'), 'sessions-search')
+    expect(s.hits.map((h) => h.kind)).toEqual(expect.arrayContaining(['toolCall', 'toolResult']))
+    expect(expectDoc<SessionsSearchResult>(await run('sessions', 'search', 'no such text anywhere', '--json'), 'sessions-search').count).toBe(0)
+    expect(expectError(await run('sessions', 'search', '(', '--regex', '--json'), 'sessions-search').code).toBe('E_BAD_REGEX')
   })
 
   it('status: plain and --all (relocated transcripts, a torn line), and an unknown flag', async () => {

@@ -17,7 +17,7 @@ import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './r
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
-import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {grepTranscriptLines, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
@@ -25,6 +25,7 @@ import type {
   AgentSession,
   KeySession,
   LockedTranscript,
+  RawLineFilter,
   ResetOptions,
   ResetOutcome,
   ResetPlan,
@@ -340,6 +341,10 @@ export class FileSessionStore implements SessionStore {
 
   readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
     return streamTranscriptLines(t.locator)
+  }
+
+  grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
+    return grepTranscriptLines(t.locator, filter)
   }
 
   private resetBackend(): ResetBackend {

@@ -145,7 +145,8 @@ export class LineageIndex {
     const prev = current?.entry.previousSessionId
     if (typeof prev === 'string') for (const a of this.byHeaderId.get(prev) ?? []) if (free(a)) taken.set(a, 'previous-session-id')
     // Walk back from every session already known: the archive made by the reset that started it.
-    const liveHeader = current?.ref.exists ? await this.src.header(current.ref) : undefined
+    // The live header only dates the session for the reset chain below: with no reset archive there is nothing to chain.
+    const liveHeader = current?.ref.exists && this.archives.some((a) => a.kind === 'reset') ? await this.src.header(current.ref) : undefined
     const starts: number[] = []
     const liveStart = timeOf(liveHeader) ?? own
     if (liveStart !== undefined) starts.push(liveStart)
@@ -275,9 +276,21 @@ export async function allSessionsOf(store: IndexStore, source: SourceFor): Promi
   const {keys, index} = await indexFacts(store, source)
   const out: AgentSession[] = []
   const claimed = new Set<string>()
-  for (const {key, entry} of keys) {
-    if (typeof entry.sessionId !== 'string') continue
-    for (const s of await index.lineage(key, {entry, ref: store.transcriptOf(entry, key)})) {
+  // The keys' lineages are independent reads (each may read its live transcript's header): a few at a time, then
+  // claimed in index order, as one after the other would.
+  const lineages: KeySession[][] = new Array(keys.length)
+  let next = 0
+  await Promise.all(
+    Array.from({length: Math.min(16, keys.length)}, async () => {
+      while (next < keys.length) {
+        const i = next++
+        const {key, entry} = keys[i]
+        lineages[i] = typeof entry.sessionId === 'string' ? await index.lineage(key, {entry, ref: store.transcriptOf(entry, key)}) : []
+      }
+    }),
+  )
+  for (const [i, {key}] of keys.entries()) {
+    for (const s of lineages[i]) {
       if (claimed.has(s.transcript.locator)) continue
       claimed.add(s.transcript.locator)
       out.push({...s, key})

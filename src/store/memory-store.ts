@@ -2,6 +2,7 @@
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
 import {FileSystemError} from '../errors.js'
 import {ChainMutexes} from './chain-mutex.js'
+import {compileGrep} from './grep.js'
 
 import {pathToLeaf} from './context.js'
 import {findEntryIn} from './entry-lookup.js'
@@ -19,6 +20,7 @@ import type {
   AgentSession,
   KeySession,
   LockedTranscript,
+  RawLineFilter,
   ResetOptions,
   ResetOutcome,
   ResetPlan,
@@ -245,6 +247,12 @@ export class MemorySessionStore implements SessionStore {
       n++
       yield {line: n, raw: JSON.stringify(l), value: copy(l) as Record<string, unknown>}
     }
+  }
+
+  /** The lines are stored as values: their text is JSON.stringify's, which the needles are looked for in. */
+  async *grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
+    const grep = compileGrep(filter)
+    for await (const l of this.readLines(t)) if (grep.test(l.raw)) yield l
   }
 
   private resetBackend(): ResetBackend {

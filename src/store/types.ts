@@ -191,6 +191,15 @@ export interface TranscriptLine {
 }
 
 /**
+ * What SessionStore.grepLines looks for in a line's stored text (the JSON line as written; SQLite: the event's JSON).
+ * Needles are compared as UTF-8 bytes; with `ignoreCase`, ASCII letters match either case (and nothing else is folded).
+ */
+export interface RawLineFilter {
+  needles: readonly string[]
+  ignoreCase: boolean
+}
+
+/**
  * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
  * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
  * implementation, not an edit of every feature. `FileSessionStore` is OpenClaw's JSON-file layout (the embedded
@@ -258,4 +267,17 @@ export interface SessionStore {
   allSessions(): Promise<AgentSession[]>
   /** A whole transcript line by line, the header included, streamed: never held in memory at once. */
   readLines(t: TranscriptRef): AsyncIterable<TranscriptLine>
+  /**
+   * The lines of readLines (same numbers, values and bad lines) whose stored text contains one of the filter's needles,
+   * in order; the others are skipped before they are decoded or parsed. A backend may yield more lines (it must never
+   * skip one that holds a needle). For scans such as `sessions search`, where most lines cannot match.
+   */
+  grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine>
+  /**
+   * The lines whose user or assistant text the store's own full-text index matches as a phrase of these tokens (ASCII
+   * letters and digits; the index folds case and diacritics, so this is a superset of the exact matches), decoded as
+   * readLines gives them. Undefined when the index does not cover every event of the transcript (stale, being rebuilt,
+   * events off the active branch) or the backend keeps none: only the SQLite store has one (OpenClaw's FTS5 table).
+   */
+  indexedLines?(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined>
 }

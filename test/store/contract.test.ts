@@ -286,6 +286,33 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     })()).rejects.toMatchObject({code: 'E_ENOENT'})
   })
 
+  it('grepLines yields exactly the lines of readLines whose stored text holds a needle (ASCII case folded on request): every case mix, a line longer than any read block, lines across block boundaries', async () => {
+    const {store, locatorOf, put} = make()
+    const words = ['zebra', 'ZEBRA', 'zEbRa', 'Zebra', 'zebr a', 'lion king', 'LION KING', 'lion  king', 'nothing']
+    const lines: object[] = [{type: 'session', version: 3, id: 'grep-1', timestamp: '2026-11-01T00:00:00.000Z', cwd: '/w'}]
+    for (let i = 0; i < 3000; i++) lines.push({type: 'message', id: `g${i}`, message: {role: 'user', content: `${'x'.repeat(i % 700)} ${words[i % words.length]} ${'y'.repeat(300)}`}})
+    lines.push({type: 'message', id: 'long', message: {role: 'user', content: `${'w'.repeat(2_500_000)} ZEBRA`}})
+    lines.push({type: 'message', id: 'last', message: {role: 'user', content: 'zebra at the end'}})
+    put('grep-1.jsonl', lines)
+    const t = {locator: locatorOf('grep-1.jsonl'), location: 'derived' as const, exists: true}
+    const all: {line: number; raw: string; value: unknown}[] = []
+    for await (const l of store.readLines(t)) all.push({line: l.line, raw: l.raw, value: l.value})
+    const cases: {needles: string[]; ignoreCase: boolean; has: (raw: string) => boolean}[] = [
+      {needles: ['zebra'], ignoreCase: true, has: (r) => r.toLowerCase().includes('zebra')},
+      {needles: ['ZEBRA'], ignoreCase: false, has: (r) => r.includes('ZEBRA')},
+      {needles: ['zebra', 'lion king'], ignoreCase: true, has: (r) => r.toLowerCase().includes('zebra') || r.toLowerCase().includes('lion king')},
+      {needles: ['ion k'], ignoreCase: false, has: (r) => r.includes('ion k')},
+    ]
+    for (const c of cases) {
+      const got: {line: number; raw: string; value: unknown}[] = []
+      for await (const l of store.grepLines(t, {needles: c.needles, ignoreCase: c.ignoreCase})) got.push({line: l.line, raw: l.raw, value: l.value})
+      const want = all.filter((l) => c.has(l.raw))
+      expect(want.length, c.needles.join()).toBeGreaterThan(300)
+      expect(got.map((l) => l.line), c.needles.join()).toEqual(want.map((l) => l.line))
+      expect(got, c.needles.join()).toEqual(want)
+    }
+  })
+
   it('a reset folds a mixed-case spelling into the lowercase key and keeps the other rows', async () => {
     const {store} = make()
     await store.update((data) => {

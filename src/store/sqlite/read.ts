@@ -5,7 +5,8 @@ import {ClawkitError, ExitCode} from '../../errors.js'
 import type {TranscriptReadResult} from '../transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {SessionEntry, TranscriptLine} from '../types.js'
+import type {LineGrep} from '../grep.js'
+import type {RawLineFilter, SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
 /** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (section 3.1 invariant 4). */
@@ -325,6 +326,67 @@ export function pageEvents(db: SqlDatabase, sessionId: string, after: number, li
       const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
       return {line: d.seq, raw, ...(d.bad ? {bad: d.bad} : {value: d.value})}
     })
+}
+
+/**
+ * pageEvents restricted to the events whose JSON may contain one of the filter's needles: SQLite compares event_json
+ * (instr, or LIKE, which folds ASCII case only, as the filter asks), and zstd events are decoded and checked here.
+ */
+export function grepEventPage(db: SqlDatabase, sessionId: string, after: number, limit: number, filter: RawLineFilter, grep: LineGrep): {lines: TranscriptLine[]; last: number; more: boolean} {
+  const like = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  const conds = filter.needles.map(() => (filter.ignoreCase ? "event_json LIKE ? ESCAPE '\\'" : 'instr(event_json, ?) > 0'))
+  const args = filter.needles.map((n) => (filter.ignoreCase ? like(n) : n))
+  const where = conds.length > 0 ? `(event_json IS NULL OR ${conds.join(' OR ')})` : '0'
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND ${where} ORDER BY seq LIMIT ?`).all(sessionId, after, ...args, limit)
+  const lines: TranscriptLine[] = []
+  for (const row of rows) {
+    if (row.event_json === null || row.event_json === undefined) {
+      const text = eventText(row as unknown as EventRow)
+      if ('text' in text && !grep.test(text.text)) continue
+    }
+    const d = decodeEvent(row)
+    const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
+    lines.push({line: d.seq, raw, ...(d.bad ? {bad: d.bad} : {value: d.value})})
+  }
+  return {lines, last: rows.length > 0 ? Number(rows.at(-1)!.seq) : after, more: rows.length === limit}
+}
+
+/**
+ * The events OpenClaw's FTS5 table (section 3.7) matches as a phrase of `tokens`, through its row map and the event
+ * identities; undefined unless the projection covers the whole session: a state row not marked for rebuild, indexed up
+ * to the last event, every active row classified, and every event after the header on the active path (the index
+ * holds the active branch only, a scan reads every event).
+ */
+export function ftsEventLines(db: SqlDatabase, sessionId: string, tokens: readonly string[]): TranscriptLine[] | undefined {
+  if (tokens.length === 0 || tokens.some((t) => !/^[A-Za-z0-9]+$/.test(t))) return undefined
+  try {
+    const st = db.prepare('SELECT indexed_seq, needs_rebuild FROM session_transcript_index_state WHERE session_id = ?').get(sessionId)
+    if (!st || Number(st.needs_rebuild) !== 0) return undefined
+    const max = db.prepare('SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?').get(sessionId)?.m
+    if (max === null || max === undefined || Number(st.indexed_seq) !== Number(max)) return undefined
+    if (db.prepare('SELECT 1 AS x FROM session_transcript_active_events WHERE session_id = ? AND context_eligible IS NULL LIMIT 1').get(sessionId)) return undefined
+    const off = db
+      .prepare('SELECT 1 AS x FROM transcript_events e WHERE e.session_id = ? AND e.seq > 0 AND NOT EXISTS (SELECT 1 FROM session_transcript_active_events a WHERE a.session_id = e.session_id AND a.event_seq = e.seq) LIMIT 1')
+      .get(sessionId)
+    if (off) return undefined
+    const rows = db
+      .prepare(
+        `SELECT DISTINCT e.seq, e.event_json, e.event_zstd, e.event_utf8_bytes FROM session_transcript_fts
+         JOIN session_transcript_fts_rows r ON r.id = session_transcript_fts.rowid
+         JOIN transcript_event_identities i ON i.session_id = r.session_id AND i.event_id = r.message_id
+         JOIN transcript_events e ON e.session_id = i.session_id AND e.seq = i.seq
+         WHERE session_transcript_fts MATCH ? AND r.session_id = ? ORDER BY e.seq`,
+      )
+      .all(`"${tokens.join(' ')}"`, sessionId)
+    return rows.map((row) => {
+      const d = decodeEvent(row)
+      const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
+      return {line: d.seq, raw, ...(d.bad ? {bad: d.bad} : {value: d.value})}
+    })
+  } catch {
+    // A database without the projection tables (or an FTS5-less SQLite) is scanned instead.
+    return undefined
+  }
 }
 
 /** The session's header event (seq 0) as stored, one line; undefined when it has none. */

@@ -5,6 +5,7 @@ import fs from 'node:fs'
 
 import {ClawkitError} from '../../errors.js'
 import {ChainMutexes} from '../chain-mutex.js'
+import {compileGrep} from '../grep.js'
 import {pathToLeaf} from '../context.js'
 import {emptyStoreData} from '../file-store.js'
 import {openRegularSync} from '../safe-open.js'
@@ -17,6 +18,7 @@ import type {
   IdempotencyHit,
   KeySession,
   LockedTranscript,
+  RawLineFilter,
   ResetOptions,
   ResetOutcome,
   ResetPlan,
@@ -33,7 +35,7 @@ import type {
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entryByKey, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -258,6 +260,25 @@ export class SqliteSessionStore implements SessionStore {
       for (const l of page) yield l
       after = page.at(-1)!.line
     }
+  }
+
+  /** readLines with the filter applied in SQL to event_json (zstd events decoded and checked in JS), a page per snapshot. */
+  async *grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
+    const sessionId = this.sessionIdOf(t)
+    const grep = compileGrep(filter)
+    let after = -1
+    for (;;) {
+      const page = this.snap((db) => grepEventPage(db, sessionId, after, 256, filter, grep))
+      for (const l of page.lines) yield l
+      if (!page.more) return
+      after = page.last
+    }
+  }
+
+  /** OpenClaw's FTS5 index, where its projection covers the whole session (read.ts ftsEventLines). */
+  async indexedLines(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined> {
+    const sessionId = this.sessionIdOf(t)
+    return this.snap((db) => ftsEventLines(db, sessionId, tokens))
   }
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */

@@ -1,0 +1,87 @@
+// `clawkit sessions search <pattern>`: where something was said, across agents, keys and (on request) archives.
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base-command.js'
+import {UsageError} from '../../errors.js'
+import {colorEnabled, paint} from '../../render/color.js'
+import {printable} from '../../render/safe.js'
+import {localTime} from '../../sessions/format.js'
+import type {SearchHit, SessionsSearchResult} from '../../sessions/search.js'
+
+export type {SearchHit, SearchKind, SearchMatch, SearchRole, SessionsSearchResult} from '../../sessions/search.js'
+
+export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
+  static override summary = 'Find text in what was said, across sessions, agents and archives'
+  static override description =
+    'Searches message text, tool-call arguments, tool results and compaction/branch summaries (never the JSON around them), newest first. The pattern is literal and case-insensitive unless it has an upper-case letter (smart case, as in ripgrep); --regex makes it a JavaScript regular expression. On a SQLite store OpenClaw\'s full-text index is used where it gives the same answer as a scan (--word on user or assistant text). No hits is not an error: exit 0 and an empty list.'
+  static override examples = [
+    '<%= config.bin %> sessions search "deploy key"',
+    '<%= config.bin %> sessions search --regex "error \\d{3}" --role tool --since 7d',
+    '<%= config.bin %> sessions search invoice --all-agents --include-archived --json',
+  ]
+  static override args = {
+    pattern: Args.string({description: 'text to look for (a regular expression with --regex)'}),
+  }
+  static override flags = {
+    regex: Flags.boolean({description: 'the pattern is a JavaScript regular expression (u flag)'}),
+    word: Flags.boolean({char: 'w', description: 'match whole words only (not inside a longer word)'}),
+    agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
+    'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
+    key: Flags.string({description: 'only this session key\'s transcripts', helpValue: '<key>'}),
+    role: Flags.string({description: 'only text of this role (tool: tool-call arguments and tool results; summary: compaction and branch summaries)', options: ['user', 'assistant', 'tool', 'summary']}),
+    since: Flags.string({description: 'only entries at or after this date/time or duration ago (2026-11-01, 7d, 12h)', helpValue: '<when>'}),
+    until: Flags.string({description: 'only entries at or before this date/time or duration ago (a bare date: that whole day)', helpValue: '<when>'}),
+    'include-archived': Flags.boolean({description: 'also search .reset./.deleted. archives and earlier SQLite windows'}),
+    limit: Flags.string({description: 'show the newest N hits (default 50)', helpValue: '<n|all>'}),
+    scan: Flags.boolean({description: 'never use OpenClaw\'s full-text index (SQLite era): read every event'}),
+  }
+
+  async run(): Promise<SessionsSearchResult> {
+    const f = this.flags
+    const pattern = this.args.pattern
+    if (pattern === undefined) throw new UsageError('Pass the text to look for: clawkit sessions search <pattern>', 'E_MISSING_PATTERN')
+    // Loaded here only: `sessions list` and every other command start without the search code.
+    const {sessionsSearch} = await import('../../sessions/search.js')
+    const result = await sessionsSearch(this.openState(), pattern, {
+      regex: f.regex,
+      word: f.word,
+      agent: f.agent,
+      allAgents: f['all-agents'],
+      key: f.key,
+      role: f.role,
+      since: f.since,
+      until: f.until,
+      includeArchived: f['include-archived'],
+      limit: f.limit,
+      scan: f.scan,
+    })
+    if (!this.jsonEnabled()) process.stdout.write(renderSearch(result, colorEnabled()))
+    return result
+  }
+}
+
+/** The snippet with its matches highlighted (on a terminal) and made inert: control and bidi characters escaped. */
+function marked(h: SearchHit, color: boolean): string {
+  let out = ''
+  let at = 0
+  for (const m of h.matches) {
+    out += printable(h.snippet.slice(at, m.start)) + paint(color, 'yellow', printable(h.snippet.slice(m.start, m.end)))
+    at = m.end
+  }
+  return out + printable(h.snippet.slice(at))
+}
+
+export function renderSearch(r: SessionsSearchResult, color: boolean): string {
+  const out: string[] = []
+  for (const h of r.hits) {
+    const what = h.kind === 'text' ? h.role : `${h.role} ${h.kind}${h.toolName ? ` ${h.toolName}` : ''}`
+    const head = [h.time ? localTime(h.time) : '-', `${h.agentId}/${h.key ?? '(no key)'}`, what, `${h.sessionId}${h.where === 'live' || h.where === 'window' ? '' : ` (${h.where})`}`, `line ${h.line}`]
+    out.push(paint(color, 'cyan', printable(head.join('  '))))
+    out.push(`  ${marked(h, color)}`)
+  }
+  const scope = `${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ''})`
+  if (r.count === 0) out.push(`No match for "${printable(r.pattern)}" in ${scope}.`)
+  else out.push(`${r.count} hit${r.count === 1 ? '' : 's'}${r.hits.length < r.count ? `, newest ${r.hits.length} shown (--limit)` : ''} in ${scope}.`)
+  if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; run "clawkit doctor".`))
+  return `${out.join('\n')}\n`
+}

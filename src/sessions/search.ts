@@ -1,0 +1,425 @@
+// `sessions search`: finds a literal or a regular expression in what was said (message text, tool-call arguments,
+// tool results, compaction and branch summaries), never in the JSON around it, across agents, keys and archives.
+// Transcripts are read only through the store: grepLines skips, before parsing, every line whose stored bytes cannot
+// hold a hit (the needle below), and several transcripts are searched at once.
+import {UsageError} from '../errors.js'
+import {normalizeSessionKey} from '../store/session-key.js'
+import type {OpenClawState} from '../store/state.js'
+import type {AgentSession, RawLineFilter, SessionStore, SessionWhere, TranscriptLine} from '../store/types.js'
+import {parseWhen} from './usage.js'
+
+/** Who a hit's text belongs to: `tool` is a tool call's arguments or a tool's result; `summary` a compaction or branch summary. */
+export type SearchRole = 'user' | 'assistant' | 'tool' | 'summary'
+export const SEARCH_ROLES: readonly SearchRole[] = ['user', 'assistant', 'tool', 'summary']
+/** What was searched: message text, a tool call's string arguments, a tool result's text, or a summary entry. */
+export type SearchKind = 'text' | 'toolCall' | 'toolResult' | 'compaction' | 'branchSummary'
+
+/** A match inside a hit's snippet: [start, end) as JavaScript string (UTF-16) indexes. */
+export interface SearchMatch {
+  start: number
+  end: number
+}
+
+export interface SearchHit {
+  agentId: string
+  /** The key the transcript served; null for one no key claims any more (a deleted key's archive). */
+  key: string | null
+  sessionId: string
+  where: SessionWhere
+  /** The transcript entry's id (null when it has none). */
+  entryId: string | null
+  /** The entry's time (ISO), or null when it records none. */
+  time: string | null
+  role: SearchRole
+  kind: SearchKind
+  /** The tool of a toolCall or toolResult hit. */
+  toolName?: string
+  /** Up to ~160 characters of the searched text around the first match, line breaks and tabs shown as spaces. */
+  snippet: string
+  /** The matches inside `snippet`. */
+  matches: SearchMatch[]
+  /** All matches in the searched text (the snippet may show fewer). */
+  matchCount: number
+  /** The transcript as the store names it (a JSONL path, or `<database>#<sessionId>`) and the hit's line there (SQLite: the event's seq). */
+  transcript: string
+  line: number
+}
+
+export type SearchEngine = 'fts' | 'scan'
+
+/** The `sessions search --json` document. */
+export interface SessionsSearchResult {
+  pattern: string
+  regex: boolean
+  /** Smart case: true unless the pattern has an upper-case letter. */
+  ignoreCase: boolean
+  word: boolean
+  role: SearchRole | null
+  key: string | null
+  since: string | null
+  until: string | null
+  agents: string[]
+  includeArchived: boolean
+  /** How the hits were found: OpenClaw's full-text index (SQLite era, where it covers the query), a scan, or both. */
+  engine: SearchEngine | 'mixed'
+  /** Per agent: the engine and how many transcripts each searched. */
+  stores: {agentId: string; engine: SearchEngine | 'mixed'; fts: number; scan: number}[]
+  /** Transcripts searched. */
+  transcripts: number
+  /** Hits found; `hits` holds the newest `limit` of them. */
+  count: number
+  limit: number | null
+  hits: SearchHit[]
+  /** Lines that could not be read (torn, invalid JSON) although their raw text matches: a hit may hide there. */
+  badLines: number
+}
+
+export interface SearchOptions {
+  regex?: boolean
+  word?: boolean
+  agent?: string
+  allAgents?: boolean
+  key?: string
+  role?: string
+  since?: string
+  until?: string
+  includeArchived?: boolean
+  limit?: string
+  now?: Date
+  /** Never use a store's full-text index: read every line. */
+  scan?: boolean
+  /** Transcripts searched at once. */
+  concurrency?: number
+}
+
+/** A searchable text of an entry. */
+interface Part {
+  role: SearchRole
+  kind: SearchKind
+  text: string
+  toolName?: string
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** A message's text: its string content, or its text blocks joined by a newline (images and thinking are not text). */
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  const texts: string[] = []
+  for (const b of content) if (isObj(b) && b.type === 'text' && typeof b.text === 'string') texts.push(b.text)
+  return texts.length > 0 ? texts.join('\n') : undefined
+}
+
+/** The string values inside a tool call's arguments, depth first, joined by newlines: what was passed, not its JSON. */
+function stringLeaves(v: unknown, out: string[], depth = 0): string[] {
+  if (depth > 64) return out
+  if (typeof v === 'string') out.push(v)
+  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, out, depth + 1)
+  else if (isObj(v)) for (const x of Object.values(v)) stringLeaves(x, out, depth + 1)
+  return out
+}
+
+/** What of a transcript entry is searched (exported for the tests' independent reading of the same rules: they re-implement it). */
+export function partsOf(e: Record<string, unknown>): Part[] {
+  const out: Part[] = []
+  if (e.type === 'message' && isObj(e.message)) {
+    const m = e.message
+    if (m.role === 'user' || m.role === 'assistant') {
+      const text = textOf(m.content)
+      if (text !== undefined) out.push({role: m.role, kind: 'text', text})
+    }
+    if (m.role === 'assistant' && Array.isArray(m.content)) {
+      for (const b of m.content) {
+        if (!isObj(b) || b.type !== 'toolCall') continue
+        const leaves = stringLeaves(b.arguments, [])
+        if (leaves.length > 0) out.push({role: 'tool', kind: 'toolCall', text: leaves.join('\n'), ...(typeof b.name === 'string' ? {toolName: b.name} : {})})
+      }
+    }
+    if (m.role === 'toolResult') {
+      const text = textOf(m.content)
+      if (text !== undefined) out.push({role: 'tool', kind: 'toolResult', text, ...(typeof m.toolName === 'string' ? {toolName: m.toolName} : {})})
+    }
+  } else if ((e.type === 'compaction' || e.type === 'branch_summary') && typeof e.summary === 'string') {
+    out.push({role: 'summary', kind: e.type === 'compaction' ? 'compaction' : 'branchSummary', text: e.summary})
+  }
+  return out
+}
+
+/** The entry's time: its ISO timestamp, else the message's epoch-ms one. */
+function timeOf(e: Record<string, unknown>): number | undefined {
+  const m = isObj(e.message) ? e.message : undefined
+  const t = typeof e.timestamp === 'string' ? Date.parse(e.timestamp) : typeof e.timestamp === 'number' ? e.timestamp : typeof m?.timestamp === 'number' ? m.timestamp : Number.NaN
+  return Number.isFinite(t) ? t : undefined
+}
+
+/** Letters, digits, marks, private use and connectors: a superset of the token characters of FTS5's unicode61. */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}\p{Co}\p{Pc}]/u
+
+/** The compiled pattern: every match in a text, and the needles a stored line must contain to hold one. */
+export interface Matcher {
+  ignoreCase: boolean
+  matches(text: string): SearchMatch[]
+  /** Undefined: no line can be skipped (a regular expression, or a literal of nothing but escaped characters). */
+  filter?: RawLineFilter
+}
+
+/**
+ * Characters that a JSON writer may spell as an escape in the stored line, so that their bytes are not in it: `"` and
+ * `\`, control characters, `/` (`\/`), `<` `>` `&` `'` (Go's and PHP's HTML-safe escapes), U+2028/2029, surrogates and
+ * U+FFFD (an invalid byte decodes to it). Other non-ASCII characters may be written as \u escapes by ASCII-only writers
+ * (Python's default): a needle holding one comes with the needle `\u`, so a line with any such escape is parsed.
+ */
+const ESCAPABLE = /["\\/<>&'\u0000-\u001f\u007f\u2028\u2029\ud800-\udfff\ufffd]/
+
+/** ripgrep's smart case: case-insensitive unless the pattern (its escapes aside) has an upper-case letter. */
+export function smartCase(pattern: string, regex: boolean): boolean {
+  const literal = regex ? pattern.replace(/\\[pPkuxc]\{[^}]*\}|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\c[A-Za-z]|\\./g, '') : pattern
+  return !/\p{Lu}|\p{Lt}/u.test(literal)
+}
+
+export function compileMatcher(pattern: string, opts: {regex?: boolean; word?: boolean}): Matcher {
+  if (pattern === '') throw new UsageError('The pattern is empty; give the text to look for.', 'E_BAD_ARGUMENT')
+  const ignoreCase = smartCase(pattern, Boolean(opts.regex))
+  let re: RegExp
+  if (opts.regex) {
+    try {
+      re = new RegExp(pattern, `gu${ignoreCase ? 'i' : ''}`)
+    } catch (error) {
+      throw new UsageError(`--regex "${pattern}" is not a valid JavaScript regular expression: ${(error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, '')}`, 'E_BAD_REGEX', [
+        'escape special characters with a backslash, or drop --regex to search for the text as it is',
+      ])
+    }
+  } else {
+    // No `u` flag: under /iu an ASCII letter also matches non-ASCII ones (k and the Kelvin sign), which the raw prefilter
+    // (ASCII case folding only) would skip.
+    re = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), `g${ignoreCase ? 'i' : ''}`)
+  }
+  const bounded = (text: string, start: number, end: number) => {
+    if (!opts.word) return true
+    const before = start === 0 ? '' : start >= 2 && isLowSurrogate(text, start - 1) ? text.slice(start - 2, start) : text[start - 1]
+    const after = end === text.length ? '' : String.fromCodePoint(text.codePointAt(end)!)
+    return !WORD_CHAR.test(before) && !WORD_CHAR.test(after)
+  }
+  const matches = (text: string): SearchMatch[] => {
+    const out: SearchMatch[] = []
+    re.lastIndex = 0
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const start = m.index
+      const end = start + m[0].length
+      if (end === start) {
+        re.lastIndex = start + 1
+        continue
+      }
+      if (bounded(text, start, end)) out.push({start, end})
+      else re.lastIndex = start + 1
+    }
+    return out
+  }
+  return {ignoreCase, matches, filter: opts.regex ? undefined : needleFilter(pattern, ignoreCase)}
+}
+
+const isLowSurrogate = (s: string, i: number) => {
+  const c = s.charCodeAt(i)
+  return c >= 0xdc00 && c <= 0xdfff
+}
+
+/**
+ * The longest run of the literal that a stored line must hold byte for byte: no escapable character in it, and under
+ * ignoreCase no non-ASCII letter (its other case is other bytes). ASCII runs first: JSON writers spell printable ASCII
+ * as itself (save the escapable characters above); a non-ASCII run brings the `\u` needle along.
+ */
+export function needleFilter(pattern: string, ignoreCase: boolean): RawLineFilter | undefined {
+  const runs: string[] = []
+  let run = ''
+  for (const ch of pattern) {
+    const unsafe = ESCAPABLE.test(ch) || (ignoreCase && ch.codePointAt(0)! > 0x7f && ch.toLowerCase() !== ch.toUpperCase())
+    if (unsafe) {
+      if (run) runs.push(run)
+      run = ''
+    } else run += ch
+  }
+  if (run) runs.push(run)
+  const ascii = runs.filter((r) => /^[\x20-\x7e]+$/.test(r)).sort((a, b) => b.length - a.length)[0]
+  if (ascii) return {needles: [ascii], ignoreCase}
+  const other = runs.sort((a, b) => Buffer.byteLength(b) - Buffer.byteLength(a))[0]
+  return other ? {needles: [other, '\\u'], ignoreCase} : undefined
+}
+
+const SNIPPET_BEFORE = 50
+const SNIPPET_AFTER = 110
+
+/** The text around the first match, whitespace runs kept at their length (so offsets stay), cut on code point boundaries. */
+function snippetOf(text: string, all: SearchMatch[]): {snippet: string; matches: SearchMatch[]} {
+  let from = Math.max(0, all[0].start - SNIPPET_BEFORE)
+  let to = Math.min(text.length, Math.max(all[0].end, all[0].start + SNIPPET_AFTER))
+  if (from > 0 && isLowSurrogate(text, from)) from--
+  if (to < text.length && isLowSurrogate(text, to)) to++
+  const snippet = text.slice(from, to).replace(/[\r\n\t\v\f]/g, ' ')
+  const matches = all.filter((m) => m.start >= from && m.end <= to).map((m) => ({start: m.start - from, end: m.end - from}))
+  return {snippet, matches}
+}
+
+interface Target {
+  agentId: string
+  store: SessionStore
+  session: AgentSession
+}
+
+/** The newest hits first; ties by agent, session and position, so a run's order never depends on read timing. */
+function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: number}): number {
+  const ta = a.time ?? ''
+  const tb = b.time ?? ''
+  if (ta !== tb) return ta < tb ? 1 : -1
+  return a.agentId.localeCompare(b.agentId) || a.sessionId.localeCompare(b.sessionId) || b.line - a.line || a.order - b.order
+}
+
+export async function sessionsSearch(state: OpenClawState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
+  const now = opts.now ?? new Date()
+  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  const role = opts.role as SearchRole | undefined
+  if (role !== undefined && !SEARCH_ROLES.includes(role)) throw new UsageError(`--role "${opts.role}" is not one of ${SEARCH_ROLES.join(', ')}`, 'E_BAD_FLAG')
+  const since = opts.since ? parseWhen('since', opts.since, now) : undefined
+  // A bare date as --until means the whole of that day (UTC), as in `sessions usage`.
+  const until = opts.until ? parseWhen('until', opts.until, now) + (/^\d{4}-\d{2}-\d{2}$/.test(opts.until.trim()) ? 86_400_000 - 1 : 0) : undefined
+  let limit: number | undefined = 50
+  if (opts.limit !== undefined) {
+    if (opts.limit === 'all') limit = undefined
+    else {
+      limit = Number(opts.limit)
+      if (!/^\d+$/.test(opts.limit.trim()) || !Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${opts.limit}" must be a positive whole number or "all"`, 'E_BAD_FLAG')
+    }
+  }
+  const matcher = compileMatcher(pattern, {regex: opts.regex, word: opts.word})
+  const includeArchived = opts.includeArchived ?? false
+  const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
+  const wantKey = opts.key === undefined ? undefined : normalizeSessionKey(opts.key)
+
+  const targets: Target[] = []
+  for (const agentId of agents) {
+    const store = state.store(agentId)
+    for (const session of await store.allSessions()) {
+      if (!includeArchived && session.ended !== 'current') continue
+      if (!session.transcript.exists) continue
+      if (wantKey !== undefined && (session.key === null || normalizeSessionKey(session.key) !== wantKey)) continue
+      targets.push({agentId, store, session})
+    }
+  }
+
+  let kept: (SearchHit & {order: number})[] = []
+  let count = 0
+  let badLines = 0
+  let order = 0
+  const prune = () => {
+    if (limit === undefined || kept.length < limit * 2 + 1000) return
+    kept.sort(newestFirst)
+    kept = kept.slice(0, limit)
+  }
+  const inTime = (t: number | undefined) => (since === undefined && until === undefined) || (t !== undefined && (since === undefined || t >= since) && (until === undefined || t <= until))
+
+  const searchLine = (t: Target, l: TranscriptLine) => {
+    if (l.bad || !l.value) {
+      if (matcher.matches(l.raw).length > 0) badLines++
+      return
+    }
+    const e = l.value
+    const parts = partsOf(e)
+    if (parts.length === 0) return
+    const time = timeOf(e)
+    if (!inTime(time)) return
+    for (const p of parts) {
+      if (role !== undefined && p.role !== role) continue
+      const all = matcher.matches(p.text)
+      if (all.length === 0) continue
+      count++
+      const {snippet, matches} = snippetOf(p.text, all)
+      kept.push({
+        agentId: t.agentId,
+        key: t.session.key,
+        sessionId: t.session.sessionId,
+        where: t.session.where,
+        entryId: typeof e.id === 'string' ? e.id : null,
+        time: time === undefined ? null : new Date(time).toISOString(),
+        role: p.role,
+        kind: p.kind,
+        ...(p.toolName === undefined ? {} : {toolName: p.toolName}),
+        snippet,
+        matches,
+        matchCount: all.length,
+        transcript: t.session.transcript.locator,
+        line: l.line,
+        order: order++,
+      })
+      prune()
+    }
+  }
+
+  const tokens = opts.scan ? undefined : indexTokens(pattern, {regex: opts.regex, word: opts.word, role})
+  const engines = new Map<string, {fts: number; scan: number}>(agents.map((a) => [a, {fts: 0, scan: 0}]))
+  const scanOne = async (t: Target) => {
+    const indexed = tokens && t.store.indexedLines ? await t.store.indexedLines(t.session.transcript, tokens) : undefined
+    if (indexed) {
+      for (const l of indexed) searchLine(t, l)
+      engines.get(t.agentId)!.fts++
+      return
+    }
+    const lines = matcher.filter ? t.store.grepLines(t.session.transcript, matcher.filter) : t.store.readLines(t.session.transcript)
+    for await (const l of lines) searchLine(t, l)
+    engines.get(t.agentId)!.scan++
+  }
+
+  // A few transcripts at once: while one waits for its next block from disk, another is searched.
+  const width = Math.max(1, opts.concurrency ?? 4)
+  let next = 0
+  await Promise.all(
+    Array.from({length: Math.min(width, targets.length)}, async () => {
+      while (next < targets.length) await scanOne(targets[next++])
+    }),
+  )
+
+  kept.sort(newestFirst)
+  if (limit !== undefined) kept = kept.slice(0, limit)
+  const stores = agents.map((agentId) => {
+    const n = engines.get(agentId)!
+    return {agentId, engine: engineOf(n), fts: n.fts, scan: n.scan}
+  })
+  const total = {fts: stores.reduce((s, x) => s + x.fts, 0), scan: stores.reduce((s, x) => s + x.scan, 0)}
+  return {
+    pattern,
+    regex: Boolean(opts.regex),
+    ignoreCase: matcher.ignoreCase,
+    word: Boolean(opts.word),
+    role: role ?? null,
+    key: opts.key ?? null,
+    since: since === undefined ? null : new Date(since).toISOString(),
+    until: until === undefined ? null : new Date(until).toISOString(),
+    agents,
+    includeArchived,
+    engine: engineOf(total),
+    stores,
+    transcripts: targets.length,
+    count,
+    limit: limit ?? null,
+    hits: kept.map(({order: _o, ...h}) => h),
+    badLines,
+  }
+}
+
+/**
+ * The phrase to ask a store's full-text index for, when its answer is a superset of the scan's, so that verifying its
+ * candidates with the same matcher gives the same hits. OpenClaw's FTS5 table holds user and assistant text only, as
+ * unicode61 tokens (letters, digits; case and diacritics folded), so: a literal (not --regex) with --word (a match
+ * inside a longer word is not a token of the index), --role user or assistant, and printable ASCII (its tokens are
+ * then the runs of ASCII letters and digits, whatever the tokenizer does with other scripts). A word-bounded match
+ * starts and ends at a token boundary of the text, because WORD_CHAR holds every character unicode61 puts in a token.
+ */
+export function indexTokens(pattern: string, opts: {regex?: boolean; word?: boolean; role?: SearchRole}): string[] | undefined {
+  if (opts.regex || !opts.word || (opts.role !== 'user' && opts.role !== 'assistant')) return undefined
+  if (!/^[\x20-\x7e]+$/.test(pattern)) return undefined
+  const tokens = pattern.split(/[^A-Za-z0-9]+/).filter(Boolean)
+  return tokens.length > 0 ? tokens : undefined
+}
+
+function engineOf(n: {fts: number; scan: number}): SearchEngine | 'mixed' {
+  return n.fts > 0 && n.scan > 0 ? 'mixed' : n.fts > 0 ? 'fts' : 'scan'
+}
