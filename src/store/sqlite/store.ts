@@ -264,8 +264,13 @@ export class SqliteSessionStore implements SessionStore {
 
   /** readLines with the filter applied in SQL to event_json (zstd events decoded and checked in JS), a page per snapshot. */
   async *grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
-    const sessionId = this.sessionIdOf(t)
     const grep = compileGrep(filter)
+    // A deleted session's archive is one decoded blob: its lines are tested as strings.
+    if (archiveNameOf(this.ref.path, t.locator) !== undefined) {
+      for await (const l of this.readLines(t)) if (grep.test(l.raw)) yield l
+      return
+    }
+    const sessionId = this.sessionIdOf(t)
     let after = -1
     for (;;) {
       const page = this.snap((db) => grepEventPage(db, sessionId, after, 256, filter, grep))
@@ -277,6 +282,8 @@ export class SqliteSessionStore implements SessionStore {
 
   /** OpenClaw's FTS5 index, where its projection covers the whole session (read.ts ftsEventLines). */
   async indexedLines(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined> {
+    // OpenClaw's FTS rows leave with a deleted session: its archive is always scanned.
+    if (archiveNameOf(this.ref.path, t.locator) !== undefined) return undefined
     const sessionId = this.sessionIdOf(t)
     return this.snap((db) => ftsEventLines(db, sessionId, tokens))
   }

@@ -12,6 +12,7 @@ import {expect, it} from 'vitest'
 
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
+import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {dbPath, eventsOf, openDb} from '../../support/sqlite-expect.js'
@@ -163,6 +164,19 @@ describeSqlite('a deleted session of the SQLite era (session_transcript_archives
     const raw = json<SessionsHistoryResult>(await run(state, ['sessions', 'history', KEY, '--include-archived', '--limit', '1000', '--raw', '--json']))
     const isMessage = (l: string) => JSON.parse(l).type === 'message'
     expect(raw.raw!.slice(0, start).filter(isMessage)).toEqual(a.raw.filter(isMessage))
+  })
+
+  it('sessions search --include-archived finds the deleted session\'s messages in its archive (scanned: FTS rows leave with it); without the flag only the live one', async () => {
+    const state = copyFixture(DELETED_96)
+    const all = json<SessionsSearchResult>(await run(state, ['sessions', 'search', 'capital of France', '--include-archived', '--json']))
+    const inArchive = all.hits.filter((h) => h.sessionId === DELETED_ID)
+    expect(inArchive.length).toBeGreaterThan(0)
+    expect(inArchive.every((h) => h.where === 'deleted-archive' && h.key === KEY)).toBe(true)
+    // --word with a user role is what the FTS index may answer; an archive has no FTS rows, so it is scanned too.
+    const word = json<SessionsSearchResult>(await run(state, ['sessions', 'search', 'France', '--word', '--role', 'user', '--include-archived', '--json']))
+    expect(word.hits.some((h) => h.sessionId === DELETED_ID)).toBe(true)
+    const live = json<SessionsSearchResult>(await run(state, ['sessions', 'search', 'capital of France', '--json']))
+    expect(live.hits.some((h) => h.sessionId === DELETED_ID)).toBe(false)
   })
 
   it('sessions export --include-archived --format jsonl: the archive\'s lines exactly as the blob holds them, then the live session\'s', async () => {
