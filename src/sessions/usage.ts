@@ -1,10 +1,16 @@
 // `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
-// read only through the store interface (the agent's allSessions(), each transcript streamed by readLines()).
+// read only through the store interface (the agent's allSessions(), each transcript streamed by grepLines()).
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
-import type {SessionStore, SessionWhere} from '../store/types.js'
+import type {RawLineFilter, SessionStore, SessionWhere} from '../store/types.js'
 import {addCost, emptyUsage, readUsage, type UsageTotals} from './lineage.js'
+
+/**
+ * Only a line whose stored text holds `"usage"` can be a call: the others (user and tool messages, most of a
+ * transcript) are skipped before they are parsed. JSON writers never escape the ASCII letters of a key.
+ */
+const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false}
 
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
@@ -52,7 +58,7 @@ export interface SessionsUsageResult {
   total: Omit<UsageRow, 'group' | 'agentId' | 'key' | 'sessionId' | 'where'>
   /** Calls with no recorded cost and no price for their model in openclaw.json: their cost counts as 0. */
   unpricedCalls: number
-  /** Lines that could not be read (torn, invalid): skipped and counted. */
+  /** Lines that could not be read (torn, invalid) and whose text holds `"usage"` (so might be a call): skipped and counted. */
   badLines: number
 }
 
@@ -158,7 +164,7 @@ export async function currentSessionCost(config: OpenClawConfig, store: SessionS
   let ref = found ? store.transcriptOf(found.entry, found.storedKey) : undefined
   if (!ref?.exists) ref = (await store.sessionsOf(key)).find((s) => s.ended === 'current' && s.transcript.exists)?.transcript
   if (!ref) return out
-  for await (const line of store.readLines(ref)) {
+  for await (const line of store.grepLines(ref, USAGE_LINES)) {
     const c = line.bad ? undefined : callOf(config, line.value)
     if (!c) continue
     out.costUsd = addCost(out.costUsd, c.call.costUsd)
@@ -197,7 +203,7 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
       // A transcript no key claims any more (a deleted key's archive without a sidecar) still cost money.
       const key = s.key ?? UNKNOWN_KEY
       transcripts++
-      for await (const line of store.readLines(s.transcript)) {
+      for await (const line of store.grepLines(s.transcript, USAGE_LINES)) {
         if (line.bad) {
           badLines++
           continue

@@ -113,7 +113,17 @@ export async function* grepTranscriptLines(file: string, filter: RawLineFilter):
         if (raw.trim() !== '') yield {line: lineNo, ...asLine(parseLine(raw, base + start, lineNo, !terminated))}
       }
       for (let i = block.indexOf(10, counted); i !== -1; i = block.indexOf(10, i + 1)) lineNo++
-      if (eof) break
+      if (eof) {
+        // A torn last line is yielded whatever it holds: a reader that counts what it could not read (usage's
+        // badLines) must see it, and finding it costs one parse of one line.
+        const last = block.lastIndexOf(10, end - 1) + 1
+        if (last < end && counted <= last) {
+          const raw = block.toString('utf8', last, end)
+          const p = raw.trim() === '' ? undefined : parseLine(raw, base + last, lineNo + 1, true)
+          if (p?.bad) yield {line: lineNo + 1, ...asLine(p)}
+        }
+        break
+      }
       buf.copy(buf, 0, end, len)
       len -= end
       base += end

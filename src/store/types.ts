@@ -270,7 +270,9 @@ export interface SessionStore {
   /**
    * The lines of readLines (same numbers, values and bad lines) whose stored text contains one of the filter's needles,
    * in order; the others are skipped before they are decoded or parsed. A backend may yield more lines (it must never
-   * skip one that holds a needle). For scans such as `sessions search`, where most lines cannot match.
+   * skip one that holds a needle), and it yields every line it finds unreadable without parsing it (a torn last line,
+   * an archive that does not decode), so a reader counting unreadable lines misses none. For scans such as `sessions
+   * search` and `sessions usage`, where most lines cannot match.
    */
   grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine>
   /**

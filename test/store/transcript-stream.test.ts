@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {streamTranscriptLines} from '../../src/store/transcript-stream.js'
+import {grepTranscriptLines, streamTranscriptLines} from '../../src/store/transcript-stream.js'
 import {tempDir} from '../support/cli.js'
 
 async function collect(file: string) {
@@ -36,5 +36,29 @@ describe('streamTranscriptLines', () => {
   it('a missing file is an E_ENOENT error naming it', async () => {
     const file = path.join(tempDir(), 'none.jsonl')
     await expect(collect(file)).rejects.toMatchObject({code: 'E_ENOENT'})
+  })
+})
+
+describe('grepTranscriptLines', () => {
+  const filter = {needles: ['"usage"'], ignoreCase: false}
+
+  it('yields only lines holding a needle, and a torn last line whatever it holds (a reader counting unreadable lines sees it)', async () => {
+    const file = path.join(tempDir(), 't.jsonl')
+    const lines = [{type: 'session', id: 's'}, {type: 'message', message: {role: 'user'}}, {type: 'message', message: {role: 'assistant', usage: {input: 1}}}]
+    fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"type":"message","message":{"role":"assis`)
+    const got = []
+    for await (const l of grepTranscriptLines(file, filter)) got.push({line: l.line, bad: l.bad?.reason, usage: (l.value as any)?.message?.usage})
+    expect(got).toEqual([
+      {line: 3, bad: undefined, usage: {input: 1}},
+      {line: 4, bad: 'torn', usage: undefined},
+    ])
+  })
+
+  it('an unterminated last line that parses is a line like any other: yielded only when it holds a needle', async () => {
+    const file = path.join(tempDir(), 't.jsonl')
+    fs.writeFileSync(file, `{"type":"session","id":"s"}\n{"type":"message","message":{"role":"user"}}`)
+    const got = []
+    for await (const l of grepTranscriptLines(file, filter)) got.push(l)
+    expect(got).toEqual([])
   })
 })

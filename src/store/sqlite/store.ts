@@ -267,7 +267,7 @@ export class SqliteSessionStore implements SessionStore {
     const grep = compileGrep(filter)
     // A deleted session's archive is one decoded blob: its lines are tested as strings.
     if (archiveNameOf(this.ref.path, t.locator) !== undefined) {
-      for await (const l of this.readLines(t)) if (grep.test(l.raw)) yield l
+      for await (const l of this.readLines(t)) if (l.bad || grep.test(l.raw)) yield l
       return
     }
     const sessionId = this.sessionIdOf(t)
