@@ -3,7 +3,7 @@
 // and a variable set for a cron'd sync must never turn this machine's `sessions list` into a fleet read.
 import {Flags} from '@oclif/core'
 
-import {UsageError} from '../errors.js'
+import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 
 export const storeUrlFlag = Flags.string({
   description: 'read the fleet replica in this PostgreSQL database (filled by `clawkit sync`) instead of the local store; the password is best kept in ~/.pgpass or PGPASSWORD',
@@ -22,4 +22,16 @@ export function requireStoreUrlFor(flags: {'store-url'?: string; host?: string; 
   if (flags['store-url']) return
   const given = flags.host !== undefined ? '--host' : flags['all-hosts'] ? '--all-hosts' : undefined
   if (given) throw new UsageError(`${given} reads the fleet replica: add --store-url <url>`, 'E_FLAG_CONFLICT')
+}
+
+/**
+ * On the commands that write (agent, sessions reset, message send, doctor): accepted only to refuse it in one clear
+ * line, rather than oclif's "unknown flag", since a user who reads the fleet will try them there too.
+ */
+export const refusedStoreUrlFlag = Flags.string({description: 'refused: the fleet replica is for reading; run this command on the host', helpValue: '<url>', hidden: true})
+
+/** E_REPLICA_READ_ONLY (exit 2) when a writing command is given --store-url. */
+export function refuseReplicaWrite(flags: {'store-url'?: string}, command: string): void {
+  if (flags['store-url'] === undefined) return
+  throw new ClawkitError(`the fleet replica is for reading; run this on the host: ${command}`, {code: 'E_REPLICA_READ_ONLY', exitCode: ExitCode.usage, suggestions: [`drop --store-url to run "${command}" on this machine's own store`]})
 }

@@ -66,6 +66,101 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect(table.stdout).toMatch(/^gamma\s+main\s+direct\s+agent:main:main/m)
   })
 
+  it('sessions history (also --raw and --include-archived) of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
+    // sessionFile / sessions[].sessionFile: `pg:<host>/<agent>#<sessionId>` on the replica, the host's path locally.
+    const strip = (d: any) => ({...d, sessionFile: undefined, sessions: d.sessions?.map((s: any) => ({...s, sessionFile: undefined}))})
+    for (const [host, key] of [['alpha', 'agent:main:main'], ['alpha', 'agent:work:main'], ['beta', 'agent:main:main'], ['beta', 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'], ['gamma', 'main']]) {
+      for (const extra of [['--limit', '3'], ['--limit', '50', '--raw'], ['--include-archived', '--limit', '40'], ['--include-archived', '--limit', '2', '--raw']]) {
+        const args = ['sessions', 'history', key, ...extra, '--json']
+        const mine = expectDoc<any>(await fleet([...args, '--host', host]), 'sessions-history')
+        const theirs = json(ok(await local(host, args)))
+        expect(strip(mine), `${host} ${args.join(' ')}`).toEqual(strip({host, ...theirs}))
+        expect(mine.sessionFile).toMatch(new RegExp(`^pg:${host}/(main|work)#${theirs.sessionId}$`))
+      }
+    }
+    // A key only one host has needs no --host; one every host has needs it, and the error names them.
+    const work = json(ok(await fleet(['sessions', 'history', 'agent:work:main', '--json'])))
+    expect(work.host).toBe('alpha')
+    const ambiguous = await fleet(['sessions', 'history', 'main'])
+    expect(ambiguous.code).toBe(2)
+    expect(ambiguous.stderr).toContain('Session "main" exists on 3 hosts of the fleet replica (alpha, beta, gamma): pass --host <name>.')
+    const text = ok(await fleet(['sessions', 'history', 'main', '--host', 'gamma', '--limit', '2']))
+    expect(text.stdout).toMatch(/^Session agent:main:main \(\S+\) on host gamma\nTranscript: pg:gamma\/main#/)
+    expect((await fleet(['sessions', 'history', 'agent:main:nope', '--json'])).code).toBe(1)
+  })
+
+  it('sessions lineage of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
+    for (const [host, key] of [['alpha', 'agent:main:main'], ['beta', 'agent:main:main'], ['gamma', 'agent:main:main']]) {
+      const mine = expectDoc<any>(await fleet(['sessions', 'lineage', key, '--host', host, '--json']), 'sessions-lineage')
+      const theirs = json(ok(await local(host, ['sessions', 'lineage', key, '--json'])))
+      const strip = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})
+      expect(strip(mine)).toEqual(strip({host, ...theirs}))
+    }
+    // Lineages with archives really were compared: beta's key was reset once, gamma's twice by OpenClaw.
+    expect(json(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'gamma', '--json']))).sessions.map((s: any) => s.where)).toEqual(['reset-archive', 'reset-archive', 'live'])
+    expect(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'beta'])).stdout).toContain('Lineage of agent:main:main on host beta: 2 sessions')
+  })
+
+  it('sessions usage per host equals the host\'s own; --by host and the unprefixed fleet totals add up', async () => {
+    const totals: Record<string, any> = {}
+    for (const host of Object.keys(HOSTS)) {
+      for (const by of ['session', 'key', 'model', 'day']) {
+        const mine = expectDoc<any>(await fleet(['sessions', 'usage', '--host', host, '--all-agents', '--by', by, '--json']), 'sessions-usage')
+        const theirs = json(ok(await local(host, ['sessions', 'usage', '--all-agents', '--by', by, '--json'])))
+        const strip = (d: any) => ({...d, hosts: undefined, rows: d.rows.map((r: any) => ({...r, host: undefined}))})
+        expect(strip(mine), `${host} --by ${by}`).toEqual(strip(theirs))
+        expect(mine.hosts).toEqual([host])
+        if (by === 'session' || by === 'key') for (const r of mine.rows) expect(r.host).toBe(host)
+        totals[host] = theirs.total
+      }
+    }
+    const byHost = json(ok(await fleet(['sessions', 'usage', '--by', 'host', '--json'])))
+    expect(byHost.rows.map((r: any) => [r.group, r.host, r.calls, r.costUsd]).sort()).toEqual(Object.entries(totals).filter(([, t]) => t.calls > 0).map(([h, t]) => [h, h, t.calls, t.costUsd]).sort())
+    const sessions = json(ok(await fleet(['sessions', 'usage', '--json'])))
+    expect(sessions.rows.map((r: any) => r.group.split('/')[0]).sort()).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma']))
+    expect(sessions.total.calls).toBe(Object.values(totals).reduce((n, t) => n + t.calls, 0))
+    const local1 = await runCli(['sessions', 'usage', '--by', 'host', '--state-dir', HOSTS.alpha], {env: env()})
+    expect(local1.code).toBe(2)
+    expect(local1.stderr).toContain('--by host groups the hosts of the fleet replica: add --store-url <url>')
+  })
+
+  it('status --store-url: every host, its last sync and lag, its agents with their era; --json', async () => {
+    const r = json(ok(await fleet(['status', '--json'])))
+    expect(r.storeUrl).not.toContain(PG_PASSWORD)
+    expect(r.hosts.map((h: any) => h.host)).toEqual(['alpha', 'beta', 'gamma'])
+    for (const h of r.hosts) {
+      // Seeded as synced 90 s ago.
+      expect(h.lagMs).toBeGreaterThanOrEqual(90_000)
+      expect(h.lagMs).toBeLessThan(600_000)
+      expect(h.syncInProgress).toBe(false)
+    }
+    expect(r.hosts[0].agents.map((a: any) => [a.agentId, a.era, a.sessions])).toEqual([['main', 'json', 1], ['work', 'json', 1]])
+    expect(r.hosts[1]).toMatchObject({sessions: 2, lastActivity: {key: 'agent:main:main', agentId: 'main'}})
+    const text = ok(await fleet(['status']))
+    expect(text.stdout).toMatch(/^alpha: last sync \S+ \(lag 2m ago\)/m)
+    expect(text.stdout).toContain('  work: JSON era, 1 session(s), 1 transcript(s)')
+    expect(text.stdout).not.toContain(PG_PASSWORD)
+  })
+
+  it('writes given --store-url refuse in one line, exit 2, and change nothing on the replica', async () => {
+    const before = json(ok(await fleet(['sessions', 'list', '--json'])))
+    for (const args of [
+      ['sessions', 'reset', 'agent:main:main', '--host', 'alpha'].slice(0, 3),
+      ['agent', '-m', 'hello'],
+      ['message', 'send', '--channel', 'telegram', '--target', '1', '--message', 'hi'],
+      ['doctor', '--fix'],
+      ['doctor'],
+    ]) {
+      const r = await fleet(args)
+      expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2)
+      expect(r.stderr).toMatch(/^Error: the fleet replica is for reading; run this on the host: clawkit /)
+      expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
+      const j = await fleet([...args, '--json'])
+      expect(json(j).error).toMatchObject({code: 'E_REPLICA_READ_ONLY', exitCode: 2})
+    }
+    expect(withoutAge(json(ok(await fleet(['sessions', 'list', '--json']))).sessions)).toEqual(withoutAge(before.sessions))
+  })
+
   it('an unknown host or agent is a usage error naming what there is; --host without --store-url is refused', async () => {
     const host = await fleet(['sessions', 'list', '--host', 'delta'])
     expect(host.code).toBe(2)
