@@ -125,7 +125,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
   })
 
   it('status --store-url: every host, its last sync and lag, its agents with their era; --json', async () => {
-    const r = json(ok(await fleet(['status', '--json'])))
+    const r = expectDoc<any>(await fleet(['status', '--json']), 'status-fleet')
     expect(r.storeUrl).not.toContain(PG_PASSWORD)
     expect(r.hosts.map((h: any) => h.host)).toEqual(['alpha', 'beta', 'gamma'])
     for (const h of r.hosts) {
@@ -175,6 +175,14 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     const r = await runCli(['sessions', 'list', '--json', '--state-dir', HOSTS.gamma], {env: baseEnv(tempDir(), {CLAWKIT_STORE_URL: url})})
     expect(json(ok(r))).not.toHaveProperty('hosts')
     expect(json(r).path).toContain(HOSTS.gamma)
+  })
+
+  it('a database sync never wrote to: one line saying so, and what to run; exit 1', async () => {
+    const empty = pg.db()
+    const r = await runCli(['sessions', 'list', '--store-url', empty], {env: env()})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^Error: postgres:\/\/clawkit_admin@127\.0\.0\.1:\d+\/\S+ holds no fleet replica yet \(no clawkit_\* tables\)\n  hint: run "clawkit sync --to <url>" on each host first/)
+    expect(r.stderr).not.toContain(PG_PASSWORD)
   })
 
   it('a wrong password: one line naming the database, without any password, exit 1', async () => {
