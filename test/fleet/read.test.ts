@@ -61,6 +61,11 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     const active = json(ok(await fleet(['sessions', 'list', '--active', '10', '--json'])))
     expect(active).toMatchObject({count: 1, totalCount: 1})
     expect(withoutAge(active.sessions)).toEqual(withoutAge(json(ok(await local('beta', ['sessions', 'list', '--active', '10', '--json']))).sessions.map((s: object) => ({host: 'beta', ...s}))))
+    // --usage: each row's cost so far, read from its transcript on the replica, as the host reads it from its own.
+    const usage = json(ok(await fleet(['sessions', 'list', '--host', 'alpha', '--all-agents', '--usage', '--json'])))
+    const usageHere = json(ok(await local('alpha', ['sessions', 'list', '--all-agents', '--usage', '--json'])))
+    expect(usage.sessions.map((s: any) => [s.key, s.usage])).toEqual(usageHere.sessions.map((s: any) => [s.key, s.usage]))
+    expect(usage.sessions.some((s: any) => s.usage.calls > 0)).toBe(true)
     const table = ok(await fleet(['sessions', 'list', '--host', 'gamma']))
     expect(table.stdout).toContain('Fleet replica: 1 host(s) (gamma)')
     expect(table.stdout).toMatch(/^gamma\s+main\s+direct\s+agent:main:main/m)

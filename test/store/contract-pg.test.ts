@@ -84,6 +84,36 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     expect(await store.tail(store.transcriptOf({sessionId: 'no-such'}), {limit: 5})).toBeUndefined()
   })
 
+  it('a tail of a 20 000-event transcript fetches a few pages from its end, never the whole transcript', async () => {
+    const url = pg.cluster.url(new URL(fleet.url).pathname.slice(1))
+    const {connectPg} = await import('../../src/fleet/pg.js')
+    const c = await connectPg(url)
+    try {
+      // A host of its own, so that the other cases' host keeps exactly the fixture's transcripts.
+      await c.query("INSERT INTO clawkit_hosts (host) VALUES ('h9')")
+      await c.query("INSERT INTO clawkit_agents (host, agent_id, era, store_path) VALUES ('h9', 'main', 'json', '/x')")
+      await c.query(`INSERT INTO clawkit_transcripts (host, agent_id, session_id, locator, "where", ended, found_by, format) VALUES ('h9', 'main', 'long-1', '/x/long-1.jsonl', 'orphan', 'orphaned', 'none', 'jsonl')`)
+      await c.query(`INSERT INTO clawkit_events (host, agent_id, session_id, seq, raw, entry_type) VALUES ('h9', 'main', 'long-1', 1, '{"type":"session","version":3,"id":"long-1","timestamp":"2026-11-01T00:00:00.000Z","cwd":"/w"}', 'session')`)
+      await c.query(`INSERT INTO clawkit_events (host, agent_id, session_id, seq, raw, entry_type) SELECT 'h9', 'main', 'long-1', i,
+        json_build_object('type', 'message', 'id', 'e' || i, 'parentId', 'e' || (i - 1), 'timestamp', '2026-11-01T00:00:01.000Z', 'message', json_build_object('role', 'user', 'content', 'n' || i))::text, 'message' FROM generate_series(2, 20001) i`)
+    } finally {
+      await c.end()
+    }
+    let fetched = 0
+    const {PgSessionStore} = await import('../../src/store/pg/store.js')
+    const counting = new PgSessionStore(async (text, values) => {
+      const rows = await fleet.query(text, values)
+      fetched += rows.length
+      return rows as never
+    }, {host: 'h9', agentId: 'main', storePath: '/x', era: 'json'})
+    const t = (await counting.allSessions()).find((s) => s.sessionId === 'long-1')!.transcript
+    fetched = 0
+    const tail = await counting.tail(t, {limit: 3, count: isMessage, exactPartial: true})
+    expect(tail?.entries.map((e) => e.id)).toEqual(['e19999', 'e20000', 'e20001'])
+    expect(tail?.partial).toBe(true)
+    expect(fetched).toBeLessThan(100)
+  })
+
   it('lineage and allSessions: the same sessions, in the same order, as the host after two resets', async () => {
     expect((await store.sessionsOf(MAIN)).map(comparable)).toEqual((await file.sessionsOf(MAIN)).map(comparable))
     expect((await store.sessionsOf(MAIN)).map((s) => s.where)).toEqual(['reset-archive', 'reset-archive', 'live'])
