@@ -1,6 +1,9 @@
 // The SessionStore contract's read cases on the fleet replica (PgSessionStore), against a real PostgreSQL seeded from
 // the same fixture the file backend reads: every read answers what the host's own store answers (locators aside:
 // `pg:<host>/<agent>#<sessionId>` instead of a path), and every write refuses with E_REPLICA_READ_ONLY.
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {FleetState} from '../../src/fleet/state.js'
@@ -44,6 +47,14 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     await file.reset(MAIN, {now: new Date('2026-12-02T10:00:00.000Z'), cwd: '/w'})
     const explicit = file.transcriptOf((await file.findEntry(EXPLICIT))!.entry, EXPLICIT)
     await file.append(explicit, [{type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'sent'}], idempotencyKey: 'k-1', openclawMessageMeta: {channel: 'slack'}}}])
+    // A key deleted by OpenClaw (its `.deleted.` archive and trajectory sidecar), and one deleted without a sidecar.
+    const dir = path.dirname(json)
+    const header = (id: string) => ({type: 'session', version: 3, id, timestamp: '2026-11-01T09:00:00.000Z', cwd: '/w'})
+    const call = {type: 'message', id: 'm1', parentId: null, timestamp: '2026-11-01T09:00:01.000Z', message: {role: 'assistant', content: [{type: 'text', text: 'x'}]}}
+    const put = (name: string, rows: object[]) => fs.writeFileSync(path.join(dir, name), rows.map((l) => `${JSON.stringify(l)}\n`).join(''), {mode: 0o600})
+    put('gone-1.jsonl.deleted.2026-11-02T10-00-00.000Z', [header('gone-1'), call])
+    put('gone-1.trajectory.jsonl', [{type: 'trajectory', sessionKey: 'agent:main:telegram:direct:42', sessionId: 'gone-1'}])
+    put('lost-1.jsonl.deleted.2026-11-03T10-00-00.000Z', [header('lost-1'), call])
     const url = pg.db()
     await seedHost(url, {host: 'h1', stateDir: state})
     fleet = await FleetState.open(url)
@@ -121,6 +132,11 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     expect(await store.sessionsOf('agent:main:nope')).toEqual([])
     const byKey = (a: {key: string | null}, b: {key: string | null}) => String(a.key).localeCompare(String(b.key))
     expect((await store.allSessions()).map(comparable)).toEqual([...(await file.allSessions())].sort(byKey).map(comparable))
+    // The deleted keys' archives come last, unclaimed: one under the key its sidecar names, one under none.
+    expect((await store.allSessions()).slice(-2).map((s) => [s.key, s.sessionId, s.where, s.foundBy])).toEqual([
+      ['agent:main:telegram:direct:42', 'gone-1', 'deleted-archive', 'trajectory'],
+      [null, 'lost-1', 'deleted-archive', 'none'],
+    ])
   })
 
   it('streams every transcript line by line with the raw text as stored, the same lines as the host', async () => {
