@@ -124,6 +124,9 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     const sessions = json(ok(await fleet(['sessions', 'usage', '--json'])))
     expect(sessions.rows.map((r: any) => r.group.split('/')[0]).sort()).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma']))
     expect(sessions.total.calls).toBe(Object.values(totals).reduce((n, t) => n + t.calls, 0))
+    const table = ok(await fleet(['sessions', 'usage'])).stdout
+    expect(table).toContain('on 3 host(s) of the fleet replica')
+    expect(table).toMatch(/^\S*\s*gamma agent:main:main \S+/m)
     const local1 = await runCli(['sessions', 'usage', '--by', 'host', '--state-dir', HOSTS.alpha], {env: env()})
     expect(local1.code).toBe(2)
     expect(local1.stderr).toContain('--by host groups the hosts of the fleet replica: add --store-url <url>')

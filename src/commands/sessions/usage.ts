@@ -65,7 +65,9 @@ export async function renderUsage(r: SessionsUsageResult, opts: {bars?: boolean}
     if (session) row.push(when(x.firstCallAt), when(x.lastCallAt), x.largestCall ? `${x.largestCall.totalTokens} tok ${usd(x.largestCall.costUsd, false)}` : '-')
     return row
   }
-  const rows = r.rows.map((x) => cells(x, printable(session ? `${x.key ?? ''} ${x.sessionId}${x.where && x.where !== 'live' ? ` (${x.where})` : ''}`.trim() : x.group)))
+  // Several hosts of the replica: a session's row names its host too (agent:main:main is on every host).
+  const onHost = (x: UsageRow) => (r.hosts && r.hosts.length > 1 && x.host !== undefined ? `${x.host} ` : '')
+  const rows = r.rows.map((x) => cells(x, printable(session ? `${onHost(x)}${x.key ?? ''} ${x.sessionId}${x.where && x.where !== 'live' ? ` (${x.where})` : ''}`.trim() : x.group)))
   rows.push(cells(r.total, 'Total'))
   out.push(await renderTable(head.map((h) => ({header: h})), rows, c))
   if (r.total.estimated || r.rows.some((x) => x.estimated)) out.push('* estimated from the model prices in openclaw.json (the messages recorded no cost)')
