@@ -179,6 +179,17 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect(noUrl.stderr).toContain('--host reads the fleet replica: add --store-url <url>')
   })
 
+  it('a role with SELECT on the clawkit_* tables only reads the fleet (the least a reader needs)', async () => {
+    const db = new URL(url).pathname.slice(1)
+    pg.cluster.psql(`CREATE ROLE fleet_reader LOGIN PASSWORD '${PG_PASSWORD}'`)
+    pg.cluster.psql(`GRANT CONNECT ON DATABASE "${db}" TO fleet_reader; GRANT USAGE ON SCHEMA public TO fleet_reader; GRANT SELECT ON ALL TABLES IN SCHEMA public TO fleet_reader`, db)
+    const reader = url.replace(/\/\/[^:]+:/, '//fleet_reader:')
+    const mine = json(ok(await runCli(['sessions', 'list', '--json', '--store-url', reader], {env: env()})))
+    expect(withoutAge(mine.sessions)).toEqual(withoutAge(json(ok(await fleet(['sessions', 'list', '--json']))).sessions))
+    ok(await runCli(['sessions', 'history', 'main', '--host', 'gamma', '--store-url', reader], {env: env()}))
+    ok(await runCli(['status', '--store-url', reader], {env: env()}))
+  })
+
   it('CLAWKIT_STORE_URL alone never turns a local read into a fleet read', async () => {
     const r = await runCli(['sessions', 'list', '--json', '--state-dir', HOSTS.gamma], {env: baseEnv(tempDir(), {CLAWKIT_STORE_URL: url})})
     expect(json(ok(r))).not.toHaveProperty('hosts')
