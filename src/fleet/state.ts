@@ -116,6 +116,11 @@ export class FleetState {
     return this.agentRows.filter((a) => a.host === host)
   }
 
+  /** Agent ids of one host, or of every host (each once): with store(agentId, host), what a fleet-wide reader walks. */
+  allAgentIds(host?: string): string[] {
+    return [...new Set((host === undefined ? this.agentRows : this.agentsOf(host)).map((a) => a.agentId))]
+  }
+
   /** One host's view; an unknown host is a usage error naming the ones there are. */
   host(name: string): FleetHostState {
     const row = this.hostRows.find((h) => h.host === name)

@@ -59,6 +59,7 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     await seedHost(url, {host: 'h1', stateDir: state})
     fleet = await FleetState.open(url)
     store = fleet.store('main', 'h1')
+    expect([fleet.hosts.map((h) => h.host), fleet.allAgentIds(), fleet.allAgentIds('h1')]).toEqual([['h1'], ['main'], ['main']])
   }, 120_000)
   afterAll(async () => fleet?.close())
 
