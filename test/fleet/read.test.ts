@@ -220,6 +220,20 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
 })
 
 describe('fleet flags without a server', () => {
+  it('a --store-url that is not a PostgreSQL URL (another scheme, no URL, a port past 65535) is a usage error, password unshown', async () => {
+    for (const bad of ['mysql://u:Sekr3t-1@127.0.0.1/db', 'notaurl', 'postgres://u:Sekr3t-1@127.0.0.1:99999/db', 'postgres://u:Sekr3t-1@[bad/db']) {
+      const r = await runCli(['sessions', 'list', '--store-url', bad], {env: env()})
+      expect(r.code, bad).toBe(2)
+      expect(r.stderr).toMatch(/^Error: --store-url .* is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet\n$/)
+      expect(r.stderr).not.toContain('Sekr3t-1')
+    }
+    // Another reachable-looking URL with nothing listening: a runtime failure (exit 1), still without the password.
+    const down = await runCli(['sessions', 'history', 'main', '--store-url', 'postgres://u:Sekr3t-1@127.0.0.1:1/db'], {env: env()})
+    expect(down.code).toBe(1)
+    expect(down.stderr).toContain('could not connect to the fleet database at postgres://u@127.0.0.1:1/db: connect ECONNREFUSED')
+    expect(down.stderr).not.toContain('Sekr3t-1')
+  })
+
   it('--store-url with --state-dir is refused (one or the other)', async () => {
     const r = await runCli(['sessions', 'list', '--store-url', 'postgres://nobody@127.0.0.1:1/x', '--state-dir', tempDir()], {env: env()})
     expect(r.code).toBe(2)
