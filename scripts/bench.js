@@ -163,6 +163,12 @@ if (sqliteMode !== 'only' && searchMode !== 'only') {
     const m = measure(args, n)
     console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
   }
+  // The fleet replica (issue 19): BENCH_FLEET=0 skips it; BENCH_FLEET_HOSTS (4) copies of this index.
+  if (process.env.BENCH_FLEET !== '0') {
+    const {fleetRows} = await import('./bench-fleet.js')
+    const rows = await fleetRows({root, dir, storeFile: path.join(sessionsDir, 'sessions.json'), stateDir: state, label, measure, hosts: Number(process.env.BENCH_FLEET_HOSTS ?? 4)})
+    for (const [name, m] of rows) console.log(m.skipped ? `| ${name} | skipped: ${m.skipped} | | | |` : `| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
+  }
 }
 if (sqliteMode !== '0' && searchMode !== 'only') await sqliteRows()
 if (searchMode !== '0' && sqliteMode !== 'only') await searchRows()

@@ -1,7 +1,8 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction} from './errors.js'
+import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from './errors.js'
+import {FleetState} from './fleet/state.js'
 import {stripAnsi} from './render/ansi.js'
 import {redactDeep, redactText} from './render/redact.js'
 import {printable, printableLines} from './render/safe.js'
@@ -58,6 +59,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!err) ranCommandId = this.id
     // SQLite-era stores keep one connection each for the command; it ends here, success or not.
     for (const s of this.states.splice(0)) s.close()
+    for (const f of this.fleets.splice(0)) await f.close()
     return super.finally(err)
   }
 
@@ -69,6 +71,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const state = OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
     this.states.push(state)
     return state
+  }
+
+  private readonly fleets: FleetState[] = []
+
+  /**
+   * The fleet replica named by --store-url, connected for the command (closed at its end). A state dir flag beside it
+   * would be ignored, so it is refused: the user meant one or the other.
+   */
+  protected async openFleet(url: string): Promise<FleetState> {
+    const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
+    const local = f['state-dir'] !== undefined ? '--state-dir' : f.profile !== undefined ? '--profile' : f.dev ? '--dev' : undefined
+    if (local) throw new UsageError(`--store-url reads the fleet replica; ${local} names a local state dir: give one or the other`, 'E_FLAG_CONFLICT')
+    const fleet = await FleetState.open(url.trim())
+    this.fleets.push(fleet)
+    return fleet
   }
 
   /**

@@ -171,10 +171,14 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await run('store', 'verify', '--json'), 'store-verify').code).toBe('E_NOTHING_TO_VERIFY')
   })
 
+  it('status --store-url: its error envelope (its document needs a PostgreSQL replica: test/fleet/read.test.ts)', async () => {
+    expect(expectError(await runCli(['status', '--store-url', 'postgres://nobody@127.0.0.1:1/fleet', '--json']), 'status-fleet').code).toBe('E_STORE_DB')
+  })
+
   it('every schema of scripts/schemas.js was checked against real output, success and failure', () => {
     for (const s of SCHEMAS) {
       if (s.name === 'error') continue
-      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite ? ['error'] : ['error', 'ok'])
+      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite || (s as {fleet?: boolean}).fleet ? ['error'] : ['error', 'ok'])
     }
   })
 })

@@ -6,6 +6,7 @@ import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../base-command.js'
+import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {createLineEscaper, printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
@@ -25,6 +26,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     '<%= config.bin %> agent --agent main -m "Post the nightly summary" --deliver --channel telegram --reply-to -1001234567890',
   ]
   static override flags = {
+    'store-url': refusedStoreUrlFlag,
     message: Flags.string({char: 'm', description: 'message to send', helpValue: '<text>'}),
     'message-file': Flags.string({description: 'read the message from a UTF-8 file (max 4 MiB)', helpValue: '<path>'}),
     to: Flags.string({char: 't', description: 'recipient number (E.164); selects the main session of agent "main"', helpValue: '<E.164>'}),
@@ -44,6 +46,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
   }
 
   async run(): Promise<AgentRunResult> {
+    refuseReplicaWrite(this.flags, 'clawkit agent -m ...')
     const f = this.flags
     const message = await readMessageInput(f.message, f['message-file'])
     const thinking = f.thinking === undefined ? undefined : parseThinkingFlag(f.thinking)

@@ -2,6 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../base-command.js'
+import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {groupFindings, runDoctor} from '../doctor/doctor.js'
 import type {DoctorResult, Finding} from '../doctor/types.js'
 import {colorEnabled, paint, type Style} from '../render/color.js'
@@ -25,6 +26,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
     '<%= config.bin %> doctor --fix --yes --agent work',
   ]
   static override flags = {
+    'store-url': refusedStoreUrlFlag,
     agent: Flags.string({description: 'check only this agent (the state dir checks still run)', helpValue: '<id>'}),
     fix: Flags.boolean({description: 'repair what can be repaired, backups first (alias: --repair)', aliases: ['repair']}),
     yes: Flags.boolean({char: 'y', description: 'do not ask before repairing (implies --fix)'}),
@@ -33,6 +35,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   }
 
   async run(): Promise<DoctorResult> {
+    refuseReplicaWrite(this.flags, this.flags.fix ? 'clawkit doctor --fix' : 'clawkit doctor (it checks the host\'s own files)')
     const f = this.flags
     const state = this.openState({tolerateConfigError: true})
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)

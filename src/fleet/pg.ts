@@ -93,10 +93,12 @@ async function loadPg(): Promise<PgModule> {
 /** A connected client; errors come back as one line without the password. */
 export async function connectPg(url: string, opts: {applicationName?: string} = {}): Promise<PgClient> {
   const pg = await loadPg()
-  const client = new pg.Client({connectionString: url, application_name: opts.applicationName ?? 'clawkit', connectionTimeoutMillis: 15_000})
-  // An idle client whose server goes away emits 'error'; unhandled it would crash the process with a stack trace.
-  client.on('error', () => {})
+  let client: PgClient & {connect(): Promise<void>}
   try {
+    // The constructor parses the URL: a malformed one ("Invalid URL", a port past 65535) fails here, named like the rest.
+    client = new pg.Client({connectionString: url, application_name: opts.applicationName ?? 'clawkit', connectionTimeoutMillis: 15_000})
+    // An idle client whose server goes away emits 'error'; unhandled it would crash the process with a stack trace.
+    client.on('error', () => {})
     await client.connect()
   } catch (error) {
     throw pgError(error, url, 'connect to the fleet database')

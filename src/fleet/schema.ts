@@ -98,7 +98,41 @@ CREATE TABLE clawkit_events (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'a text index on clawkit_events.search_text (pg_trgm when the role may create it, else full-text)',
+    // pg_trgm serves substring search (ILIKE '%...%'); it is a trusted extension (PostgreSQL 13+), so a database owner
+    // may create it, but a role without CREATE on the database, or a server without the contrib files, may not. Then a
+    // full-text (word) index stands in, rather than failing every sync; searchIndexKind() says which one is there.
+    sql: `
+DO $clawkit$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    BEGIN
+      CREATE EXTENSION pg_trgm;
+    EXCEPTION WHEN insufficient_privilege OR undefined_file OR feature_not_supported OR invalid_parameter_value THEN
+      RAISE NOTICE 'clawkit: pg_trgm cannot be created here (%); a full-text index on search_text stands in', SQLERRM;
+    END;
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    EXECUTE 'CREATE INDEX clawkit_events_search_trgm ON clawkit_events USING gin (search_text gin_trgm_ops)';
+  ELSE
+    EXECUTE 'CREATE INDEX clawkit_events_search_fts ON clawkit_events USING gin (to_tsvector(''simple'', coalesce(search_text, '''')))';
+  END IF;
+END
+$clawkit$;
+`,
+  },
 ]
+
+/**
+ * Which text index migration v2 left on clawkit_events.search_text: `pg_trgm` (substring matches: ILIKE '%term%'),
+ * `fts` (whole words: to_tsvector('simple', ...) @@ plainto_tsquery('simple', term)), or `none` before v2.
+ */
+export async function searchIndexKind(client: PgClient): Promise<'pg_trgm' | 'fts' | 'none'> {
+  const r = await client.query<{trgm: boolean; fts: boolean}>("SELECT to_regclass('clawkit_events_search_trgm') IS NOT NULL AS trgm, to_regclass('clawkit_events_search_fts') IS NOT NULL AS fts")
+  return r.rows[0]?.trgm ? 'pg_trgm' : r.rows[0]?.fts ? 'fts' : 'none'
+}
 
 /** The newest schema this clawkit knows. */
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version

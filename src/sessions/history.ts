@@ -39,6 +39,8 @@ export interface HistoryEntry {
 
 /** The `sessions history --json` document. */
 export interface SessionsHistoryResult {
+  /** Fleet reads (--store-url): the host the session lives on. */
+  host?: string
   key: string
   agentId: string
   sessionId: string

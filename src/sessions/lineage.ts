@@ -44,6 +44,8 @@ export interface LineageSession {
 
 /** The `sessions lineage --json` document. */
 export interface SessionsLineageResult {
+  /** Fleet reads (--store-url): the host the key lives on. */
+  host?: string
   key: string
   agentId: string
   /** Oldest first; the current session last. */

@@ -15,6 +15,8 @@ import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
 
 /** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
 export interface SessionRow {
+  /** Fleet reads (--store-url): the host the session lives on. */
+  host?: string
   key: string
   /** With --usage: the cost so far of the session (read from its transcript). */
   usage?: SessionCost
@@ -51,6 +53,8 @@ export interface SessionRow {
  * entry's own values in this field order, undefined ones omitted.
  */
 export interface SqliteSessionRow extends FlagSource {
+  /** Fleet reads (--store-url): the host the session lives on. */
+  host?: string
   key: string
   /** With --usage: the cost so far of the session (read from its transcript). */
   usage?: SessionCost
@@ -74,9 +78,11 @@ export type SqliteSessionKind = SessionKind | 'cron' | 'spawn-child'
 export interface SessionsListResult {
   /** The store path (the .sqlite file for one SQLite-era agent), or null when several stores were read. */
   path: string | null
-  /** The stores read (with several, or --all-agents). */
-  stores?: StoreRef[]
+  /** The stores read (with several, or --all-agents); on the fleet replica each names its host. */
+  stores?: (StoreRef & {host?: string})[]
   allAgents?: true
+  /** Fleet reads (--store-url): the hosts read. */
+  hosts?: string[]
   /** Rows returned (2026.9.6's meaning: after --limit). */
   count: number
   /** Matching sessions after --active, before --limit. */

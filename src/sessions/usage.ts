@@ -1,6 +1,7 @@
 // `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
 // read only through the store interface (the agent's allSessions(), each transcript streamed by grepLines()).
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
+import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import type {RawLineFilter, SessionStore, SessionWhere} from '../store/types.js'
@@ -15,8 +16,9 @@ const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false}
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
 
-export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month'
-export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'day', 'month']
+/** `host` only on the fleet replica (--store-url). */
+export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month' | 'host'
+export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'day', 'month', 'host']
 
 /** The biggest single model call of a row (by total tokens). */
 export interface LargestCall {
@@ -27,8 +29,13 @@ export interface LargestCall {
 }
 
 export interface UsageRow extends UsageTotals {
-  /** The value grouped by: `agent/sessionId`, the key, the agent id, `provider/model`, `YYYY-MM-DD` or `YYYY-MM` (UTC). */
+  /**
+   * The value grouped by: `agent/sessionId`, the key, the agent id, `provider/model`, `YYYY-MM-DD` or `YYYY-MM` (UTC),
+   * or the host. On the fleet replica without --host, session, key and agent groups start with `<host>/`.
+   */
   group: string
+  /** Fleet reads (--store-url): the host of a session, key, agent or host row. */
+  host?: string
   /** With --by session: the session's agent, key (the first key it was found under), id and where its transcript is. */
   agentId?: string
   key?: string
@@ -48,6 +55,8 @@ export interface SessionsUsageResult {
   since: string | null
   until: string | null
   agents: string[]
+  /** Fleet reads (--store-url): the hosts read. */
+  hosts?: string[]
   includeArchived: boolean
   /** Transcripts read (each counted once, also when several keys lead to it). */
   transcripts: number
@@ -175,10 +184,29 @@ export async function currentSessionCost(config: OpenClawConfig, store: SessionS
 }
 
 export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
+  if (opts.by === 'host') throw new UsageError('--by host groups the hosts of the fleet replica: add --store-url <url>', 'E_BAD_FLAG')
+  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
+  return usageOver([{state, agents}], opts)
+}
+
+/**
+ * `sessions usage --store-url`: the same totals over hosts of the replica. Every agent unless --agent (the replica
+ * holds no host's config to name a default agent), on the hosts that have it. `prefixHost` (no --host given): session,
+ * key and agent groups start with `<host>/`, so that agent:main:main of two hosts stays two rows.
+ */
+export async function fleetUsage(hosts: readonly {host: string; state: OpenClawState}[], opts: UsageOptions & {prefixHost: boolean}): Promise<SessionsUsageResult> {
+  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  const sources = hosts.map(({host, state}) => ({host, state, agents: opts.agent ? state.allAgentIds().filter((id) => id === normalizeAgentId(opts.agent!)) : state.allAgentIds()}))
+  if (opts.agent && sources.every((s) => s.agents.length === 0)) throw new UsageError(`Unknown agent id "${opts.agent}": no host read in the fleet replica has it.`, 'E_UNKNOWN_AGENT')
+  const result = await usageOver(sources, opts)
+  return {...result, hosts: hosts.map((h) => h.host)}
+}
+
+async function usageOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean}): Promise<SessionsUsageResult> {
   const now = opts.now ?? new Date()
   const by = (opts.by ?? 'session') as UsageBy
   if (!USAGE_BY.includes(by)) throw new UsageError(`--by "${opts.by}" is not one of ${USAGE_BY.join(', ')}`, 'E_BAD_FLAG')
-  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const since = opts.since ? parseWhen('since', opts.since, now) : undefined
   // A bare date as --until means the whole of that day (UTC), as a reader of `--until 2026-11-26` expects.
   const until = opts.until ? parseWhen('until', opts.until, now) + (/^\d{4}-\d{2}-\d{2}$/.test(opts.until.trim()) ? UNIT_MS.d - 1 : 0) : undefined
@@ -188,15 +216,16 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${opts.limit}" must be a positive whole number or "all"`, 'E_BAD_FLAG')
   }
   const includeArchived = opts.includeArchived ?? true
-  const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
+  const agents = [...new Set(sources.flatMap((s) => s.agents))]
 
   const rows = new Map<string, UsageRow>()
   const total = emptyRow('total')
   let transcripts = 0
   let unpricedCalls = 0
   let badLines = 0
-  for (const agentId of agents) {
+  for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
+    const onHost = (g: string) => (opts.prefixHost && host !== undefined ? `${host}/${g}` : g)
     for (const s of await store.allSessions()) {
       if (!includeArchived && s.ended !== 'current') continue
       if (!s.transcript.exists) continue
@@ -219,13 +248,16 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
         let group: string
         switch (by) {
           case 'session':
-            group = `${agentId}/${s.sessionId}`
+            group = onHost(`${agentId}/${s.sessionId}`)
             break
           case 'key':
-            group = key
+            group = onHost(key)
             break
           case 'agent':
-            group = agentId
+            group = onHost(agentId)
+            break
+          case 'host':
+            group = String(host)
             break
           case 'model':
             group = call.model ?? 'unknown'
@@ -240,6 +272,7 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
         let row = rows.get(group)
         if (!row) {
           row = emptyRow(group)
+          if (host !== undefined && (by === 'session' || by === 'key' || by === 'agent' || by === 'host')) row.host = host
           if (by === 'session') Object.assign(row, {agentId, key, sessionId: s.sessionId, where: s.where})
           rows.set(group, row)
         }

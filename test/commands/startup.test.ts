@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
-const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3']
+const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3', 'pg']
 /** Loaded only when an autocomplete command runs (src/autocomplete-plugin.ts), never bundled. */
 const PLUGIN_ONLY = ['@oclif/plugin-autocomplete']
 
@@ -46,6 +46,25 @@ describe('read commands stay light', () => {
       const text = fs.readFileSync(file, 'utf8')
       for (const heavy of HEAVY) expect(text.includes(marker(heavy)), `${heavy} inside ${file}`).toBe(false)
     }
+  })
+
+  it('CLAWKIT_STORE_URL set: a local read still loads no pg; --store-url does load its vendor file (so the checks can fail)', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const traced = async (args: string[], extra: Record<string, string>) => {
+      const trace = path.join(tempDir(), 'imports.txt')
+      const env = baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace, ...extra})
+      const r = await runCli(args, {env})
+      return {r, files: loadedBundleFiles(trace)}
+    }
+    // Nothing listens on port 1: the env var must not even be tried.
+    const plain = await traced(['sessions', 'list', '--json', '--state-dir', state], {CLAWKIT_STORE_URL: 'postgres://nobody@127.0.0.1:1/fleet'})
+    expect(plain.r.code, plain.r.stderr).toBe(0)
+    expect(plain.files.filter((f) => f.includes(`${path.sep}vendor${path.sep}`))).toEqual([])
+    const fleet = await traced(['sessions', 'list', '--json', '--store-url', 'postgres://nobody@127.0.0.1:1/fleet'], {})
+    expect(fleet.r.code).toBe(1)
+    expect(JSON.parse(fleet.r.stdout).error.code).toBe('E_STORE_DB')
+    const vendor = fleet.files.filter((f) => f.includes(`${path.sep}vendor${path.sep}`))
+    expect(vendor.some((f) => fs.readFileSync(f, 'utf8').includes(marker('pg')))).toBe(true)
   })
 
   it('an autocomplete command does load the plugin from node_modules (so the check above can fail)', async () => {

@@ -2,6 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
+import {refusedStoreUrlFlag, refuseReplicaWrite} from '../../fleet/flags.js'
 import {formatSendLine, messageSend, type MessageSendResult} from '../../channels/send.js'
 import {printable} from '../../render/safe.js'
 import {createSpinner} from '../../render/spinner.js'
@@ -19,6 +20,7 @@ export default class MessageSend extends BaseCommand<typeof MessageSend> {
     '<%= config.bin %> message send --channel telegram -t -1001234567890:topic:42 -m "hi" --dry-run --json',
   ]
   static override flags = {
+    'store-url': refusedStoreUrlFlag,
     channel: Flags.string({description: 'telegram | discord | slack | webhook (default: the only configured channel)', helpValue: '<name>'}),
     target: Flags.string({char: 't', required: true, description: 'destination: Telegram chat id or @username; Discord/Slack channel:<id> or user:<id>; webhook URL', helpValue: '<dest>'}),
     message: Flags.string({char: 'm', description: 'message text (required unless --media)', helpValue: '<text>'}),
@@ -35,6 +37,7 @@ export default class MessageSend extends BaseCommand<typeof MessageSend> {
   }
 
   async run(): Promise<MessageSendResult> {
+    refuseReplicaWrite(this.flags, 'clawkit message send ...')
     const f = this.flags
     const spinner = this.jsonEnabled() || f['dry-run'] ? undefined : (await createSpinner('Sending...'))?.start()
     let result: MessageSendResult

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
+import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable, printableLines} from '../../render/safe.js'
@@ -32,6 +33,8 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     limit: Flags.string({description: 'last N messages', default: '20', helpValue: '<n>'}),
     raw: Flags.boolean({description: 'print the JSONL lines exactly as stored'}),
     'include-archived': Flags.boolean({description: 'also the sessions the key had before its resets (archives, earlier windows), with a boundary at each'}),
+    'store-url': storeUrlFlag,
+    host: hostFlags.host,
   }
 
   async run(): Promise<SessionsHistoryResult> {
@@ -41,7 +44,15 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
       throw new UsageError('Give the session once: either as an argument or with --session', 'E_FLAG_CONFLICT')
     }
     const limit = positiveIntegerFlag('--limit', this.flags.limit, {example: 10}) as number
-    const result = await sessionHistory(this.openState(), target, {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']})
+    requireStoreUrlFor(this.flags)
+    const opts = {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']}
+    let result: SessionsHistoryResult
+    if (this.flags['store-url']) {
+      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(this.flags['store-url']), {host: this.flags.host, agent: this.flags.agent}, target)
+      result = {host: host.host, ...(await sessionHistory(host, target, opts))}
+    } else {
+      result = await sessionHistory(this.openState(), target, opts)
+    }
     if (!this.jsonEnabled()) {
       if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
       else process.stdout.write(renderHistory(result))
@@ -88,7 +99,7 @@ function safeEntry(e: HistoryEntry): HistoryEntry {
 
 export function renderHistory(r: SessionsHistoryResult): string {
   const c = colorEnabled()
-  const out: string[] = [paint(c, 'cyan', `Session ${printable(r.key)} (${printable(String(r.sessionId))})`), paint(c, 'dim', `Transcript: ${printable(r.sessionFile)}`)]
+  const out: string[] = [paint(c, 'cyan', `Session ${printable(r.key)} (${printable(String(r.sessionId))})${r.host === undefined ? '' : ` on host ${printable(r.host)}`}`), paint(c, 'dim', `Transcript: ${printable(r.sessionFile)}`)]
   if (!r.transcriptExists) {
     out.push('No transcript yet: the session has no completed turn.')
     return `${out.join('\n')}\n`

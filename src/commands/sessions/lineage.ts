@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
+import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable} from '../../render/safe.js'
 import {type LineageSession, sessionLineage, type SessionsLineageResult, WHERE_TEXT} from '../../sessions/lineage.js'
@@ -20,12 +21,21 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
   }
   static override flags = {
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
+    'store-url': storeUrlFlag,
+    host: hostFlags.host,
   }
 
   async run(): Promise<SessionsLineageResult> {
     const target = this.args.session
     if (!target) throw new UsageError('Pass a session key: clawkit sessions lineage <key>', 'E_MISSING_SESSION')
-    const result = await sessionLineage(this.openState(), target, {agent: this.flags.agent})
+    requireStoreUrlFor(this.flags)
+    let result: SessionsLineageResult
+    if (this.flags['store-url']) {
+      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(this.flags['store-url']), {host: this.flags.host, agent: this.flags.agent}, target)
+      result = {host: host.host, ...(await sessionLineage(host, target, {agent: this.flags.agent}))}
+    } else {
+      result = await sessionLineage(this.openState(), target, {agent: this.flags.agent})
+    }
     if (!this.jsonEnabled()) process.stdout.write(renderLineage(result))
     return result
   }
@@ -44,7 +54,7 @@ function ended(s: LineageSession): string {
 
 export function renderLineage(r: SessionsLineageResult): string {
   const c = colorEnabled()
-  const out = [paint(c, 'cyan', `Lineage of ${printable(r.key)}: ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}, oldest first`)]
+  const out = [paint(c, 'cyan', `Lineage of ${printable(r.key)}${r.host === undefined ? '' : ` on host ${printable(r.host)}`}: ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}, oldest first`)]
   r.sessions.forEach((s, i) => {
     out.push('')
     out.push(`${paint(c, 'bold', `${i + 1}. ${printable(s.sessionId)}${s.part ? ` part ${s.part}` : ''}`)}  ${paint(c, 'dim', WHERE_TEXT[s.where] ?? s.where)}`)

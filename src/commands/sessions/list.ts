@@ -7,6 +7,7 @@ import {renderColumns} from '../../render/columns.js'
 import {type FitColumn, keyCutter, renderFitted, terminalWidth} from '../../render/fit.js'
 import {printable} from '../../render/safe.js'
 import {formatFlags, formatTimeAgo, freshTotal, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
+import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
 export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
@@ -20,6 +21,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     '<%= config.bin %> sessions list --all-agents --active 60',
     '<%= config.bin %> sessions list --agent work --json',
     '<%= config.bin %> sessions list --store ~/backup/sessions.json --limit 20',
+    '<%= config.bin %> sessions list --store-url postgres://reader@db.example/fleet --all-hosts --limit 100',
   ]
   static override flags = {
     active: Flags.string({description: 'only sessions updated within the last N minutes', helpValue: '<minutes>'}),
@@ -29,13 +31,19 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     limit: Flags.string({description: 'show at most N rows (count still reports every match)', helpValue: '<n|all>', default: 'all'}),
     usage: Flags.boolean({description: 'add each shown session\'s cost so far, read from its transcript (slower: see `sessions usage`)'}),
     wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
+    'store-url': storeUrlFlag,
+    ...hostFlags,
   }
 
   async run(): Promise<SessionsListResult> {
     const f = this.flags
     // Only a table needs them (to cut keys); --json skips collecting them.
     const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
-    const result = await listSessions(this.openState(), {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage})
+    requireStoreUrlFor(f)
+    const opts = {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage}
+    const result = f['store-url']
+      ? await (await import('../../fleet/list.js')).listFleetSessions(await this.openFleet(f['store-url']), {...opts, host: f.host, allHosts: f['all-hosts']})
+      : await listSessions(this.openState(), opts)
     if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }
@@ -49,7 +57,8 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
 export function renderSessionsList(result: SessionsListResult, opts: {width?: number; allKeys?: string[]} = {}): string {
   const color = colorEnabled()
   const lines: string[] = []
-  if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length}${result.stores.length > 0 ? ` (${result.stores.map((s) => printable(s.agentId)).join(', ')})` : ''}`))
+  if (result.hosts) lines.push(paint(color, 'cyan', `Fleet replica: ${result.hosts.length} host(s)${result.hosts.length > 0 ? ` (${result.hosts.map(printable).join(', ')})` : ''}, ${result.stores?.length ?? 0} session store(s)`))
+  else if (result.stores) lines.push(paint(color, 'cyan', `Session stores: ${result.stores.length}${result.stores.length > 0 ? ` (${result.stores.map((s) => printable(s.agentId)).join(', ')})` : ''}`))
   else lines.push(paint(color, 'cyan', `Session store: ${printable(String(result.path))}`))
   lines.push(`Sessions listed: ${result.totalCount}${result.hasMore ? ` (showing ${result.count})` : ''}`)
   if (result.activeMinutes !== null) lines.push(`Filtered to last ${result.activeMinutes} minute(s)`)
@@ -58,8 +67,10 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
     return `${lines.join('\n')}\n`
   }
   const multi = Boolean(result.stores)
+  const fleet = Boolean(result.hosts)
   const usage = result.sessions.some((r) => r.usage)
   const columns = [
+    ...(fleet ? [{header: 'Host', width: 12}] : []),
     ...(multi ? [{header: 'Agent', width: 10}] : []),
     {header: 'Kind', width: 6},
     {header: 'Key', width: 26},
@@ -75,6 +86,7 @@ export function renderSessionsList(result: SessionsListResult, opts: {width?: nu
     const pct = percentUsed(total, r.contextTokens)
     const style = tokensStyle(pct)
     return [
+      ...(fleet ? [printable(String(r.host))] : []),
       ...(multi ? [r.agentId] : []),
       r.kind,
       truncateKey(r.key),
@@ -101,7 +113,9 @@ function costCell(r: {usage?: {costUsd: number; estimated: boolean}}): string {
 function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean, allKeys: string[] | undefined, usage: boolean): string {
   const keys = result.sessions.map((r) => printable(r.key))
   const {floor: keyFloor, cut} = keyCutter(keys, allKeys?.map(printable))
+  const fleet = Boolean(result.hosts)
   const columns: FitColumn[] = [
+    ...(fleet ? [{header: 'Host'}] : []),
     ...(multi ? [{header: 'Agent'}] : []),
     {header: 'Kind'},
     // Flags give way first, then a key's tail beyond OpenClaw's 26 columns, then the model, then the key down to the
@@ -116,6 +130,7 @@ function renderFittedList(result: SessionsListResult, multi: boolean, width: num
   const rows = result.sessions.map((r, i) => {
     const total = freshTotal(r)
     return [
+      ...(fleet ? [printable(String(r.host))] : []),
       ...(multi ? [r.agentId] : []),
       r.kind,
       keys[i],

@@ -2,6 +2,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
+import {refusedStoreUrlFlag, refuseReplicaWrite} from '../../fleet/flags.js'
 import {UsageError} from '../../errors.js'
 import {planReset, resetSession, type SessionsResetPlan, type SessionsResetResult} from '../../sessions/reset.js'
 
@@ -19,12 +20,14 @@ export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
     session: Args.string({description: 'session key (or sessionId)'}),
   }
   static override flags = {
+    'store-url': refusedStoreUrlFlag,
     session: Flags.string({description: 'session key (same as the argument)', helpValue: '<key>'}),
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
     'dry-run': Flags.boolean({description: 'show what would be reset and archived; change nothing'}),
   }
 
   async run(): Promise<SessionsResetOutput> {
+    refuseReplicaWrite(this.flags, 'clawkit sessions reset ...')
     const target = this.args.session ?? this.flags.session
     if (!target) throw new UsageError('Pass a session key: clawkit sessions reset <key> (or --session <key>)', 'E_MISSING_SESSION')
     if (this.flags['dry-run']) {

@@ -1,0 +1,71 @@
+// Fleet reads of SQLite-era hosts (OpenClaw 2026.9.6 fixtures, native and imported) beside a JSON-era one, through the
+// real CLI on a real PostgreSQL: each host's rows, histories, lineages and usage on the replica equal what the same
+// command answers on the host itself, plus `host`. Dropped as legitimately different: transcript locators
+// (`pg:<host>/<agent>#<sessionId>` instead of `<db path>#<sessionId>`) and ageMs (each run's own now).
+import {beforeAll, expect, it} from 'vitest'
+
+import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../support/cli.js'
+import {seedHost} from '../support/fleet-seed.js'
+import {describePg, usePg} from '../support/postgres.js'
+import {expectDoc} from '../support/schema-check.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+
+const HOSTS: Record<string, string> = {}
+let url = ''
+const env = () => baseEnv(tempDir())
+const local = (host: string, args: string[]) => runCli([...args, '--state-dir', HOSTS[host]], {env: env()})
+const fleet = (args: string[]) => runCli([...args, '--store-url', url], {env: env()})
+const withoutAge = <T extends {ageMs?: unknown}>(rows: T[]) => rows.map(({ageMs: _a, ...r}) => r)
+
+function ok(r: RunResult): RunResult {
+  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
+  return r
+}
+
+describeSqlite('fleet reads of SQLite-era hosts', () => {
+  describePg('(real PostgreSQL)', () => {
+    const pg = usePg()
+
+    beforeAll(async () => {
+      url = pg.db()
+      HOSTS.native = copyFixture(NATIVE_96)
+      HOSTS.imported = copyFixture(IMPORTED_96)
+      HOSTS.json = copyFixture(TWO_AGENTS)
+      for (const [host, stateDir] of Object.entries(HOSTS)) await seedHost(url, {host, stateDir})
+    }, 180_000)
+
+    it('sessions list --all-agents: the union of each host\'s local rows (2026.9.6 fields for SQLite-era ones) plus host', async () => {
+      const r = expectDoc<any>(await fleet(['sessions', 'list', '--all-agents', '--json']), 'sessions-list')
+      const expected: Record<string, any>[] = []
+      for (const host of Object.keys(HOSTS)) for (const row of json(ok(await local(host, ['sessions', 'list', '--all-agents', '--json']))).sessions) expected.push({host, ...row})
+      expected.sort((a, b) => (b.updatedAt ?? -Infinity) - (a.updatedAt ?? -Infinity))
+      expect(withoutAge(r.sessions)).toEqual(withoutAge(expected))
+      expect(r.sessions.some((s: any) => s.host === 'native' && 'agentRuntime' in s)).toBe(true)
+      const status = json(ok(await fleet(['status', '--json'])))
+      expect(status.hosts.map((h: any) => [h.host, [...new Set(h.agents.map((a: any) => a.era))]])).toEqual([['imported', ['sqlite']], ['json', ['json']], ['native', ['sqlite']]])
+    })
+
+    it('history (--include-archived, --raw), lineage and usage of every SQLite-era key equal the host\'s own', async () => {
+      for (const host of ['native', 'imported']) {
+        const keys: string[] = json(ok(await local(host, ['sessions', 'list', '--all-agents', '--json']))).sessions.map((s: any) => s.key)
+        expect(keys.length).toBeGreaterThan(0)
+        for (const key of keys) {
+          for (const extra of [['--limit', '4'], ['--include-archived', '--limit', '30', '--raw']]) {
+            const args = ['sessions', 'history', key, ...extra, '--json']
+            const strip = (d: any) => ({...d, sessionFile: undefined, sessions: d.sessions?.map((s: any) => ({...s, sessionFile: undefined}))})
+            const theirs = json(ok(await local(host, args)))
+            expect(strip(expectDoc<any>(await fleet([...args, '--host', host]), 'sessions-history')), `${host} ${key}`).toEqual(strip({host, ...theirs}))
+          }
+          const strip = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})
+          expect(strip(json(ok(await fleet(['sessions', 'lineage', key, '--host', host, '--json']))))).toEqual(strip({host, ...json(ok(await local(host, ['sessions', 'lineage', key, '--json'])))}))
+        }
+        for (const by of ['session', 'model']) {
+          const strip = (d: any) => ({...d, hosts: undefined, rows: d.rows.map((r: any) => ({...r, host: undefined}))})
+          const theirs = json(ok(await local(host, ['sessions', 'usage', '--all-agents', '--by', by, '--json'])))
+          expect(theirs.total.calls).toBeGreaterThan(0)
+          expect(strip(json(ok(await fleet(['sessions', 'usage', '--host', host, '--all-agents', '--by', by, '--json']))))).toEqual(strip(theirs))
+        }
+      }
+    })
+  })
+})

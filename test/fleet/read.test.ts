@@ -1,0 +1,242 @@
+// Fleet reads through the real CLI (`--store-url`) on a real PostgreSQL holding three JSON-era hosts (copies of real
+// OpenClaw 2026.4.27 state dirs): every read of the replica answers what the same command answers on the host itself,
+// plus `host`. Fields that legitimately differ are named where they are dropped: a transcript's locator
+// (`pg:<host>/<agent>#<sessionId>` instead of the host's path) and ageMs (taken at each run's own now).
+import {beforeAll, describe, expect, it} from 'vitest'
+
+import {baseEnv, COMPACTION, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../support/cli.js'
+import {seedHost} from '../support/fleet-seed.js'
+import {expectDoc} from '../support/schema-check.js'
+import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
+
+const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
+
+/** Each host's state dir, by host name. */
+const HOSTS: Record<string, string> = {}
+let url = ''
+
+const env = () => baseEnv(tempDir())
+const local = (host: string, args: string[]) => runCli([...args, '--state-dir', HOSTS[host]], {env: env()})
+const fleet = (args: string[], extra: Record<string, string> = {}) => runCli([...args, '--store-url', url], {env: baseEnv(tempDir(), extra)})
+
+function ok(r: RunResult): RunResult {
+  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
+  return r
+}
+
+const withoutAge = <T extends {ageMs?: unknown}>(rows: T[]) => rows.map(({ageMs: _a, ...r}) => r)
+
+describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts', () => {
+  const pg = usePg()
+
+  beforeAll(async () => {
+    url = pg.db()
+    HOSTS.alpha = copyFixture(TWO_AGENTS)
+    HOSTS.beta = copyFixture(COMPACTION)
+    HOSTS.gamma = copyFixture(RESET_TWICE)
+    // beta's main key reset once by clawkit: an archive for lineage, history --include-archived and usage.
+    ok(await local('beta', ['sessions', 'reset', 'agent:main:main', '--json']))
+    for (const [host, stateDir] of Object.entries(HOSTS)) await seedHost(url, {host, stateDir, lastSyncAt: new Date(Date.now() - 90_000)})
+  }, 180_000)
+
+  it('sessions list --all-hosts --all-agents --json: the union of every host\'s local list, plus host, newest first', async () => {
+    const r = expectDoc<any>(await fleet(['sessions', 'list', '--all-hosts', '--all-agents', '--json']), 'sessions-list')
+    const expected: Record<string, unknown>[] = []
+    for (const host of Object.keys(HOSTS)) for (const row of json(ok(await local(host, ['sessions', 'list', '--all-agents', '--json']))).sessions) expected.push({host, ...row})
+    expected.sort((a, b) => (b.updatedAt as number) - (a.updatedAt as number))
+    expect(withoutAge(r.sessions)).toEqual(withoutAge(expected))
+    expect(r.sessions.map((s: {host: string}) => Object.keys(s)[0])).toEqual(expected.map(() => 'host'))
+    expect(r).toMatchObject({path: null, hosts: ['alpha', 'beta', 'gamma'], allAgents: true, count: expected.length, totalCount: expected.length, hasMore: false, limitApplied: null})
+    expect(r.stores.map((s: {host: string; agentId: string}) => `${s.host}/${s.agentId}`)).toEqual(['alpha/main', 'alpha/work', 'beta/main', 'gamma/main'])
+  })
+
+  it('sessions list --host, --agent, --limit and --active: cut by the database; count stays the true number', async () => {
+    const one = json(ok(await fleet(['sessions', 'list', '--host', 'alpha', '--agent', 'work', '--json'])))
+    const mine = json(ok(await local('alpha', ['sessions', 'list', '--agent', 'work', '--json'])))
+    expect(withoutAge(one.sessions)).toEqual(withoutAge(mine.sessions.map((s: object) => ({host: 'alpha', ...s}))))
+    const top = json(ok(await fleet(['sessions', 'list', '--limit', '2', '--json'])))
+    expect(top).toMatchObject({count: 2, totalCount: 5, hasMore: true, limitApplied: 2})
+    expect(top.sessions.map((s: {updatedAt: number}) => s.updatedAt)).toEqual([...top.sessions.map((s: {updatedAt: number}) => s.updatedAt)].sort((a, b) => b - a))
+    // Only beta's key, reset a moment ago, was active in the last 10 minutes.
+    const active = json(ok(await fleet(['sessions', 'list', '--active', '10', '--json'])))
+    expect(active).toMatchObject({count: 1, totalCount: 1})
+    expect(withoutAge(active.sessions)).toEqual(withoutAge(json(ok(await local('beta', ['sessions', 'list', '--active', '10', '--json']))).sessions.map((s: object) => ({host: 'beta', ...s}))))
+    // --usage: each row's cost so far, read from its transcript on the replica, as the host reads it from its own.
+    const usage = json(ok(await fleet(['sessions', 'list', '--host', 'alpha', '--all-agents', '--usage', '--json'])))
+    const usageHere = json(ok(await local('alpha', ['sessions', 'list', '--all-agents', '--usage', '--json'])))
+    expect(usage.sessions.map((s: any) => [s.key, s.usage])).toEqual(usageHere.sessions.map((s: any) => [s.key, s.usage]))
+    expect(usage.sessions.some((s: any) => s.usage.calls > 0)).toBe(true)
+    const table = ok(await fleet(['sessions', 'list', '--host', 'gamma']))
+    expect(table.stdout).toContain('Fleet replica: 1 host(s) (gamma)')
+    expect(table.stdout).toMatch(/^gamma\s+main\s+direct\s+agent:main:main/m)
+  })
+
+  it('sessions history (also --raw and --include-archived) of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
+    // sessionFile / sessions[].sessionFile: `pg:<host>/<agent>#<sessionId>` on the replica, the host's path locally.
+    const strip = (d: any) => ({...d, sessionFile: undefined, sessions: d.sessions?.map((s: any) => ({...s, sessionFile: undefined}))})
+    for (const [host, key] of [['alpha', 'agent:main:main'], ['alpha', 'agent:work:main'], ['beta', 'agent:main:main'], ['beta', 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'], ['gamma', 'main']]) {
+      for (const extra of [['--limit', '3'], ['--limit', '50', '--raw'], ['--include-archived', '--limit', '40'], ['--include-archived', '--limit', '2', '--raw']]) {
+        const args = ['sessions', 'history', key, ...extra, '--json']
+        const mine = expectDoc<any>(await fleet([...args, '--host', host]), 'sessions-history')
+        const theirs = json(ok(await local(host, args)))
+        expect(strip(mine), `${host} ${args.join(' ')}`).toEqual(strip({host, ...theirs}))
+        expect(mine.sessionFile).toMatch(new RegExp(`^pg:${host}/(main|work)#${theirs.sessionId}$`))
+      }
+    }
+    // A key only one host has needs no --host; one every host has needs it, and the error names them.
+    const work = json(ok(await fleet(['sessions', 'history', 'agent:work:main', '--json'])))
+    expect(work.host).toBe('alpha')
+    const ambiguous = await fleet(['sessions', 'history', 'main'])
+    expect(ambiguous.code).toBe(2)
+    expect(ambiguous.stderr).toContain('Session "main" exists on 3 hosts of the fleet replica (alpha, beta, gamma): pass --host <name>.')
+    const text = ok(await fleet(['sessions', 'history', 'main', '--host', 'gamma', '--limit', '2']))
+    expect(text.stdout).toMatch(/^Session agent:main:main \(\S+\) on host gamma\nTranscript: pg:gamma\/main#/)
+    expect((await fleet(['sessions', 'history', 'agent:main:nope', '--json'])).code).toBe(1)
+  })
+
+  it('sessions lineage of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
+    for (const [host, key] of [['alpha', 'agent:main:main'], ['beta', 'agent:main:main'], ['gamma', 'agent:main:main']]) {
+      const mine = expectDoc<any>(await fleet(['sessions', 'lineage', key, '--host', host, '--json']), 'sessions-lineage')
+      const theirs = json(ok(await local(host, ['sessions', 'lineage', key, '--json'])))
+      const strip = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})
+      expect(strip(mine)).toEqual(strip({host, ...theirs}))
+    }
+    // Lineages with archives really were compared: beta's key was reset once, gamma's twice by OpenClaw.
+    expect(json(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'gamma', '--json']))).sessions.map((s: any) => s.where)).toEqual(['reset-archive', 'reset-archive', 'live'])
+    expect(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'beta'])).stdout).toContain('Lineage of agent:main:main on host beta: 2 sessions')
+  })
+
+  it('sessions usage per host equals the host\'s own; --by host and the unprefixed fleet totals add up', async () => {
+    const totals: Record<string, any> = {}
+    for (const host of Object.keys(HOSTS)) {
+      for (const by of ['session', 'key', 'model', 'day']) {
+        const mine = expectDoc<any>(await fleet(['sessions', 'usage', '--host', host, '--all-agents', '--by', by, '--json']), 'sessions-usage')
+        const theirs = json(ok(await local(host, ['sessions', 'usage', '--all-agents', '--by', by, '--json'])))
+        const strip = (d: any) => ({...d, hosts: undefined, rows: d.rows.map((r: any) => ({...r, host: undefined}))})
+        expect(strip(mine), `${host} --by ${by}`).toEqual(strip(theirs))
+        expect(mine.hosts).toEqual([host])
+        if (by === 'session' || by === 'key') for (const r of mine.rows) expect(r.host).toBe(host)
+        totals[host] = theirs.total
+      }
+    }
+    const byHost = json(ok(await fleet(['sessions', 'usage', '--by', 'host', '--json'])))
+    expect(byHost.rows.map((r: any) => [r.group, r.host, r.calls, r.costUsd]).sort()).toEqual(Object.entries(totals).filter(([, t]) => t.calls > 0).map(([h, t]) => [h, h, t.calls, t.costUsd]).sort())
+    const sessions = json(ok(await fleet(['sessions', 'usage', '--json'])))
+    expect(sessions.rows.map((r: any) => r.group.split('/')[0]).sort()).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma']))
+    expect(sessions.total.calls).toBe(Object.values(totals).reduce((n, t) => n + t.calls, 0))
+    const table = ok(await fleet(['sessions', 'usage'])).stdout
+    expect(table).toContain('on 3 host(s) of the fleet replica')
+    expect(table).toMatch(/^\S*\s*gamma agent:main:main \S+/m)
+    const local1 = await runCli(['sessions', 'usage', '--by', 'host', '--state-dir', HOSTS.alpha], {env: env()})
+    expect(local1.code).toBe(2)
+    expect(local1.stderr).toContain('--by host groups the hosts of the fleet replica: add --store-url <url>')
+  })
+
+  it('status --store-url: every host, its last sync and lag, its agents with their era; --json', async () => {
+    const r = expectDoc<any>(await fleet(['status', '--json']), 'status-fleet')
+    expect(r.storeUrl).not.toContain(PG_PASSWORD)
+    expect(r.hosts.map((h: any) => h.host)).toEqual(['alpha', 'beta', 'gamma'])
+    for (const h of r.hosts) {
+      // Seeded as synced 90 s ago.
+      expect(h.lagMs).toBeGreaterThanOrEqual(90_000)
+      expect(h.lagMs).toBeLessThan(600_000)
+      expect(h.syncInProgress).toBe(false)
+    }
+    expect(r.hosts[0].agents.map((a: any) => [a.agentId, a.era, a.sessions])).toEqual([['main', 'json', 1], ['work', 'json', 1]])
+    expect(r.hosts[1]).toMatchObject({sessions: 2, lastActivity: {key: 'agent:main:main', agentId: 'main'}})
+    const text = ok(await fleet(['status']))
+    expect(text.stdout).toMatch(/^alpha: last sync \S+ \(lag 2m ago\)/m)
+    expect(text.stdout).toContain('  work: JSON era, 1 session(s), 1 transcript(s)')
+    expect(text.stdout).not.toContain(PG_PASSWORD)
+  })
+
+  it('writes given --store-url refuse in one line, exit 2, and change nothing on the replica', async () => {
+    const before = json(ok(await fleet(['sessions', 'list', '--json'])))
+    for (const args of [
+      ['sessions', 'reset', 'agent:main:main', '--host', 'alpha'].slice(0, 3),
+      ['agent', '-m', 'hello'],
+      ['message', 'send', '--channel', 'telegram', '--target', '1', '--message', 'hi'],
+      ['doctor', '--fix'],
+      ['doctor'],
+    ]) {
+      const r = await fleet(args)
+      expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2)
+      expect(r.stderr).toMatch(/^Error: the fleet replica is for reading; run this on the host: clawkit /)
+      expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
+      const j = await fleet([...args, '--json'])
+      expect(json(j).error).toMatchObject({code: 'E_REPLICA_READ_ONLY', exitCode: 2})
+    }
+    expect(withoutAge(json(ok(await fleet(['sessions', 'list', '--json']))).sessions)).toEqual(withoutAge(before.sessions))
+  })
+
+  it('an unknown host or agent is a usage error naming what there is; --host without --store-url is refused', async () => {
+    const host = await fleet(['sessions', 'list', '--host', 'delta'])
+    expect(host.code).toBe(2)
+    expect(host.stderr).toContain('Unknown host "delta" in the fleet replica (hosts: alpha, beta, gamma)')
+    expect((await fleet(['sessions', 'list', '--agent', 'nobody'])).code).toBe(2)
+    const noUrl = await runCli(['sessions', 'list', '--host', 'alpha', '--state-dir', HOSTS.alpha], {env: env()})
+    expect(noUrl.code).toBe(2)
+    expect(noUrl.stderr).toContain('--host reads the fleet replica: add --store-url <url>')
+  })
+
+  it('a role with SELECT on the clawkit_* tables only reads the fleet (the least a reader needs)', async () => {
+    const db = new URL(url).pathname.slice(1)
+    pg.cluster.psql(`CREATE ROLE fleet_reader LOGIN PASSWORD '${PG_PASSWORD}'`)
+    pg.cluster.psql(`GRANT CONNECT ON DATABASE "${db}" TO fleet_reader; GRANT USAGE ON SCHEMA public TO fleet_reader; GRANT SELECT ON ALL TABLES IN SCHEMA public TO fleet_reader`, db)
+    const reader = url.replace(/\/\/[^:]+:/, '//fleet_reader:')
+    const mine = json(ok(await runCli(['sessions', 'list', '--json', '--store-url', reader], {env: env()})))
+    expect(withoutAge(mine.sessions)).toEqual(withoutAge(json(ok(await fleet(['sessions', 'list', '--json']))).sessions))
+    ok(await runCli(['sessions', 'history', 'main', '--host', 'gamma', '--store-url', reader], {env: env()}))
+    ok(await runCli(['status', '--store-url', reader], {env: env()}))
+  })
+
+  it('CLAWKIT_STORE_URL alone never turns a local read into a fleet read', async () => {
+    const r = await runCli(['sessions', 'list', '--json', '--state-dir', HOSTS.gamma], {env: baseEnv(tempDir(), {CLAWKIT_STORE_URL: url})})
+    expect(json(ok(r))).not.toHaveProperty('hosts')
+    expect(json(r).path).toContain(HOSTS.gamma)
+  })
+
+  it('a database sync never wrote to: one line saying so, and what to run; exit 1', async () => {
+    const empty = pg.db()
+    const r = await runCli(['sessions', 'list', '--store-url', empty], {env: env()})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^Error: postgres:\/\/clawkit_admin@127\.0\.0\.1:\d+\/\S+ holds no fleet replica yet \(no clawkit_\* tables\)\n  hint: run "clawkit sync --to <url>" on each host first/)
+    expect(r.stderr).not.toContain(PG_PASSWORD)
+  })
+
+  it('a wrong password: one line naming the database, without any password, exit 1', async () => {
+    const bad = url.replace(PG_PASSWORD, 'not-the-Password-9')
+    for (const args of [['sessions', 'list'], ['sessions', 'list', '--json']]) {
+      const r = await runCli([...args, '--store-url', bad], {env: env()})
+      expect(r.code).toBe(1)
+      const text = r.stdout + r.stderr
+      expect(text).not.toContain('not-the-Password-9')
+      expect(text).not.toContain(PG_PASSWORD)
+      expect(text).toMatch(/could not connect to the fleet database at postgres:\/\/clawkit_admin@127\.0\.0\.1:\d+\/\S+: .*password/)
+      if (args.includes('--json')) expect(json(r).error.code).toBe('E_STORE_DB')
+      else expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
+    }
+  })
+})
+
+describe('fleet flags without a server', () => {
+  it('a --store-url that is not a PostgreSQL URL (another scheme, no URL, a port past 65535) is a usage error, password unshown', async () => {
+    for (const bad of ['mysql://u:Sekr3t-1@127.0.0.1/db', 'notaurl', 'postgres://u:Sekr3t-1@127.0.0.1:99999/db', 'postgres://u:Sekr3t-1@[bad/db']) {
+      const r = await runCli(['sessions', 'list', '--store-url', bad], {env: env()})
+      expect(r.code, bad).toBe(2)
+      expect(r.stderr).toMatch(/^Error: --store-url .* is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet\n$/)
+      expect(r.stderr).not.toContain('Sekr3t-1')
+    }
+    // Another reachable-looking URL with nothing listening: a runtime failure (exit 1), still without the password.
+    const down = await runCli(['sessions', 'history', 'main', '--store-url', 'postgres://u:Sekr3t-1@127.0.0.1:1/db'], {env: env()})
+    expect(down.code).toBe(1)
+    expect(down.stderr).toContain('could not connect to the fleet database at postgres://u@127.0.0.1:1/db: connect ECONNREFUSED')
+    expect(down.stderr).not.toContain('Sekr3t-1')
+  })
+
+  it('--store-url with --state-dir is refused (one or the other)', async () => {
+    const r = await runCli(['sessions', 'list', '--store-url', 'postgres://nobody@127.0.0.1:1/x', '--state-dir', tempDir()], {env: env()})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('give one or the other')
+  })
+})

@@ -1,0 +1,191 @@
+// The SessionStore contract's read cases on the fleet replica (PgSessionStore), against a real PostgreSQL seeded from
+// the same fixture the file backend reads: every read answers what the host's own store answers (locators aside:
+// `pg:<host>/<agent>#<sessionId>` instead of a path), and every write refuses with E_REPLICA_READ_ONLY.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {afterAll, beforeAll, expect, it} from 'vitest'
+
+import {FleetState} from '../../src/fleet/state.js'
+import {FileSessionStore} from '../../src/store/file-store.js'
+import {pgLocator, type PgSessionStore} from '../../src/store/pg/store.js'
+import type {TranscriptEntry} from '../../src/store/transcript-types.js'
+import type {KeySession, SessionStore, TranscriptLine} from '../../src/store/types.js'
+import {COMPACTION, copyFixture, sessionsJsonPath} from '../support/cli.js'
+import {seedHost} from '../support/fleet-seed.js'
+import {describePg, usePg} from '../support/postgres.js'
+
+const MAIN = 'agent:main:main'
+const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
+const MAIN_ID = 'f1ea83b9-e3d9-43c8-b4e4-5d101bf3ee2f'
+const isMessage = (e: TranscriptEntry) => e.type === 'message'
+
+async function lines(store: SessionStore, t: KeySession['transcript']): Promise<Omit<TranscriptLine, never>[]> {
+  const out: TranscriptLine[] = []
+  for await (const l of store.readLines(t)) out.push(l)
+  return out
+}
+
+/** A session as both backends must agree on it: everything but the transcript's locator and how it was resolved. */
+const comparable = (s: Omit<KeySession, 'foundBy'> & {foundBy: string; key?: string | null}) => ({sessionId: s.sessionId, where: s.where, ended: s.ended, endedAt: s.endedAt, foundBy: s.foundBy, exists: s.transcript.exists, ...('key' in s ? {key: s.key} : {})})
+
+describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', () => {
+  const pg = usePg()
+  let file: FileSessionStore
+  let fleet: FleetState
+  let store: PgSessionStore
+
+  beforeAll(async () => {
+    // The host's store after what the write cases of contract.test.ts do: two resets (archives), a delivered message
+    // with an idempotency key, and a deleted key's archive with its sidecar.
+    const state = copyFixture(COMPACTION)
+    const json = sessionsJsonPath(state)
+    file = new FileSessionStore({agentId: 'main', path: json})
+    await file.reset(MAIN, {now: new Date('2026-12-01T10:00:00.000Z'), cwd: '/w'})
+    const mid = file.transcriptOf((await file.findEntry(MAIN))!.entry, MAIN)
+    await file.append(mid, [{type: 'message', message: {role: 'user', content: 'between the resets', timestamp: 1}}])
+    await file.reset(MAIN, {now: new Date('2026-12-02T10:00:00.000Z'), cwd: '/w'})
+    const explicit = file.transcriptOf((await file.findEntry(EXPLICIT))!.entry, EXPLICIT)
+    await file.append(explicit, [{type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'sent'}], idempotencyKey: 'k-1', openclawMessageMeta: {channel: 'slack'}}}])
+    // A key deleted by OpenClaw (its `.deleted.` archive and trajectory sidecar), and one deleted without a sidecar.
+    const dir = path.dirname(json)
+    const header = (id: string) => ({type: 'session', version: 3, id, timestamp: '2026-11-01T09:00:00.000Z', cwd: '/w'})
+    const call = {type: 'message', id: 'm1', parentId: null, timestamp: '2026-11-01T09:00:01.000Z', message: {role: 'assistant', content: [{type: 'text', text: 'x'}]}}
+    const put = (name: string, rows: object[]) => fs.writeFileSync(path.join(dir, name), rows.map((l) => `${JSON.stringify(l)}\n`).join(''), {mode: 0o600})
+    put('gone-1.jsonl.deleted.2026-11-02T10-00-00.000Z', [header('gone-1'), call])
+    put('gone-1.trajectory.jsonl', [{type: 'trajectory', sessionKey: 'agent:main:telegram:direct:42', sessionId: 'gone-1'}])
+    put('lost-1.jsonl.deleted.2026-11-03T10-00-00.000Z', [header('lost-1'), call])
+    const url = pg.db()
+    await seedHost(url, {host: 'h1', stateDir: state})
+    fleet = await FleetState.open(url)
+    store = fleet.store('main', 'h1')
+    expect([fleet.hosts.map((h) => h.host), fleet.allAgentIds(), fleet.allAgentIds('h1')]).toEqual([['h1'], ['main'], ['main']])
+  }, 120_000)
+  afterAll(async () => fleet?.close())
+
+  it('reads the index and one entry as the host does, a key spelled in mixed case included; index order is by key', async () => {
+    const data = await store.read()
+    expect({...data}).toEqual({...(await file.read())})
+    expect(Object.keys(data)).toEqual([EXPLICIT, MAIN])
+    expect(await store.findEntry('AGENT:Main:MAIN')).toEqual(await file.findEntry('AGENT:Main:MAIN'))
+    expect(await store.findEntry('agent:main:nope')).toBeUndefined()
+    const rows = await store.readRows((key, e) => `${key}=${e.sessionId}`, {omit: ['skillsSnapshot']})
+    expect(new Map([...rows].sort())).toEqual(new Map([...(await file.readRows((key, e) => `${key}=${e.sessionId}`))].sort()))
+    expect([...(await store.readRows((_k, e) => 'skillsSnapshot' in e, {omit: ['skillsSnapshot']})).values()]).not.toContain(true)
+  })
+
+  it('resolves a transcript to its replica locator; exists only when synced; a bad id is refused', async () => {
+    const entry = (await store.findEntry(MAIN))!.entry
+    expect(store.transcriptOf(entry, MAIN)).toMatchObject({locator: pgLocator('h1', 'main', entry.sessionId), exists: true})
+    await store.read()
+    expect(store.transcriptOf({sessionId: 'fresh-id'}, 'agent:main:x')).toMatchObject({locator: 'pg:h1/main#fresh-id', exists: false})
+    expect(() => store.transcriptOf({sessionId: '../escape'}, 'agent:main:x')).toThrow(expect.objectContaining({code: 'E_BAD_SESSION_ID'}))
+  })
+
+  it('tails with --limit semantics exactly as the host: same entries, raw lines, header and partial', async () => {
+    for (const key of [MAIN, EXPLICIT]) {
+      const mine = store.transcriptOf((await store.findEntry(key))!.entry, key)
+      const theirs = file.transcriptOf((await file.findEntry(key))!.entry, key)
+      for (const opts of [{limit: 1}, {limit: 2, exactPartial: true}, {limit: 10_000, exactPartial: true}]) {
+        const a = await store.tail(mine, {...opts, count: isMessage})
+        const b = await file.tail(theirs, {...opts, count: isMessage})
+        expect({entries: a?.entries, raw: a?.rawLines, header: a?.header, partial: a?.partial, bad: a?.badLines}).toEqual({entries: b?.entries, raw: b?.rawLines, header: b?.header, partial: b?.partial, bad: b?.badLines})
+      }
+    }
+    // The window of a tail never reads the whole transcript: it asks for pages from the end (tested by the bench).
+    expect(await store.tail(store.transcriptOf({sessionId: 'no-such'}), {limit: 5})).toBeUndefined()
+  })
+
+  it('a tail of a 20 000-event transcript fetches a few pages from its end, never the whole transcript', async () => {
+    const url = pg.cluster.url(new URL(fleet.url).pathname.slice(1))
+    const {connectPg} = await import('../../src/fleet/pg.js')
+    const c = await connectPg(url)
+    try {
+      // A host of its own, so that the other cases' host keeps exactly the fixture's transcripts.
+      await c.query("INSERT INTO clawkit_hosts (host) VALUES ('h9')")
+      await c.query("INSERT INTO clawkit_agents (host, agent_id, era, store_path) VALUES ('h9', 'main', 'json', '/x')")
+      await c.query(`INSERT INTO clawkit_transcripts (host, agent_id, session_id, locator, "where", ended, found_by, format) VALUES ('h9', 'main', 'long-1', '/x/long-1.jsonl', 'orphan', 'orphaned', 'none', 'jsonl')`)
+      await c.query(`INSERT INTO clawkit_events (host, agent_id, session_id, seq, raw, entry_type) VALUES ('h9', 'main', 'long-1', 1, '{"type":"session","version":3,"id":"long-1","timestamp":"2026-11-01T00:00:00.000Z","cwd":"/w"}', 'session')`)
+      await c.query(`INSERT INTO clawkit_events (host, agent_id, session_id, seq, raw, entry_type) SELECT 'h9', 'main', 'long-1', i,
+        json_build_object('type', 'message', 'id', 'e' || i, 'parentId', 'e' || (i - 1), 'timestamp', '2026-11-01T00:00:01.000Z', 'message', json_build_object('role', 'user', 'content', 'n' || i))::text, 'message' FROM generate_series(2, 20001) i`)
+    } finally {
+      await c.end()
+    }
+    let fetched = 0
+    const {PgSessionStore} = await import('../../src/store/pg/store.js')
+    const counting = new PgSessionStore(async (text, values) => {
+      const rows = await fleet.query(text, values)
+      fetched += rows.length
+      return rows as never
+    }, {host: 'h9', agentId: 'main', storePath: '/x', era: 'json'})
+    const t = (await counting.allSessions()).find((s) => s.sessionId === 'long-1')!.transcript
+    fetched = 0
+    const tail = await counting.tail(t, {limit: 3, count: isMessage, exactPartial: true})
+    expect(tail?.entries.map((e) => e.id)).toEqual(['e19999', 'e20000', 'e20001'])
+    expect(tail?.partial).toBe(true)
+    expect(fetched).toBeLessThan(100)
+  })
+
+  it('lineage and allSessions: the same sessions, in the same order, as the host after two resets', async () => {
+    expect((await store.sessionsOf(MAIN)).map(comparable)).toEqual((await file.sessionsOf(MAIN)).map(comparable))
+    expect((await store.sessionsOf(MAIN)).map((s) => s.where)).toEqual(['reset-archive', 'reset-archive', 'live'])
+    expect((await store.sessionsOf(EXPLICIT)).map(comparable)).toEqual((await file.sessionsOf(EXPLICIT)).map(comparable))
+    expect(await store.sessionsOf('agent:main:nope')).toEqual([])
+    const byKey = (a: {key: string | null}, b: {key: string | null}) => String(a.key).localeCompare(String(b.key))
+    expect((await store.allSessions()).map(comparable)).toEqual([...(await file.allSessions())].sort(byKey).map(comparable))
+    // The deleted keys' archives come last, unclaimed: one under the key its sidecar names, one under none.
+    expect((await store.allSessions()).slice(-2).map((s) => [s.key, s.sessionId, s.where, s.foundBy])).toEqual([
+      ['agent:main:telegram:direct:42', 'gone-1', 'deleted-archive', 'trajectory'],
+      [null, 'lost-1', 'deleted-archive', 'none'],
+    ])
+  })
+
+  it('streams every transcript line by line with the raw text as stored, the same lines as the host', async () => {
+    const theirs = await file.allSessions()
+    for (const [i, s] of (await store.allSessions()).entries()) {
+      const other = theirs.find((x) => x.sessionId === s.sessionId && x.where === s.where)!
+      expect(await lines(store, s.transcript), `${i}`).toEqual(await lines(file, other.transcript))
+    }
+    await expect(lines(store, store.transcriptOf({sessionId: 'no-such'}))).rejects.toMatchObject({code: 'E_ENOENT'})
+  })
+
+  it('grepLines: the same lines as the host for a needle, case-folded or not (LIKE wildcards in the needle taken literally)', async () => {
+    const grep = async (st: SessionStore, t: KeySession['transcript'], needles: string[], ignoreCase: boolean) => {
+      const out: number[] = []
+      for await (const l of st.grepLines(t, {needles, ignoreCase})) out.push(l.line)
+      return out
+    }
+    const theirs = await file.allSessions()
+    let hits = 0
+    for (const s of await store.allSessions()) {
+      const other = theirs.find((x) => x.sessionId === s.sessionId && x.where === s.where)!
+      for (const [needles, ignoreCase] of [[['"usage"'], false], [['BETWEEN the'], true], [['between the'], false], [['100%_x'], true]] as const) {
+        const got = await grep(store, s.transcript, [...needles], ignoreCase)
+        expect(got, `${s.sessionId} ${needles}`).toEqual(await grep(file, other.transcript, [...needles], ignoreCase))
+        hits += got.length
+      }
+    }
+    expect(hits).toBeGreaterThan(0)
+  })
+
+  it('finds a message by its idempotency key; none for another key or a missing transcript', async () => {
+    const t = store.transcriptOf((await store.findEntry(EXPLICIT))!.entry, EXPLICIT)
+    const hit = await store.findIdempotencyKey(t, 'k-1')
+    expect(hit).toEqual(await file.findIdempotencyKey(file.transcriptOf((await file.findEntry(EXPLICIT))!.entry, EXPLICIT), 'k-1'))
+    expect(hit).toMatchObject({meta: {channel: 'slack'}})
+    expect(await store.findIdempotencyKey(t, 'k-2')).toBeUndefined()
+    expect(await store.findIdempotencyKey(store.transcriptOf({sessionId: 'no-such'}), 'k-1')).toBeUndefined()
+  })
+
+  it('every write refuses with E_REPLICA_READ_ONLY and changes nothing', async () => {
+    const before = await store.read()
+    const t = store.transcriptOf(before[MAIN], MAIN)
+    const refused = expect.objectContaining({code: 'E_REPLICA_READ_ONLY', exitCode: 2, message: expect.stringContaining('the fleet replica is for reading; run this on the host')})
+    await expect(store.update((d) => void (d.x = {sessionId: 'x', updatedAt: 1}))).rejects.toEqual(refused)
+    await expect(store.append(t, [{type: 'custom', customType: 'x', data: {}}])).rejects.toEqual(refused)
+    await expect(store.withTranscript(t, async () => 'ran')).rejects.toEqual(refused)
+    await expect(store.planReset(MAIN, new Date())).rejects.toEqual(refused)
+    await expect(store.reset(MAIN, {cwd: '/w'})).rejects.toEqual(refused)
+    expect({...(await store.read())}).toEqual({...before})
+  })
+})
