@@ -145,7 +145,8 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect(r.hosts[0].agents.map((a: any) => [a.agentId, a.era, a.sessions])).toEqual([['main', 'json', 1], ['work', 'json', 1]])
     expect(r.hosts[1]).toMatchObject({sessions: 2, lastActivity: {key: 'agent:main:main', agentId: 'main'}})
     const text = ok(await fleet(['status']))
-    expect(text.stdout).toMatch(/^alpha: last sync \S+ \(lag 2m ago\)/m)
+    // The seed is 90 s old when the suite starts; a loaded machine may take minutes to get here.
+    expect(text.stdout).toMatch(/^alpha: last sync \S+ \(lag \d+m ago\)/m)
     expect(text.stdout).toContain('  work: JSON era, 1 session(s), 1 transcript(s)')
     expect(text.stdout).not.toContain(PG_PASSWORD)
   })
