@@ -9,7 +9,7 @@ import {OpenClawState} from '../store/state.js'
 import {PgSessionStore, ReplicaReadOnlyError} from '../store/pg/store.js'
 import type {SessionStore, StoreRef} from '../store/types.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
-import {SCHEMA_VERSION, schemaVersion} from './schema.js'
+import {SCHEMA_VERSION, schemaVersion, searchIndexKind} from './schema.js'
 
 export interface FleetHost {
   host: string
@@ -57,6 +57,8 @@ export class FleetState {
     readonly schemaVersion: number,
     private readonly hostRows: FleetHost[],
     private readonly agentRows: FleetAgent[],
+    /** Which index migration v2 left on the searched text (searchIndexKind). */
+    readonly searchIndex: 'pg_trgm' | 'fts' | 'none',
   ) {}
 
   /** Connects, checks that clawkit's schema is there and not newer than this clawkit, and loads hosts and agents. */
@@ -88,7 +90,10 @@ export class FleetState {
         storePath: String(r.store_path),
         syncedAt: iso(r.synced_at),
       }))
-      return new FleetState(url, client, version, hosts, agents)
+      const index = await searchIndexKind(client).catch((error: unknown) => {
+        throw pgError(error, url, 'read the fleet database')
+      })
+      return new FleetState(url, client, version, hosts, agents, index)
     } catch (error) {
       await client.end().catch(() => {})
       throw error
@@ -146,7 +151,7 @@ export class FleetState {
     let s = this.stores.get(k)
     if (!s) {
       const a = this.agentRows.find((r) => r.host === host && r.agentId === agentId)
-      s = new PgSessionStore(this.query, {host, agentId, storePath: a?.storePath ?? `pg:${host}/${agentId}`, era: a?.era ?? 'json'})
+      s = new PgSessionStore(this.query, {host, agentId, storePath: a?.storePath ?? `pg:${host}/${agentId}`, era: a?.era ?? 'json', searchIndex: this.searchIndex})
       this.stores.set(k, s)
     }
     return s

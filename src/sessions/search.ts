@@ -2,6 +2,7 @@
 // tool results, compaction and branch summaries), never in the JSON around it, across agents, keys and archives.
 // Transcripts are read only through the store: grepLines skips, before parsing, every line whose stored bytes cannot
 // hold a hit (the needle below), and several transcripts are searched at once.
+import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
@@ -21,6 +22,8 @@ export interface SearchMatch {
 }
 
 export interface SearchHit {
+  /** With --store-url: the host of the fleet replica the transcript came from. */
+  host?: string
   agentId: string
   /** The key the transcript served; null for one no key claims any more (a deleted key's archive). */
   key: string | null
@@ -72,6 +75,14 @@ export interface SessionsSearchResult {
   hits: SearchHit[]
   /** Lines that could not be read (torn, invalid JSON) although their raw text matches: a hit may hide there. */
   badLines: number
+  /** With --store-url: the hosts of the fleet replica searched. */
+  hosts?: string[]
+  /**
+   * With --store-url: how the replica narrowed the transcripts to read: `pg_trgm` (a trigram index on the searched
+   * text answers substring matches), `fts` (a word index: only where the query is whole words), or `none` (every
+   * transcript read, as for --regex).
+   */
+  replicaIndex?: 'pg_trgm' | 'fts' | 'none'
 }
 
 export interface SearchOptions {
@@ -261,22 +272,41 @@ function snippetOf(text: string, all: SearchMatch[]): {snippet: string; matches:
 }
 
 interface Target {
+  host?: string
   agentId: string
   store: SessionStore
   session: AgentSession
 }
 
-/** The newest hits first; ties by agent, session and position, so a run's order never depends on read timing. */
+/** The newest hits first; ties by host, agent, session and position, so a run's order never depends on read timing. */
 function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: number}): number {
   const ta = a.time ?? ''
   const tb = b.time ?? ''
   if (ta !== tb) return ta < tb ? 1 : -1
-  return a.agentId.localeCompare(b.agentId) || a.sessionId.localeCompare(b.sessionId) || b.line - a.line || a.order - b.order
+  return (a.host ?? '').localeCompare(b.host ?? '') || a.agentId.localeCompare(b.agentId) || a.sessionId.localeCompare(b.sessionId) || b.line - a.line || a.order - b.order
 }
 
 export async function sessionsSearch(state: OpenClawState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
-  const now = opts.now ?? new Date()
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
+  return searchOver([{state, agents}], pattern, opts)
+}
+
+/**
+ * `sessions search --store-url`: the same search over hosts of the fleet replica (every agent of each unless --agent),
+ * hits tagged with their host. The replica's own index on the searched text may narrow which transcripts are read
+ * (`SessionStore.contentCandidates`); every candidate is still checked by the same matcher, so hits are a scan's.
+ */
+export async function fleetSearch(hosts: readonly {host: string; state: OpenClawState}[], pattern: string, opts: SearchOptions & {replicaIndex?: 'pg_trgm' | 'fts' | 'none'}): Promise<SessionsSearchResult> {
+  if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  const sources = hosts.map(({host, state}) => ({host, state, agents: opts.agent ? state.allAgentIds().filter((id) => id === normalizeAgentId(opts.agent!)) : state.allAgentIds()}))
+  if (opts.agent && sources.every((s) => s.agents.length === 0)) throw new UsageError(`Unknown agent id "${opts.agent}": no host read in the fleet replica has it.`, 'E_UNKNOWN_AGENT')
+  const result = await searchOver(sources, pattern, opts)
+  return {...result, hosts: hosts.map((h) => h.host), replicaIndex: opts.replicaIndex ?? 'none'}
+}
+
+async function searchOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult> {
+  const now = opts.now ?? new Date()
   const role = opts.role as SearchRole | undefined
   if (role !== undefined && !SEARCH_ROLES.includes(role)) throw new UsageError(`--role "${opts.role}" is not one of ${SEARCH_ROLES.join(', ')}`, 'E_BAD_FLAG')
   const since = opts.since ? parseWhen('since', opts.since, now) : undefined
@@ -292,17 +322,20 @@ export async function sessionsSearch(state: OpenClawState, pattern: string, opts
   }
   const matcher = compileMatcher(pattern, {regex: opts.regex, word: opts.word})
   const includeArchived = opts.includeArchived ?? false
-  const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
+  const agents = [...new Set(sources.flatMap((s) => s.agents))]
   const wantKey = opts.key === undefined ? undefined : normalizeSessionKey(opts.key)
 
   const targets: Target[] = []
-  for (const agentId of agents) {
+  for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
+    // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
+    const candidates = !opts.scan && matcher.filter && store.contentCandidates ? await store.contentCandidates(matcher.filter) : undefined
     for (const session of await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue
       if (!session.transcript.exists) continue
       if (wantKey !== undefined && (session.key === null || normalizeSessionKey(session.key) !== wantKey)) continue
-      targets.push({agentId, store, session})
+      if (candidates && !candidates.has(session.sessionId)) continue
+      targets.push({agentId, store, session, ...(host === undefined ? {} : {host})})
     }
   }
 
@@ -334,6 +367,7 @@ export async function sessionsSearch(state: OpenClawState, pattern: string, opts
       count++
       const {snippet, matches} = snippetOf(p.text, all)
       kept.push({
+        ...(t.host === undefined ? {} : {host: t.host}),
         agentId: t.agentId,
         key: t.session.key,
         sessionId: t.session.sessionId,

@@ -282,4 +282,11 @@ export interface SessionStore {
    * events off the active branch) or the backend keeps none: only the SQLite store has one (OpenClaw's FTS5 table).
    */
   indexedLines?(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined>
+  /**
+   * The sessionIds of this agent whose searched content (message text, tool arguments and results, summaries, as
+   * `sessions search` reads them) may hold one of the needles, from the store's own index; undefined when it has none
+   * that answers this filter. A superset: the caller still reads and checks every candidate. Only the fleet replica
+   * keeps such an index (a trigram index on `clawkit_events.search_text`).
+   */
+  contentCandidates?(filter: RawLineFilter): Promise<ReadonlySet<string> | undefined>
 }

@@ -67,12 +67,17 @@ const SORT_AT = `coalesce((SELECT h.at FROM clawkit_events h WHERE h.host = t.ho
 
 const PAGE = 500
 
+/** `%needle%` for LIKE/ILIKE, the needle's own `%`, `_` and `\` taken literally (backslash is LIKE's escape). */
+const containsPattern = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
 export interface PgStoreOptions {
   host: string
   agentId: string
   /** The host's own store path (clawkit_agents.store_path): what `sessions list --json` prints as `path`. */
   storePath: string
   era: 'json' | 'sqlite'
+  /** The index on clawkit_events.search_text (fleet/schema.ts searchIndexKind); only pg_trgm answers substrings. */
+  searchIndex?: 'pg_trgm' | 'fts' | 'none'
 }
 
 export class PgSessionStore implements SessionStore {
@@ -90,6 +95,21 @@ export class PgSessionStore implements SessionStore {
     this.ref = {agentId: opts.agentId, path: opts.storePath}
     this.host = opts.host
     this.era = opts.era
+    this.searchIndex = opts.searchIndex ?? 'none'
+  }
+
+  private readonly searchIndex: 'pg_trgm' | 'fts' | 'none'
+
+  /**
+   * The sessions whose searched text may hold a needle, by the trigram index (`search_text ILIKE '%needle%'`, which
+   * pg_trgm serves for needles of three characters or more). A word index cannot answer a substring, so without
+   * pg_trgm there is no answer and every transcript is read.
+   */
+  async contentCandidates(filter: RawLineFilter): Promise<ReadonlySet<string> | undefined> {
+    if (this.searchIndex !== 'pg_trgm' || filter.needles.length === 0 || filter.needles.some((n) => n.length < 3)) return undefined
+    const like = filter.needles.map(containsPattern)
+    const rows = await this.q<{session_id: string}>('SELECT DISTINCT session_id FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[])', [...this.keyArgs, like])
+    return new Set(rows.map((r) => r.session_id))
   }
 
   private get keyArgs(): [string, string] {
@@ -299,9 +319,8 @@ export class PgSessionStore implements SessionStore {
       yield* this.readLines(t)
       return
     }
-    const like = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
     const match = filter.ignoreCase ? 'raw ILIKE ANY($5::text[])' : 'EXISTS (SELECT 1 FROM unnest($5::text[]) AS n(x) WHERE strpos(raw, n.x) > 0)'
-    const args = filter.ignoreCase ? needles.map(like) : needles
+    const args = filter.ignoreCase ? needles.map(containsPattern) : needles
     let after = Number.MIN_SAFE_INTEGER
     for (;;) {
       const rows = await this.q<{seq: number; raw: string}>(
