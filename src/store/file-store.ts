@@ -17,8 +17,10 @@ import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './r
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
-import {grepTranscriptLines, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
-import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {grepFileLines} from './grep-scan.js'
+import {readTranscriptHeaderSync} from './header-sync.js'
+import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
   IdempotencyHit,
@@ -330,7 +332,7 @@ export class FileSessionStore implements SessionStore {
       orphans: async () => (await names()).filter((n) => isTranscriptFileName(n) && isOrphan(n)).map(candidate),
       header: async (t) => {
         try {
-          return await readTranscriptHeader(t.locator)
+          return readTranscriptHeaderSync(t.locator)
         } catch {
           return undefined
         }
@@ -344,7 +346,7 @@ export class FileSessionStore implements SessionStore {
   }
 
   grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
-    return grepTranscriptLines(t.locator, filter)
+    return grepFileLines(t.locator, filter)
   }
 
   private resetBackend(): ResetBackend {

@@ -1,6 +1,7 @@
 // The raw-line prefilter behind SessionStore.grepLines: finds the stored lines whose bytes contain one of a few needles
 // without decoding or parsing the others. It knows nothing of JSON: the caller (sessions search) picks needles that a
 // line must contain to hold a hit, and the store only promises never to skip a line that contains one.
+import type {SimdBlock} from './grep-simd.js'
 import type {RawLineFilter} from './types.js'
 
 /**
@@ -55,8 +56,8 @@ function compile(text: string, ignoreCase: boolean): Needle | undefined {
   return {bytes, k, variants, ignoreCase}
 }
 
-function matchesAt(n: Needle, buf: Uint8Array, at: number): boolean {
-  if (at < 0 || at + n.bytes.length > buf.length) return false
+function matchesAt(n: Needle, buf: Uint8Array, at: number, end = buf.length): boolean {
+  if (at < 0 || at + n.bytes.length > end) return false
   if (!n.ignoreCase) {
     for (let i = 0; i < n.bytes.length; i++) if (buf[at + i] !== n.bytes[i]) return false
     return true
@@ -119,6 +120,83 @@ function grepOf(needles: Needle[]): LineGrep {
     test: (text) => {
       current = undefined
       return needles.length > 0 && first(Buffer.from(text, 'utf8'), 0) !== -1
+    },
+  }
+}
+
+/**
+ * The SIMD finder's view of a needle: two of its bytes (its two rarest, `lo` before `hi`), each with the mask that
+ * folds it to lower case (0x20 for a letter under ignoreCase, else 0) and its value so folded.
+ */
+interface Pair {
+  n: Needle
+  lo: number
+  dist: number
+  c1: number
+  c2: number
+  f1: number
+  f2: number
+}
+
+function pairOf(n: Needle): Pair {
+  const b = n.bytes
+  const weight = (x: number) => (n.ignoreCase && isLetter(x) ? Math.min(rarity(x | 0x20), rarity(x & ~0x20)) : rarity(x))
+  let k1 = 0
+  for (let i = 1; i < b.length; i++) if (weight(b[i]) > weight(b[k1])) k1 = i
+  let k2 = k1
+  for (let i = 0; i < b.length; i++) if (i !== k1 && (k2 === k1 || weight(b[i]) > weight(b[k2]))) k2 = i
+  const lo = Math.min(k1, k2)
+  const hi = Math.max(k1, k2)
+  const mask = (x: number) => (n.ignoreCase && isLetter(x) ? 0x20 : 0)
+  return {n, lo, dist: hi - lo, c1: b[lo] | mask(b[lo]), c2: b[hi] | mask(b[hi]), f1: mask(b[lo]), f2: mask(b[hi])}
+}
+
+/** A compiled filter over a SimdBlock: call begin() after each read into the block, then next() with rising `from`. */
+export interface BlockGrep {
+  /** Bytes the finder may read past the end of the searched range: the block needs that much slack. */
+  readonly slack: number
+  begin(): void
+  /** Start of the first occurrence of any needle in block.bytes[from, end) (whole lines), or -1. */
+  next(block: SimdBlock, from: number, end: number): number
+}
+
+export function compileBlockGrep(filter: RawLineFilter): BlockGrep {
+  let needles = compiled.get(filter)
+  if (!needles) {
+    needles = filter.needles.map((t) => compile(t, filter.ignoreCase)).filter((n): n is Needle => n !== undefined)
+    compiled.set(filter, needles)
+  }
+  const pairs = needles.map(pairOf)
+  // next[i]: needle i's next verified start in the block since begin() (-2: not searched yet; -1: none left).
+  const next = pairs.map(() => -2)
+  return {
+    slack: Math.max(0, ...pairs.map((p) => p.dist)) + 32,
+    begin: () => next.fill(-2),
+    next: (block, from, end) => {
+      let best = -1
+      for (let i = 0; i < pairs.length; i++) {
+        const p = pairs[i]
+        let at = next[i]
+        if (at === -2 || (at !== -1 && at < from)) {
+          const limit = end - p.n.bytes.length + 1 + p.lo
+          let pos = Math.max(from, at + 1) + p.lo
+          for (;;) {
+            const r = pos < limit ? block.find(pos, limit, p.dist, p.c1, p.c2, p.f1, p.f2) : -1
+            if (r === -1 || r >= limit) {
+              at = -1
+              break
+            }
+            if (matchesAt(p.n, block.bytes, r - p.lo, end)) {
+              at = r - p.lo
+              break
+            }
+            pos = r + 1
+          }
+          next[i] = at
+        }
+        if (at !== -1 && (best === -1 || at < best)) best = at
+      }
+      return best
     },
   }
 }
