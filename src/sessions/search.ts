@@ -78,11 +78,11 @@ export interface SessionsSearchResult {
   /** With --store-url: the hosts of the fleet replica searched. */
   hosts?: string[]
   /**
-   * With --store-url: how the replica narrowed the transcripts to read: `pg_trgm` (a trigram index on the searched
-   * text answers substring matches), `fts` (a word index: only where the query is whole words), or `none` (every
-   * transcript read, as for --regex).
+   * With --store-url: how the replica narrowed the transcripts to read: `pg_trgm` (its trigram index on the searched
+   * text named the transcripts that may hold the literal; only they were read), or `none` (every transcript read: a
+   * --regex, a literal shorter than three characters, --scan, or a replica whose role could not create pg_trgm).
    */
-  replicaIndex?: 'pg_trgm' | 'fts' | 'none'
+  replicaIndex?: 'pg_trgm' | 'none'
 }
 
 export interface SearchOptions {
@@ -155,6 +155,15 @@ export function partsOf(e: Record<string, unknown>): Part[] {
     out.push({role: 'summary', kind: e.type === 'compaction' ? 'compaction' : 'branchSummary', text: e.summary})
   }
   return out
+}
+
+/**
+ * The text `sessions search` reads in an entry, its parts joined by newlines, or null when it has none: what the fleet
+ * replica stores as `clawkit_events.search_text`, so that its index narrows a search without ever missing a hit.
+ */
+export function searchTextOf(e: Record<string, unknown> | undefined): string | null {
+  const parts = e ? partsOf(e) : []
+  return parts.length > 0 ? parts.map((p) => p.text).join('\n') : null
 }
 
 /** The entry's time: its ISO timestamp, else the message's epoch-ms one. */
@@ -289,7 +298,8 @@ function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: numb
 export async function sessionsSearch(state: OpenClawState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
-  return searchOver([{state, agents}], pattern, opts)
+  const {narrowed: _n, ...result} = await searchOver([{state, agents}], pattern, opts)
+  return result
 }
 
 /**
@@ -297,15 +307,15 @@ export async function sessionsSearch(state: OpenClawState, pattern: string, opts
  * hits tagged with their host. The replica's own index on the searched text may narrow which transcripts are read
  * (`SessionStore.contentCandidates`); every candidate is still checked by the same matcher, so hits are a scan's.
  */
-export async function fleetSearch(hosts: readonly {host: string; state: OpenClawState}[], pattern: string, opts: SearchOptions & {replicaIndex?: 'pg_trgm' | 'fts' | 'none'}): Promise<SessionsSearchResult> {
+export async function fleetSearch(hosts: readonly {host: string; state: OpenClawState}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const sources = hosts.map(({host, state}) => ({host, state, agents: opts.agent ? state.allAgentIds().filter((id) => id === normalizeAgentId(opts.agent!)) : state.allAgentIds()}))
   if (opts.agent && sources.every((s) => s.agents.length === 0)) throw new UsageError(`Unknown agent id "${opts.agent}": no host read in the fleet replica has it.`, 'E_UNKNOWN_AGENT')
-  const result = await searchOver(sources, pattern, opts)
-  return {...result, hosts: hosts.map((h) => h.host), replicaIndex: opts.replicaIndex ?? 'none'}
+  const {narrowed, ...result} = await searchOver(sources, pattern, opts)
+  return {...result, hosts: hosts.map((h) => h.host), replicaIndex: narrowed ? 'pg_trgm' : 'none'}
 }
 
-async function searchOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult> {
+async function searchOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult & {narrowed: boolean}> {
   const now = opts.now ?? new Date()
   const role = opts.role as SearchRole | undefined
   if (role !== undefined && !SEARCH_ROLES.includes(role)) throw new UsageError(`--role "${opts.role}" is not one of ${SEARCH_ROLES.join(', ')}`, 'E_BAD_FLAG')
@@ -326,10 +336,12 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
   const wantKey = opts.key === undefined ? undefined : normalizeSessionKey(opts.key)
 
   const targets: Target[] = []
+  let narrowed = false
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
     const candidates = !opts.scan && matcher.filter && store.contentCandidates ? await store.contentCandidates(matcher.filter) : undefined
+    if (candidates) narrowed = true
     for (const session of await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue
       if (!session.transcript.exists) continue
@@ -436,6 +448,7 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
     limit: limit ?? null,
     hits: kept.map(({order: _o, ...h}) => h),
     badLines,
+    narrowed,
   }
 }
 

@@ -5,6 +5,7 @@
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../support/cli.js'
+import type {SessionsSearchResult} from '../../src/commands/sessions/search.js'
 import {seedHost} from '../support/fleet-seed.js'
 import {expectDoc} from '../support/schema-check.js'
 import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
@@ -130,6 +131,24 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     const local1 = await runCli(['sessions', 'usage', '--by', 'host', '--state-dir', HOSTS.alpha], {env: env()})
     expect(local1.code).toBe(2)
     expect(local1.stderr).toContain('--by host groups the hosts of the fleet replica: add --store-url <url>')
+  })
+
+  it('sessions search --all-hosts: per host the same hits as the host\'s own search (plus host), narrowed by the trigram index; --regex and --scan read everything', async () => {
+    const norm = (h: any) => ({...h, transcript: undefined, host: undefined})
+    for (const [pattern, extra] of [['capital', []], ['france', ['--include-archived']], ['capit(a)l', ['--regex']], ['capital', ['--scan']]] as const) {
+      const all = expectDoc<SessionsSearchResult>(await fleet(['sessions', 'search', pattern, '--all-agents', '--limit', 'all', ...extra, '--json']), 'sessions-search')
+      expect(all.hosts).toEqual(['alpha', 'beta', 'gamma'])
+      expect(all.replicaIndex).toBe(extra[0] === '--regex' || extra[0] === '--scan' ? 'none' : 'pg_trgm')
+      let total = 0
+      for (const host of Object.keys(HOSTS)) {
+        const mine = json<SessionsSearchResult>(ok(await local(host, ['sessions', 'search', pattern, '--all-agents', '--limit', 'all', ...extra, '--json'])))
+        const theirs = all.hits.filter((h) => h.host === host)
+        expect(theirs.map(norm), `${host} ${pattern} ${extra.join(' ')}`).toEqual(mine.hits.map(norm))
+        total += mine.count
+      }
+      expect(all.count).toBe(total)
+      expect(total, pattern).toBeGreaterThan(0)
+    }
   })
 
   it('status --store-url: every host, its last sync and lag, its agents with their era; --json', async () => {

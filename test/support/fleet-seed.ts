@@ -4,24 +4,8 @@
 import {connectPg} from '../../src/fleet/pg.js'
 import {migrate} from '../../src/fleet/schema.js'
 import {readUsage} from '../../src/sessions/lineage.js'
+import {searchTextOf} from '../../src/sessions/search.js'
 import {OpenClawState} from '../../src/store/state.js'
-
-/** The text search reads of one entry: message text, tool-call arguments, tool results, summaries. */
-function searchText(v: Record<string, unknown>): string | null {
-  const parts: string[] = []
-  const walk = (content: unknown) => {
-    if (typeof content === 'string') parts.push(content)
-    else if (Array.isArray(content))
-      for (const b of content as Record<string, unknown>[]) {
-        if (b?.type === 'text' && typeof b.text === 'string') parts.push(b.text)
-        else if (b?.type === 'toolCall') parts.push(JSON.stringify(b.arguments ?? null))
-      }
-  }
-  if (v.type === 'message') walk((v.message as Record<string, unknown> | undefined)?.content)
-  else if (typeof v.summary === 'string') parts.push(v.summary)
-  else if (v.type === 'custom_message') walk(v.content)
-  return parts.length > 0 ? parts.join('\n') : null
-}
 
 export interface SeedResult {
   agents: number
@@ -86,7 +70,7 @@ export async function seedHost(url: string, opts: {host: string; stateDir: strin
             }
           }
           const at = typeof v?.timestamp === 'string' && Number.isFinite(Date.parse(v.timestamp)) ? new Date(v.timestamp) : null
-          rows.push([line.line, line.raw.replaceAll('\u0000', '\uFFFD'), v && typeof v.type === 'string' ? v.type : null, v && typeof v.id === 'string' ? v.id : null, typeof msg?.role === 'string' ? msg.role : null, at, v ? searchText(v) : null])
+          rows.push([line.line, line.raw.replaceAll('\u0000', '\uFFFD'), v && typeof v.type === 'string' ? v.type : null, v && typeof v.id === 'string' ? v.id : null, typeof msg?.role === 'string' ? msg.role : null, at, searchTextOf(v)])
         }
         await client.query(
           `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format, synced_seq,

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../errors.js'
+import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable} from '../../render/safe.js'
 import {localTime} from '../../sessions/format.js'
@@ -18,6 +19,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     '<%= config.bin %> sessions search "deploy key"',
     '<%= config.bin %> sessions search --regex "error \\d{3}" --role tool --since 7d',
     '<%= config.bin %> sessions search invoice --all-agents --include-archived --json',
+    '<%= config.bin %> sessions search "refund" --store-url postgres://reader@db.example/fleet --all-hosts',
   ]
   static override args = {
     pattern: Args.string({description: 'text to look for (a regular expression with --regex)'}),
@@ -33,16 +35,19 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     until: Flags.string({description: 'only entries at or before this date/time or duration ago (a bare date: that whole day)', helpValue: '<when>'}),
     'include-archived': Flags.boolean({description: 'also search .reset./.deleted. archives and earlier SQLite windows'}),
     limit: Flags.string({description: 'show the newest N hits (default 50)', helpValue: '<n|all>'}),
-    scan: Flags.boolean({description: 'never use OpenClaw\'s full-text index (SQLite era): read every event'}),
+    scan: Flags.boolean({description: 'never use a full-text index (OpenClaw\'s in the SQLite era, the replica\'s trigram index): read every event'}),
+    'store-url': storeUrlFlag,
+    ...hostFlags,
   }
 
   async run(): Promise<SessionsSearchResult> {
     const f = this.flags
     const pattern = this.args.pattern
     if (pattern === undefined) throw new UsageError('Pass the text to look for: clawkit sessions search <pattern>', 'E_MISSING_PATTERN')
+    requireStoreUrlFor(f)
     // Loaded here only: `sessions list` and every other command start without the search code.
-    const {sessionsSearch} = await import('../../sessions/search.js')
-    const result = await sessionsSearch(this.openState(), pattern, {
+    const {fleetSearch, sessionsSearch} = await import('../../sessions/search.js')
+    const opts = {
       regex: f.regex,
       word: f.word,
       agent: f.agent,
@@ -54,7 +59,15 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
       includeArchived: f['include-archived'],
       limit: f.limit,
       scan: f.scan,
-    })
+    }
+    let result: SessionsSearchResult
+    if (f['store-url']) {
+      const fleet = await this.openFleet(f['store-url'])
+      const hosts = fleet.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state}))
+      result = await fleetSearch(hosts, pattern, opts)
+    } else {
+      result = await sessionsSearch(this.openState(), pattern, opts)
+    }
     if (!this.jsonEnabled()) process.stdout.write(renderSearch(result, colorEnabled()))
     return result
   }
@@ -75,11 +88,11 @@ export function renderSearch(r: SessionsSearchResult, color: boolean): string {
   const out: string[] = []
   for (const h of r.hits) {
     const what = h.kind === 'text' ? h.role : `${h.role} ${h.kind}${h.toolName ? ` ${h.toolName}` : ''}`
-    const head = [h.time ? localTime(h.time) : '-', `${h.agentId}/${h.key ?? '(no key)'}`, what, `${h.sessionId}${h.where === 'live' || h.where === 'window' ? '' : ` (${h.where})`}`, `line ${h.line}`]
+    const head = [h.time ? localTime(h.time) : '-', `${h.host === undefined ? '' : `${h.host}:`}${h.agentId}/${h.key ?? '(no key)'}`, what, `${h.sessionId}${h.where === 'live' || h.where === 'window' ? '' : ` (${h.where})`}`, `line ${h.line}`]
     out.push(paint(color, 'cyan', printable(head.join('  '))))
     out.push(`  ${marked(h, color)}`)
   }
-  const scope = `${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ''})`
+  const scope = `${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ''})${r.hosts ? ` on ${r.hosts.length} host(s) of the fleet replica` : ''}`
   if (r.count === 0) out.push(`No match for "${printable(r.pattern)}" in ${scope}.`)
   else out.push(`${r.count} hit${r.count === 1 ? '' : 's'}${r.hits.length < r.count ? `, newest ${r.hits.length} shown (--limit)` : ''} in ${scope}.`)
   if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; run "clawkit doctor".`))
