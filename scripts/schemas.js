@@ -12,7 +12,7 @@ export const SCHEMA_DIR = path.join(ROOT, 'schemas')
 /**
  * The one list of `--json` documents. A new command's document is one line here: the schema file's name, the module
  * that exports the type (the command module, so the schema follows what the command returns), the exported type's
- * name, and a one-line description (`sqlite: true` when its output needs a SQLite-era store). Then `npm run schemas`,
+ * name, and a one-line description (`sqlite: true` when its output needs a SQLite-era store, `pg: true` a PostgreSQL server). Then `npm run schemas`,
  * and add a run of the command to test/schemas.test.ts (or test/schemas.sqlite.test.ts).
  */
 export const SCHEMAS = [
@@ -27,6 +27,8 @@ export const SCHEMAS = [
   {name: 'sessions-reset', command: 'sessions reset', module: 'src/commands/sessions/reset.ts', type: 'SessionsResetOutput', description: 'A session reset (new sessionId, old transcript archived), or with --dry-run what the reset would do.'},
   {name: 'sessions-usage', command: 'sessions usage', module: 'src/commands/sessions/usage.ts', type: 'SessionsUsageResult', description: 'Token and cost totals of every assistant message across keys, resets and archives, grouped by session, key, agent, model, day or month, with a total.'},
   {name: 'status', command: 'status', module: 'src/commands/status.ts', type: 'StatusResult', description: 'State dir, agents, recent sessions, doctor\'s cheap checks and the gateway probe; `sessions` and `agents` mirror OpenClaw\'s status JSON.'},
+  // pg: the command's successful output needs a PostgreSQL server, so test/fleet/sync.test.ts checks it.
+  {name: 'sync', command: 'sync', module: 'src/commands/sync.ts', type: 'SyncResult', pg: true, description: 'One host synced into the fleet database: host, database (without password), schema migrations, and per agent what was uploaded, kept and pruned.'},
   // sqlite: the command's successful output needs a SQLite-era store, so test/schemas.sqlite.test.ts (Node 24) checks it.
   {name: 'store-export', command: 'store export', module: 'src/commands/store/export.ts', type: 'StoreExportResult', sqlite: true, description: 'A JSON-era state dir written from SQLite-era stores: per agent, the sessions and transcripts written and what was skipped.'},
   {name: 'store-info', command: 'store info', module: 'src/commands/store/info.ts', type: 'StoreInfoResult', sqlite: true, description: 'Per agent: the store era, database path, schema, counts, sizes, legacy leftovers, import archives and migration runs.'},

@@ -163,10 +163,14 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await run('store', 'verify', '--json'), 'store-verify').code).toBe('E_NOTHING_TO_VERIFY')
   })
 
+  it('sync: its error envelope (its document needs PostgreSQL: test/fleet/sync.test.ts)', async () => {
+    expect(expectError(await run('sync', '--json'), 'sync').code).toBe('E_NO_STORE_URL')
+  })
+
   it('every schema of scripts/schemas.js was checked against real output, success and failure', () => {
     for (const s of SCHEMAS) {
       if (s.name === 'error') continue
-      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite ? ['error'] : ['error', 'ok'])
+      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite || s.pg ? ['error'] : ['error', 'ok'])
     }
   })
 })

@@ -98,6 +98,15 @@ CREATE TABLE clawkit_events (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'entries keep the sha256 of their local JSON, so that sync uploads only changed entries',
+    sql: `
+-- sha256 (hex) of JSON.stringify(entry) as the host read it: sync compares it with the local entry and sends only the
+-- entries that changed (the jsonb column normalizes key order, so it cannot be compared with the local text itself).
+ALTER TABLE clawkit_entries ADD COLUMN entry_sha256 text;
+`,
+  },
 ]
 
 /** The newest schema this clawkit knows. */

@@ -17,7 +17,7 @@ import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './r
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
-import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
@@ -35,6 +35,8 @@ import type {
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
+  TranscriptMark,
+  TranscriptSince,
   TranscriptRef,
   UpdateOptions,
 } from './types.js'
@@ -340,6 +342,10 @@ export class FileSessionStore implements SessionStore {
 
   readLines(t: TranscriptRef): AsyncIterable<TranscriptLine> {
     return streamTranscriptLines(t.locator)
+  }
+
+  readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    return readTranscriptSince(t.locator, mark)
   }
 
   private resetBackend(): ResetBackend {

@@ -1,5 +1,7 @@
 // The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
+import {createHash} from 'node:crypto'
+
 import {FileSystemError} from '../errors.js'
 import {ChainMutexes} from './chain-mutex.js'
 
@@ -28,6 +30,8 @@ import type {
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
+  TranscriptMark,
+  TranscriptSince,
   TranscriptRef,
 } from './types.js'
 
@@ -244,6 +248,46 @@ export class MemorySessionStore implements SessionStore {
       n++
       yield {line: n, raw: JSON.stringify(l), value: copy(l) as Record<string, unknown>}
     }
+  }
+
+  /**
+   * The file layout's rules on the lines as a file would hold them (one JSON text and a newline each): the mark covers a
+   * prefix by its length and sha256. There is no mtime, so every call hashes the prefix again (it is all in memory).
+   */
+  async readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    const stored = this.transcripts.get(t.locator)
+    if (!stored) throw new FileSystemError(t.locator, 'read the transcript', Object.assign(new Error('ENOENT: no such file or directory'), {code: 'ENOENT', syscall: 'open'}))
+    const texts = stored.map((l) => JSON.stringify(l))
+    let hash = createHash('sha256')
+    let bytes = 0
+    let seq = 0
+    let rewritten = false
+    if (mark && (mark.bytes ?? 0) > 0) {
+      let n = 0
+      while (n < texts.length && bytes < mark.bytes!) {
+        hash.update(`${texts[n]}\n`)
+        bytes += Buffer.byteLength(texts[n++]) + 1
+      }
+      if (bytes === mark.bytes && n === mark.seq && hash.copy().digest('hex') === mark.sha256) seq = n
+      else {
+        rewritten = true
+        hash = createHash('sha256')
+        bytes = 0
+      }
+    } else if (mark && mark.seq > 0) rewritten = true
+    const size = texts.reduce((a, x) => a + Buffer.byteLength(x) + 1, 0)
+    let done = false
+    const from = seq
+    async function* lines(): AsyncGenerator<TranscriptLine> {
+      for (let i = from; i < texts.length; i++) {
+        hash.update(`${texts[i]}\n`)
+        bytes += Buffer.byteLength(texts[i]) + 1
+        seq = i + 1
+        yield {line: seq, raw: texts[i], value: JSON.parse(texts[i]) as Record<string, unknown>}
+      }
+      done = true
+    }
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size} : {})})}
   }
 
   private resetBackend(): ResetBackend {

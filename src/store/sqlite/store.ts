@@ -1,6 +1,7 @@
 // The SQLite-era backend: an agent's sessions in OpenClaw's `agents/<id>/agent/openclaw-agent.sqlite` (2026.7+), behind
 // the same SessionStore interface as the JSON files: reads here and in read.ts, writes from write.ts (the block at the
 // end of the class).
+import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 
 import {ClawkitError} from '../../errors.js'
@@ -27,12 +28,14 @@ import type {
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
+  TranscriptMark,
+  TranscriptSince,
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entryByKey, eventBounds, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -232,6 +235,44 @@ export class SqliteSessionStore implements SessionStore {
       for (const l of page) yield l
       after = page.at(-1)!.line
     }
+  }
+
+  /**
+   * Events from `mark.seq` on (seq order, pages of snapshots as readLines). The mark's hash is the first event's: a
+   * different one, or fewer events than the mark covers, is a window recreated under the same id, read again whole.
+   * Events committed after the call began are read next time (the read stops at the highest seq seen first).
+   */
+  async readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    const sessionId = this.sessionIdOf(t)
+    const bounds = this.snap((db) => eventBounds(db, sessionId))
+    if (!bounds) {
+      throw new ClawkitError(`Transcript ${t.locator} has no events (the session was deleted or never started)`, {code: 'E_TRANSCRIPT_MISSING'})
+    }
+    const sha256 = createHash('sha256').update(bounds.firstText).digest('hex')
+    const size = bounds.maxSeq + 1
+    let next = bounds.firstSeq
+    let rewritten = false
+    if (mark && mark.seq > 0) {
+      if (mark.sha256 !== sha256 || bounds.maxSeq < mark.seq - 1) rewritten = true
+      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256, size})}
+      else next = mark.seq
+    }
+    let done = false
+    const snap = this.snap.bind(this)
+    async function* lines(): AsyncGenerator<TranscriptLine> {
+      let after = next - 1
+      while (after < bounds!.maxSeq) {
+        const page = snap((db) => pageEvents(db, sessionId, after, 256)).filter((l) => l.line <= bounds!.maxSeq)
+        if (page.length === 0) break
+        for (const l of page) {
+          next = l.line + 1
+          yield l
+        }
+        after = page.at(-1)!.line
+      }
+      done = true
+    }
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256, ...(done ? {size} : {})})}
   }
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */

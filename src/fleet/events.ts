@@ -1,0 +1,100 @@
+// What one transcript line becomes in the replica (docs/fleet.md, clawkit_events): the line as stored plus the columns
+// the fleet readers query (type, id, role, time, the text search reads), and the usage it adds to its transcript.
+import {readUsage} from '../sessions/lineage.js'
+import type {TranscriptLine} from '../store/types.js'
+
+export interface EventRow {
+  seq: number
+  raw: string
+  entryType: string | null
+  entryId: string | null
+  role: string | null
+  at: string | null
+  searchText: string | null
+}
+
+/** Per-transcript usage totals (clawkit_transcripts): recorded `usage.cost.total` only, never an estimate. */
+export interface UsageSums {
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  totalTokens: number
+  costUsd: number
+  calls: number
+}
+
+export const emptySums = (): UsageSums => ({input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0, calls: 0})
+
+// PostgreSQL text cannot hold U+0000; a line that parses as JSON never has one raw (JSON escapes it), a broken one may.
+const noNul = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s)
+
+/** An ISO time PostgreSQL accepts (years 1..9999), from the entry's timestamp (ISO text or epoch ms); else null. */
+function isoTime(v: unknown): string | null {
+  const t = typeof v === 'string' ? Date.parse(v) : typeof v === 'number' ? v : Number.NaN
+  if (!Number.isFinite(t)) return null
+  const d = new Date(t)
+  const y = d.getUTCFullYear()
+  return y >= 1 && y <= 9999 ? d.toISOString() : null
+}
+
+function blockText(b: unknown, out: string[]): void {
+  if (typeof b === 'string') {
+    out.push(b)
+    return
+  }
+  if (!b || typeof b !== 'object') return
+  const x = b as Record<string, unknown>
+  // Thinking blocks stay out: pi hides them from the user, and search should not find what history does not show.
+  if (x.type === 'text' && typeof x.text === 'string') out.push(x.text)
+  else if (x.type === 'toolCall') out.push(`${typeof x.name === 'string' ? x.name : ''} ${JSON.stringify(x.arguments ?? {})}`.trim())
+}
+
+function contentText(c: unknown, out: string[]): void {
+  if (Array.isArray(c)) for (const b of c) blockText(b, out)
+  else blockText(c, out)
+}
+
+/** The content search reads: message text, tool-call arguments, tool results, compaction and branch summaries. */
+export function searchTextOf(v: Record<string, unknown> | undefined): string | null {
+  if (!v) return null
+  const out: string[] = []
+  if (v.type === 'message' && v.message && typeof v.message === 'object') contentText((v.message as Record<string, unknown>).content, out)
+  else if ((v.type === 'compaction' || v.type === 'branch_summary') && typeof v.summary === 'string') out.push(v.summary)
+  else if (v.type === 'custom_message') contentText(v.content, out)
+  const text = out.filter((s) => s !== '').join('\n')
+  return text === '' ? null : noNul(text)
+}
+
+export function eventRowOf(l: TranscriptLine): EventRow {
+  const v = l.bad ? undefined : l.value
+  const type = v && typeof v.type === 'string' ? v.type : null
+  const msg = type === 'message' && v!.message && typeof v!.message === 'object' ? (v!.message as Record<string, unknown>) : undefined
+  return {
+    seq: l.line,
+    raw: noNul(l.raw),
+    entryType: type,
+    entryId: v && typeof v.id === 'string' ? noNul(v.id) : null,
+    role: msg && typeof msg.role === 'string' ? noNul(msg.role) : null,
+    at: v ? isoTime(v.timestamp) : null,
+    searchText: searchTextOf(v),
+  }
+}
+
+/** Adds the usage one line records (an assistant message with `usage`), as `sessions usage` counts a call. */
+export function addLineUsage(s: UsageSums, l: TranscriptLine): void {
+  const v = l.bad ? undefined : l.value
+  if (!v || v.type !== 'message') return
+  const msg = v.message as Record<string, unknown> | undefined
+  if (!msg || msg.role !== 'assistant') return
+  const u = readUsage(msg.usage)
+  if (!u) return
+  // Whole tokens per call (the columns are bigint; a hand-edited 1.5 would fail the insert). checkReplica rounds alike.
+  s.input += Math.round(u.input)
+  s.output += Math.round(u.output)
+  s.cacheRead += Math.round(u.cacheRead)
+  s.cacheWrite += Math.round(u.cacheWrite)
+  s.totalTokens += Math.round(u.totalTokens)
+  s.costUsd += u.cost ?? 0
+  s.calls++
+}
