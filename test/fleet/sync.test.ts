@@ -214,6 +214,38 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(outs[3].stderr).toMatch(/does not exist/)
   })
 
+  it('least rights (README "Fleets"): the owner role migrates once, then a sync role with only row rights syncs, rewrites and prunes', async () => {
+    const c0 = pg.cluster
+    const db = `fleet${Date.now() % 100000}`
+    c0.psql(`CREATE DATABASE ${db}`)
+    c0.psql("DO $$ BEGIN CREATE ROLE clawkit_owner LOGIN PASSWORD 'owner-pw-1'; CREATE ROLE clawkit_sync LOGIN PASSWORD 'sync-pw-1'; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+    c0.psql(`GRANT CONNECT ON DATABASE ${db} TO clawkit_owner, clawkit_sync`)
+    for (const sql of [
+      'REVOKE CREATE ON SCHEMA public FROM PUBLIC',
+      'GRANT USAGE, CREATE ON SCHEMA public TO clawkit_owner',
+      'GRANT USAGE ON SCHEMA public TO clawkit_sync',
+      'ALTER DEFAULT PRIVILEGES FOR ROLE clawkit_owner IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO clawkit_sync',
+    ])
+      c0.psql(sql, db)
+    const url = (role: string, pw: string) => `postgres://${role}:${pw}@127.0.0.1:${c0.port}/${db}`
+    const state = copyFixture(TWO_AGENTS)
+    // Before the owner ran: the sync role cannot create the tables, and says which privilege is missing.
+    const early = await sync(state, url('clawkit_sync', 'sync-pw-1'), ['--host', 'lr'])
+    expect(early.code).toBe(1)
+    expect(json(early).error.message).toMatch(/permission denied|lacks a privilege/)
+    expect((await sync(state, url('clawkit_owner', 'owner-pw-1'), ['--host', 'owner'])).code).toBe(0)
+    const r = await sync(state, url('clawkit_sync', 'sync-pw-1'), ['--host', 'lr'])
+    expect(r.code, r.stdout).toBe(0)
+    expect(r.stderr).toBe('')
+    const file = path.join(state, 'agents/main/sessions', `${MAIN_ID}.jsonl`)
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"type":"model_change"', '"edited":1,"type":"model_change"'))
+    fs.rmSync(path.join(state, 'agents/work/sessions/704f285c-af26-493e-ab33-9383ab17a8c0.jsonl'))
+    const r2 = await sync(state, url('clawkit_sync', 'sync-pw-1'), ['--host', 'lr', '--prune'])
+    expect(r2.code, r2.stdout).toBe(0)
+    expect(json(r2).total.transcripts.rewritten).toBe(1)
+    await expectReplicaEquals(await client(url('clawkit_sync', 'sync-pw-1')), state, 'lr')
+  })
+
   it('bad input: an empty or control-character --host and a missing URL are usage errors (exit 2)', async () => {
     const state = copyFixture(TWO_AGENTS)
     const url = 'postgres://nobody@127.0.0.1:1/x'
