@@ -191,23 +191,101 @@ const sameMeta = (m: Meta, r: RemoteTranscript) =>
 /** SQLite marks count seq + 1 and carry the header's hash only; JSONL marks carry bytes and the prefix hash. */
 const markColumns = (m: TranscriptMark) => [m.seq, m.bytes ?? null, m.sha256 ?? null, m.size ?? null, m.mtimeMs ?? null]
 
+// Every statement below takes arrays (unnest), so that one batch is a handful of statements whatever the number of
+// transcripts in it: a store of many short sessions commits once per batch, not once per session.
 const INSERT_EVENTS = `INSERT INTO clawkit_events (host, agent_id, session_id, seq, raw, entry_type, entry_id, role, at, search_text)
-SELECT $1, $2, $3, * FROM unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
+SELECT $1, $2, * FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
 ON CONFLICT DO NOTHING`
 
-const UPSERT_TRANSCRIPT = `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+const UPSERT_TRANSCRIPTS = `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format)
+SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
 ON CONFLICT (host, agent_id, session_id) DO UPDATE SET session_key = EXCLUDED.session_key, locator = EXCLUDED.locator, "where" = EXCLUDED."where",
   ended = EXCLUDED.ended, ended_at = EXCLUDED.ended_at, found_by = EXCLUDED.found_by, format = EXCLUDED.format, synced_at = now()`
 
-const ADVANCE_TRANSCRIPT = `UPDATE clawkit_transcripts SET synced_seq = $4, synced_bytes = $5, prefix_sha256 = $6, source_size = $7, source_mtime_ms = $8,
-  input_tokens = input_tokens + $9, output_tokens = output_tokens + $10, cache_read_tokens = cache_read_tokens + $11, cache_write_tokens = cache_write_tokens + $12,
-  total_tokens = total_tokens + $13, cost_usd = cost_usd + $14, calls = calls + $15, synced_at = now()
-WHERE host = $1 AND agent_id = $2 AND session_id = $3`
+const ADVANCE_TRANSCRIPTS = `UPDATE clawkit_transcripts t SET synced_seq = u.seq, synced_bytes = u.bytes, prefix_sha256 = u.sha, source_size = u.size, source_mtime_ms = u.mtime,
+  input_tokens = t.input_tokens + u.input, output_tokens = t.output_tokens + u.output, cache_read_tokens = t.cache_read_tokens + u.cache_read,
+  cache_write_tokens = t.cache_write_tokens + u.cache_write, total_tokens = t.total_tokens + u.total, cost_usd = t.cost_usd + u.cost, calls = t.calls + u.calls, synced_at = now()
+FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::float8[], $15::int[])
+  AS u(session_id, seq, bytes, sha, size, mtime, input, output, cache_read, cache_write, total, cost, calls)
+WHERE t.host = $1 AND t.agent_id = $2 AND t.session_id = u.session_id`
 
-const RESET_TRANSCRIPT = `UPDATE clawkit_transcripts SET generation = generation + 1, synced_seq = 0, synced_bytes = NULL, prefix_sha256 = NULL, source_size = NULL, source_mtime_ms = NULL,
+const RESET_TRANSCRIPTS = `UPDATE clawkit_transcripts SET generation = generation + 1, synced_seq = 0, synced_bytes = NULL, prefix_sha256 = NULL, source_size = NULL, source_mtime_ms = NULL,
   input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0, total_tokens = 0, cost_usd = 0, calls = 0
-WHERE host = $1 AND agent_id = $2 AND session_id = $3`
+WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])`
+
+/** One transcript's part of a batch: its new events and the mark after them, written in the batch's transaction. */
+interface Segment {
+  sessionId: string
+  /** The transcript row to create or update first (its first write in this run). */
+  meta?: Meta
+  /** Its events on the replica are replaced (rewritten): deleted in the same transaction, before the new ones. */
+  reset: boolean
+  rows: EventRow[]
+  sums: UsageSums
+  mark?: TranscriptMark
+}
+
+/** A batch of segments (several transcripts, or part of one), committed as one transaction. */
+class Batch {
+  segments: Segment[] = []
+  rows = 0
+  bytes = 0
+
+  constructor(
+    private readonly client: PgClient,
+    private readonly host: string,
+    private readonly agentId: string,
+    private readonly dryRun: boolean,
+  ) {}
+
+  async flush(): Promise<void> {
+    const segs = this.segments
+    this.segments = []
+    this.rows = 0
+    this.bytes = 0
+    if (this.dryRun || segs.length === 0) return
+    const {client, host, agentId} = this
+    const col = <T>(list: T[], f: (x: T) => unknown) => list.map(f)
+    await inTransaction(client, async () => {
+      const fresh = segs.filter((g) => g.meta)
+      if (fresh.length > 0) {
+        const m = fresh.map((g) => g.meta!)
+        await client.query(UPSERT_TRANSCRIPTS, [host, agentId, col(fresh, (g) => g.sessionId), col(m, (x) => x.session_key), col(m, (x) => x.locator), col(m, (x) => x.where), col(m, (x) => x.ended), col(m, (x) => x.ended_at), col(m, (x) => x.found_by), col(m, (x) => x.format)])
+      }
+      const reset = segs.filter((g) => g.reset).map((g) => g.sessionId)
+      if (reset.length > 0) {
+        await client.query('DELETE FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])', [host, agentId, reset])
+        await client.query(RESET_TRANSCRIPTS, [host, agentId, reset])
+      }
+      const ev = segs.flatMap((g) => g.rows.map((r) => ({id: g.sessionId, r})))
+      if (ev.length > 0) {
+        await client.query(INSERT_EVENTS, [host, agentId, col(ev, (e) => e.id), col(ev, (e) => e.r.seq), col(ev, (e) => e.r.raw), col(ev, (e) => e.r.entryType), col(ev, (e) => e.r.entryId), col(ev, (e) => e.r.role), col(ev, (e) => e.r.at), col(ev, (e) => e.r.searchText)])
+      }
+      const moved = segs.filter((g) => g.mark)
+      if (moved.length > 0) {
+        const mk = (f: (m: TranscriptMark) => unknown) => moved.map((g) => f(g.mark!) ?? null)
+        const us = (f: (u: UsageSums) => number) => moved.map((g) => f(g.sums))
+        await client.query(ADVANCE_TRANSCRIPTS, [
+          host,
+          agentId,
+          col(moved, (g) => g.sessionId),
+          mk((m) => m.seq),
+          mk((m) => m.bytes),
+          mk((m) => m.sha256),
+          mk((m) => m.size),
+          mk((m) => m.mtimeMs),
+          us((u) => u.input),
+          us((u) => u.output),
+          us((u) => u.cacheRead),
+          us((u) => u.cacheWrite),
+          us((u) => u.totalTokens),
+          us((u) => u.costUsd),
+          us((u) => u.calls),
+        ])
+      }
+    })
+  }
+}
 
 async function inTransaction<T>(client: PgClient, fn: () => Promise<T>): Promise<T> {
   await client.query('BEGIN')
@@ -373,6 +451,7 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
   }
   const sessions = (await store.allSessions()).filter((s) => s.transcript.exists)
   const local = new Set<string>()
+  const batch = new Batch(client, host, agentId, dryRun)
   let n = 0
   for (const s of sessions) {
     n++
@@ -390,69 +469,41 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
       if (vanished(error)) continue
       throw error
     }
-    const kind: keyof SyncTranscriptCounts = !r ? 'new' : since.rewritten ? 'rewritten' : 'updated'
-    let rows: EventRow[] = []
-    let rowBytes = 0
-    let sums: UsageSums = emptySums()
-    let first = true
+    const metaMoved = !r || !sameMeta(meta, r)
+    let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || since.rewritten ? meta : undefined, reset: Boolean(r && since.rewritten), rows: [], sums: emptySums()}
     let sent = 0
-    const flush = async (final: boolean) => {
-      const mark = since.mark()
-      if (!dryRun) {
-        const batch = rows
-        const u = sums
-        await inTransaction(client, async () => {
-          if (first) {
-            await client.query(UPSERT_TRANSCRIPT, [host, agentId, s.sessionId, meta.session_key, meta.locator, meta.where, meta.ended, meta.ended_at, meta.found_by, meta.format])
-            if (r && since.rewritten) {
-              await client.query('DELETE FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND session_id = $3', [host, agentId, s.sessionId])
-              await client.query(RESET_TRANSCRIPT, [host, agentId, s.sessionId])
-            }
-          }
-          if (batch.length > 0) {
-            await client.query(INSERT_EVENTS, [
-              host,
-              agentId,
-              s.sessionId,
-              batch.map((e) => e.seq),
-              batch.map((e) => e.raw),
-              batch.map((e) => e.entryType),
-              batch.map((e) => e.entryId),
-              batch.map((e) => e.role),
-              batch.map((e) => e.at),
-              batch.map((e) => e.searchText),
-            ])
-          }
-          await client.query(ADVANCE_TRANSCRIPT, [host, agentId, s.sessionId, ...markColumns(final ? mark : {...mark, size: undefined, mtimeMs: undefined}), u.input, u.output, u.cacheRead, u.cacheWrite, u.totalTokens, u.costUsd, u.calls])
-        })
-      }
-      first = false
-      sent += rows.length
-      rows = []
-      rowBytes = 0
-      sums = emptySums()
-    }
+    let flushed = false
     for await (const line of since.lines) {
       const e = eventRowOf(line)
-      rows.push(e)
+      seg.rows.push(e)
       const b = Buffer.byteLength(e.raw)
-      rowBytes += b
+      batch.rows++
+      batch.bytes += b
       out.bytes += b
       out.events++
-      addLineUsage(sums, line)
-      if (rows.length >= job.batchRows || rowBytes >= job.batchBytes) {
-        await flush(false)
+      sent++
+      addLineUsage(seg.sums, line)
+      if (batch.rows >= job.batchRows || batch.bytes >= job.batchBytes) {
+        // The mark after exactly these rows; mid-read it never carries size/mtime (TranscriptSince.mark).
+        seg.mark = since.mark()
+        batch.segments.push(seg)
+        await batch.flush()
+        flushed = true
+        seg = {sessionId: s.sessionId, reset: false, rows: [], sums: emptySums()}
         job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
       }
     }
     const endMark = since.mark()
     const markMoved = !r || since.rewritten || endMark.seq !== r.synced_seq || endMark.size !== (r.source_size ?? undefined) || endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) || endMark.sha256 !== (r.prefix_sha256 ?? undefined)
-    const metaMoved = !r || !sameMeta(meta, r)
-    // The last write of a transcript is the only one that records the source's size and mtime (a mark that says
-    // "nothing left to read"); a batch written before it never does, so a kill between batches cannot skip lines.
-    if (rows.length > 0 || !first || markMoved || metaMoved) await flush(true)
-    out.transcripts[sent > 0 || !r || since.rewritten || metaMoved ? kind : 'unchanged']++
+    // The last segment of a transcript is the only one whose mark has the source's size and mtime ("nothing left to
+    // read"); one written before it never does, so a kill between batches cannot skip lines.
+    if (seg.rows.length > 0 || seg.meta || flushed || markMoved) {
+      seg.mark = endMark
+      batch.segments.push(seg)
+    }
+    out.transcripts[!r ? 'new' : since.rewritten ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
   }
+  await batch.flush()
   const goneTranscripts = [...remote.keys()].filter((id) => !local.has(id))
 
   if (job.prune) {
