@@ -116,12 +116,37 @@ try {
   const first = run('first')
   if (first.events !== gen.lines) throw new Error(`the first sync uploaded ${first.events} events, not ${gen.lines}`)
   const second = run('again')
-  const dbBytes = Number(execFileSync(path.join(PG, 'psql'), ['-X', '-A', '-t', '-h', '127.0.0.1', '-p', String(port), '-U', 'bench', '-d', 'postgres', '-c', 'SELECT pg_database_size(current_database())'], {encoding: 'utf8', env: {...process.env, PGPASSWORD: 'bench-pw'}}).trim())
+  const psql = (sql) => execFileSync(path.join(PG, 'psql'), ['-X', '-A', '-t', '-h', '127.0.0.1', '-p', String(port), '-U', 'bench', '-d', 'postgres', '-c', sql], {encoding: 'utf8', env: {...process.env, PGPASSWORD: 'bench-pw'}}).trim()
+  const dbBytes = Number(psql('SELECT pg_database_size(current_database())'))
+  // What the server takes from one client with nothing else to do: 20 batches of 1000 rows of this store's average
+  // size, already in memory, by the same INSERT ... unnest statement (the ceiling a single-connection sync can reach).
+  const {default: pgm} = await import('pg')
+  const pc = new pgm.Client({connectionString: url})
+  await pc.connect()
+  psql('CREATE TABLE bench_copy (LIKE clawkit_events INCLUDING ALL)')
+  const avgRaw = Math.round(first.bytes / first.events)
+  const filler = 'x'.repeat(Math.max(0, avgRaw - 60))
+  let ts = process.hrtime.bigint()
+  for (let b = 0; b < 20; b++) {
+    const seqs = Array.from({length: 1000}, (_, i) => b * 1000 + i)
+    const raws = seqs.map((i) => JSON.stringify({type: 'message', id: `e${i}`, text: filler}))
+    await pc.query('BEGIN')
+    await pc.query(
+      `INSERT INTO bench_copy (host, agent_id, session_id, seq, raw, entry_type, entry_id, role, at, search_text)
+       SELECT 'h', 'a', * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[]) ON CONFLICT DO NOTHING`,
+      [seqs.map(() => 's'), seqs, raws, seqs.map(() => 'message'), seqs.map((i) => `e${i}`), seqs.map(() => 'user'), seqs.map(() => new Date().toISOString()), seqs.map(() => filler)],
+    )
+    await pc.query('COMMIT')
+  }
+  const serverMs = Number(process.hrtime.bigint() - ts) / 1e6
+  await pc.end()
+  const serverRate = 20_000 / (serverMs / 1000)
   const sizeLabel = gen.bytes >= 1024 ** 3 * 0.95 ? `${(gen.bytes / 1024 ** 3).toFixed(2)} GiB` : `${Math.round(gen.bytes / 1024 ** 2)} MiB`
   console.log(`\nclawkit sync: node ${process.version}, PostgreSQL ${path.basename(path.dirname(PG))} on 127.0.0.1 (default durability), ${sessions} sessions, ${gen.lines} lines, ${sizeLabel}; database afterwards ${(dbBytes / 1024 ** 3).toFixed(2)} GiB\n`)
   console.log('| command | wall s | events/s | MB/s | peak RSS MiB |')
   console.log('|---|---|---|---|---|')
   console.log(`| sync, first (${sizeLabel}, ${first.events} events) | ${(first.ms / 1000).toFixed(1)} | ${Math.round(first.events / (first.ms / 1000))} | ${(first.bytes / 1e6 / (first.ms / 1000)).toFixed(1)} | ${first.rss.toFixed(0)} |`)
+  console.log(`| the server from one idle client: 20 000 rows of ${avgRaw} B in batches of 1000 | ${(serverMs / 1000).toFixed(1)} | ${Math.round(serverRate)} | ${((serverRate * avgRaw) / 1e6).toFixed(1)} | |`)
   console.log(`| sync, nothing changed (${second.events} events) | ${(second.ms / 1000).toFixed(1)} | | | ${second.rss.toFixed(0)} |`)
 } finally {
   try {

@@ -163,6 +163,8 @@ if (sqliteMode !== 'only') {
   }
 }
 if (sqliteMode !== '0') await sqliteRows()
+// The `clawkit sync` rows (scripts/bench-sync.js: BENCH_SYNC_SESSIONS, BENCH_SYNC_BYTES); BENCH_SYNC=0 skips them.
+if (process.env.BENCH_SYNC !== '0' && sqliteMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-sync.js')], {stdio: 'inherit'})
 if (!keep) fs.rmSync(dir, {recursive: true, force: true})
 
 /** The line worth showing of a failed run: a --json error envelope's message, else the first non-empty line. */

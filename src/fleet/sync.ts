@@ -238,12 +238,30 @@ class Batch {
     private readonly dryRun: boolean,
   ) {}
 
+  /** The batch being written: the next one is read from the store meanwhile (the reader waits on the server otherwise). */
+  private pending: Promise<void> = Promise.resolve()
+
+  /**
+   * Hands the batch to the server and returns once the previous one is committed: one transaction at a time on the
+   * connection, in order, while the caller reads the next batch. A failed write surfaces at the next flush or drain.
+   */
   async flush(): Promise<void> {
     const segs = this.segments
     this.segments = []
     this.rows = 0
     this.bytes = 0
+    await this.pending
     if (this.dryRun || segs.length === 0) return
+    this.pending = this.write(segs)
+    this.pending.catch(() => {})
+  }
+
+  /** Waits for the last batch's commit. */
+  async drain(): Promise<void> {
+    await this.pending
+  }
+
+  private async write(segs: Segment[]): Promise<void> {
     const {client, host, agentId} = this
     const col = <T>(list: T[], f: (x: T) => unknown) => list.map(f)
     await inTransaction(client, async () => {
@@ -504,6 +522,7 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     out.transcripts[!r ? 'new' : since.rewritten ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
   }
   await batch.flush()
+  await batch.drain()
   const goneTranscripts = [...remote.keys()].filter((id) => !local.has(id))
 
   if (job.prune) {
