@@ -9,7 +9,7 @@ import {checkReplica, diffReplica} from '../../src/fleet/check.js'
 import {connectPg, type PgClient} from '../../src/fleet/pg.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {agentEnvs, transcriptLines} from '../agent/setup.js'
-import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, BIN, COMPACTION, copyFixture, json, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
 import {expectDoc} from '../support/schema-check.js'
 import {resetTwice} from '../support/reset-twice.js'
@@ -244,6 +244,24 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(r2.code, r2.stdout).toBe(0)
     expect(json(r2).total.transcripts.rewritten).toBe(1)
     await expectReplicaEquals(await client(url('clawkit_sync', 'sync-pw-1')), state, 'lr')
+  })
+
+  it('progress goes to stderr on a terminal only: a spinner on a pseudo-terminal, nothing when piped; no password either way', async () => {
+    const url = pg.db()
+    const state = copyFixture(COMPACTION)
+    const env = baseEnv(tempDir(), {CLAWKIT_SYNC_BATCH_ROWS: '2'})
+    const piped = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'tty1'], {env})
+    expect(piped.code, piped.stderr).toBe(0)
+    expect(piped.stderr).toBe('')
+    const quote = (x: string) => `'${x.replaceAll("'", "'\\''")}'`
+    const cmd = `stty cols 100 rows 24; ${[process.execPath, BIN, 'sync', '--to', url, '--state-dir', state, '--host', 'tty2'].map(quote).join(' ')}`
+    const tty = await runProcess('script', ['-qec', cmd, '/dev/null'], {env, timeoutMs: 30_000})
+    expect(tty.code, tty.stdout).toBe(0)
+    expect(tty.stdout).toContain('Syncing')
+    expect(tty.stdout).toContain('Synced host tty2')
+    expect(tty.stdout).not.toContain(PG_PASSWORD)
+    // The compaction fixture (a compaction entry, a checkpoint copy beside the transcript) as it is on the host.
+    await expectReplicaEquals(await client(url), state, 'tty2')
   })
 
   it('bad input: an empty or control-character --host and a missing URL are usage errors (exit 2)', async () => {
