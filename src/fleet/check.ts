@@ -1,8 +1,7 @@
 // Checks of a host's replica: internal consistency (what every committed sync leaves, killed or not) and equality with
 // the host's stores (what a completed sync leaves). Used by the crash and concurrency tests; cheap enough to run by hand.
-import {createHash} from 'node:crypto'
-
 import type {OpenClawState} from '../store/state.js'
+import {sha256} from '../util/hash.js'
 import type {SessionEntry} from '../store/types.js'
 import type {PgClient} from './pg.js'
 
@@ -82,14 +81,13 @@ export interface ReplicaDiff {
   differences: string[]
 }
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex')
-
 /**
  * The replica of `host` against the state dir's stores, agent by agent: the same index entries (as JSON values), the
  * same transcripts, and every event's raw text equal to the local line at its seq. Reads every transcript once.
  */
 export async function diffReplica(state: OpenClawState, client: PgClient, host: string, agents: string[] = state.allAgentIds()): Promise<ReplicaDiff> {
   const differences: string[] = []
+  const sha = (s: string) => sha256().update(s).digest('hex')
   for (const agentId of agents) {
     const store = state.store(agentId)
     const local = await store.readRows((_k: string, e: SessionEntry) => e)

@@ -2,11 +2,11 @@
 // contract). Every transcript is read through the store (SessionStore.readSince) from the replica's high-water mark on,
 // and uploaded in batches; each batch's events and the transcript's new mark commit in one transaction, so a sync killed
 // at any point leaves every transcript consistent and the next run continues where the last commit stopped.
-import {createHash} from 'node:crypto'
 import os from 'node:os'
 
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
+import {sha256 as newSha256} from '../util/hash.js'
 import type {AgentSession, SessionEntry, TranscriptMark} from '../store/types.js'
 import {addLineUsage, emptySums, eventRowOf, type EventRow, type UsageSums} from './events.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
@@ -120,8 +120,6 @@ export function pricesOf(config: OpenClawState['config']): Record<string, Record
   }
   return out
 }
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** The advisory lock of one host's syncs: a two-key lock (its own space, apart from the migrations' one-key lock). */
 const SYNC_LOCK_CLASS = 7_264_019
@@ -430,6 +428,7 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     const r = await client.query<{k: string; h: string | null}>(`SELECT session_key AS k, ${hashCol} AS h FROM clawkit_entries WHERE host = $1 AND agent_id = $2`, [host, agentId])
     for (const row of r.rows) remoteEntries.set(row.k, row.h)
   }
+  const sha256 = (text: string) => newSha256().update(text).digest('hex')
   const changed: {key: string; json: string; sha: string; sessionId: string | null; updatedAt: number | null}[] = []
   const localKeys = await store.readRows((key: string, entry: SessionEntry) => {
     const json = JSON.stringify(entry)

@@ -1,9 +1,8 @@
 // The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
-import {createHash} from 'node:crypto'
-
 import {FileSystemError} from '../errors.js'
 import {ChainMutexes} from './chain-mutex.js'
+import {sha256} from '../util/hash.js'
 
 import {pathToLeaf} from './context.js'
 import {findEntryIn} from './entry-lookup.js'
@@ -258,7 +257,7 @@ export class MemorySessionStore implements SessionStore {
     const stored = this.transcripts.get(t.locator)
     if (!stored) throw new FileSystemError(t.locator, 'read the transcript', Object.assign(new Error('ENOENT: no such file or directory'), {code: 'ENOENT', syscall: 'open'}))
     const texts = stored.map((l) => JSON.stringify(l))
-    let hash = createHash('sha256')
+    let hash = sha256()
     let bytes = 0
     let seq = 0
     let rewritten = false
@@ -271,7 +270,7 @@ export class MemorySessionStore implements SessionStore {
       if (bytes === mark.bytes && n === mark.seq && hash.copy().digest('hex') === mark.sha256) seq = n
       else {
         rewritten = true
-        hash = createHash('sha256')
+        hash = sha256()
         bytes = 0
       }
     } else if (mark && mark.seq > 0) rewritten = true

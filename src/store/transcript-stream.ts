@@ -1,10 +1,11 @@
 // A JSONL transcript read front to back in fixed-size chunks (export, lineage totals, history across archives): only
 // the line being parsed is in memory, whatever the size of the file.
-import {createHash, type Hash} from 'node:crypto'
+import type {Hash} from 'node:crypto'
 import fsp from 'node:fs/promises'
 
 import {fileError} from '../errors.js'
 import {openRegular} from './safe-open.js'
+import {sha256} from '../util/hash.js'
 import {parseLine, TRANSCRIPT_FILE} from './transcript.js'
 import type {TranscriptLine, TranscriptMark, TranscriptSince} from './types.js'
 
@@ -108,7 +109,7 @@ export async function readTranscriptSince(file: string, mark?: TranscriptMark): 
     await fh.close()
     return {rewritten: false, unchanged: true, lines: empty(), mark: () => ({...mark})}
   }
-  let hash: Hash = createHash('sha256')
+  let hash: Hash = sha256()
   let bytes = 0
   let seq = 0
   let rewritten = false
@@ -128,7 +129,7 @@ export async function readTranscriptSince(file: string, mark?: TranscriptMark): 
         seq = mark.seq
       } else {
         rewritten = true
-        hash = createHash('sha256')
+        hash = sha256()
       }
     } else if (mark && (want > 0 || mark.seq > 0)) {
       rewritten = true

@@ -1,7 +1,6 @@
 // The SQLite-era backend: an agent's sessions in OpenClaw's `agents/<id>/agent/openclaw-agent.sqlite` (2026.7+), behind
 // the same SessionStore interface as the JSON files: reads here and in read.ts, writes from write.ts (the block at the
 // end of the class).
-import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 
 import {ClawkitError} from '../../errors.js'
@@ -9,6 +8,7 @@ import {ChainMutexes} from '../chain-mutex.js'
 import {pathToLeaf} from '../context.js'
 import {emptyStoreData} from '../file-store.js'
 import {openRegularSync} from '../safe-open.js'
+import {sha256} from '../../util/hash.js'
 import {normalizeSessionKey} from '../session-key.js'
 import {type AppendResult, isEntry, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
@@ -248,13 +248,13 @@ export class SqliteSessionStore implements SessionStore {
     if (!bounds) {
       throw new ClawkitError(`Transcript ${t.locator} has no events (the session was deleted or never started)`, {code: 'E_TRANSCRIPT_MISSING'})
     }
-    const sha256 = createHash('sha256').update(bounds.firstText).digest('hex')
+    const headerHash = sha256().update(bounds.firstText).digest('hex')
     const size = bounds.maxSeq + 1
     let next = bounds.firstSeq
     let rewritten = false
     if (mark && mark.seq > 0) {
-      if (mark.sha256 !== sha256 || bounds.maxSeq < mark.seq - 1) rewritten = true
-      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256, size})}
+      if (mark.sha256 !== headerHash || bounds.maxSeq < mark.seq - 1) rewritten = true
+      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256: headerHash, size})}
       else next = mark.seq
     }
     let done = false
@@ -272,7 +272,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       done = true
     }
-    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256, ...(done ? {size} : {})})}
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...(done ? {size} : {})})}
   }
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */
