@@ -13,6 +13,10 @@ export interface ReplicaCheck {
   problems: string[]
 }
 
+// jsonb refuses \u0000 and surrogate escapes, which a line's strings may hold; they never touch the usage numbers, so
+// they are blanked for the check.
+const SAFE_JSONB = String.raw`regexp_replace(raw, '\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\u0020', 'g')::jsonb`
+
 const usageSum = (field: string) =>
   `coalesce(sum(CASE WHEN jsonb_typeof(u->'${field}') = 'number' THEN round((u->>'${field}')::numeric) ELSE 0 END), 0)::bigint`
 
@@ -30,7 +34,7 @@ export async function checkReplica(client: PgClient, host: string): Promise<Repl
          SELECT agent_id, session_id, count(*)::bigint AS calls, ${usageSum('input')} AS input, ${usageSum('output')} AS output, ${usageSum('cacheRead')} AS cache_read,
            ${usageSum('cacheWrite')} AS cache_write, ${usageSum('totalTokens')} AS total,
            coalesce(sum(CASE WHEN jsonb_typeof(u->'cost'->'total') = 'number' THEN (u->'cost'->>'total')::float8 ELSE 0 END), 0) AS cost
-         FROM (SELECT agent_id, session_id, raw::jsonb #> '{message,usage}' AS u FROM clawkit_events WHERE host = $1 AND entry_type = 'message' AND role = 'assistant') x
+         FROM (SELECT agent_id, session_id, ${SAFE_JSONB} #> '{message,usage}' AS u FROM clawkit_events WHERE host = $1 AND entry_type = 'message' AND role = 'assistant') x
          WHERE jsonb_typeof(u) IN ('object', 'array')
          GROUP BY agent_id, session_id
        )

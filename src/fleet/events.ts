@@ -29,6 +29,20 @@ export const emptySums = (): UsageSums => ({input: 0, output: 0, cacheRead: 0, c
 // PostgreSQL text cannot hold U+0000; a line that parses as JSON never has one raw (JSON escapes it), a broken one may.
 const noNul = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s)
 
+/** A string as a PostgreSQL text value: U+0000, which text cannot hold, becomes U+FFFD (keys and ids from files). */
+export const pgText = noNul
+
+// An escaped U+0000 or an unpaired surrogate, after an even number of backslashes (else the backslash is escaped).
+const JSONB_UNSAFE = /(?<=(?:^|[^\\])(?:\\\\)*)\\u(?:0000|d[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2}\\u)d[c-f][0-9a-f]{2})/gi
+
+/**
+ * JSON text as jsonb accepts it: jsonb refuses `\u0000` and unpaired surrogates, which JSON.stringify writes for such
+ * strings in an entry; they become `\ufffd` (the replica's entry then differs from the host's in those characters only).
+ */
+export function jsonbText(json: string): string {
+  return json.includes('\\u') ? json.replace(JSONB_UNSAFE, '\\ufffd') : json
+}
+
 /** An ISO time PostgreSQL accepts (years 1..9999), from the entry's timestamp (ISO text or epoch ms); else null. */
 function isoTime(v: unknown): string | null {
   const t = typeof v === 'string' ? Date.parse(v) : typeof v === 'number' ? v : Number.NaN

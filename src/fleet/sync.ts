@@ -8,7 +8,7 @@ import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import {sha256 as newSha256} from '../util/hash.js'
 import type {AgentSession, SessionEntry, TranscriptMark} from '../store/types.js'
-import {addLineUsage, emptySums, eventRowOf, type EventRow, type UsageSums} from './events.js'
+import {addLineUsage, emptySums, eventRowOf, type EventRow, jsonbText, pgText, type UsageSums} from './events.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
 import {migrate, MIGRATIONS, SchemaTooNewError, SCHEMA_VERSION, schemaVersion} from './schema.js'
 
@@ -173,8 +173,8 @@ interface Meta {
 
 function metaOf(s: AgentSession, era: 'json' | 'sqlite'): Meta {
   return {
-    session_key: s.key,
-    locator: s.transcript.locator,
+    session_key: s.key === null ? null : pgText(s.key),
+    locator: pgText(s.transcript.locator),
     where: s.where,
     ended: s.ended,
     ended_at: s.endedAt && Number.isFinite(Date.parse(s.endedAt)) ? new Date(s.endedAt).toISOString() : null,
@@ -430,13 +430,16 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
   }
   const sha256 = (text: string) => newSha256().update(text).digest('hex')
   const changed: {key: string; json: string; sha: string; sessionId: string | null; updatedAt: number | null}[] = []
-  const localKeys = await store.readRows((key: string, entry: SessionEntry) => {
+  const localKeys = new Set<string>()
+  await store.readRows((stored: string, entry: SessionEntry) => {
+    const key = pgText(stored)
+    localKeys.add(key)
     const json = JSON.stringify(entry)
     const sha = sha256(json)
     if (remoteEntries.get(key) === sha) out.entriesUnchanged++
     else {
       const u = entry.updatedAt
-      changed.push({key, json, sha, sessionId: typeof entry.sessionId === 'string' ? entry.sessionId : null, updatedAt: typeof u === 'number' && Number.isFinite(u) ? Math.trunc(u) : null})
+      changed.push({key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isFinite(u) ? Math.trunc(u) : null})
     }
     return true
   })

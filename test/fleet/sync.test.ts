@@ -264,6 +264,30 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     await expectReplicaEquals(await client(url), state, 'tty2')
   })
 
+  it('hostile entries: U+0000 and unpaired surrogates in fields and a key (which jsonb and text refuse) sync as U+FFFD, once, without failing the host', async () => {
+    const url = pg.db()
+    const state = copyFixture(TWO_AGENTS)
+    const file = sessionsJsonPath(state, 'work')
+    const index = fs.readFileSync(file, 'utf8')
+    // Written as the escapes JSON.stringify produces for such strings.
+    fs.writeFileSync(file, index.replace(/^\{/, '{"agent:work:nul\\u0000key": {"sessionId": "6b1c0000-0000-4000-8000-000000000001", "updatedAt": 1, "label": "a\\u0000b \\ud800 \\udc00 \\ud83d\\ude00"},'))
+    // And a transcript line whose text holds them too (stored as written; the usage still counts).
+    fs.appendFileSync(
+      path.join(path.dirname(file), '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl'),
+      '{"type":"message","id":"nul00001","parentId":null,"timestamp":"2026-11-26T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"a\\u0000b\\ud800"}],"usage":{"input":7,"output":3,"totalTokens":10,"cost":{"total":0.5}}}}\n',
+    )
+    const r = await sync(state, url, ['--host', 'nul'])
+    expect(r.code, r.stdout).toBe(0)
+    const c = await client(url)
+    expect((await checkReplica(c, 'nul')).problems).toEqual([])
+    expect((await c.query<{n: number}>("SELECT sum(calls)::int AS n FROM clawkit_transcripts WHERE host = 'nul' AND agent_id = 'work'")).rows[0].n).toBeGreaterThanOrEqual(2)
+    const row = (await c.query<{k: string; e: {label: string}}>("SELECT session_key AS k, entry AS e FROM clawkit_entries WHERE host = 'nul' AND session_key LIKE '%nul%'")).rows[0]
+    expect(row).toEqual({k: 'agent:work:nul\ufffdkey', e: expect.objectContaining({label: 'a\ufffdb \ufffd \ufffd \u{1f600}'})})
+    const again = await sync(state, url, ['--host', 'nul', '--prune'])
+    expect(json(again).total.entriesUpserted).toBe(0)
+    expect(json(again).agents.find((a: any) => a.agentId === 'work').pruned.entries).toEqual([])
+  })
+
   it('bad input: an empty or control-character --host and a missing URL are usage errors (exit 2)', async () => {
     const state = copyFixture(TWO_AGENTS)
     const url = 'postgres://nobody@127.0.0.1:1/x'
