@@ -172,6 +172,8 @@ if (sqliteMode !== 'only' && searchMode !== 'only') {
 }
 if (sqliteMode !== '0' && searchMode !== 'only') await sqliteRows()
 if (searchMode !== '0' && sqliteMode !== 'only') await searchRows()
+// The `clawkit sync` rows (scripts/bench-sync.js: BENCH_SYNC_SESSIONS, BENCH_SYNC_BYTES); BENCH_SYNC=0 skips them.
+if (process.env.BENCH_SYNC !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-sync.js')], {stdio: 'inherit'})
 if (!keep) fs.rmSync(dir, {recursive: true, force: true})
 
 /** The line worth showing of a failed run: a --json error envelope's message, else the first non-empty line. */

@@ -9,6 +9,8 @@ export interface SchemaEntry {
   description: string
   /** Its successful output needs a SQLite-era store (checked by test/schemas.sqlite.test.ts on Node 24). */
   sqlite?: boolean
+  /** Its successful output needs a PostgreSQL server (checked by test/fleet/sync.test.ts). */
+  pg?: boolean
 }
 export declare const SCHEMAS: readonly SchemaEntry[]
 export declare function schemaFile(name: string): string

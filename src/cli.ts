@@ -20,6 +20,7 @@ import Status from './commands/status.js'
 import StoreExport from './commands/store/export.js'
 import StoreInfo from './commands/store/info.js'
 import StoreVerify from './commands/store/verify.js'
+import Sync from './commands/sync.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
@@ -55,6 +56,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'store:export': StoreExport,
   'store:info': StoreInfo,
   'store:verify': StoreVerify,
+  sync: Sync,
 }
 
 /**

@@ -175,10 +175,14 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await runCli(['status', '--store-url', 'postgres://nobody@127.0.0.1:1/fleet', '--json']), 'status-fleet').code).toBe('E_STORE_DB')
   })
 
+  it('sync: its error envelope (its document needs PostgreSQL: test/fleet/sync.test.ts)', async () => {
+    expect(expectError(await run('sync', '--json'), 'sync').code).toBe('E_NO_STORE_URL')
+  })
+
   it('every schema of scripts/schemas.js was checked against real output, success and failure', () => {
     for (const s of SCHEMAS) {
       if (s.name === 'error') continue
-      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite || (s as {fleet?: boolean}).fleet ? ['error'] : ['error', 'ok'])
+      expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite || s.pg ? ['error'] : ['error', 'ok'])
     }
   })
 })

@@ -100,6 +100,15 @@ CREATE TABLE clawkit_events (
   },
   {
     version: 2,
+    name: 'entries keep the sha256 of their local JSON, so that sync uploads only changed entries',
+    sql: `
+-- sha256 (hex) of JSON.stringify(entry) as the host read it: sync compares it with the local entry and sends only the
+-- entries that changed (the jsonb column normalizes key order, so it cannot be compared with the local text itself).
+ALTER TABLE clawkit_entries ADD COLUMN entry_sha256 text;
+`,
+  },
+  {
+    version: 3,
     name: 'a text index on clawkit_events.search_text (pg_trgm when the role may create it, else full-text)',
     // pg_trgm serves substring search (ILIKE '%...%'); it is a trusted extension (PostgreSQL 13+), so a database owner
     // may create it, but a role without CREATE on the database, or a server without the contrib files, may not. Then a
@@ -126,8 +135,8 @@ $clawkit$;
 ]
 
 /**
- * Which text index migration v2 left on clawkit_events.search_text: `pg_trgm` (substring matches: ILIKE '%term%'),
- * `fts` (whole words: to_tsvector('simple', ...) @@ plainto_tsquery('simple', term)), or `none` before v2.
+ * Which text index migration v3 left on clawkit_events.search_text: `pg_trgm` (substring matches: ILIKE '%term%'),
+ * `fts` (whole words: to_tsvector('simple', ...) @@ plainto_tsquery('simple', term)), or `none` before v3.
  */
 export async function searchIndexKind(client: PgClient): Promise<'pg_trgm' | 'fts' | 'none'> {
   const r = await client.query<{trgm: boolean; fts: boolean}>("SELECT to_regclass('clawkit_events_search_trgm') IS NOT NULL AS trgm, to_regclass('clawkit_events_search_fts') IS NOT NULL AS fts")

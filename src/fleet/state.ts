@@ -57,7 +57,7 @@ export class FleetState {
     readonly schemaVersion: number,
     private readonly hostRows: FleetHost[],
     private readonly agentRows: FleetAgent[],
-    /** Which index migration v2 left on the searched text (searchIndexKind). */
+    /** Which index migration v3 left on the searched text (searchIndexKind). */
     readonly searchIndex: 'pg_trgm' | 'fts' | 'none',
   ) {}
 

@@ -19,8 +19,8 @@ import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {grepFileLines} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
-import {streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
-import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import type {
   FoundEntry,
   IdempotencyHit,
@@ -38,6 +38,8 @@ import type {
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
+  TranscriptMark,
+  TranscriptSince,
   TranscriptRef,
   UpdateOptions,
 } from './types.js'
@@ -347,6 +349,10 @@ export class FileSessionStore implements SessionStore {
 
   grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
     return grepFileLines(t.locator, filter)
+  }
+
+  readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    return readTranscriptSince(t.locator, mark)
   }
 
   private resetBackend(): ResetBackend {

@@ -3,6 +3,7 @@
 import {FileSystemError} from '../errors.js'
 import {ChainMutexes} from './chain-mutex.js'
 import {compileGrep} from './grep.js'
+import {sha256} from '../util/hash.js'
 
 import {pathToLeaf} from './context.js'
 import {findEntryIn} from './entry-lookup.js'
@@ -31,6 +32,8 @@ import type {
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
+  TranscriptMark,
+  TranscriptSince,
   TranscriptRef,
 } from './types.js'
 
@@ -253,6 +256,46 @@ export class MemorySessionStore implements SessionStore {
   async *grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
     const grep = compileGrep(filter)
     for await (const l of this.readLines(t)) if (grep.test(l.raw)) yield l
+  }
+
+  /**
+   * The file layout's rules on the lines as a file would hold them (one JSON text and a newline each): the mark covers a
+   * prefix by its length and sha256. There is no mtime, so every call hashes the prefix again (it is all in memory).
+   */
+  async readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    const stored = this.transcripts.get(t.locator)
+    if (!stored) throw new FileSystemError(t.locator, 'read the transcript', Object.assign(new Error('ENOENT: no such file or directory'), {code: 'ENOENT', syscall: 'open'}))
+    const texts = stored.map((l) => JSON.stringify(l))
+    let hash = sha256()
+    let bytes = 0
+    let seq = 0
+    let rewritten = false
+    if (mark && (mark.bytes ?? 0) > 0) {
+      let n = 0
+      while (n < texts.length && bytes < mark.bytes!) {
+        hash.update(`${texts[n]}\n`)
+        bytes += Buffer.byteLength(texts[n++]) + 1
+      }
+      if (bytes === mark.bytes && n === mark.seq && hash.copy().digest('hex') === mark.sha256) seq = n
+      else {
+        rewritten = true
+        hash = sha256()
+        bytes = 0
+      }
+    } else if (mark && mark.seq > 0) rewritten = true
+    const size = texts.reduce((a, x) => a + Buffer.byteLength(x) + 1, 0)
+    let done = false
+    const from = seq
+    async function* lines(): AsyncGenerator<TranscriptLine> {
+      for (let i = from; i < texts.length; i++) {
+        hash.update(`${texts[i]}\n`)
+        bytes += Buffer.byteLength(texts[i]) + 1
+        seq = i + 1
+        yield {line: seq, raw: texts[i], value: JSON.parse(texts[i]) as Record<string, unknown>}
+      }
+      done = true
+    }
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size} : {})})}
   }
 
   private resetBackend(): ResetBackend {

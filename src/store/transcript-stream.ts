@@ -1,12 +1,15 @@
 // A JSONL transcript read front to back in fixed-size chunks (export, lineage totals, history across archives): only
 // the line being parsed is in memory, whatever the size of the file.
+import type {Hash} from 'node:crypto'
 import fs from 'node:fs'
+import fsp from 'node:fs/promises'
 
 import {fileError} from '../errors.js'
+import {sha256} from '../util/hash.js'
 import {compileGrep} from './grep.js'
 import {openRegular, openRegularSync} from './safe-open.js'
 import {parseLine, TRANSCRIPT_FILE} from './transcript.js'
-import type {RawLineFilter, TranscriptLine} from './types.js'
+import type {RawLineFilter, TranscriptLine, TranscriptMark, TranscriptSince} from './types.js'
 
 const CHUNK = 64 * 1024
 /** grepTranscriptLines reads bigger blocks: its cost per byte is a memchr, so per-read overhead would show. */
@@ -159,5 +162,103 @@ export async function trajectoryKey(file: string): Promise<string | undefined> {
     }
   } finally {
     await opened.fh.close()
+  }
+}
+
+const empty = async function* (): AsyncGenerator<TranscriptLine> {}
+
+/**
+ * The lines of `file` after `mark` (SessionStore.readSince of the file layout). Unchanged size and mtime: nothing is
+ * read. Otherwise the first `mark.bytes` are hashed again; a different hash (or a shorter file) means the file was
+ * rewritten or replaced, and it is read again from its start. Only complete lines are read, and only up to the size
+ * seen at open: a writer appending meanwhile is read next time, never half.
+ */
+export async function readTranscriptSince(file: string, mark?: TranscriptMark): Promise<TranscriptSince> {
+  // The common case of a periodic sync, most transcripts untouched: one stat, not an open, fstat and close.
+  if (mark && mark.bytes !== undefined && mark.size !== undefined) {
+    const st = await fsp.stat(file).catch(() => undefined)
+    if (st?.isFile() && st.size === mark.size && st.mtimeMs === mark.mtimeMs) return {rewritten: false, unchanged: true, lines: empty(), mark: () => ({...mark})}
+  }
+  let opened
+  try {
+    opened = await openRegular(file, TRANSCRIPT_FILE)
+  } catch (error) {
+    throw fileError(error, file, 'read the transcript')
+  }
+  const {fh, stat} = opened
+  const size = stat.size
+  const mtimeMs = stat.mtimeMs
+  if (mark && mark.bytes !== undefined && mark.size === size && mark.mtimeMs === mtimeMs) {
+    await fh.close()
+    return {rewritten: false, unchanged: true, lines: empty(), mark: () => ({...mark})}
+  }
+  let hash: Hash = sha256()
+  let bytes = 0
+  let seq = 0
+  let rewritten = false
+  try {
+    const want = mark?.bytes ?? 0
+    if (want > 0 && want <= size && mark?.sha256) {
+      const buf = Buffer.allocUnsafe(CHUNK)
+      let at = 0
+      while (at < want) {
+        const {bytesRead} = await fh.read(buf, 0, Math.min(CHUNK, want - at), at)
+        if (bytesRead === 0) break
+        hash.update(buf.subarray(0, bytesRead))
+        at += bytesRead
+      }
+      if (at === want && hash.copy().digest('hex') === mark.sha256) {
+        bytes = want
+        seq = mark.seq
+      } else {
+        rewritten = true
+        hash = sha256()
+      }
+    } else if (mark && (want > 0 || mark.seq > 0)) {
+      rewritten = true
+    }
+  } catch (error) {
+    await fh.close()
+    throw fileError(error, file, 'read the transcript')
+  }
+  let done = false
+  async function* lines(): AsyncGenerator<TranscriptLine> {
+    try {
+      const buf = Buffer.allocUnsafe(CHUNK)
+      let pending: Buffer[] = []
+      let pos = bytes
+      while (pos < size) {
+        const {bytesRead} = await fh.read(buf, 0, Math.min(CHUNK, size - pos), pos)
+        if (bytesRead === 0) break
+        let from = 0
+        for (;;) {
+          const nl = buf.indexOf(10, from)
+          if (nl < 0 || nl >= bytesRead) break
+          pending.push(buf.subarray(from, nl + 1))
+          const lineBuf = pending.length === 1 ? pending[0] : Buffer.concat(pending)
+          pending = []
+          const lineStart = bytes
+          // The hash and the mark move before the yield: a caller that stops after this line resumes after it.
+          hash.update(lineBuf)
+          bytes += lineBuf.length
+          seq++
+          const raw = lineBuf.subarray(0, lineBuf.length - 1).toString('utf8')
+          from = nl + 1
+          yield raw.trim() === '' ? {line: seq, raw} : {line: seq, ...asLine(parseLine(raw, lineStart, seq, false))}
+        }
+        // Copied: the chunk buffer is reused by the next read.
+        if (from < bytesRead) pending.push(Buffer.from(buf.subarray(from, bytesRead)))
+        pos += bytesRead
+      }
+      done = true
+    } finally {
+      await fh.close()
+    }
+  }
+  return {
+    rewritten,
+    unchanged: false,
+    lines: lines(),
+    mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size, mtimeMs} : {})}),
   }
 }

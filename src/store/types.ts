@@ -200,6 +200,43 @@ export interface RawLineFilter {
 }
 
 /**
+ * Where an incremental reader of a transcript stopped (SessionStore.readSince). A caller keeps it (sync stores it as the
+ * replica's high-water mark) and hands it back; only the store that made it interprets it.
+ */
+export interface TranscriptMark {
+  /** Lines consumed: JSONL the number of the last line read (blank lines count); SQLite the last seq read + 1. */
+  seq: number
+  /** JSONL: bytes read, always ending at a line end (a torn last line is not read until it is complete). */
+  bytes?: number
+  /** sha256 (hex) of those bytes (JSONL), or of the header event (SQLite). */
+  sha256?: string
+  /**
+   * The source as seen when the read began (JSONL: file size and mtime), set only once a read went to the end: a mark
+   * whose size and mtime still match means nothing to read. A mark taken mid-read never carries them.
+   */
+  size?: number
+  mtimeMs?: number
+}
+
+/** The lines of a transcript after a mark (SessionStore.readSince). */
+export interface TranscriptSince {
+  /**
+   * The mark given no longer describes a prefix of this transcript (rewritten, rotated, truncated, a window recreated
+   * under the same id): `lines` start again from the beginning.
+   */
+  rewritten: boolean
+  /** The store could tell without reading that nothing changed since the mark: `lines` yields nothing. */
+  unchanged: boolean
+  /**
+   * The lines after the mark, in order, streamed. Unlike readLines, blank JSONL lines are yielded too (raw as stored,
+   * neither value nor bad), so that line numbers stay contiguous from 1.
+   */
+  lines: AsyncIterable<TranscriptLine>
+  /** The mark after the last line yielded so far; with `size`/`mtimeMs` once `lines` has been read to its end. */
+  mark(): TranscriptMark
+}
+
+/**
  * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
  * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
  * implementation, not an edit of every feature. `FileSessionStore` is OpenClaw's JSON-file layout (the embedded
@@ -289,4 +326,10 @@ export interface SessionStore {
    * keeps such an index (a trigram index on `clawkit_events.search_text`).
    */
   contentCandidates?(filter: RawLineFilter): Promise<ReadonlySet<string> | undefined>
+  /**
+   * The lines after `mark` (from the start without one), and the mark to resume from: the incremental reader of a
+   * replica (clawkit sync). A transcript that no longer starts with what the mark covers is read again whole and says
+   * so (`rewritten`). A missing transcript is an error, as for readLines.
+   */
+  readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince>
 }

@@ -1,4 +1,4 @@
-// Migration v2's text index on clawkit_events.search_text, on a real PostgreSQL: pg_trgm (substring search) where the
+// Migration v3's text index on clawkit_events.search_text, on a real PostgreSQL: pg_trgm (substring search) where the
 // role may create the extension, else a full-text index, and the migration succeeds either way; searchIndexKind()
 // tells a search which one it has.
 import {expect, it} from 'vitest'
@@ -7,7 +7,7 @@ import {connectPg} from '../../src/fleet/pg.js'
 import {migrate, SCHEMA_VERSION, searchIndexKind} from '../../src/fleet/schema.js'
 import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
 
-describePg('fleet schema v2: the search_text index', () => {
+describePg('fleet schema v3: the search_text index', () => {
   const pg = usePg()
 
   async function seedEvents(url: string): Promise<void> {

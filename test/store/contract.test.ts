@@ -313,6 +313,53 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     }
   })
 
+  it('readSince: all lines then none; after an append only the new line; a mark taken mid-read resumes after the last line read; a rewrite is read again whole', async () => {
+    const {store, put, locatorOf, linesAt} = make()
+    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
+    const read = async (mark?: Parameters<SessionStore['readSince']>[1], stopAfter = Infinity) => {
+      const since = await store.readSince(t, mark)
+      const lines: {line: number; value: unknown}[] = []
+      for await (const l of since.lines) {
+        lines.push({line: l.line, value: l.value})
+        if (lines.length >= stopAfter) break
+      }
+      return {since, lines, mark: since.mark()}
+    }
+    const stored = linesAt(locatorOf(`${MAIN_ID}.jsonl`))!
+    const first = await read()
+    expect(first.since.rewritten).toBe(false)
+    expect(first.lines.map((l) => l.value)).toEqual(stored)
+    expect(first.lines.map((l) => l.line)).toEqual(stored.map((_, i) => i + 1))
+    expect(first.mark).toMatchObject({seq: stored.length, size: expect.any(Number)})
+
+    const again = await read(first.mark)
+    expect(again.lines).toEqual([])
+    expect(again.since.rewritten).toBe(false)
+
+    await store.append(t, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
+    const next = await read(again.mark)
+    expect(next.since.rewritten).toBe(false)
+    expect(next.lines.map((l) => l.line)).toEqual([stored.length + 1])
+    expect(next.lines[0].value).toMatchObject({type: 'message', message: {content: 'one more'}})
+
+    // Stopped after two lines: the mark covers exactly those two and carries no size (it never means "unchanged").
+    const part = await read(undefined, 2)
+    expect(part.mark.seq).toBe(2)
+    expect(part.mark.size).toBeUndefined()
+    const rest = await read(part.mark)
+    expect(rest.since.rewritten).toBe(false)
+    expect(rest.lines.map((l) => l.line)).toEqual(Array.from({length: stored.length - 1}, (_, i) => i + 3))
+
+    // Rewritten in the middle (same length of text would not matter: the prefix hash differs): read again from line 1.
+    const edited = [...linesAt(t.locator)!]
+    edited[1] = {...(edited[1] as Record<string, unknown>), edited: true}
+    put(t.locator.slice(t.locator.lastIndexOf('/') + 1), edited)
+    const re = await read(next.mark)
+    expect(re.since.rewritten).toBe(true)
+    expect(re.lines.map((l) => l.value)).toEqual(edited)
+    expect(re.lines[0].line).toBe(1)
+  })
+
   it('a reset folds a mixed-case spelling into the lowercase key and keeps the other rows', async () => {
     const {store} = make()
     await store.update((data) => {

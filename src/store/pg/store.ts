@@ -3,6 +3,7 @@
 // rows on each host; every write method here refuses, because the host's own store is the truth and a write to its
 // copy would be lost on the next sync (or worse, believed).
 import {ClawkitError, ExitCode} from '../../errors.js'
+import {sha256} from '../../util/hash.js'
 import {emptyStoreData, findEntryIn} from '../file-store.js'
 import {idempotencyHitOf} from '../idempotency.js'
 import {normalizeSessionKey} from '../session-key.js'
@@ -10,6 +11,8 @@ import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type New
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
   RawLineFilter,
+  TranscriptMark,
+  TranscriptSince,
   AgentSession,
   FoundEntry,
   IdempotencyHit,
@@ -330,6 +333,32 @@ export class PgSessionStore implements SessionStore {
       for (const r of rows) yield PgSessionStore.lineOf(r.seq, r.raw)
       if (rows.length < PAGE) return
       after = rows.at(-1)!.seq
+    }
+  }
+
+  /**
+   * Events from `mark.seq` on, by seq, the mark's hash being the first event's (as the SQLite store marks). Nothing reads
+   * a replica incrementally today; it is here so the replica is a whole SessionStore.
+   */
+  async readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    const sessionId = this.sessionIdOf(t)
+    if (!(await this.hasTranscript(sessionId))) throw new ClawkitError(`Transcript ${t.locator} is not in the fleet replica (not synced, or removed on its host).`, {code: 'E_ENOENT'})
+    const first = await this.q<{raw: string; seq: number}>('SELECT raw, seq FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND session_id = $3 ORDER BY seq LIMIT 1', [...this.keyArgs, sessionId])
+    const hash = sha256().update(first[0]?.raw ?? '').digest('hex')
+    const rewritten = Boolean(mark && mark.seq > 0 && mark.sha256 !== hash)
+    let next = mark && !rewritten ? mark.seq : Number.MIN_SAFE_INTEGER
+    const self = this
+    return {
+      rewritten,
+      unchanged: false,
+      lines: (async function* () {
+        for await (const l of self.readLines(t)) {
+          if (l.line < next) continue
+          next = l.line + 1
+          yield l
+        }
+      })(),
+      mark: () => ({seq: Math.max(next, 0), sha256: hash}),
     }
   }
 

@@ -397,6 +397,15 @@ export function headerLine(db: SqlDatabase, sessionId: string): string | undefin
   return d.value?.type === 'session' ? oneLine(d.text!, d.value) : undefined
 }
 
+/** The session's first event as stored (decoded) and its highest seq: what a replica's high-water mark is checked by. */
+export function eventBounds(db: SqlDatabase, sessionId: string): {firstSeq: number; firstText: string; maxSeq: number} | undefined {
+  const row = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? ORDER BY seq ASC LIMIT 1`).get(sessionId)
+  if (!row) return undefined
+  const decoded = eventText(row as unknown as EventRow)
+  const max = db.prepare('SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?').get(sessionId)
+  return {firstSeq: Number(row.seq), firstText: 'error' in decoded ? `undecodable: ${decoded.error}` : decoded.text, maxSeq: Number(max?.m)}
+}
+
 /** Whether the session has any transcript event (a window may exist without them). */
 export function hasEvents(db: SqlDatabase, sessionId: string): boolean {
   return db.prepare('SELECT 1 AS x FROM transcript_events WHERE session_id = ? LIMIT 1').get(sessionId) !== undefined

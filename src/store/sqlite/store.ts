@@ -9,6 +9,7 @@ import {compileGrep} from '../grep.js'
 import {pathToLeaf} from '../context.js'
 import {emptyStoreData} from '../file-store.js'
 import {openRegularSync} from '../safe-open.js'
+import {sha256} from '../../util/hash.js'
 import {normalizeSessionKey} from '../session-key.js'
 import {type AppendResult, isEntry, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
@@ -29,13 +30,15 @@ import type {
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
+  TranscriptMark,
+  TranscriptSince,
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -286,6 +289,77 @@ export class SqliteSessionStore implements SessionStore {
     if (archiveNameOf(this.ref.path, t.locator) !== undefined) return undefined
     const sessionId = this.sessionIdOf(t)
     return this.snap((db) => ftsEventLines(db, sessionId, tokens))
+  }
+
+  /**
+   * Events from `mark.seq` on (seq order, pages of snapshots as readLines). The mark's hash is the first event's: a
+   * different one, or fewer events than the mark covers, is a window recreated under the same id, read again whole.
+   * Events committed after the call began are read next time (the read stops at the highest seq seen first).
+   */
+  async readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+    const archive = archiveNameOf(this.ref.path, t.locator)
+    if (archive !== undefined) return this.archiveSince(archive, mark)
+    const sessionId = this.sessionIdOf(t)
+    const bounds = this.snap((db) => eventBounds(db, sessionId))
+    if (!bounds) {
+      throw new ClawkitError(`Transcript ${t.locator} has no events (the session was deleted or never started)`, {code: 'E_TRANSCRIPT_MISSING'})
+    }
+    const headerHash = sha256().update(bounds.firstText).digest('hex')
+    const size = bounds.maxSeq + 1
+    let next = bounds.firstSeq
+    let rewritten = false
+    if (mark && mark.seq > 0) {
+      if (mark.sha256 !== headerHash || bounds.maxSeq < mark.seq - 1) rewritten = true
+      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256: headerHash, size})}
+      else next = mark.seq
+    }
+    let done = false
+    const snap = this.snap.bind(this)
+    async function* lines(): AsyncGenerator<TranscriptLine> {
+      let after = next - 1
+      while (after < bounds!.maxSeq) {
+        const page = snap((db) => pageEvents(db, sessionId, after, 256)).filter((l) => l.line <= bounds!.maxSeq)
+        if (page.length === 0) break
+        for (const l of page) {
+          next = l.line + 1
+          yield l
+        }
+        after = page.at(-1)!.line
+      }
+      done = true
+    }
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...(done ? {size} : {})})}
+  }
+
+  /**
+   * readSince of a deleted session's archive row: the blob never changes once written, so its lines are numbered as
+   * readLines numbers them and the mark's hash is the decoded text's; a different text (a row replaced under the same
+   * name) is read again whole.
+   */
+  private archiveSince(archive: string, mark?: TranscriptMark): TranscriptSince {
+    const decoded = this.snap((db) => archiveText(db, archive))
+    if (!decoded) throw new ClawkitError(`The archive ${archive} is not in the database any more`, {code: 'E_TRANSCRIPT_MISSING'})
+    const all = archiveLines(archive, decoded)
+    const hash = sha256().update('text' in decoded ? decoded.text : decoded.error).digest('hex')
+    const last = all.at(-1)?.line ?? 0
+    const size = last + 1
+    const rewritten = Boolean(mark && mark.seq > 0 && mark.sha256 !== hash)
+    const from = mark && !rewritten ? mark.seq : 0
+    if (mark && !rewritten && from > last) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: from, sha256: hash, size})}
+    const rest = all.filter((l) => l.line >= from)
+    let next = from
+    return {
+      rewritten,
+      unchanged: false,
+      lines: (async function* () {
+        for (const l of rest) {
+          next = l.line + 1
+          yield l
+        }
+        next = size
+      })(),
+      mark: () => ({seq: next, sha256: hash, ...(next >= size ? {size} : {})}),
+    }
   }
 
   /** The header event as stored (history --raw of a whole transcript starts with it). */

@@ -1,0 +1,155 @@
+// The SQLite era in the fleet: readSince of OpenClaw's database (seq marks, the header's hash) and `clawkit sync` of real
+// OpenClaw 2026.9.6 state dirs (native and imported) into a real PostgreSQL: consistent, equal to the host, idempotent.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {afterEach, expect, it} from 'vitest'
+
+import {checkReplica, diffReplica} from '../../src/fleet/check.js'
+import {connectPg, type PgClient} from '../../src/fleet/pg.js'
+import {loadSqlite} from '../../src/store/sqlite/driver.js'
+import {SqliteSessionStore} from '../../src/store/sqlite/store.js'
+import {OpenClawState} from '../../src/store/state.js'
+import type {TranscriptMark} from '../../src/store/types.js'
+import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
+import {describePg, usePg} from '../support/postgres.js'
+import {useServers} from '../support/servers.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+
+const clients: PgClient[] = []
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.end()))
+})
+
+const servers = useServers({mock: true})
+
+/** A fixture copy whose provider is the mock and whose workspace is inside the copy (as sqlite-write.sqlite.test.ts). */
+function sqliteState(fixture: string): string {
+  const state = copyFixture(fixture)
+  const cfgPath = path.join(state, 'openclaw.json')
+  const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
+  cfg.models.providers.mockant.baseUrl = servers.mock.url
+  const ws = path.join(state, 'workspace')
+  fs.mkdirSync(ws, {recursive: true})
+  cfg.agents.defaults.workspace = ws
+  for (const a of cfg.agents.list ?? []) if (a.workspace) a.workspace = ws
+  fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
+  return state
+}
+
+const dbOf = (state: string) => path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
+
+describeSqlite('SqliteSessionStore.readSince (seq marks)', () => {
+  it('all events from seq 0, then none; an appended event alone; a window whose header changed is read again whole', async () => {
+    const state = copyFixture(NATIVE_96)
+    const store = new SqliteSessionStore({agentId: 'main', path: dbOf(state)}, {checkAgent: false})
+    try {
+      const s = (await store.allSessions()).find((x) => x.ended === 'current' && x.transcript.exists)!
+      const read = async (mark?: TranscriptMark) => {
+        const since = await store.readSince(s.transcript, mark)
+        const lines: number[] = []
+        for await (const l of since.lines) lines.push(l.line)
+        return {since, lines, mark: since.mark()}
+      }
+      const all = await read()
+      const readLines: number[] = []
+      for await (const l of store.readLines(s.transcript)) readLines.push(l.line)
+      expect(all.lines).toEqual(readLines)
+      expect(all.lines[0]).toBe(0)
+      expect(all.mark.seq).toBe(all.lines.at(-1)! + 1)
+      const none = await read(all.mark)
+      expect(none.lines).toEqual([])
+      expect(none.since.unchanged).toBe(true)
+
+      await store.append(s.transcript, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
+      const one = await read(none.mark)
+      expect(one.since.rewritten).toBe(false)
+      expect(one.lines).toEqual([all.mark.seq])
+
+      // A window recreated under the same id: its header event differs.
+      const {DatabaseSync} = loadSqlite('test') as unknown as {DatabaseSync: new (p: string) => {prepare(s: string): {run(...a: unknown[]): unknown; get(...a: unknown[]): Record<string, unknown>}; close(): void}}
+      store.close()
+      const db = new DatabaseSync(dbOf(state))
+      const head = db.prepare('SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 0').get(s.sessionId)
+      db.prepare('UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = 0').run(String(head.event_json).replace('"type":"session"', '"type":"session","recreated":true'), s.sessionId)
+      db.close()
+      const re = await read(one.mark)
+      expect(re.since.rewritten).toBe(true)
+      expect(re.lines[0]).toBe(0)
+      expect(re.lines.length).toBe(all.lines.length + 1)
+    } finally {
+      store.close()
+    }
+  })
+})
+
+describeSqlite('clawkit sync of SQLite-era stores', () => {
+  describePg('into a real PostgreSQL', () => {
+    const pg = usePg()
+
+    it('native and imported 2026.9.6 state dirs as two hosts: events 0..seq, equal to each host, and a second sync uploads 0 rows', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      for (const [fixture, host] of [
+        [NATIVE_96, 'native'],
+        [IMPORTED_96, 'imported'],
+      ]) {
+        const state = copyFixture(fixture)
+        const env = baseEnv(tempDir())
+        const r = await runCli(['sync', '--to', url, '--state-dir', state, '--host', host, '--json'], {env, timeoutMs: 60_000})
+        expect(r.code, r.stderr).toBe(0)
+        const doc = json(r)
+        expect(doc.agents[0]).toMatchObject({era: 'sqlite'})
+        expect(doc.total.events).toBeGreaterThan(0)
+        expect((await checkReplica(c, host)).problems).toEqual([])
+        const s = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: tempDir()}})
+        try {
+          expect((await diffReplica(s, c, host)).differences).toEqual([])
+        } finally {
+          s.close()
+        }
+        const formats = (await c.query<{f: string; lo: number}>('SELECT DISTINCT t.format AS f, (SELECT min(seq) FROM clawkit_events e WHERE e.host = t.host) AS lo FROM clawkit_transcripts t WHERE host = $1', [host])).rows
+        expect(formats).toEqual([{f: 'sqlite', lo: 0}])
+        const again = await runCli(['sync', '--to', url, '--state-dir', state, '--host', host, '--json'], {env, timeoutMs: 60_000})
+        expect(json(again).total).toMatchObject({events: 0, entriesUpserted: 0, transcripts: {new: 0, updated: 0, rewritten: 0}})
+      }
+    })
+
+    it('after a real `agent -m` turn on the SQLite store, the next sync uploads exactly the new events (seq order, no rewrite)', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      const state = sqliteState(NATIVE_96)
+      const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key'})
+      const run = (args: string[]) => runCli([...args, '--state-dir', state], {env, timeoutMs: 60_000})
+      expect((await run(['sync', '--to', url, '--host', 'sq', '--json'])).code).toBe(0)
+      const key = 'agent:main:explicit:c0ffee00-0000-4000-8000-000000000096'
+      const sessionId = (await c.query<{s: string}>("SELECT session_id AS s FROM clawkit_entries WHERE host = 'sq' AND session_key = $1", [key])).rows[0].s
+      const before = Number((await c.query<{m: number}>("SELECT synced_seq AS m FROM clawkit_transcripts WHERE host = 'sq' AND session_id = $1", [sessionId])).rows[0].m)
+      const turn = await run(['agent', '-m', 'one more', '--session-id', sessionId, '--json'])
+      expect(turn.code, turn.stderr).toBe(0)
+      const store = new SqliteSessionStore({agentId: 'main', path: dbOf(state)}, {checkAgent: false})
+      let after: number
+      try {
+        const s = (await store.allSessions()).find((x) => x.sessionId === sessionId)!
+        const since = await store.readSince(s.transcript)
+        for await (const _ of since.lines) void _
+        after = since.mark().seq
+      } finally {
+        store.close()
+      }
+      expect(after).toBeGreaterThan(before)
+      const r = await run(['sync', '--to', url, '--host', 'sq', '--json'])
+      expect(r.code, r.stderr).toBe(0)
+      expect(json(r).total).toMatchObject({events: after - before, transcripts: {rewritten: 0, updated: 1}})
+      expect((await checkReplica(c, 'sq')).problems).toEqual([])
+      const st = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: tempDir()}})
+      try {
+        expect((await diffReplica(st, c, 'sq')).differences).toEqual([])
+      } finally {
+        st.close()
+      }
+    })
+  })
+})
