@@ -179,7 +179,8 @@ function metaOf(s: AgentSession, era: 'json' | 'sqlite'): Meta {
     ended: s.ended,
     ended_at: s.endedAt && Number.isFinite(Date.parse(s.endedAt)) ? new Date(s.endedAt).toISOString() : null,
     found_by: s.foundBy,
-    format: era === 'sqlite' ? 'sqlite' : 'jsonl',
+    // A SQLite-era deleted session's archive is a JSONL blob: its lines count from 1, as a file's do.
+    format: era === 'sqlite' && s.transcript.location === 'sqlite' ? 'sqlite' : 'jsonl',
   }
 }
 

@@ -14,7 +14,7 @@ import type {TranscriptMark} from '../../src/store/types.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
 import {describePg, usePg} from '../support/postgres.js'
 import {useServers} from '../support/servers.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {DELETED_96, describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 
 const clients: PgClient[] = []
 afterEach(async () => {
@@ -87,13 +87,14 @@ describeSqlite('clawkit sync of SQLite-era stores', () => {
   describePg('into a real PostgreSQL', () => {
     const pg = usePg()
 
-    it('native and imported 2026.9.6 state dirs as two hosts: events 0..seq, equal to each host, and a second sync uploads 0 rows', async () => {
+    it('native, imported and deleted (an archive row of a deleted session) 2026.9.6 state dirs as three hosts: consistent, equal to each host, and a second sync uploads 0 rows', async () => {
       const url = pg.db()
       const c = await connectPg(url)
       clients.push(c)
       for (const [fixture, host] of [
         [NATIVE_96, 'native'],
         [IMPORTED_96, 'imported'],
+        [DELETED_96, 'deleted'],
       ]) {
         const state = copyFixture(fixture)
         const env = baseEnv(tempDir())
@@ -110,7 +111,9 @@ describeSqlite('clawkit sync of SQLite-era stores', () => {
           s.close()
         }
         const formats = (await c.query<{f: string; lo: number}>('SELECT DISTINCT t.format AS f, (SELECT min(seq) FROM clawkit_events e WHERE e.host = t.host) AS lo FROM clawkit_transcripts t WHERE host = $1', [host])).rows
-        expect(formats).toEqual([{f: 'sqlite', lo: 0}])
+        // A deleted session's archive row is a JSONL blob: lines from 1, marked as a file is.
+        expect(formats.map((f) => f.f).sort()).toEqual(host === 'deleted' ? ['jsonl', 'sqlite'] : ['sqlite'])
+        expect(formats.every((f) => Number(f.lo) === 0)).toBe(true)
         const again = await runCli(['sync', '--to', url, '--state-dir', state, '--host', host, '--json'], {env, timeoutMs: 60_000})
         expect(json(again).total).toMatchObject({events: 0, entriesUpserted: 0, transcripts: {new: 0, updated: 0, rewritten: 0}})
       }

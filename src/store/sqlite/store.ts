@@ -341,24 +341,24 @@ export class SqliteSessionStore implements SessionStore {
     if (!decoded) throw new ClawkitError(`The archive ${archive} is not in the database any more`, {code: 'E_TRANSCRIPT_MISSING'})
     const all = archiveLines(archive, decoded)
     const hash = sha256().update('text' in decoded ? decoded.text : decoded.error).digest('hex')
+    // Marked as a JSONL file is (the blob is one): seq is the number of the last line read, lines count from 1.
     const last = all.at(-1)?.line ?? 0
-    const size = last + 1
     const rewritten = Boolean(mark && mark.seq > 0 && mark.sha256 !== hash)
     const from = mark && !rewritten ? mark.seq : 0
-    if (mark && !rewritten && from > last) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: from, sha256: hash, size})}
-    const rest = all.filter((l) => l.line >= from)
-    let next = from
+    if (mark && !rewritten && from >= last) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: from, sha256: hash, size: last})}
+    let read = from
     return {
       rewritten,
       unchanged: false,
       lines: (async function* () {
-        for (const l of rest) {
-          next = l.line + 1
+        for (const l of all) {
+          if (l.line <= from) continue
+          read = l.line
           yield l
         }
-        next = size
+        read = last
       })(),
-      mark: () => ({seq: next, sha256: hash, ...(next >= size ? {size} : {})}),
+      mark: () => ({seq: read, sha256: hash, ...(read >= last ? {size: last} : {})}),
     }
   }
 
