@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {afterEach} from 'vitest'
 
-import {baseEnv, copyFixture, readJson, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {baseEnv, cliWith, copyFixture, type DocOf, readJson, type RunOptions, type RunResult, sessionsJsonPath, tempDir} from '../support/cli.js'
 import {type MockAnthropic, type MockOptions, startMockAnthropic} from '../support/mock-anthropic.js'
 
 export interface AgentEnv {
@@ -14,7 +14,7 @@ export interface AgentEnv {
   env: Record<string, string>
   /** The default agent's workspace when openclaw.json names none: OpenClaw's ~/.openclaw/workspace under HOME. */
   workspace: string
-  run(args: string[], opts?: {timeoutMs?: number}): ReturnType<typeof runCli>
+  run<const A extends readonly string[]>(args: A, opts?: RunOptions): Promise<RunResult<DocOf<A>>>
 }
 
 export interface SetupOptions {
@@ -50,7 +50,7 @@ export async function setup(opts: SetupOptions = {}): Promise<AgentEnv> {
   }
   if (opts.config !== undefined) fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify(opts.config(mock.url), null, 2))
   const env = baseEnv(home, opts.envKey === false ? {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined} : {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_AUTH_TOKEN: undefined})
-  return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: (args, o) => runCli([...args, '--state-dir', state], {env, timeoutMs: o?.timeoutMs})}
+  return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: cliWith(['--state-dir', state], {env})}
 }
 
 export function transcriptLines(file: string): any[] {

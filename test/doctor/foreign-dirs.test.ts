@@ -106,7 +106,7 @@ describe('doctor --fix and symbolic links inside the state dir', () => {
     expect(mode(outside)).toBe(0o755)
     const f = first.doc.findings.find((x: any) => x.id === 'sessions-dir-permissions' && x.agentId === 'work')
     expect(f).toMatchObject({fixed: false, fixable: false})
-    expect(f.message).toMatch(/symbolic link/)
+    expect(f!.message).toMatch(/symbolic link/)
     expect(first.doc.findings.filter((x: any) => x.fixed && x.agentId === 'work').map((x: any) => x.id)).toEqual([])
     const again = await doctor(state, [])
     expect(again.doc.counts.warn).toBeGreaterThan(0)

@@ -3,6 +3,7 @@ import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import type {DoctorResult} from '../../src/commands/doctor.js'
 import {baseEnv, json, runCli, tempDir} from '../support/cli.js'
 
 export async function doctor(state: string, flags: string[] = [], env?: Record<string, string>) {
@@ -10,8 +11,8 @@ export async function doctor(state: string, flags: string[] = [], env?: Record<s
   return {r, doc: json(r)}
 }
 
-export function ids(doc: any, opts: {open?: boolean} = {}): string[] {
-  return doc.findings.filter((f: any) => !opts.open || !f.fixed).map((f: any) => f.id).sort()
+export function ids(doc: DoctorResult, opts: {open?: boolean} = {}): string[] {
+  return doc.findings.filter((f) => !opts.open || !f.fixed).map((f) => f.id).sort()
 }
 
 function walk(dir: string, out: string[] = []): string[] {

@@ -21,8 +21,8 @@ describe('doctor on a moved or copied state dir (the fixtures as they are)', () 
     ])
     const f = doc.findings.find((x: any) => x.agentId === 'work')
     expect(f).toMatchObject({severity: 'warn', key: 'agent:work:main', fixable: true, fixed: false, path: path.join(sessionsDir(state, 'work'), '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')})
-    expect(f.details.storedSessionFile).toBe('/home/user/.openclaw/agents/work/sessions/704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
-    expect(f.message).toContain('--fix rewrites sessionFile')
+    expect(f!.details!.storedSessionFile).toBe('/home/user/.openclaw/agents/work/sessions/704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
+    expect(f!.message).toContain('--fix rewrites sessionFile')
   })
 
   it('--fix rewrites the paths after a sessions.json.bak.<ms> backup, a second run is clean, no line is lost', async () => {
