@@ -4,7 +4,8 @@ import path from 'node:path'
 
 import {afterEach} from 'vitest'
 
-import {baseEnv, cliWith, copyFixture, type DocOf, readJson, type RunOptions, type RunResult, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {baseEnv, cliWith, copyFixture, type DocOf, type RunOptions, type RunResult, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {readIndex} from '../support/state-files.js'
 import {type MockAnthropic, type MockOptions, startMockAnthropic} from '../support/mock-anthropic.js'
 
 export interface AgentEnv {
@@ -53,20 +54,11 @@ export async function setup(opts: SetupOptions = {}): Promise<AgentEnv> {
   return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: cliWith(['--state-dir', state], {env})}
 }
 
-export function transcriptLines(file: string): any[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-}
+export {readIndex as store, transcriptLines} from '../support/state-files.js'
 
-export function store(state: string, agent = 'main'): Record<string, any> {
-  return readJson(sessionsJsonPath(state, agent))
-}
-
+/** The transcript a turn writes for `key`: `<sessionId>.jsonl` in the agent's sessions dir. */
 export function sessionFile(state: string, key: string, agent = 'main'): string {
-  const e = store(state, agent)[key]
+  const e = readIndex(state, agent)[key]
   return path.join(path.dirname(sessionsJsonPath(state, agent)), `${e.sessionId}.jsonl`)
 }
 

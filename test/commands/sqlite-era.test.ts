@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, json, jsonError, runCli, tempDir} from '../support/cli.js'
 import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
-import {diffSnapshots, isEmptyDiff, snapshot} from '../reliability/support/tree.js'
+import {diffSnapshots, isEmptyDiff, snapshot} from '../support/state-files.js'
 import {SQLITE_OK, withoutReaderTraces} from '../support/sqlite.js'
 
 const NATIVE = 'openclaw-2026.9.6-native'

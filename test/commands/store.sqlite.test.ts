@@ -8,7 +8,7 @@ import {expect, it} from 'vitest'
 import {eventText, type EventRow, openAgentDb, type SqlDatabase} from '../../src/store/sqlite/driver.js'
 import {baseEnv, copyFixture, type DocOf, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
-import {diffSnapshots, snapshot} from '../reliability/support/tree.js'
+import {diffSnapshots, snapshot} from '../support/state-files.js'
 
 const dbPath = (state: string, agent = 'main') => path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
 

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {closedPort} from '../support/net.js'
-import {snapshot} from '../reliability/support/tree.js'
+import {snapshot} from '../support/state-files.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 

@@ -8,18 +8,12 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
 import {baseEnv, cliWith, copyFixture, json, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {transcriptLines as lines} from '../support/state-files.js'
 import {channelEnv} from '../support/fake-channels.js'
 import {useServers} from '../support/servers.js'
 
 const servers = useServers({mock: {delayMs: 50}, channels: true})
 
-function lines(file: string): any[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-}
 
 /** Each entry's parentId is the previous entry's id: appends from every writer chained onto the leaf. */
 function brokenChain(file: string): string | undefined {

@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
 import {baseEnv, BIN, cliWith, copyFixture, type DocOf, json, jsonError, ROOT, runCli, type RunResult, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {diffSnapshots, isEmptyDiff, snapshot} from './support/tree.js'
+import {diffSnapshots, isEmptyDiff, snapshot} from '../support/state-files.js'
 
 const CANARY = 'CANARY-OUTSIDE-THE-STATE-DIR'
 

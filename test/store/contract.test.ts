@@ -13,6 +13,7 @@ import {isTranscriptFileName} from '../../src/store/transcript.js'
 import type {TranscriptEntry} from '../../src/store/transcript-types.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'
+import {transcriptLines} from '../support/state-files.js'
 
 const MAIN = 'agent:main:main'
 const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
@@ -29,13 +30,7 @@ interface Backend {
   put(name: string, lines: readonly object[]): void
 }
 
-function fixtureLines(name: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(FIXTURE_DIR, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-}
+const fixtureLines = (name: string): Record<string, unknown>[] => transcriptLines(path.join(FIXTURE_DIR, name))
 
 const BACKENDS: [string, () => Backend][] = [
   [

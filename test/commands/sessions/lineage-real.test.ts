@@ -14,6 +14,7 @@ import type {SessionsHistoryResult} from '../../../src/commands/sessions/history
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {escapeHtml} from '../../../src/sessions/export.js'
 import {baseEnv, copyFixture, json, jsonError, runCli, type RunResult, tempDir} from '../../support/cli.js'
+import {transcriptLines} from '../../support/state-files.js'
 
 const FIXTURE = 'openclaw-2026.4.27-reset-twice'
 const KEY = 'agent:main:main'
@@ -29,9 +30,7 @@ let home: string
 
 const run = (args: string[]): Promise<RunResult> => runCli([...args, '--state-dir', state], {env: baseEnv(home)})
 
-function lines(file: string): any[] {
-  return fs.readFileSync(path.join(sessionsDir, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-}
+const lines = (file: string): any[] => transcriptLines(path.join(sessionsDir, file))
 
 /** Every message's text in a fixture file, read straight from its lines (no clawkit code). */
 function texts(file: string): string[] {
