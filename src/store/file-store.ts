@@ -19,10 +19,11 @@ import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {grepTranscriptLines, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {statsOfIndex} from './stats.js'
 import type {
+  AgentSession,
   FoundEntry,
   IdempotencyHit,
-  AgentSession,
   KeySession,
   LockedTranscript,
   RawLineFilter,
@@ -32,7 +33,9 @@ import type {
   SessionEntry,
   SessionStore,
   SessionStoreData,
+  StatsOptions,
   StoreRef,
+  StoreStats,
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
@@ -193,6 +196,11 @@ export class FileSessionStore implements SessionStore {
   }
 
   /** A large index entry by entry, in chunks (src/store/index-scan.ts): 10 000 real entries make a ~170 MB index. */
+  /** Counted from `opts.index` when the caller read the index already (status, from doctor's scan), else one read. */
+  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
+    return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
+  }
+
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
     // Only the reading is reported as an unreadable store; an error of `project` (a caller's bug) passes through.
     let projectError: unknown
