@@ -199,17 +199,6 @@ export interface RawLineFilter {
   ignoreCase: boolean
 }
 
-/**
- * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
- * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
- * implementation, not an edit of every feature. `FileSessionStore` is OpenClaw's JSON-file layout (the embedded
- * default); `MemorySessionStore` is its in-memory twin, and test/store/contract.test.ts runs the same cases on both.
- * Lock order (a transcript before the index) is encoded inside the implementations, never in a feature.
- *
- * Not here yet: the listing of session files, archives and lock leftovers that doctor and status look at. Their
- * checks of the file layout still reach the files directly and become the file backend's diagnostics next (issue 15,
- * docs/architecture.md "Where this is going").
- */
 /** What `stats()` says of one agent's store: small, so that every backend (a PostgreSQL replica too) can answer it. */
 export interface StoreStats {
   /** Sessions in the index (`global`, `unknown` and rows that are not objects do not count). */
@@ -234,6 +223,17 @@ export interface StatsOptions {
   index?: SessionStoreData
 }
 
+/**
+ * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
+ * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
+ * implementation, not an edit of every feature. `FileSessionStore` is OpenClaw's JSON-file layout (the embedded
+ * default); `MemorySessionStore` is its in-memory twin, and test/store/contract.test.ts runs the same cases on both.
+ * Lock order (a transcript before the index) is encoded inside the implementations, never in a feature.
+ *
+ * Not here yet: the listing of session files, archives and lock leftovers that doctor and status look at. Their
+ * checks of the file layout still reach the files directly and become the file backend's diagnostics next (issue 15,
+ * docs/architecture.md "Where this is going").
+ */
 export interface SessionStore {
   readonly ref: StoreRef
   /** Read the index without taking a lock (atomic renames give a complete old or new file). */
