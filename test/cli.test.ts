@@ -5,6 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {COMMANDS} from '../src/cli.js'
+import type {SessionsListResult} from '../src/commands/sessions/list.js'
 import {baseEnv, ROOT, tempDir} from './support/cli.js'
 
 /** oclif's id for a command file: path segments joined by ':', with `index` naming its topic. */
@@ -87,7 +88,7 @@ describe('bin/dev.js', () => {
       env: baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace}),
     })
     expect(r.status, r.stderr).toBe(0)
-    expect(JSON.parse(r.stdout).count).toBe(2)
+    expect((JSON.parse(r.stdout) as SessionsListResult).count).toBe(2)
     const loaded = fs.readFileSync(trace, 'utf8')
     expect(loaded).toContain(`${path.join(ROOT, 'src', 'commands', 'sessions', 'list.ts')}`)
     expect(loaded).not.toContain(path.join(ROOT, 'dist', 'cli.cjs'))

@@ -166,7 +166,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   let count = 0
   const totals = {files: 0, bytes: 0}
   for (const id of agentIds) {
-    const st = agentStoreStats(state, scans, id, {recent: RECENT_LIMIT, allKeys: opts.allKeys})
+    const st = await agentStoreStats(state, scans, id, {recent: RECENT_LIMIT, allKeys: opts.allKeys})
     const agentCount = st.count
     const agentRecent = st.top.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
     for (const c of st.top) pushTop(recentTop, c, RECENT_LIMIT)

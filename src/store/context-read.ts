@@ -16,7 +16,8 @@
 // drops the line. Fuzzing ~16 000 generated transcripts with every other kind of damage found no difference.
 import {pathToLeaf} from './context.js'
 import {readRegularFileSync} from './safe-open.js'
-import {isEntry, isHeader, parseLine, parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
+import {lineRanges, parseLine} from './line-reader.js'
+import {isEntry, isHeader, parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
 import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry, type TranscriptHeader} from './transcript-types.js'
 
 /** Smaller files are read whole: the saving is for long sessions, and below this it is a few milliseconds. */
@@ -27,15 +28,6 @@ export const LAZY_READ_MIN_BYTES = 4 * 1024 * 1024
 const PREFIX_RE = /^\{"type":"([A-Za-z_]+)","id":"([\x20\x21\x23-\x5b\x5d-\x7e]*)","parentId":(?:null|"([\x20\x21\x23-\x5b\x5d-\x7e]*)"),/
 /** Enough bytes for the prefix with ids of any sane length (pi's are 8 hex, a UUID at most). */
 const PREFIX_BYTES = 256
-
-/** A line of only whitespace (what `raw.trim() === ''` finds in splitLines). */
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = buf[i]
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0b && c !== 0x0c) return false
-  }
-  return true
-}
 
 export interface ContextRead {
   header?: TranscriptHeader
@@ -73,19 +65,9 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
   if (buf.length < (opts.minBytes ?? LAZY_READ_MIN_BYTES)) return wholeRead(file, buf)
   const missingFinalNewline = buf.length > 0 && buf[buf.length - 1] !== 0x0a
 
-  // Non-blank lines as byte ranges, as splitLines keeps them; only a line's first bytes are decoded to find its
+  // Non-blank lines as byte ranges, as the line reader keeps them; only a line's first bytes are decoded to find its
   // prefix, and the whole line only when it is parsed (decoding 50 MB up front cost ~50 ms and its garbage).
-  const starts: number[] = []
-  const ends: number[] = []
-  for (let start = 0; start < buf.length; ) {
-    const nl = buf.indexOf(0x0a, start)
-    const end = nl < 0 ? buf.length : nl
-    if (!isBlank(buf, start, end)) {
-      starts.push(start)
-      ends.push(end)
-    }
-    start = end + 1
-  }
+  const {starts, ends} = lineRanges(buf)
   const lineText = (i: number) => buf.toString('utf8', starts[i], ends[i])
   const lineCount = starts.length
   const first = lineCount > 0 ? parseLine(lineText(0), 0, 1, false) : undefined

@@ -21,10 +21,11 @@ import {grepFileLines} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
 import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, readTranscriptHeader, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {statsOfIndex} from './stats.js'
 import type {
+  AgentSession,
   FoundEntry,
   IdempotencyHit,
-  AgentSession,
   KeySession,
   LockedTranscript,
   RawLineFilter,
@@ -34,7 +35,9 @@ import type {
   SessionEntry,
   SessionStore,
   SessionStoreData,
+  StatsOptions,
   StoreRef,
+  StoreStats,
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
@@ -197,6 +200,11 @@ export class FileSessionStore implements SessionStore {
   }
 
   /** A large index entry by entry, in chunks (src/store/index-scan.ts): 10 000 real entries make a ~170 MB index. */
+  /** Counted from `opts.index` when the caller read the index already (status, from doctor's scan), else one read. */
+  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
+    return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
+  }
+
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
     // Only the reading is reported as an unreadable store; an error of `project` (a caller's bug) passes through.
     let projectError: unknown

@@ -15,10 +15,11 @@ import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './
 import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import {headerVersion} from './transcript-migrations.js'
 import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+import {statsOfIndex} from './stats.js'
 import type {
+  AgentSession,
   FoundEntry,
   IdempotencyHit,
-  AgentSession,
   KeySession,
   LockedTranscript,
   RawLineFilter,
@@ -28,7 +29,9 @@ import type {
   SessionEntry,
   SessionStore,
   SessionStoreData,
+  StatsOptions,
   StoreRef,
+  StoreStats,
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
@@ -92,6 +95,10 @@ export class MemorySessionStore implements SessionStore {
     const out = new Map<string, T>()
     for (const [k, e] of Object.entries(await this.read())) if (e && typeof e === 'object' && !Array.isArray(e)) out.set(k, project(k, e))
     return out
+  }
+
+  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
+    return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
   }
 
   update<T>(mutator: (data: SessionStoreData) => T | Promise<T>): Promise<T> {

@@ -15,6 +15,7 @@ import {
   type TranscriptEntry,
   type TranscriptHeader,
 } from './transcript-types.js'
+import {isBlankLine, linesFromEnd, type ParsedLine, parseLine, preview, readFirstLine, type ReadStats, textLines} from './line-reader.js'
 import {newEntryId} from './random-id.js'
 import {ENTRY_IDS_SINCE, headerVersion, migrateEntries} from './transcript-migrations.js'
 import type {SessionEntry} from './types.js'
@@ -168,32 +169,8 @@ function assertConfined(realDir: string, file: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing
 
-export interface ParsedLine {
-  /** The exact line as stored (without its newline). */
-  raw: string
-  offset: number
-  value?: unknown
-  bad?: BadLine
-}
-
-function preview(s: string): string {
-  return s.length > 200 ? `${s.slice(0, 200)}…` : s
-}
-
-/** One line as pi reads it: JSON, an object, else a bad line (torn when it is an unterminated last line). */
-export function parseLine(raw: string, offset: number, lineNo: number, torn: boolean): ParsedLine {
-  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return {raw, offset, bad: {line: lineNo, offset, reason: torn ? 'torn' : 'invalid-json', preview: preview(text)}}
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return {raw, offset, bad: {line: lineNo, offset, reason: 'not-an-object', preview: preview(text)}}
-  }
-  return {raw, offset, value}
-}
+export type {ParsedLine} from './line-reader.js'
+export {parseLine}
 
 export interface TranscriptReadResult {
   file: string
@@ -278,20 +255,7 @@ function buildResult(file: string, lines: ParsedLine[], size: number, missingFin
 
 function splitLines(text: string, baseOffset: number, lineBase: number, lastIsComplete: boolean): ParsedLine[] {
   const out: ParsedLine[] = []
-  let start = 0
-  let lineNo = lineBase
-  const bytes = (s: string) => Buffer.byteLength(s)
-  let offset = baseOffset
-  while (start < text.length) {
-    const nl = text.indexOf('\n', start)
-    const end = nl < 0 ? text.length : nl
-    const raw = text.slice(start, end)
-    const isLast = nl < 0
-    if (raw.trim() !== '') out.push(parseLine(raw, offset, lineNo, isLast && !lastIsComplete))
-    offset += bytes(raw) + 1
-    lineNo++
-    start = end + 1
-  }
+  for (const l of textLines(text, baseOffset, lineBase, lastIsComplete)) out.push(parseLine(l.raw, l.offset, l.line, l.torn))
   return out
 }
 
@@ -313,61 +277,14 @@ export function parseTranscript(file: string, buf: Buffer): TranscriptReadResult
   return buildResult(file, splitLines(text, 0, 1, !missingFinalNewline), buf.length, missingFinalNewline, false)
 }
 
-const CHUNK = 64 * 1024
-/** Reads of one long line grow to this size, so that a 100 MB line takes a few dozen reads, not thousands. */
-const MAX_CHUNK = 8 * 1024 * 1024
 const MAX_HEADER_BYTES = 1024 * 1024
 
-/** What a read cost, for tests: every byte must be read once and copied at most once, whatever the line lengths. */
-export interface ReadStats {
-  reads: number
-  bytesRead: number
-  /** Bytes copied to join the pieces of a line that spans reads. */
-  bytesCopied: number
-}
-
-async function readAt(fh: FileHandle, buf: Buffer, pos: number, stats?: ReadStats): Promise<number> {
-  let got = 0
-  // A regular file returns short reads only at its end; loop anyway so a concurrent truncate cannot leave garbage.
-  while (got < buf.length) {
-    const {bytesRead} = await fh.read(buf, got, buf.length - got, pos + got)
-    if (stats) {
-      stats.reads++
-      stats.bytesRead += bytesRead
-    }
-    if (bytesRead <= 0) break
-    got += bytesRead
-  }
-  return got
-}
-
-function join(parts: Buffer[], total: number, stats?: ReadStats): Buffer {
-  if (parts.length === 1) return parts[0]
-  if (stats) stats.bytesCopied += total
-  return Buffer.concat(parts, total)
-}
+export type {ReadStats} from './line-reader.js'
 
 async function readHeaderLine(fh: FileHandle, size: number, stats?: ReadStats): Promise<{header?: TranscriptHeader; endOffset: number}> {
-  // Pieces are kept apart and joined once: concatenating on every read copied the header over and over.
-  const parts: Buffer[] = []
-  let pos = 0
-  while (pos < size && pos < MAX_HEADER_BYTES) {
-    const b = Buffer.allocUnsafe(Math.min(CHUNK, size - pos))
-    const n = await readAt(fh, b, pos, stats)
-    if (n <= 0) break
-    const piece = b.subarray(0, n)
-    const nl = piece.indexOf(0x0a)
-    if (nl >= 0) {
-      parts.push(piece.subarray(0, nl))
-      const line = join(parts, pos + nl, stats)
-      const parsed = parseLine(line.toString('utf8'), 0, 1, false)
-      return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: pos + nl + 1}
-    }
-    parts.push(piece)
-    pos += n
-  }
-  const parsed = parseLine(join(parts, pos, stats).toString('utf8'), 0, 1, true)
-  return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: pos}
+  const first = await readFirstLine(fh, size, MAX_HEADER_BYTES, stats)
+  const parsed = parseLine(first.raw, 0, 1, !first.complete)
+  return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: first.endOffset}
 }
 
 export interface TailOptions {
@@ -389,50 +306,6 @@ export interface TailOptions {
 const LEADING_TYPE_RE = /^\s*\{\s*"type"\s*:\s*"([^"\\]{1,64})"\s*,/
 
 /**
- * Yield the lines of [start, end) from the last to the first, reading backwards. Linear in the bytes read: a line that
- * spans reads is kept as a list of pieces and joined once when its start is found (joining the carried tail onto each
- * new chunk made a 40 MB last line cost 96 s), each read is scanned only for its own newlines, and while a line goes
- * on the reads grow, up to MAX_CHUNK.
- */
-async function* linesFromEnd(fh: FileHandle, start: number, end: number, stats?: ReadStats): AsyncGenerator<{raw: string; offset: number; byteEnd: number}> {
-  let pos = end
-  let chunkSize = CHUNK
-  // The part of the current line already read (it lies after pos), in reverse file order.
-  let pending: Buffer[] = []
-  let pendingLen = 0
-  while (pos > start) {
-    const len = Math.min(chunkSize, pos - start)
-    pos -= len
-    const chunk = Buffer.allocUnsafe(len)
-    const n = await readAt(fh, chunk, pos, stats)
-    // The file shrank under us: what is left of this read is zeros, not text; stop at what was read so far.
-    if (n < len) {
-      pending = []
-      pendingLen = 0
-      break
-    }
-    let lineEnd = len
-    for (let nl = chunk.lastIndexOf(0x0a, lineEnd - 1); nl >= 0; nl = lineEnd > 0 ? chunk.lastIndexOf(0x0a, lineEnd - 1) : -1) {
-      const head = chunk.subarray(nl + 1, lineEnd)
-      const total = head.length + pendingLen
-      if (total > 0) {
-        const bytes = pendingLen > 0 ? join([head, ...pending.reverse()], total, stats) : head
-        yield {raw: bytes.toString('utf8'), offset: pos + nl + 1, byteEnd: pos + nl + 1 + total}
-      }
-      pending = []
-      pendingLen = 0
-      lineEnd = nl
-    }
-    if (lineEnd > 0) {
-      pending.push(chunk.subarray(0, lineEnd))
-      pendingLen += lineEnd
-    }
-    chunkSize = pendingLen > 0 ? Math.min(MAX_CHUNK, chunkSize * 2) : CHUNK
-  }
-  if (pendingLen > 0) yield {raw: join(pending.reverse(), pendingLen, stats).toString('utf8'), offset: pos, byteEnd: pos + pendingLen}
-}
-
-/**
  * Read only the end of a transcript, seeking backwards in 64 KiB chunks until `limit` counted entries are found.
  * Memory stays proportional to what is shown, whatever the file size. v1 files (no ids) fall back to a whole read,
  * since their ids only exist after migrating from the start.
@@ -443,7 +316,7 @@ async function* linesFromEnd(fh: FileHandle, start: number, end: number, stats?:
  * it names a type, so a 20 MB tool result before the window is not parsed just to learn that it is a message.
  */
 function countsBeforeWindow(raw: string, offset: number, count: (e: TranscriptEntry) => boolean): boolean {
-  if (raw.trim() === '') return false
+  if (isBlankLine(raw)) return false
   const type = LEADING_TYPE_RE.exec(raw.slice(0, 128))?.[1]
   if (type !== undefined) return count({type, id: '', parentId: null, timestamp: ''} as TranscriptEntry)
   const parsed = parseLine(raw, offset, 0, false)
@@ -483,7 +356,7 @@ async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<T
           }
           continue
         }
-        if (line.raw.trim() === '') continue
+        if (isBlankLine(line.raw)) continue
         const parsed = parseLine(line.raw, line.offset, 0, missingFinalNewline && line.byteEnd === size)
         collected.push(parsed)
         if (parsed.value && isEntry(parsed.value) && count(parsed.value as TranscriptEntry)) counted++

@@ -199,6 +199,30 @@ export interface RawLineFilter {
   ignoreCase: boolean
 }
 
+/** What `stats()` says of one agent's store: small, so that every backend (a PostgreSQL replica too) can answer it. */
+export interface StoreStats {
+  /** Sessions in the index (`global`, `unknown` and rows that are not objects do not count). */
+  sessions: number
+  /** The newest updatedAt (ms) among them, null when none has one. */
+  lastUpdatedAt: number | null
+  /** The `newest` most recently updated sessions, newest first (status's recent list). */
+  newest: FoundEntry[]
+  /** Transcript events (rows) when the backend counts them cheaply; null when it would have to read every transcript. */
+  events: number | null
+}
+
+export interface StatsOptions {
+  /** How many of the most recently updated sessions to return (default none). */
+  newest?: number
+  /** A store several agents share: count only the keys of this agent (unscoped keys belong to the store's own agent). */
+  ofAgent?: string
+  /**
+   * The index as the caller already read it (doctor's scan of a JSON-era store, which status reuses): counted instead
+   * of read a second time. A backend whose index is not one file ignores it.
+   */
+  index?: SessionStoreData
+}
+
 /**
  * Where an incremental reader of a transcript stopped (SessionStore.readSince). A caller keeps it (sync stores it as the
  * replica's high-water mark) and hands it back; only the store that made it interprets it.
@@ -263,6 +287,8 @@ export interface SessionStore {
    * which a backend may leave out of the entries it passes (the SQLite store does; the file store passes them all).
    */
   readRows<T>(project: (key: string, entry: SessionEntry) => T, opts?: {omit?: readonly string[]}): Promise<Map<string, T>>
+  /** How many sessions, the newest update, the newest rows and (where cheap) the events: status's per-agent figures. */
+  stats(opts?: StatsOptions): Promise<StoreStats>
   /**
    * Read-modify-write under the store lock. The mutator sees a fresh read taken inside the lock; its return value
    * is passed through. Nothing is written when the mutator leaves the data unchanged.

@@ -1,7 +1,7 @@
 // Each kind of model API failure through the real CLI: its error code, wording and hint, and the turn recorded as failed.
 import {describe, expect, it} from 'vitest'
 
-import {json} from '../support/cli.js'
+import {json, jsonError} from '../support/cli.js'
 import {agentEnvs, sessionFile, store, transcriptLines} from './setup.js'
 
 const make = agentEnvs()
@@ -23,7 +23,7 @@ describe('model API errors', () => {
       for (let i = 0; i < c.times; i++) a.mock.push({kind: 'error', status: c.status, type: c.type, message: 'invalid x-api-key', headers: NOW})
       const r = await a.run(['agent', '--agent', 'main', '-m', 'hello', '--json'])
       expect(r.code, r.stderr).toBe(1)
-      const error = json(r).error
+      const error = jsonError(r)
       expect(error).toMatchObject({code: c.code, message: c.message, exitCode: 1})
       expect(error.suggestions).toEqual(c.hint === undefined ? undefined : [c.hint])
       expect(a.mock.messageRequests()).toHaveLength(c.times)

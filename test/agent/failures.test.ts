@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {BIN, json, ROOT, runCli, TWO_AGENTS} from '../support/cli.js'
+import {BIN, json, jsonError, ROOT, runCli, TWO_AGENTS} from '../support/cli.js'
 import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
 const make = agentEnvs()
@@ -75,7 +75,7 @@ describe('context guard', () => {
     const e = store(a.state)['agent:main:main']
     // Only the retried call counts: its prompt is totalTokens and its input is the run's whole inputTokens.
     expect(e).toMatchObject({compactionCount: 1, inputTokens: retried.inputTokens, totalTokens: retried.inputTokens, totalTokensFresh: true})
-    expect(json(r).meta.agentMeta.lastCallUsage.input).toBe(retried.inputTokens)
+    expect(json(r).meta.agentMeta.lastCallUsage!.input).toBe(retried.inputTokens)
     // The summary still costs money: input at $3/M on top of the retried call's cost.
     const retriedCost = (retried.inputTokens * 3 + e.outputTokens * 15) / 1e6
     expect(e.estimatedCostUsd - costBefore).toBeGreaterThan(retriedCost + (summary.inputTokens * 3) / 1e6 - 1e-9)
@@ -132,7 +132,7 @@ describe('context guard', () => {
     for (let i = 0; i < 3; i++) a.mock.push({kind: 'error', status: 500, type: 'api_error', message: 'summarizer down', headers: {'retry-after-ms': '0'}})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'needs compaction', '--json'])
     expect(r.code).toBe(1)
-    expect(json(r).error).toMatchObject({code: 'E_API_UNAVAILABLE', message: expect.stringContaining('summarizer down')})
+    expect(jsonError(r)).toMatchObject({code: 'E_API_UNAVAILABLE', message: expect.stringContaining('summarizer down')})
     // The guard compacted first: the failing calls were summary requests.
     expect(a.mock.messageRequests()[0].body.system).toMatch(/context summarization assistant/)
     const after = fs.readFileSync(file, 'utf8')
@@ -169,8 +169,8 @@ describe('context guard', () => {
     const before = fs.readFileSync(file, 'utf8')
     const r = await a.run(['agent', '--agent', 'main', '-m', 'too big', '--json'])
     expect(r.code).toBe(1)
-    expect(json(r).error).toMatchObject({code: 'E_CONTEXT_OVERFLOW', exitCode: 1})
-    expect(json(r).error.message).toMatch(/prompt is too long/)
+    expect(jsonError(r)).toMatchObject({code: 'E_CONTEXT_OVERFLOW', exitCode: 1})
+    expect(jsonError(r).message).toMatch(/prompt is too long/)
     const after = fs.readFileSync(file, 'utf8')
     expect(after.startsWith(before)).toBe(true)
     const added = transcriptLines(file).slice(before.trim().split('\n').length)
@@ -210,7 +210,7 @@ describe('API failures', () => {
     a.mock.push({kind: 'sseError', type: 'overloaded_error', message: 'Overloaded'})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'x', '--json'])
     expect(r.code).toBe(1)
-    expect(json(r).error.message).toMatch(/Overloaded/)
+    expect(jsonError(r).message).toMatch(/Overloaded/)
   })
 
   it('unreachable API (a closed port): exit 1, E_API_CONNECTION naming the base URL, after the SDK retries', async () => {
@@ -225,8 +225,8 @@ describe('API failures', () => {
     const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--json', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: url}})
     expect(r.code, r.stderr).toBe(1)
     // The bundle renames classes (APIConnectionError2); the check relies on names kept by esbuild's keepNames.
-    expect(json(r).error).toMatchObject({code: 'E_API_CONNECTION', exitCode: 1})
-    expect(json(r).error.message).toContain(`Could not reach the model API at ${url}`)
+    expect(jsonError(r)).toMatchObject({code: 'E_API_CONNECTION', exitCode: 1})
+    expect(jsonError(r).message).toContain(`Could not reach the model API at ${url}`)
   })
 
   it('rejected key (401): exit 1 naming the key settings', async () => {

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {json, runCli, startCli, TWO_AGENTS, waitUntil} from '../support/cli.js'
+import {json, jsonError, runCli, startCli, TWO_AGENTS, waitUntil} from '../support/cli.js'
 import {holdLockInChild as holdLock, killLockHolders} from '../support/locks.js'
 import {agentEnvs, sessionFile, transcriptLines} from './setup.js'
 
@@ -42,8 +42,8 @@ describe('agent -m on a transcript lock held by a live process', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(`Waiting for pid ${holder.pid} `)
     expect(r.stderr).toContain('Giving up after 1.5 s.')
-    expect(json(r).error).toMatchObject({code: 'E_LOCK_TIMEOUT', exitCode: 1})
-    expect(json(r).error.message).toContain(`pid=${holder.pid}`)
+    expect(jsonError(r)).toMatchObject({code: 'E_LOCK_TIMEOUT', exitCode: 1})
+    expect(jsonError(r).message).toContain(`pid=${holder.pid}`)
   })
 
   it('a shorter --timeout ends the wait first (exit 124), and the notice says so', async () => {

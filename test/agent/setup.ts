@@ -4,7 +4,8 @@ import path from 'node:path'
 
 import {afterEach} from 'vitest'
 
-import {baseEnv, copyFixture, readJson, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {baseEnv, cliWith, copyFixture, type DocOf, type RunOptions, type RunResult, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {readIndex} from '../support/state-files.js'
 import {type MockAnthropic, type MockOptions, startMockAnthropic} from '../support/mock-anthropic.js'
 
 export interface AgentEnv {
@@ -14,7 +15,7 @@ export interface AgentEnv {
   env: Record<string, string>
   /** The default agent's workspace when openclaw.json names none: OpenClaw's ~/.openclaw/workspace under HOME. */
   workspace: string
-  run(args: string[], opts?: {timeoutMs?: number}): ReturnType<typeof runCli>
+  run<const A extends readonly string[]>(args: A, opts?: RunOptions): Promise<RunResult<DocOf<A>>>
 }
 
 export interface SetupOptions {
@@ -50,23 +51,14 @@ export async function setup(opts: SetupOptions = {}): Promise<AgentEnv> {
   }
   if (opts.config !== undefined) fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify(opts.config(mock.url), null, 2))
   const env = baseEnv(home, opts.envKey === false ? {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined} : {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_AUTH_TOKEN: undefined})
-  return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: (args, o) => runCli([...args, '--state-dir', state], {env, timeoutMs: o?.timeoutMs})}
+  return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: cliWith(['--state-dir', state], {env})}
 }
 
-export function transcriptLines(file: string): any[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-}
+export {readIndex as store, transcriptLines} from '../support/state-files.js'
 
-export function store(state: string, agent = 'main'): Record<string, any> {
-  return readJson(sessionsJsonPath(state, agent))
-}
-
+/** The transcript a turn writes for `key`: `<sessionId>.jsonl` in the agent's sessions dir. */
 export function sessionFile(state: string, key: string, agent = 'main'): string {
-  const e = store(state, agent)[key]
+  const e = readIndex(state, agent)[key]
   return path.join(path.dirname(sessionsJsonPath(state, agent)), `${e.sessionId}.jsonl`)
 }
 

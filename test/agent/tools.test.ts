@@ -4,6 +4,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import {json} from '../support/cli.js'
+
 import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, transcriptLines} from './setup.js'
 
 const newEnv = agentEnvs()
@@ -27,7 +29,7 @@ describe('agent tools', () => {
     a.mock.push({kind: 'toolUse', calls: [{name: 'read', input: {path: 'notes.txt'}, id: 'toolu_read1'}]}, {kind: 'text', text: 'The notes have two lines.'})
     const r = await a.run(['agent', '--agent', 'main', '-m', 'what is in notes?', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    const doc = JSON.parse(r.stdout)
+    const doc = json(r)
     expect(doc.payloads).toEqual([{text: 'The notes have two lines.', mediaUrl: null}])
     const file = sessionFile(a.state, 'agent:main:main')
     const lines = transcriptLines(file)
@@ -46,7 +48,7 @@ describe('agent tools', () => {
     // The store library's own reader (sessions history) reads what the turn wrote.
     const h = await a.run(['sessions', 'history', 'agent:main:main', '--json'])
     expect(h.code, h.stderr).toBe(0)
-    expect(JSON.parse(h.stdout).entries.filter((e: any) => e.type === 'message').map((e: any) => e.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant'])
+    expect(json(h).entries.filter((e: any) => e.type === 'message').map((e: any) => e.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant'])
   })
 
   it('human output: the text of each model call in a tool loop is streamed on its own line', async () => {
@@ -122,7 +124,7 @@ describe('agent tools', () => {
     for (let i = 0; i < 30; i++) b.mock.push({kind: 'toolUse', calls: [{name: 'ls', input: {}}]})
     const r2 = await b.run(['agent', '--agent', 'main', '-m', 'loop forever', '--json'])
     expect(r2.code, r2.stderr).toBe(0)
-    expect(JSON.parse(r2.stdout).meta.stopReason).toBe('toolUse')
+    expect(json(r2).meta.stopReason).toBe('toolUse')
     expect(b.mock.messageRequests()).toHaveLength(24)
     const msgs = transcriptLines(sessionFile(b.state, 'agent:main:main')).filter((l) => l.type === 'message').map((l) => l.message.role)
     expect(msgs.filter((m) => m === 'assistant')).toHaveLength(24)

@@ -8,6 +8,7 @@ import {OpenClawState} from '../../src/store/state.js'
 import {copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, MISSING_TELEGRAM_CHAT, TELEGRAM_TOKEN} from '../support/fake-channels.js'
 import {useServers} from '../support/servers.js'
+import {keyTranscriptLines} from '../support/state-files.js'
 
 const servers = useServers({channels: true, clearRequests: true})
 
@@ -23,11 +24,7 @@ function setup(route: Record<string, unknown> = {}, config?: Record<string, unkn
   return {state, stateDir, env}
 }
 
-function transcript(stateDir: string, key: string): any[] {
-  const entry = readJson(sessionsJsonPath(stateDir))[key]
-  const file = path.join(stateDir, 'agents/main/sessions', path.basename(entry.sessionFile))
-  return fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-}
+const transcript = (stateDir: string, key: string): any[] => keyTranscriptLines(stateDir, key)
 
 const lastRoute = {lastChannel: 'telegram', lastTo: 'telegram:123456789', lastAccountId: 'default', deliveryContext: {channel: 'telegram', to: 'telegram:123456789', accountId: 'default'}}
 

@@ -4,10 +4,10 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {json, runCli, TWO_AGENTS} from '../support/cli.js'
+import {json, jsonError, runCli, TWO_AGENTS} from '../support/cli.js'
 import {agentEnvs, sessionFile, store, transcriptLines} from '../agent/setup.js'
 import {closedPort} from '../support/net.js'
-import {snapshot} from '../reliability/support/tree.js'
+import {snapshot} from '../support/state-files.js'
 
 const make = agentEnvs()
 
@@ -82,7 +82,7 @@ describe('agent failures name their real cause', () => {
     const port = await closedPort()
     const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--json', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
     expect(r.code).toBe(1)
-    expect(json(r).error).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`})
+    expect(jsonError(r)).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`})
   })
 
   it('https to a server that speaks plain HTTP: the TLS failure is named, and a DNS failure says DNS', async () => {
@@ -112,7 +112,7 @@ describe('agent failures name their real cause', () => {
     expect(r.stderr).toMatch(/^Error: Unknown provider "nope" in --model \(nope\/nope\)\. Known providers: anthropic, mockant\.\n/)
     const typo = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'anthropic/claude-opsu-4-6', '--json'])
     expect(typo.code).toBe(2)
-    expect(json(typo).error).toMatchObject({code: 'E_UNKNOWN_MODEL', message: 'Unknown model "anthropic/claude-opsu-4-6" in --model. Did you mean anthropic/claude-opus-4-6?', exitCode: 2})
+    expect(jsonError(typo)).toMatchObject({code: 'E_UNKNOWN_MODEL', message: 'Unknown model "anthropic/claude-opsu-4-6" in --model. Did you mean anthropic/claude-opus-4-6?', exitCode: 2})
     const unlisted = await a.run(['agent', '--agent', 'main', '-m', 'x', '--model', 'mockant/claude-other'])
     expect(unlisted.code).toBe(2)
     expect(unlisted.stderr).toContain('Unknown model "mockant/claude-other" in --model.')

@@ -34,7 +34,7 @@ describe('agent --deliver', () => {
     expect(doc.payloads[0].text).toBe('Echo: ship it')
     expect(doc.delivery).toMatchObject({channel: 'telegram', to: '12345', targetMode: 'explicit'})
     // A DM collapses into agent:main:main, the session the reply came from: no second copy of the reply.
-    expect(doc.delivery.mirrored).toBeNull()
+    expect(doc.delivery!.mirrored).toBeNull()
     const sent = fake.of('telegram').filter((q) => q.path.endsWith('/sendMessage'))
     expect(sent).toHaveLength(1)
     expect(sent[0].body).toMatchObject({chat_id: 12345, text: 'Echo: ship it'})
@@ -76,7 +76,7 @@ describe('agent --deliver', () => {
     expect(transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1).message.content[0].text).toBe('Echo: hello')
     const j = await a.run(['agent', '--agent', 'main', '-m', 'again', '--deliver', '--json'])
     expect(j.code).toBe(1)
-    expect(json(j).deliveryError.code).toBe('E_DELIVERY_CHANNEL_REQUIRED')
+    expect(json(j).deliveryError!.code).toBe('E_DELIVERY_CHANNEL_REQUIRED')
     expect(fake.requests).toHaveLength(0)
   })
 
@@ -107,7 +107,7 @@ describe('agent --deliver', () => {
       expect(j.code).toBe(1)
       const doc = json(j)
       expect(doc.payloads).toEqual([{text: 'not for the chat', mediaUrl: null}])
-      expect(doc.error.exitCode).toBe(1)
+      expect(doc.error!.exitCode).toBe(1)
       expect(doc.deliveryError).toMatchObject({code: 'E_NOT_DELIVERED', message: expect.stringMatching(/not delivered/)})
       expect(doc.delivery).toBeUndefined()
       expect(fake.requests).toHaveLength(0)

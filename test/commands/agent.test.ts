@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMPACTION, json, TWO_AGENTS} from '../support/cli.js'
+import {COMPACTION, json, jsonError, TWO_AGENTS} from '../support/cli.js'
 import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from '../agent/setup.js'
 
 const make = agentEnvs()
@@ -246,7 +246,7 @@ describe('agent: validation errors (nothing written)', () => {
     expect(r.stderr).toMatch(/No API key for provider "anthropic"\. Set ANTHROPIC_API_KEY/)
     expect(fs.existsSync(path.join(a.state, 'agents'))).toBe(false)
     const j = await a.run(['agent', '--agent', 'main', '-m', 'hello', '--json'])
-    expect(json(j).error).toMatchObject({code: 'E_NO_API_KEY', exitCode: 1})
+    expect(jsonError(j)).toMatchObject({code: 'E_NO_API_KEY', exitCode: 1})
   })
 
   it('--message-file reads UTF-8 text; a file over 4 MiB is refused', async () => {

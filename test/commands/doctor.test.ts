@@ -3,7 +3,7 @@ import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
-import {BIN, baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, BIN, copyFixture, json, jsonError, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
@@ -49,7 +49,7 @@ describe('doctor command', () => {
     expect(r.stderr).toContain('Unknown agent id "nobody"')
     const j = await runCli(['doctor', '--agent', 'nobody', '--json', '--state-dir', state], {env})
     expect(j.code).toBe(2)
-    expect(json(j).error).toMatchObject({code: 'E_UNKNOWN_AGENT', exitCode: 2})
+    expect(jsonError(j)).toMatchObject({code: 'E_UNKNOWN_AGENT', exitCode: 2})
   })
 
   it('--json prints exactly one document with the documented keys, and nothing on stderr', async () => {

@@ -2,7 +2,7 @@
 // JSON envelope on stdout under --json.
 import {describe, expect, it} from 'vitest'
 
-import {copyFixture, json, runCli, TWO_AGENTS} from '../support/cli.js'
+import {copyFixture, json, jsonError, runCli, TWO_AGENTS} from '../support/cli.js'
 
 /** stderr is `Error: ...` and at most one `  hint: ...` line, nothing else (no usage block, no stack). */
 function expectOneLineError(stderr: string): string[] {
@@ -43,13 +43,13 @@ describe('unknown commands', () => {
       const r = await runCli(args)
       expect(r.code).toBe(2)
       expect(r.stderr).toBe('')
-      const doc = json(r)
-      expect(doc.error).toMatchObject({code: 'E_UNKNOWN_COMMAND', exitCode: 2})
-      expect(doc.error.message).toBe(`Unknown command "${args[0]}".`)
+      const error = jsonError(r)
+      expect(error).toMatchObject({code: 'E_UNKNOWN_COMMAND', exitCode: 2})
+      expect(error.message).toBe(`Unknown command "${args[0]}".`)
     }
-    expect(json(await runCli(['doctr', '--json'])).error.suggestions[0]).toContain('did you mean "clawkit doctor"?')
+    expect(jsonError(await runCli(['doctr', '--json'])).suggestions![0]).toContain('did you mean "clawkit doctor"?')
     const env = await runCli(['doctr'], {env: {...process.env, HOME: '/nonexistent', CLAWKIT_CONTENT_TYPE: 'json'}})
-    expect(json(env).error.code).toBe('E_UNKNOWN_COMMAND')
+    expect(jsonError(env).code).toBe('E_UNKNOWN_COMMAND')
   })
 })
 
@@ -74,8 +74,8 @@ describe('unknown flags', () => {
     const r = await runCli(['sessions', 'history', 'main', '--lmit', '3', '--json'])
     expect(r.code).toBe(2)
     expect(r.stderr).toBe('')
-    expect(json(r).error).toMatchObject({code: 'E_UNKNOWN_FLAG', exitCode: 2, message: 'Unknown flag --lmit for "clawkit sessions history".'})
-    expect(json(r).error.suggestions[0]).toContain('did you mean --limit?')
+    expect(jsonError(r)).toMatchObject({code: 'E_UNKNOWN_FLAG', exitCode: 2, message: 'Unknown flag --lmit for "clawkit sessions history".'})
+    expect(jsonError(r).suggestions![0]).toContain('did you mean --limit?')
   })
 })
 
@@ -89,10 +89,10 @@ describe('flag validation is clawkit\'s in every command', () => {
       expectOneLineError(r.stderr)
       expect(r.stderr).toMatch(/^Error: --limit must be a positive integer(?: or "all")?, for example --limit \d+\.\n$/)
     }
-    const listJson = json(await runCli(['sessions', 'list', '--limit', '0', '--json', '--state-dir', state]))
-    const historyJson = json(await runCli(['sessions', 'history', 'main', '--limit', 'x', '--json', '--state-dir', state]))
-    expect(listJson.error).toMatchObject({code: 'E_BAD_LIMIT', exitCode: 2})
-    expect(historyJson.error).toMatchObject({code: 'E_BAD_LIMIT', exitCode: 2})
+    const listError = jsonError(await runCli(['sessions', 'list', '--limit', '0', '--json', '--state-dir', state]))
+    const historyError = jsonError(await runCli(['sessions', 'history', 'main', '--limit', 'x', '--json', '--state-dir', state]))
+    expect(listError).toMatchObject({code: 'E_BAD_LIMIT', exitCode: 2})
+    expect(historyError).toMatchObject({code: 'E_BAD_LIMIT', exitCode: 2})
   })
 
   it('history still takes a valid --limit', async () => {
@@ -134,8 +134,8 @@ describe('every error is one line plus at most one hint', () => {
     ]) {
       const r = await runCli(args)
       expect(r.code).toBe(2)
-      expect(json(r).error.exitCode).toBe(2)
-      expect(json(r).error.message).not.toContain('\n')
+      expect(jsonError(r).exitCode).toBe(2)
+      expect(jsonError(r).message).not.toContain('\n')
     }
   })
 })

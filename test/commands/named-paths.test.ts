@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const COMMANDS: string[][] = [
   ['sessions', 'list'],
@@ -41,8 +41,8 @@ describe('named paths that do not exist', () => {
         expect(r.stderr, label).toContain(c.why)
         const j = await runCli([...cmd, ...c.args, '--json'], {env})
         expect(j.code, label).toBe(2)
-        expect(json(j).error, label).toMatchObject({code: 'E_STATE_DIR_NOT_FOUND', exitCode: 2})
-        expect(json(j).error.message, label).toContain(c.path)
+        expect(jsonError(j), label).toMatchObject({code: 'E_STATE_DIR_NOT_FOUND', exitCode: 2})
+        expect(jsonError(j).message, label).toContain(c.path)
       }
     }
     // Nothing was created on the way.
@@ -67,7 +67,7 @@ describe('named paths that do not exist', () => {
     expect(r.stderr).toContain(`Session store not found: ${missing}`)
     expect(r.stdout).not.toContain('No sessions found')
     const j = await runCli(['sessions', 'list', '--store', missing, '--json'], {env})
-    expect(json(j).error).toMatchObject({code: 'E_STORE_NOT_FOUND', exitCode: 2})
+    expect(jsonError(j)).toMatchObject({code: 'E_STORE_NOT_FOUND', exitCode: 2})
     const ok = await runCli(['sessions', 'list', '--store', path.join(state, 'agents', 'work', 'sessions', 'sessions.json'), '--json'], {env})
     expect(ok.code, ok.stderr).toBe(0)
     expect(json(ok).count).toBeGreaterThan(0)

@@ -6,7 +6,7 @@ import path from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {type AgentEnv, setup as setupAgent, providerConfig, sessionFile, transcriptLines} from '../agent/setup.js'
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, type FakeChannels, startFakeChannels, TELEGRAM_TOKEN} from '../support/fake-channels.js'
 
 let fake: FakeChannels
@@ -45,7 +45,7 @@ describe('redaction of secrets echoed by servers', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Error: Telegram API error 400: Bad Request: no route for /tg/bot<redacted>/sendMessage')
     const j = await runCli(['message', 'send', '--channel', 'telegram', '-t', '42', '-m', 'x', '--json', '--state-dir', state], {env})
-    expect(json(j).error.message).toContain('/tg/bot<redacted>/sendMessage')
+    expect(jsonError(j).message).toContain('/tg/bot<redacted>/sendMessage')
     for (const out of [r, j]) expect(everything(out)).not.toContain(TELEGRAM_TOKEN)
     expect(everything(r)).not.toContain('TEST-telegram-secret')
   })
@@ -62,7 +62,7 @@ describe('redaction of secrets echoed by servers', () => {
     const r = await runCli(['message', 'send', '--channel', 'telegram', '-t', '42', '-m', 'x', '--json', '--state-dir', state], {env})
     expect(r.code).toBe(1)
     expect(fake.of('telegram')[0].path).toContain(token)
-    expect(json(r).error.message).toContain('/bot<redacted>/sendMessage')
+    expect(jsonError(r).message).toContain('/bot<redacted>/sendMessage')
     expect(everything(r)).not.toContain('file-only-secret-token')
   })
 
@@ -71,7 +71,7 @@ describe('redaction of secrets echoed by servers', () => {
     fake.script('webhook', {status: 400, body: (p: string) => ({error: `cannot route ${p}`})})
     const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', `${fake.webhookUrl}?key=hook-secret-123456`, '-m', 'x', '--json', '--state-dir', state], {env: baseEnv(tempDir(), channelEnv(fake))})
     expect(r.code).toBe(1)
-    expect(json(r).error.message).toContain('cannot route /hook?<redacted>')
+    expect(jsonError(r).message).toContain('cannot route /hook?<redacted>')
     expect(everything(r)).not.toContain('hook-secret-123456')
   })
 
@@ -85,7 +85,7 @@ describe('redaction of secrets echoed by servers', () => {
     expect(r.stderr).toContain('/bot<redacted>/sendMessage')
     const j = await a.run(['agent', '--agent', 'main', '-m', 'again', '--deliver', '--channel', 'telegram', '--reply-to', '12345', '--json'])
     expect(j.code).toBe(1)
-    expect(json(j).deliveryError.message).toContain('/bot<redacted>/sendMessage')
+    expect(json(j).deliveryError!.message).toContain('/bot<redacted>/sendMessage')
     for (const out of [r, j]) expect(everything(out, a.state)).not.toContain(TELEGRAM_TOKEN)
   })
 
@@ -111,7 +111,7 @@ describe('redaction of secrets echoed by servers', () => {
     b.mock.push({kind: 'echoHeaders'})
     const j = await b.run(['agent', '--agent', 'main', '-m', 'x', '--json'])
     expect(j.code).toBe(1)
-    expect(json(j).error.message).toContain('<redacted>')
+    expect(jsonError(j).message).toContain('<redacted>')
     expect(j.stdout + j.stderr).not.toContain('CONFIGSECRET')
     expect(transcriptLines(sessionFile(b.state, 'agent:main:main')).at(-1).message.errorMessage).not.toContain('CONFIGSECRET')
   })

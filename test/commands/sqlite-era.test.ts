@@ -6,10 +6,10 @@ import path from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, tempDir} from '../support/cli.js'
 import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
-import {diffSnapshots, isEmptyDiff, snapshot} from '../reliability/support/tree.js'
+import {diffSnapshots, isEmptyDiff, snapshot} from '../support/state-files.js'
 import {SQLITE_OK, withoutReaderTraces} from '../support/sqlite.js'
 
 const NATIVE = 'openclaw-2026.9.6-native'
@@ -59,7 +59,7 @@ describe('SQLite-era state (OpenClaw 2026.9.6): nothing forks into JSON-era file
         const calls = mock.messageRequests().length
         const r = await runCli([...w.args, '--state-dir', state], {env: baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key'})})
         expect(r.code, r.stdout + r.stderr).toBe(1)
-        expect(json(r).error).toMatchObject({code: 'E_NODE_TOO_OLD', message: expect.stringMatching(/needs Node 22\.15 or later/)})
+        expect(jsonError(r)).toMatchObject({code: 'E_NODE_TOO_OLD', message: expect.stringMatching(/needs Node 22\.15 or later/)})
         expect(mock.messageRequests().length).toBe(calls)
         expect(untouched(state, before)).toBe(true)
       })
@@ -76,7 +76,7 @@ describe('SQLite-era state (OpenClaw 2026.9.6): nothing forks into JSON-era file
     const r = await runCli(['sessions', 'reset', '704f285c-af26-493e-ab33-9383ab17a8c0', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     if (!SQLITE_OK) {
       // Searching main's database for the id needs node:sqlite.
-      expect(json(r).error.code).toBe('E_NODE_TOO_OLD')
+      expect(jsonError(r).code).toBe('E_NODE_TOO_OLD')
       return
     }
     expect(r.code, r.stdout + r.stderr).toBe(0)
@@ -95,7 +95,7 @@ describe('SQLite-era state (OpenClaw 2026.9.6): nothing forks into JSON-era file
     for (const extra of [[], ['--no-mirror']]) {
       const r = await runCli(['message', 'send', '--channel', 'webhook', '-t', fake.webhookUrl, '-m', 'hi', ...extra, '--json', '--state-dir', state], {env})
       expect(r.code).toBe(1)
-      expect(json(r).error).toMatchObject({code: 'E_NODE_TOO_OLD', message: expect.stringMatching(/needs Node 22\.15/)})
+      expect(jsonError(r)).toMatchObject({code: 'E_NODE_TOO_OLD', message: expect.stringMatching(/needs Node 22\.15/)})
     }
     expect(fake.of('webhook')).toHaveLength(0)
     expect(untouched(state, before)).toBe(true)
@@ -114,10 +114,10 @@ describe('SQLite-era state (OpenClaw 2026.9.6): nothing forks into JSON-era file
     const r = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     const doc = json(r)
     expect(isEmptyDiff(diffSnapshots(before, snapshot(sessions)))).toBe(true)
-    const work = doc.findings.filter((f: any) => f.agentId === 'work' && f.id !== 'sqlite-store')
-    expect(work.map((f: any) => f.id)).toContain('orphan-transcript-empty')
+    const work = doc.findings.filter((f) => f.agentId === 'work' && f.id !== 'sqlite-store')
+    expect(work.map((f) => f.id)).toContain('orphan-transcript-empty')
     for (const f of work) if (['orphan-transcript', 'orphan-transcript-empty', 'entry-missing-updated-at', 'transcript-missing'].includes(f.id)) expect(f, f.id).toMatchObject({fixed: false, fixable: false})
-    expect(doc.findings.find((f: any) => f.agentId === 'work' && f.id === 'sqlite-store').message).toMatch(/refuse/)
+    expect(doc.findings.find((f) => f.agentId === 'work' && f.id === 'sqlite-store')!.message).toMatch(/refuse/)
   })
 })
 
@@ -132,10 +132,10 @@ describe.skipIf(SQLITE_OK)('SQLite-era state on a Node without node:sqlite', () 
       expect(r.stderr.split('\n')[0]).toMatch(/^Error: .*needs Node 22\.15 or later .*this is Node 20/)
       expect(r.stderr).not.toMatch(/\n\s+at /)
       const j = await runCli([...args, '--json', '--state-dir', state], {env})
-      expect(json(j).error.code).toBe('E_NODE_TOO_OLD')
+      expect(jsonError(j).code).toBe('E_NODE_TOO_OLD')
     }
     const st = json(await runCli(['status', '--json', '--state-dir', state], {env}))
-    expect(st.agents.agents.map((a: any) => [a.era, a.storeError])).toEqual([['sqlite', expect.stringMatching(/needs Node 22\.15/)], ['sqlite', expect.stringMatching(/needs Node 22\.15/)]])
+    expect(st.agents.agents.map((a) => [a.era, a.storeError])).toEqual([['sqlite', expect.stringMatching(/needs Node 22\.15/)], ['sqlite', expect.stringMatching(/needs Node 22\.15/)]])
     expect(untouched(state, before)).toBe(true)
     // A JSON-era agent is read as ever on the same Node.
     const mixed = copyFixture('openclaw-2026.4.27-two-agents')
@@ -143,6 +143,6 @@ describe.skipIf(SQLITE_OK)('SQLite-era state on a Node without node:sqlite', () 
     fs.copyFileSync(path.join(state, 'agents', 'work', 'agent', 'openclaw-agent.sqlite'), path.join(mixed, 'agents', 'work', 'agent', 'openclaw-agent.sqlite'))
     const main = await runCli(['sessions', 'list', '--agent', 'main', '--json', '--state-dir', mixed], {env})
     expect(main.code, main.stderr).toBe(0)
-    expect(json(main).sessions.map((r: any) => r.key)).toEqual(['agent:main:main'])
+    expect(json(main).sessions.map((r) => r.key)).toEqual(['agent:main:main'])
   })
 })

@@ -213,7 +213,7 @@ describeSqlite('status on a SQLite-era store', () => {
       const events = h.prepare('SELECT count(*) AS n FROM transcript_events').get()!.n
       h.close()
       expect(a).toMatchObject({era: 'sqlite', sessionsCount: sessions, storeError: null, sqlite: {path: db, schemaVersion: 23, databaseBytes: fs.statSync(db).size, sessions, events}})
-      expect(typeof a.sqlite.walBytes).toBe('number')
+      expect(typeof a.sqlite!.walBytes).toBe('number')
     }
     expect(doc.sessions.count).toBe(2)
     expect(doc.sessions.recent.map((s: any) => s.key)).toEqual(['agent:main:main', 'agent:work:main'])

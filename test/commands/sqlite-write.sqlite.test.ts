@@ -8,7 +8,7 @@ import path from 'node:path'
 import {expect, it} from 'vitest'
 
 import {sqliteStorePath} from '../../src/store/era.js'
-import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, tempDir} from '../support/cli.js'
 import {useServers} from '../support/servers.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 
@@ -115,7 +115,7 @@ describeSqlite('agent -m on a SQLite-era store', () => {
     const first = await runCli(['agent', '-m', 'hello there', '--session-key', key, '--json', '--state-dir', state], {env: env()})
     expect(first.code, first.stderr).toBe(0)
     const list = json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: env()}))
-    expect(list.sessions.map((s: any) => s.key)).toContain(key)
+    expect(list.sessions.map((s) => s.key)).toContain(key)
     const {sessionId} = await expectConsistent(state, key)
     const evs = await events(state, sessionId)
     expect(evs[0]).toMatchObject({type: 'session', version: 4, id: sessionId})
@@ -178,7 +178,7 @@ describeSqlite('sessions reset on a SQLite-era store', () => {
     const hash = fs.readFileSync(file)
     const r = await runCli(['sessions', 'reset', 'agent:main:nope', '--json', '--state-dir', state], {env: env()})
     expect(r.code).toBe(1)
-    expect(json(r).error.code).toBe('E_SESSION_NOT_FOUND')
+    expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
     expect(fs.readFileSync(file).equals(hash)).toBe(true)
   })
 })
@@ -188,7 +188,7 @@ describeSqlite('message send mirror on a SQLite-era store', () => {
     const state = sqliteState(NATIVE_96)
     const {sessionId} = await expectConsistent(state, 'agent:main:main')
     const before = await events(state, sessionId)
-    const args = ['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'posted update', '--session-key', 'agent:main:main', '--idempotency-key', 'k-sqlite-1', '--json', '--state-dir', state]
+    const args = ['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'posted update', '--session-key', 'agent:main:main', '--idempotency-key', 'k-sqlite-1', '--json', '--state-dir', state] as const
     const r = await runCli(args, {env: env()})
     expect(r.code, r.stdout + r.stderr).toBe(0)
     expect(json(r).payload.mirrored).toMatchObject({sessionKey: 'agent:main:main', duplicate: false})
@@ -209,7 +209,7 @@ describeSqlite('message send mirror on a SQLite-era store', () => {
     const {sessionId} = await expectConsistent(state, key)
     const sent = await runCli(['message', 'send', '--channel', 'webhook', '-t', servers.fake.webhookUrl, '-m', 'mirrored status update', '--session-key', key, '--json', '--state-dir', state], {env: env()})
     expect(sent.code, sent.stdout + sent.stderr).toBe(0)
-    const mirrorId = json(sent).payload.mirrored.entryId
+    const mirrorId = json(sent).payload.mirrored!.entryId
     const r = await runCli(['agent', '-m', 'did it go out?', '--session-key', key, '--json', '--state-dir', state], {env: env()})
     expect(r.code, r.stderr).toBe(0)
     const body = servers.mock.messageRequests().at(-1)!.body
@@ -263,8 +263,8 @@ describeSqlite('writers while OpenClaw owns the state dir', () => {
       ]) {
         const r = await runCli([...args, '--state-dir', state], {env: env()})
         expect(r.code, args.join(' ')).toBe(1)
-        expect(json(r).error.code).toBe('E_GATEWAY_OWNS_STATE')
-        expect(json(r).error.message).toMatch(new RegExp(`pid ${owner.pid}`))
+        expect(jsonError(r).code).toBe('E_GATEWAY_OWNS_STATE')
+        expect(jsonError(r).message).toMatch(new RegExp(`pid ${owner.pid}`))
       }
       expect(servers.mock.messageRequests().length).toBe(calls)
       expect(servers.fake.of('webhook').length).toBe(sends)

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 describe('status command', () => {
   it('runs with an invalid config (like OpenClaw status) and says so', async () => {
@@ -21,6 +21,6 @@ describe('status command', () => {
     expect(r.code).toBe(2)
     const j = await runCli(['status', '--json', '--profile', 'bad name'], {env: baseEnv(tempDir())})
     expect(j.code).toBe(2)
-    expect(json(j).error.code).toBe('E_BAD_PROFILE')
+    expect(jsonError(j).code).toBe('E_BAD_PROFILE')
   })
 })

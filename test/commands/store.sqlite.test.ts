@@ -6,9 +6,9 @@ import path from 'node:path'
 import {expect, it} from 'vitest'
 
 import {eventText, type EventRow, openAgentDb, type SqlDatabase} from '../../src/store/sqlite/driver.js'
-import {baseEnv, copyFixture, json, type RunResult, runCli, tempDir} from '../support/cli.js'
+import {baseEnv, copyFixture, type DocOf, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
-import {diffSnapshots, snapshot} from '../reliability/support/tree.js'
+import {diffSnapshots, snapshot} from '../support/state-files.js'
 
 const dbPath = (state: string, agent = 'main') => path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
 
@@ -33,8 +33,8 @@ function events(db: SqlDatabase, sessionId: string): string[] {
     })
 }
 
-function store(args: string[], state: string): Promise<RunResult> {
-  return runCli(['store', ...args, '--state-dir', state], {env: baseEnv(tempDir())})
+function store<const A extends readonly string[]>(args: A, state: string): Promise<RunResult<DocOf<readonly ['store', ...A]>>> {
+  return runCli(['store', ...args, '--state-dir', state] as readonly string[], {env: baseEnv(tempDir())}) as Promise<RunResult<DocOf<readonly ['store', ...A]>>>
 }
 
 const EMPTY_SHA = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
@@ -57,7 +57,7 @@ describeSqlite('store info (SQLite era)', () => {
     const r = await store(['info', '--json'], state)
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
-    expect(doc.agents.map((a: {agentId: string}) => a.agentId).sort()).toEqual(['main', 'work'])
+    expect(doc.agents.map((a) => a.agentId).sort()).toEqual(['main', 'work'])
     for (const a of doc.agents) {
       const expected = withDb(dbPath(state, a.agentId), (db) => ({
         sessions: Number(db.prepare('SELECT count(*) n FROM session_nodes WHERE entry_valid != -1').get()!.n),
@@ -68,8 +68,8 @@ describeSqlite('store info (SQLite era)', () => {
       }))
       expect(a.era).toBe('sqlite')
       expect(a.db).toMatchObject({sessions: expected.sessions, windows: expected.windows, events: expected.events, userVersion: expected.userVersion, sizeBytes: fs.statSync(dbPath(state, a.agentId)).size, walBytes: 0})
-      expect(a.db.schemaMeta).toMatchObject({schemaVersion: Number(expected.meta.schema_version), appVersion: expected.meta.app_version, agentId: a.agentId, role: 'agent'})
-      expect(a.importArchive.transcripts).toBe(1)
+      expect(a.db!.schemaMeta).toMatchObject({schemaVersion: Number(expected.meta.schema_version), appVersion: expected.meta.app_version, agentId: a.agentId, role: 'agent'})
+      expect(a.importArchive!.transcripts).toBe(1)
       expect(a.legacyLeftovers).toEqual([])
       expect(a.migrationRuns).toHaveLength(1)
     }
@@ -104,9 +104,9 @@ describeSqlite('store info on a damaged database', () => {
     const r = await store(['info', '--json'], state)
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
-    const work = doc.agents.find((a: {agentId: string}) => a.agentId === 'work')
+    const work = doc.agents.find((a) => a.agentId === 'work')
     expect(work).toMatchObject({era: 'sqlite', db: null, dbError: {code: 'E_SQLITE_CORRUPT'}})
-    expect(doc.agents.find((a: {agentId: string}) => a.agentId === 'main')).toMatchObject({era: 'sqlite', dbError: null, db: {userVersion: 23}})
+    expect(doc.agents.find((a) => a.agentId === 'main')).toMatchObject({era: 'sqlite', dbError: null, db: {userVersion: 23}})
     expect((await store(['info'], state)).stdout).toMatch(/database {5}unreadable: Cannot read the SQLite session store .*damaged/)
   })
 })
@@ -120,7 +120,7 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
       const r = await store(['export', '--out', out, '--json'], state)
       expect(r.code, r.stderr).toBe(0)
       const doc = json(r)
-      expect(doc.agents.map((a: {agentId: string}) => a.agentId)).toEqual(AGENTS[fixture])
+      expect(doc.agents.map((a) => a.agentId)).toEqual(AGENTS[fixture])
       expect(diffSnapshots(before, sourceSnapshot(state))).toEqual({added: [], removed: [], changed: []})
       let compressed = 0
       for (const agent of AGENTS[fixture]) {
@@ -142,7 +142,7 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
             expect(fs.readFileSync(file, 'utf8')).toBe(events(db, entry.sessionId).map((e) => `${e}\n`).join(''))
           }
         })
-        expect(doc.agents.find((a: {agentId: string}) => a.agentId === agent).harnessRenamed).toBe(renamed)
+        expect(doc.agents.find((a) => a.agentId === agent)!.harnessRenamed).toBe(renamed)
         if (fixture === NATIVE_96) expect(renamed).toBeGreaterThan(0)
       }
       if (fixture === IMPORTED_96) expect(compressed).toBeGreaterThan(0)
@@ -153,8 +153,8 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
       }
       // And clawkit reads the export as a JSON-era store: the same keys and sessionIds.
       const listed = json(await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', out], {env: baseEnv(tempDir())}))
-      const expectedKeys = doc.agents.flatMap((a: {sessions: {key: string; sessionId: string}[]}) => a.sessions.map((s) => `${s.key} ${s.sessionId}`)).sort()
-      expect(listed.sessions.map((s: {key: string; sessionId: string}) => `${s.key} ${s.sessionId}`).sort()).toEqual(expectedKeys)
+      const expectedKeys = doc.agents.flatMap((a) => a.sessions.map((s) => `${s.key} ${s.sessionId}`)).sort()
+      expect(listed.sessions.map((s) => `${s.key} ${s.sessionId}`).sort()).toEqual(expectedKeys)
     })
   }
 
@@ -175,11 +175,11 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     )
     const out = path.join(tempDir(), 'export')
     const doc = json(await store(['export', '--out', out, '--json'], state))
-    const main = doc.agents[0].sessions.find((s: {key: string}) => s.key === 'agent:main:main')
+    const main = doc.agents[0].sessions.find((s) => s.key === 'agent:main:main')
     const archive = path.join(out, 'agents', 'main', 'sessions', `${old}.jsonl.reset.2026-11-20T08-15-02.123Z`)
-    expect(main.archives).toEqual([{sessionId: old, file: archive, events: 2, bytes: Buffer.byteLength(lines.join('\n') + '\n')}])
+    expect(main!.archives).toEqual([{sessionId: old, file: archive, events: 2, bytes: Buffer.byteLength(lines.join('\n') + '\n')}])
     expect(fs.readFileSync(archive, 'utf8')).toBe(`${lines.join('\n')}\n`)
-    expect(fs.existsSync(main.transcript.file)).toBe(true)
+    expect(fs.existsSync(main!.transcript!.file)).toBe(true)
   })
 
   it('hostile ids: a node whose sessionId is a path (../) is skipped with its reason, and nothing is written outside --out', async () => {
@@ -226,7 +226,7 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     for (const [out, code] of [[busy, 'E_EXPORT_OUT_NOT_EMPTY'], [file, 'E_EXPORT_OUT_EXISTS'], [path.join(state, 'export'), 'E_EXPORT_OUT_INSIDE']]) {
       const r = await store(['export', '--out', out, '--json'], state)
       expect(r.code).toBe(2)
-      expect(json(r).error.code).toBe(code)
+      expect(jsonError(r).code).toBe(code)
     }
     expect(fs.readdirSync(busy)).toEqual(['keep.txt'])
     expect(fs.readFileSync(file, 'utf8')).toBe('x')
@@ -267,15 +267,15 @@ describeSqlite('store verify (after OpenClaw import)', () => {
     expect(r.code, r.stdout).toBe(0)
     const doc = json(r)
     expect(doc).toMatchObject({ok: true, differences: 0})
-    const byAgent = Object.fromEntries(doc.transcripts.map((t: {agentId: string}) => [t.agentId, t]))
+    const byAgent = Object.fromEntries(doc.transcripts.map((t) => [t.agentId, t]))
     for (const agent of ['main', 'work']) {
       const archive = fs.readdirSync(path.join(state, 'agents', agent, 'session-sqlite-import-archive')).find((n) => /^agent_.*\.jsonl\.imported-\d+$/.test(n) && !n.includes('trajectory'))!
       const lines = fs.readFileSync(path.join(state, 'agents', agent, 'session-sqlite-import-archive', archive), 'utf8').split('\n').filter(Boolean).length
       const dbEvents = withDb(dbPath(state, agent), (db) => Number(db.prepare('SELECT count(*) n FROM transcript_events').get()!.n))
       expect(byAgent[agent]).toMatchObject({status: 'ok', archiveEvents: lines, dbEvents, pairedEvents: lines, appendedAfterImport: dbEvents - lines, missing: {count: 0}, extra: {count: 0}, different: {count: 0}})
-      expect(byAgent[agent].archiveHash).toBe(byAgent[agent].dbHash)
+      expect(byAgent[agent]!.archiveHash).toBe(byAgent[agent]!.dbHash)
     }
-    expect(doc.stores.map((s: {agentId: string; status: string; keys: number}) => [s.agentId, s.status, s.keys]).sort()).toEqual([['main', 'ok', 1], ['work', 'ok', 1]])
+    expect(doc.stores.map((s) => [s.agentId, s.status, s.keys]).sort()).toEqual([['main', 'ok', 1], ['work', 'ok', 1]])
     expect(diffSnapshots(before, sourceSnapshot(state))).toEqual({added: [], removed: [], changed: []})
     expect((await store(['verify'], state)).stdout).toMatch(/Verified: 0 differences \(2 transcript\(s\), 2 session store\(s\)\)\./)
   })
@@ -285,10 +285,10 @@ describeSqlite('store verify (after OpenClaw import)', () => {
     withDb(dbPath(state, 'work'), (db) => db.prepare("UPDATE transcript_events SET event_json = replace(event_json, '\"role\":\"user\"', '\"role\":\"user\",\"x\":1') WHERE seq = 4").run(), true)
     const r = await store(['verify', '--json'], state)
     expect(r.code).toBe(5)
-    const work = json(r).transcripts.find((t: {agentId: string}) => t.agentId === 'work')
+    const work = json(r).transcripts.find((t) => t.agentId === 'work')
     expect(work).toMatchObject({status: 'differs', different: {count: 1}, missing: {count: 0}, extra: {count: 0}, differences: 1})
-    expect(work.different.items[0]).toMatchObject({line: 5, seq: 4})
-    expect(work.archiveHash).not.toBe(work.dbHash)
+    expect(work!.different.items[0]).toMatchObject({line: 5, seq: 4})
+    expect(work!.archiveHash).not.toBe(work!.dbHash)
     expect(json(r)).toMatchObject({ok: false, differences: 1})
   })
 
@@ -316,10 +316,10 @@ describeSqlite('store verify (after OpenClaw import)', () => {
     fs.appendFileSync(file, `${JSON.stringify({type: 'message', id: 'feedf00d', parentId: null, timestamp: '2026-11-25T00:00:00.000Z', message: {role: 'user', content: 'added'}})}\n`)
     const r = await store(['verify', '--json'], state)
     expect(r.code).toBe(5)
-    const work = json(r).transcripts.find((t: {agentId: string}) => t.agentId === 'work')
-    expect(work.missing).toEqual({count: 1, items: [{line: lineCount + 1, id: 'feedf00d'}]})
-    expect(work.problems).toEqual(['the archived original changed after the import (its sha256 differs from the run manifest)'])
-    expect(work.differences).toBe(2)
+    const work = json(r).transcripts.find((t) => t.agentId === 'work')
+    expect(work!.missing).toEqual({count: 1, items: [{line: lineCount + 1, id: 'feedf00d'}]})
+    expect(work!.problems).toEqual(['the archived original changed after the import (its sha256 differs from the run manifest)'])
+    expect(work!.differences).toBe(2)
   })
 
   it('hostile manifest: an agent id that is a path and an archivePath with ../ never leave the agent\'s own archive dir', async () => {
@@ -332,10 +332,10 @@ describeSqlite('store verify (after OpenClaw import)', () => {
       {agentId: 'work', issues: [], plannedMoves: [], completedMoves: [{kind: 'transcript', archivePath: '../../secret.jsonl', sourcePath: '/x.jsonl', artifact: {}}]},
     ]}))
     const doc = json(await store(['verify', '--json'], state))
-    const archives = doc.transcripts.map((t: {archive: string}) => t.archive)
+    const archives = doc.transcripts.map((t) => t.archive)
     expect(archives.every((a: string) => a.startsWith(path.join(state, 'agents')) && a.includes('session-sqlite-import-archive'))).toBe(true)
     expect(archives).toContain(path.join(state, 'agents', 'work', 'session-sqlite-import-archive', 'secret.jsonl'))
-    expect(doc.transcripts.find((t: {archive: string}) => t.archive.endsWith('secret.jsonl'))).toMatchObject({status: 'unverifiable', problems: ['the archived original is missing, so this import cannot be verified']})
+    expect(doc.transcripts.find((t) => t.archive.endsWith('secret.jsonl'))).toMatchObject({status: 'unverifiable', problems: ['the archived original is missing, so this import cannot be verified']})
   })
 
   it('tampered legacy store: an archived sessions.json sessionId the database does not know is reported per key', async () => {
@@ -349,7 +349,7 @@ describeSqlite('store verify (after OpenClaw import)', () => {
     fs.writeFileSync(file, JSON.stringify(legacy, null, 2))
     const r = await store(['verify', '--json'], state)
     expect(r.code).toBe(5)
-    const main = json(r).stores.find((s: {agentId: string}) => s.agentId === 'main')
+    const main = json(r).stores.find((s) => s.agentId === 'main')
     expect(main).toMatchObject({status: 'differs', keys: 2, missingKeys: ['agent:main:gone'], sessionIdMismatches: [{key: 'agent:main:main', legacy: 'not-the-one', db: real}]})
   })
 })

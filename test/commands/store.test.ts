@@ -5,10 +5,10 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, type DocOf, json, runCli, type RunResult, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {IMPORTED_96, SQLITE_OK} from '../support/sqlite.js'
 
-const store = (args: string[], state: string) => runCli(['store', ...args, '--state-dir', state], {env: baseEnv(tempDir())})
+const store = <const A extends readonly string[]>(args: A, state: string) => runCli(['store', ...args, '--state-dir', state] as readonly string[], {env: baseEnv(tempDir())}) as Promise<RunResult<DocOf<readonly ['store', ...A]>>>
 
 describe('store on a JSON-era state dir', () => {
   it('info: both agents are in the JSON era, with no database, and their legacy files listed', async () => {
@@ -28,7 +28,7 @@ describe('store on a JSON-era state dir', () => {
     const out = path.join(tempDir(), 'out')
     const doc = json(await store(['export', '--out', out, '--json'], state))
     expect(doc.agents).toEqual([])
-    expect(doc.skippedAgents.map((s: {agentId: string; era: string}) => [s.agentId, s.era])).toEqual([['main', 'json'], ['work', 'json']])
+    expect(doc.skippedAgents.map((s) => [s.agentId, s.era])).toEqual([['main', 'json'], ['work', 'json']])
     expect(fs.readdirSync(out)).toEqual(['openclaw.json'])
     expect(fs.readFileSync(path.join(out, 'openclaw.json'))).toEqual(fs.readFileSync(path.join(state, 'openclaw.json')))
   })

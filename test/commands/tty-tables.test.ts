@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, json, ROOT, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {baseEnv, BIN, json, jsonError, ROOT, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
 
 const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
@@ -147,7 +147,7 @@ describe.skipIf(!hasScript)('tables on a terminal', () => {
     expect(amb.code).toBe(2)
     expect(amb.stderr).toContain(`Error: Session key "agent:main:explicit:0a1b" matches 2 sessions: ${KEYS[1]}, ${KEYS[2]}`)
     const ambJson = await runCli(['sessions', 'history', 'agent:main:explicit:0a1b', '--json', '--state-dir', state], {env})
-    expect(json(ambJson).error).toMatchObject({code: 'E_AMBIGUOUS_SESSION', exitCode: 2})
+    expect(jsonError(ambJson)).toMatchObject({code: 'E_AMBIGUOUS_SESSION', exitCode: 2})
     const reset = await runCli(['sessions', 'reset', 'agent:main:telegram', '--state-dir', state], {env})
     expect(reset.code).toBe(1)
     expect(reset.stderr).toContain('Session not found')

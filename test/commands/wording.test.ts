@@ -4,9 +4,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {closedPort} from '../support/net.js'
-import {snapshot} from '../reliability/support/tree.js'
+import {snapshot} from '../support/state-files.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 
@@ -16,8 +16,8 @@ describe('messages built from other messages end each sentence once', () => {
     fs.writeFileSync(sessionsJsonPath(state), '{"agent:main:main": {"sessionId": "abc')
     const r = await runCli(['doctor', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     const f = json(r).findings.find((x: any) => x.id === 'store-corrupt')
-    expect(f.message).toMatch(/: Unterminated string\. Every session of this store/)
-    expect(f.message).not.toContain('..')
+    expect(f!.message).toMatch(/: Unterminated string\. Every session of this store/)
+    expect(f!.message).not.toContain('..')
   })
 
   it('doctor on an entry whose sessionId cannot name a file: the embedded message is not followed by a second full stop', async () => {
@@ -28,8 +28,8 @@ describe('messages built from other messages end each sentence once', () => {
     fs.writeFileSync(file, JSON.stringify(data, null, 2))
     const r = await runCli(['doctor', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     const f = json(r).findings.find((x: any) => x.key === 'agent:main:bad')
-    expect(f.message).toContain('Run "clawkit sessions reset agent:main:bad"')
-    expect(f.message).not.toMatch(/\.\. /)
+    expect(f!.message).toContain('Run "clawkit sessions reset agent:main:bad"')
+    expect(f!.message).not.toMatch(/\.\. /)
   })
 
   it('clawkit settings that are not JSON: one full stop before "Fix or delete the file"', async () => {
@@ -82,6 +82,6 @@ describe('sessions reset --dry-run', () => {
     expect(snapshot(state)).toEqual(before)
     const missing = await runCli(['sessions', 'reset', 'nope', '--dry-run', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     expect(missing.code).toBe(1)
-    expect(json(missing).error.code).toBe('E_SESSION_NOT_FOUND')
+    expect(jsonError(missing).code).toBe('E_SESSION_NOT_FOUND')
   })
 })

@@ -6,7 +6,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {snapshot, diffSnapshots, isEmptyDiff} from '../reliability/support/tree.js'
+import {snapshot, diffSnapshots, isEmptyDiff} from '../support/state-files.js'
 import {doctor, localizeSessionFiles} from './helpers.js'
 
 const mode = (p: string) => fs.statSync(p).mode & 0o7777
@@ -106,7 +106,7 @@ describe('doctor --fix and symbolic links inside the state dir', () => {
     expect(mode(outside)).toBe(0o755)
     const f = first.doc.findings.find((x: any) => x.id === 'sessions-dir-permissions' && x.agentId === 'work')
     expect(f).toMatchObject({fixed: false, fixable: false})
-    expect(f.message).toMatch(/symbolic link/)
+    expect(f!.message).toMatch(/symbolic link/)
     expect(first.doc.findings.filter((x: any) => x.fixed && x.agentId === 'work').map((x: any) => x.id)).toEqual([])
     const again = await doctor(state, [])
     expect(again.doc.counts.warn).toBeGreaterThan(0)

@@ -1,17 +1,18 @@
 // Helpers for doctor tests: run doctor on a state dir, and prove that no transcript line was lost by a repair.
-import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
+import type {DoctorResult} from '../../src/commands/doctor.js'
 import {baseEnv, json, runCli, tempDir} from '../support/cli.js'
+import {sha256} from '../support/state-files.js'
 
 export async function doctor(state: string, flags: string[] = [], env?: Record<string, string>) {
   const r = await runCli(['doctor', '--json', '--state-dir', state, ...flags], {env: env ?? baseEnv(tempDir())})
   return {r, doc: json(r)}
 }
 
-export function ids(doc: any, opts: {open?: boolean} = {}): string[] {
-  return doc.findings.filter((f: any) => !opts.open || !f.fixed).map((f: any) => f.id).sort()
+export function ids(doc: DoctorResult, opts: {open?: boolean} = {}): string[] {
+  return doc.findings.filter((f) => !opts.open || !f.fixed).map((f) => f.id).sort()
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -31,7 +32,7 @@ function lineHashes(file: string): string[] {
   while (start < buf.length) {
     let end = buf.indexOf(0x0a, start)
     if (end < 0) end = buf.length
-    if (end > start) out.push(createHash('sha256').update(buf.subarray(start, end)).digest('hex'))
+    if (end > start) out.push(sha256(buf.subarray(start, end)))
     start = end + 1
   }
   return out
@@ -54,13 +55,6 @@ export function expectNoLineLost(before: Map<string, string>, state: string): st
   const after = new Set<string>()
   for (const f of walk(path.join(state, 'agents'))) for (const h of lineHashes(f)) after.add(h)
   return [...before].filter(([h]) => !after.has(h)).map(([, f]) => f)
-}
-
-/** Every file's bytes, to prove a run changed nothing. */
-export function snapshot(dir: string): Map<string, string> {
-  const m = new Map<string, string>()
-  for (const f of walk(dir)) m.set(f, `${createHash('sha256').update(fs.readFileSync(f)).digest('hex')}:${(fs.statSync(f).mode & 0o777).toString(8)}`)
-  return m
 }
 
 export function sessionsDir(state: string, agent = 'main'): string {

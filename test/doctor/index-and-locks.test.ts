@@ -44,9 +44,9 @@ describe('doctor: sessions.json', () => {
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
     expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
-    const f = fixed.doc.findings.find((x: any) => x.id === 'store-corrupt')
-    expect(f.fixed).toBe(true)
-    expect(f.action).toContain(`restored the index from ${newBak}`)
+    const f = fixed.doc.findings.find((x) => x.id === 'store-corrupt')
+    expect(f!.fixed).toBe(true)
+    expect(f!.action).toContain(`restored the index from ${newBak}`)
     const kept = fs.readdirSync(dir).filter((n) => /^sessions\.json\.bak\.\d+$/.test(n)).map((n) => fs.readFileSync(path.join(dir, n), 'utf8'))
     expect(kept).toContain(broken)
     expect((await doctor(state)).doc.findings).toEqual([])
@@ -58,7 +58,7 @@ describe('doctor: sessions.json', () => {
     const before = transcriptLineHashes(state)
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code).toBe(0)
-    expect(fixed.doc.findings.map((f: any) => [f.id, f.fixed]).sort()).toEqual([
+    expect(fixed.doc.findings.map((f) => [f.id, f.fixed]).sort()).toEqual([
       ['orphan-transcript', true],
       ['orphan-transcript', true],
       ['store-corrupt', true],
@@ -78,7 +78,7 @@ describe('doctor: sessions.json', () => {
     fs.writeFileSync(sessionsJsonPath(state), '{"agent:main:main": {"sessionId": "0caed29d')
     const {doc} = await doctor(state)
     expect(ids(doc)).toEqual(['store-corrupt', 'store-tmp-leftover'])
-    expect(doc.findings.find((f: any) => f.id === 'store-tmp-leftover').fixable).toBe(false)
+    expect(doc.findings.find((f) => f.id === 'store-tmp-leftover')!.fixable).toBe(false)
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
     expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
@@ -94,7 +94,7 @@ describe('doctor: sessions.json', () => {
     expect(r.code).toBe(4)
     expect(ids(doc)).toEqual(['store-unreadable'])
     expect(doc.findings[0]).toMatchObject({agentId: 'work', fixable: false})
-    expect(doc.agents.find((a: any) => a.agentId === 'work').sessions).toBeNull()
+    expect(doc.agents.find((a) => a.agentId === 'work')!.sessions).toBeNull()
   })
 
   it('a fresh temp file (write in progress) is only info and left alone', async () => {
@@ -122,7 +122,7 @@ describe('doctor: sessions.json', () => {
     for (const k of Object.keys(store)) if (!(k in reordered)) reordered[k] = store[k]
     fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(reordered, null, 2))
     const {doc} = await doctor(state)
-    const dups = doc.findings.filter((f: any) => f.id === 'duplicate-session-id').map((f: any) => f.details)
+    const dups = doc.findings.filter((f) => f.id === 'duplicate-session-id').map((f) => f.details)
     expect(dups).toEqual([
       {sessionId: EXPLICIT_ID, keys: [EXPLICIT_KEY, 'agent:main:dup-explicit']},
       {sessionId: COMPACT_MAIN_ID, keys: [mainKey, 'agent:main:dup-main-1', 'agent:main:dup-main-2']},
@@ -141,9 +141,9 @@ describe('doctor: sessions.json', () => {
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(4)
     expect(ids(doc)).toEqual(['duplicate-session-id', 'entry-malformed', 'entry-missing-session-id', 'entry-missing-updated-at'])
-    expect(doc.findings.find((f: any) => f.id === 'duplicate-session-id').details.keys).toEqual([EXPLICIT_KEY, 'agent:main:dup'])
+    expect(doc.findings.find((f) => f.id === 'duplicate-session-id')!.details!.keys).toEqual([EXPLICIT_KEY, 'agent:main:dup'])
     const fixed = await doctor(state, ['--fix'])
-    expect(fixed.doc.findings.filter((f: any) => f.fixed).map((f: any) => f.id)).toEqual(['entry-missing-updated-at'])
+    expect(fixed.doc.findings.filter((f) => f.fixed).map((f) => f.id)).toEqual(['entry-missing-updated-at'])
     const after = readJson(sessionsJsonPath(state))
     // set from the transcript's last write, a real time close to the original
     expect(typeof after[EXPLICIT_KEY].updatedAt).toBe('number')
@@ -152,7 +152,7 @@ describe('doctor: sessions.json', () => {
     expect(after['agent:main:junk']).toBe('not an object')
     expect(after['agent:main:telegram:direct:42']).toEqual({updatedAt: 1})
     const again = await doctor(state)
-    expect(again.doc.findings.filter((f: any) => f.fixable)).toEqual([])
+    expect(again.doc.findings.filter((f) => f.fixable)).toEqual([])
   })
 })
 
@@ -177,12 +177,12 @@ describe('doctor: locks', () => {
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(3)
     expect(ids(doc)).toEqual(['live-lock', 'stale-lock', 'stale-lock', 'stale-lock', ...(linux ? ['stale-lock'] : [])])
-    const reasons = Object.fromEntries(doc.findings.filter((f: any) => f.id === 'stale-lock').map((f: any) => [f.path, f.details.reasons]))
+    const reasons = Object.fromEntries(doc.findings.filter((f) => f.id === 'stale-lock').map((f) => [f.path, f.details!.reasons]))
     expect(reasons[dead]).toContain('dead-pid')
     expect(reasons[noPid]).toContain('missing-pid')
     expect(reasons[tooOld]).toContain('too-old')
     if (linux) expect(reasons[recycled]).toEqual(['recycled-pid'])
-    expect(doc.findings.find((f: any) => f.id === 'live-lock')).toMatchObject({path: live, severity: 'info', fixable: false, details: {pid: process.pid}})
+    expect(doc.findings.find((f) => f.id === 'live-lock')).toMatchObject({path: live, severity: 'info', fixable: false, details: {pid: process.pid}})
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code).toBe(0)
     expect(fs.existsSync(dead) || fs.existsSync(noPid) || fs.existsSync(tooOld)).toBe(false)
@@ -196,7 +196,7 @@ describe('doctor: locks', () => {
     fs.symlinkSync(path.join(sessionsDir(state), 'nowhere'), lock)
     const {r, doc} = await doctor(state)
     expect(r.code, r.stderr).not.toBe(0)
-    expect(doc.findings.find((f: any) => f.path === lock)).toMatchObject({id: 'lock-not-a-file', severity: 'error', details: {kind: 'a dangling symlink'}})
+    expect(doc.findings.find((f) => f.path === lock)).toMatchObject({id: 'lock-not-a-file', severity: 'error', details: {kind: 'a dangling symlink'}})
     const reset = await runCli(['sessions', 'reset', 'main', '--state-dir', state], {env: baseEnv(tempDir())})
     expect(reset.code).toBe(1)
     expect(reset.stderr.split('\n')[0]).toContain(`${lock} exists but is not a lock file (it is a dangling symlink;`)
@@ -226,12 +226,12 @@ describe('doctor: locks', () => {
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(4)
     expect(ids(doc)).toEqual(['lock-scratch-leftover', 'lock-scratch-leftover', 'store-corrupt'])
-    expect(doc.findings.filter((f: any) => f.id === 'lock-scratch-leftover').map((f: any) => f.path).sort()).toEqual([transcriptScratch, storeScratch].sort())
-    expect(doc.findings.find((f: any) => f.id === 'store-tmp-leftover')).toBeUndefined()
+    expect(doc.findings.filter((f) => f.id === 'lock-scratch-leftover').map((f) => f.path).sort()).toEqual([transcriptScratch, storeScratch].sort())
+    expect(doc.findings.find((f) => f.id === 'store-tmp-leftover')).toBeUndefined()
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
     expect(fs.readFileSync(sessionsJsonPath(state), 'utf8')).toBe(good)
-    expect(fixed.doc.findings.find((f: any) => f.id === 'store-corrupt').action).toContain('sessions.json.bak.1700000000000')
+    expect(fixed.doc.findings.find((f) => f.id === 'store-corrupt')!.action).toContain('sessions.json.bak.1700000000000')
     expect(fs.existsSync(storeScratch) || fs.existsSync(transcriptScratch)).toBe(false)
     expect(fs.existsSync(inFlight) && fs.existsSync(justNow)).toBe(true)
     expect((await doctor(state)).doc.findings).toEqual([])

@@ -30,8 +30,8 @@ describe('doctor: modes of an untouched OpenClaw install', () => {
     const state = untouchedInstall(0o700)
     const {r, doc} = await doctor(state)
     expect(r.code, JSON.stringify(doc.findings)).toBe(0)
-    const perms = doc.findings.filter((f: any) => f.id.endsWith('-permissions'))
-    expect(perms.map((f: any) => [f.id, f.severity]).sort()).toEqual([
+    const perms = doc.findings.filter((f) => f.id.endsWith('-permissions'))
+    expect(perms.map((f) => [f.id, f.severity]).sort()).toEqual([
       ['agent-dir-permissions', 'info'],
       ['agent-dir-permissions', 'info'],
       ['sessions-dir-permissions', 'info'],
@@ -39,8 +39,8 @@ describe('doctor: modes of an untouched OpenClaw install', () => {
       ['transcript-permissions', 'info'],
       ['transcript-permissions', 'info'],
     ])
-    const t = perms.find((f: any) => f.id === 'transcript-permissions' && f.agentId === 'main')
-    expect(t.message).toBe(`1 transcript(s) have mode 644 (e.g. ${MAIN_ID}.jsonl), as OpenClaw's pi writer creates every transcript. Other users cannot reach them today: ${state} is 700, so this is info, not a warning; --fix tightens it anyway in case that directory is opened later.`)
+    const t = perms.find((f) => f.id === 'transcript-permissions' && f.agentId === 'main')
+    expect(t!.message).toBe(`1 transcript(s) have mode 644 (e.g. ${MAIN_ID}.jsonl), as OpenClaw's pi writer creates every transcript. Other users cannot reach them today: ${state} is 700, so this is info, not a warning; --fix tightens it anyway in case that directory is opened later.`)
     expect(doc.counts).toMatchObject({error: 0, warn: 0})
 
     const human = await runCli(['doctor', '--state-dir', state], {env: baseEnv(tempDir())})
@@ -56,9 +56,9 @@ describe('doctor: modes of an untouched OpenClaw install', () => {
     const state = untouchedInstall(0o755)
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(3)
-    const t = doc.findings.find((f: any) => f.id === 'transcript-permissions' && f.agentId === 'main')
-    expect(t.severity).toBe('warn')
-    expect(t.message).toContain('readable by other users')
-    expect(doc.findings.find((f: any) => f.id === 'state-dir-permissions').severity).toBe('warn')
+    const t = doc.findings.find((f) => f.id === 'transcript-permissions' && f.agentId === 'main')
+    expect(t!.severity).toBe('warn')
+    expect(t!.message).toContain('readable by other users')
+    expect(doc.findings.find((f) => f.id === 'state-dir-permissions')!.severity).toBe('warn')
   })
 })

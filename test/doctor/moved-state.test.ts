@@ -4,7 +4,8 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {doctor, expectNoLineLost, ids, sessionsDir, snapshot, transcriptLineHashes} from './helpers.js'
+import {snapshot} from '../support/state-files.js'
+import {doctor, expectNoLineLost, ids, sessionsDir, transcriptLineHashes} from './helpers.js'
 
 describe('doctor on a moved or copied state dir (the fixtures as they are)', () => {
   it('reports every sessionFile that points to /home/user/.openclaw as session-file-relocated, not as missing or orphan', async () => {
@@ -21,8 +22,8 @@ describe('doctor on a moved or copied state dir (the fixtures as they are)', () 
     ])
     const f = doc.findings.find((x: any) => x.agentId === 'work')
     expect(f).toMatchObject({severity: 'warn', key: 'agent:work:main', fixable: true, fixed: false, path: path.join(sessionsDir(state, 'work'), '704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')})
-    expect(f.details.storedSessionFile).toBe('/home/user/.openclaw/agents/work/sessions/704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
-    expect(f.message).toContain('--fix rewrites sessionFile')
+    expect(f!.details!.storedSessionFile).toBe('/home/user/.openclaw/agents/work/sessions/704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
+    expect(f!.message).toContain('--fix rewrites sessionFile')
   })
 
   it('--fix rewrites the paths after a sessions.json.bak.<ms> backup, a second run is clean, no line is lost', async () => {

@@ -10,6 +10,7 @@ import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
+import type {DoctorResult} from '../../src/commands/doctor.js'
 import {copyFixture, readJson, tempDir} from '../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {doctor} from './helpers.js'
@@ -64,7 +65,7 @@ function hashes(db: string): [string | null, string | null] {
 }
 
 /** The open findings that are not the fixture's own info findings. */
-function problems(doc: any): string[] {
+function problems(doc: DoctorResult): string[] {
   return [...new Set<string>(doc.findings.filter((f: any) => f.severity !== 'info' && !f.fixed).map((f: any) => f.id))].sort()
 }
 
@@ -100,7 +101,7 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const before = hashes(db)
     const {r, doc} = await doctor(state)
     expect(r.code, r.stderr).toBe(0)
-    expect(doc.findings.map((f: any) => f.id)).toEqual(['sqlite-store'])
+    expect(doc.findings.map((f) => f.id)).toEqual(['sqlite-store'])
     expect(doc.agents).toEqual([expect.objectContaining({agentId: 'main', era: 'sqlite', sqlite: expect.objectContaining({path: db, schemaVersion: 23, sessions: 2, events: 26, walBytes: 0, holders: []})})])
     expect(hashes(db)).toEqual(before)
     const human = await doctor(state, [])
@@ -112,8 +113,8 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const before = [hashes(dbOf(state)), hashes(dbOf(state, 'work'))]
     const {r, doc} = await doctor(state)
     expect(r.code, r.stdout).toBe(0)
-    expect(doc.findings.map((f: any) => `${f.agentId}:${f.id}:${f.severity}`).sort()).toEqual(['main:sqlite-import-protected:info', 'main:sqlite-store:info', 'work:sqlite-import-protected:info', 'work:sqlite-store:info'])
-    expect(doc.findings.find((f: any) => f.id === 'sqlite-import-protected').details.files).toHaveLength(2)
+    expect(doc.findings.map((f) => `${f.agentId}:${f.id}:${f.severity}`).sort()).toEqual(['main:sqlite-import-protected:info', 'main:sqlite-store:info', 'work:sqlite-import-protected:info', 'work:sqlite-store:info'])
+    expect(doc.findings.find((f) => f.id === 'sqlite-import-protected')!.details!.files).toHaveLength(2)
     expect([hashes(dbOf(state)), hashes(dbOf(state, 'work'))]).toEqual(before)
   })
 
@@ -359,8 +360,8 @@ describeSqlite('doctor on SQLite-era agents', () => {
       expect(problems(doc), JSON.stringify(doc.findings, null, 1)).toEqual([t.id])
       expect(r.code).toBe(t.code)
       expect(r.stderr).not.toMatch(/\n\s+at /)
-      const f = doc.findings.find((x: any) => x.id === t.id)
-      expect(f.message).not.toMatch(/\n/)
+      const f = doc.findings.find((x) => x.id === t.id)
+      expect(f!.message).not.toMatch(/\n/)
       expect(dbs.map(hashes)).toEqual(before)
     })
   }
@@ -376,8 +377,8 @@ describeSqlite('doctor on SQLite-era agents', () => {
     db.close()
     const {r, doc} = await doctor(state)
     expect(r.code, JSON.stringify(doc.findings)).toBe(0)
-    expect(doc.findings.find((f: any) => f.id === 'sqlite-window-empty')).toMatchObject({severity: 'info', key})
-    expect(doc.agents[0].sqlite.sessions).toBe(3)
+    expect(doc.findings.find((f) => f.id === 'sqlite-window-empty')).toMatchObject({severity: 'info', key})
+    expect(doc.agents[0]!.sqlite!.sessions).toBe(3)
   })
 
   it('a database another process holds locked (exclusive) is sqlite-locked after the busy timeout, not a hang or a stack trace', async () => {
@@ -389,7 +390,7 @@ describeSqlite('doctor on SQLite-era agents', () => {
     expect(Date.now() - t0).toBeLessThan(20_000)
     expect(problems(doc)).toEqual(['sqlite-locked'])
     expect(r.code).toBe(3)
-    expect(doc.agents[0].sqlite.holders).toHaveLength(1)
+    expect(doc.agents[0]!.sqlite!.holders).toHaveLength(1)
   })
 
   it('--fix on entry_valid 0 backs the database up first (0600, the state before the fix), sets only that flag, and OpenClaw-side listing invariants then hold', async () => {
@@ -403,18 +404,18 @@ describeSqlite('doctor on SQLite-era agents', () => {
     })
     const content = rows(db)
     const dry = await doctor(state, ['--fix', '--dry-run'])
-    expect(dry.doc.findings.find((f: any) => f.id === 'sqlite-entry-unvalidated')).toMatchObject({fixable: true, fixed: false, action: `set entry_valid = 1 for ${MAIN}`})
+    expect(dry.doc.findings.find((f) => f.id === 'sqlite-entry-unvalidated')).toMatchObject({fixable: true, fixed: false, action: `set entry_valid = 1 for ${MAIN}`})
     expect(fs.readdirSync(path.dirname(db)).filter((n) => n.includes('.bak.'))).toEqual([])
 
     const {r, doc} = await doctor(state, ['--fix', '--yes'])
     expect(r.code, JSON.stringify(doc.findings)).toBe(0)
-    const f = doc.findings.find((x: any) => x.id === 'sqlite-entry-unvalidated')
+    const f = doc.findings.find((x) => x.id === 'sqlite-entry-unvalidated')
     expect(f).toMatchObject({fixed: true, key: MAIN, backup: expect.stringMatching(/openclaw-agent\.sqlite\.bak\.\d+$/)})
-    expect(path.dirname(f.backup)).toBe(path.dirname(db))
-    expect(fs.statSync(f.backup).mode & 0o777).toBe(0o600)
+    expect(path.dirname(f!.backup!)).toBe(path.dirname(db))
+    expect(fs.statSync(f!.backup!).mode & 0o777).toBe(0o600)
     // The backup is the database as it was before the repair.
-    expect(query(f.backup, 'SELECT entry_valid FROM session_nodes WHERE session_key = ?', MAIN)).toEqual([{entry_valid: 0}])
-    expect(rows(f.backup)).toEqual(content)
+    expect(query(f!.backup!, 'SELECT entry_valid FROM session_nodes WHERE session_key = ?', MAIN)).toEqual([{entry_valid: 0}])
+    expect(rows(f!.backup!)).toEqual(content)
     // Only the flag changed.
     expect(query(db, 'SELECT session_key, entry_valid FROM session_nodes ORDER BY 1').map((x) => x.entry_valid)).toEqual([1, 1])
     expect(rows(db)).toEqual(content)
@@ -448,9 +449,9 @@ describeSqlite('doctor on SQLite-era agents', () => {
     expect(r.code).toBe(3)
     const fixed = await doctor(state, ['--fix', '--yes'])
     expect(fixed.r.code, JSON.stringify(fixed.doc.findings)).toBe(0)
-    expect(fixed.doc.findings.find((f: any) => f.id === 'sqlite-wal-stale')).toMatchObject({fixed: true})
+    expect(fixed.doc.findings.find((f) => f.id === 'sqlite-wal-stale')).toMatchObject({fixed: true})
     expect(problems(fixed.doc)).toEqual([])
-    fs.rmSync(fixed.doc.findings.find((f: any) => f.id === 'sqlite-wal-stale').backup)
+    fs.rmSync(fixed.doc.findings.find((f) => f.id === 'sqlite-wal-stale')!.backup!)
   })
 
   it('--fix checkpoints a stale WAL after a backup: the committed change is in the database file and no event is lost', async () => {
@@ -461,10 +462,10 @@ describeSqlite('doctor on SQLite-era agents', () => {
     expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0)
     const {r, doc} = await doctor(state, ['--fix', '--yes'])
     expect(r.code, JSON.stringify(doc.findings)).toBe(0)
-    const f = doc.findings.find((x: any) => x.id === 'sqlite-wal-stale')
+    const f = doc.findings.find((x) => x.id === 'sqlite-wal-stale')
     expect(f).toMatchObject({fixed: true, action: expect.stringMatching(/checkpointed \d+ WAL frame/)})
-    expect(fs.existsSync(f.backup)).toBe(true)
-    expect(query(f.backup, 'SELECT label FROM session_nodes WHERE session_key = ?', MAIN)).toEqual([{label: 'from-the-wal'}])
+    expect(fs.existsSync(f!.backup!)).toBe(true)
+    expect(query(f!.backup!, 'SELECT label FROM session_nodes WHERE session_key = ?', MAIN)).toEqual([{label: 'from-the-wal'}])
     expect(fs.existsSync(`${db}-wal`) ? fs.statSync(`${db}-wal`).size : 0).toBe(0)
     // Read from the main file alone (no WAL left): the change made by the crashed process is there, and every event.
     expect(query(db, 'SELECT label FROM session_nodes WHERE session_key = ?', MAIN)).toEqual([{label: 'from-the-wal'}])
@@ -478,7 +479,7 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const before = hashes(db)
     const {r, doc} = await doctor(state, ['--fix', '--yes'])
     expect(r.code).toBe(4)
-    expect(doc.findings.find((x: any) => x.id === 'sqlite-event-invalid-json')).toMatchObject({fixable: false, fixed: false, details: {count: 1, seqs: [2]}})
+    expect(doc.findings.find((x) => x.id === 'sqlite-event-invalid-json')).toMatchObject({fixable: false, fixed: false, details: {count: 1, seqs: [2]}})
     expect(fs.readdirSync(path.dirname(db)).filter((n) => n.includes('.bak.'))).toEqual([])
     expect(hashes(db)).toEqual(before)
   })
@@ -491,9 +492,9 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const child = await holder(`const db = new DatabaseSync(${JSON.stringify(db)}, {readOnly: true}); db.prepare('SELECT count(*) FROM session_nodes').get(); console.log('ready'); setInterval(() => {}, 1000)`)
     const {r, doc} = await doctor(state, ['--fix', '--yes'])
     expect(r.code).toBe(4)
-    const f = doc.findings.find((x: any) => x.id === 'sqlite-entry-unvalidated')
+    const f = doc.findings.find((x) => x.id === 'sqlite-entry-unvalidated')
     expect(f).toMatchObject({fixable: true, fixed: false})
-    expect(f.repairError).toMatch(new RegExp(`^not changed: pid ${child.pid} has the database open .*stop it .*doctor --fix" again$`))
+    expect(f!.repairError).toMatch(new RegExp(`^not changed: pid ${child.pid} has the database open .*stop it .*doctor --fix" again$`))
     expect(fs.readdirSync(path.dirname(db)).filter((n) => n.includes('.bak.'))).toEqual([])
     expect(hashes(db)).toEqual(before)
   })

@@ -26,7 +26,7 @@ describe('doctor: permissions and ownership', () => {
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(3)
     expect(ids(doc)).toEqual(['agent-dir-permissions', 'config-permissions', 'sessions-dir-permissions', 'state-dir-permissions', 'store-permissions', 'transcript-permissions'])
-    expect(doc.findings.find((f: any) => f.id === 'transcript-permissions').details).toEqual({count: 1, files: [`${MAIN_ID}.jsonl`]})
+    expect(doc.findings.find((f) => f.id === 'transcript-permissions')!.details).toEqual({count: 1, files: [`${MAIN_ID}.jsonl`]})
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code).toBe(0)
     expect(fixed.doc.fixed).toBe(6)
@@ -57,7 +57,7 @@ describe('doctor: the state dir as a whole', () => {
     const f = doc.findings[0]
     expect(f).toMatchObject({severity: 'warn', agentId: null, path: active})
     expect(f.message).toContain(`Active: ${active} (chosen by ~/.openclaw exists)`)
-    expect(f.details.dirs.map((d: any) => [path.basename(d.path), d.kind, d.active, d.hasSessions])).toEqual([
+    expect((f.details!.dirs as {path: string}[]).map((d: any) => [path.basename(d.path), d.kind, d.active, d.hasSessions])).toEqual([
       ['.openclaw', 'default', true, true],
       ['.clawdbot', 'legacy', false, true],
       ['.openclaw-work', 'profile', false, false],
@@ -90,8 +90,8 @@ describe('doctor: the state dir as a whole', () => {
     // The work agent's own sessions.json beside that (empty) database was never imported: OpenClaw 2026.9.6 refuses to
     // start on it, hence an error of its own (docs/doctor.md, SQLite-era findings).
     expect(ids(doc)).toEqual(['legacy-sessions-dir', 'sqlite-legacy-not-imported', 'sqlite-store'])
-    expect(doc.findings.find((f: any) => f.id === 'sqlite-store')).toMatchObject({severity: 'info', agentId: 'work', fixable: false})
-    expect(doc.findings.find((f: any) => f.id === 'sqlite-legacy-not-imported')).toMatchObject({severity: 'error', agentId: 'work', fixable: false, details: {entries: 1}})
+    expect(doc.findings.find((f) => f.id === 'sqlite-store')).toMatchObject({severity: 'info', agentId: 'work', fixable: false})
+    expect(doc.findings.find((f) => f.id === 'sqlite-legacy-not-imported')).toMatchObject({severity: 'error', agentId: 'work', fixable: false, details: {entries: 1}})
     expect(r.code).toBe(4)
   })
 
@@ -101,7 +101,7 @@ describe('doctor: the state dir as a whole', () => {
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(4)
     expect(ids(doc)).toEqual(['config-invalid'])
-    expect(doc.agents.map((a: any) => a.agentId)).toEqual(['main', 'work'])
+    expect(doc.agents.map((a) => a.agentId)).toEqual(['main', 'work'])
   })
 
   it('a missing state dir is state-dir-missing (exit 4)', async () => {
@@ -115,11 +115,11 @@ describe('doctor: the state dir as a whole', () => {
   it('--agent limits the scope to one agent (state dir checks still run)', async () => {
     const state = copyFixture(TWO_AGENTS)
     const {doc} = await doctor(state, ['--agent', 'work'])
-    expect(doc.agents.map((a: any) => a.agentId)).toEqual(['work'])
-    expect(doc.findings.map((f: any) => [f.id, f.agentId])).toEqual([['session-file-relocated', 'work']])
+    expect(doc.agents.map((a) => a.agentId)).toEqual(['work'])
+    expect(doc.findings.map((f) => [f.id, f.agentId])).toEqual([['session-file-relocated', 'work']])
     await doctor(state, ['--agent', 'work', '--fix'])
     const all = await doctor(state)
-    expect(all.doc.findings.map((f: any) => [f.id, f.agentId])).toEqual([['session-file-relocated', 'main']])
+    expect(all.doc.findings.map((f) => [f.id, f.agentId])).toEqual([['session-file-relocated', 'main']])
   })
 })
 
@@ -144,15 +144,15 @@ describe('doctor: everything at once', () => {
     const first = await doctor(state)
     expect(first.r.code).toBe(3)
     expect(new Set(ids(first.doc))).toEqual(new Set(['state-dir-permissions', 'session-file-relocated', 'transcript-torn-line', 'orphan-transcript-empty', 'transcript-permissions', 'stale-lock', 'orphan-transcript']))
-    expect(first.doc.agents.map((a: any) => [a.agentId, a.configured])).toEqual([
+    expect(first.doc.agents.map((a) => [a.agentId, a.configured])).toEqual([
       ['main', true],
       ['work', false],
     ])
     const fixed = await doctor(state, ['--fix'])
-    expect(fixed.r.code, JSON.stringify(fixed.doc.findings.filter((f: any) => !f.fixed))).toBe(0)
+    expect(fixed.r.code, JSON.stringify(fixed.doc.findings.filter((f) => !f.fixed))).toBe(0)
     expect(fixed.doc.fixed).toBe(first.doc.findings.length)
     const second = await doctor(state)
-    expect(second.doc.findings.filter((f: any) => f.fixable)).toEqual([])
+    expect(second.doc.findings.filter((f) => f.fixable)).toEqual([])
     expect(second.r.code).toBe(0)
     expect(expectNoLineLost(before, state)).toEqual([])
     expect(Object.keys(JSON.parse(fs.readFileSync(workStore, 'utf8')))).toEqual([`agent:work:explicit:${WORK_ID}`])

@@ -9,15 +9,17 @@ import {seedHost} from '../support/fleet-seed.js'
 import {describePg, usePg} from '../support/postgres.js'
 import {expectDoc} from '../support/schema-check.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import type {SessionsHistoryResult} from '../../src/commands/sessions/history.js'
+import type {FleetStatusResult} from '../../src/fleet/status.js'
 
 const HOSTS: Record<string, string> = {}
 let url = ''
 const env = () => baseEnv(tempDir())
-const local = (host: string, args: string[]) => runCli([...args, '--state-dir', HOSTS[host]], {env: env()})
-const fleet = (args: string[]) => runCli([...args, '--store-url', url], {env: env()})
+const local = <const A extends readonly string[]>(host: string, args: A) => runCli([...args, '--state-dir', HOSTS[host]] as const, {env: env()})
+const fleet = <const A extends readonly string[]>(args: A) => runCli([...args, '--store-url', url] as const, {env: env()})
 const withoutAge = <T extends {ageMs?: unknown}>(rows: T[]) => rows.map(({ageMs: _a, ...r}) => r)
 
-function ok(r: RunResult): RunResult {
+function ok<D>(r: RunResult<D>): RunResult<D> {
   expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
   return r
 }
@@ -41,7 +43,7 @@ describeSqlite('fleet reads of SQLite-era hosts', () => {
       expected.sort((a, b) => (b.updatedAt ?? -Infinity) - (a.updatedAt ?? -Infinity))
       expect(withoutAge(r.sessions)).toEqual(withoutAge(expected))
       expect(r.sessions.some((s: any) => s.host === 'native' && 'agentRuntime' in s)).toBe(true)
-      const status = json(ok(await fleet(['status', '--json'])))
+      const status = json<FleetStatusResult>(ok(await fleet(['status', '--json'])))
       expect(status.hosts.map((h: any) => [h.host, [...new Set(h.agents.map((a: any) => a.era))]])).toEqual([['imported', ['sqlite']], ['json', ['json']], ['native', ['sqlite']]])
     })
 
@@ -53,7 +55,7 @@ describeSqlite('fleet reads of SQLite-era hosts', () => {
           for (const extra of [['--limit', '4'], ['--include-archived', '--limit', '30', '--raw']]) {
             const args = ['sessions', 'history', key, ...extra, '--json']
             const strip = (d: any) => ({...d, sessionFile: undefined, sessions: d.sessions?.map((s: any) => ({...s, sessionFile: undefined}))})
-            const theirs = json(ok(await local(host, args)))
+            const theirs = json<SessionsHistoryResult>(ok(await local(host, args)))
             expect(strip(expectDoc<any>(await fleet([...args, '--host', host]), 'sessions-history')), `${host} ${key}`).toEqual(strip({host, ...theirs}))
           }
           const strip = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})

@@ -4,11 +4,12 @@
 // (`pg:<host>/<agent>#<sessionId>` instead of the host's path) and ageMs (taken at each run's own now).
 import {beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, type RunResult, tempDir, TWO_AGENTS} from '../support/cli.js'
 import type {SessionsSearchResult} from '../../src/commands/sessions/search.js'
 import {seedHost} from '../support/fleet-seed.js'
 import {expectDoc} from '../support/schema-check.js'
 import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
+import type {SessionsHistoryResult} from '../../src/commands/sessions/history.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 
@@ -17,10 +18,10 @@ const HOSTS: Record<string, string> = {}
 let url = ''
 
 const env = () => baseEnv(tempDir())
-const local = (host: string, args: string[]) => runCli([...args, '--state-dir', HOSTS[host]], {env: env()})
-const fleet = (args: string[], extra: Record<string, string> = {}) => runCli([...args, '--store-url', url], {env: baseEnv(tempDir(), extra)})
+const local = <const A extends readonly string[]>(host: string, args: A) => runCli([...args, '--state-dir', HOSTS[host]] as const, {env: env()})
+const fleet = <const A extends readonly string[]>(args: A, extra: Record<string, string> = {}) => runCli([...args, '--store-url', url] as const, {env: baseEnv(tempDir(), extra)})
 
-function ok(r: RunResult): RunResult {
+function ok<D>(r: RunResult<D>): RunResult<D> {
   expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
   return r
 }
@@ -54,14 +55,14 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
   it('sessions list --host, --agent, --limit and --active: cut by the database; count stays the true number', async () => {
     const one = json(ok(await fleet(['sessions', 'list', '--host', 'alpha', '--agent', 'work', '--json'])))
     const mine = json(ok(await local('alpha', ['sessions', 'list', '--agent', 'work', '--json'])))
-    expect(withoutAge(one.sessions)).toEqual(withoutAge(mine.sessions.map((s: object) => ({host: 'alpha', ...s}))))
+    expect(withoutAge(one.sessions)).toEqual(withoutAge(mine.sessions.map((s) => ({host: 'alpha', ...s}))))
     const top = json(ok(await fleet(['sessions', 'list', '--limit', '2', '--json'])))
     expect(top).toMatchObject({count: 2, totalCount: 5, hasMore: true, limitApplied: 2})
-    expect(top.sessions.map((s: {updatedAt: number}) => s.updatedAt)).toEqual([...top.sessions.map((s: {updatedAt: number}) => s.updatedAt)].sort((a, b) => b - a))
+    expect(top.sessions.map((s) => s.updatedAt)).toEqual([...top.sessions.map((s) => s.updatedAt)].sort((a, b) => (b ?? 0) - (a ?? 0)))
     // Only beta's key, reset a moment ago, was active in the last 10 minutes.
     const active = json(ok(await fleet(['sessions', 'list', '--active', '10', '--json'])))
     expect(active).toMatchObject({count: 1, totalCount: 1})
-    expect(withoutAge(active.sessions)).toEqual(withoutAge(json(ok(await local('beta', ['sessions', 'list', '--active', '10', '--json']))).sessions.map((s: object) => ({host: 'beta', ...s}))))
+    expect(withoutAge(active.sessions)).toEqual(withoutAge(json(ok(await local('beta', ['sessions', 'list', '--active', '10', '--json']))).sessions.map((s) => ({host: 'beta', ...s}))))
     // --usage: each row's cost so far, read from its transcript on the replica, as the host reads it from its own.
     const usage = json(ok(await fleet(['sessions', 'list', '--host', 'alpha', '--all-agents', '--usage', '--json'])))
     const usageHere = json(ok(await local('alpha', ['sessions', 'list', '--all-agents', '--usage', '--json'])))
@@ -79,7 +80,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
       for (const extra of [['--limit', '3'], ['--limit', '50', '--raw'], ['--include-archived', '--limit', '40'], ['--include-archived', '--limit', '2', '--raw']]) {
         const args = ['sessions', 'history', key, ...extra, '--json']
         const mine = expectDoc<any>(await fleet([...args, '--host', host]), 'sessions-history')
-        const theirs = json(ok(await local(host, args)))
+        const theirs = json<SessionsHistoryResult>(ok(await local(host, args)))
         expect(strip(mine), `${host} ${args.join(' ')}`).toEqual(strip({host, ...theirs}))
         expect(mine.sessionFile).toMatch(new RegExp(`^pg:${host}/(main|work)#${theirs.sessionId}$`))
       }
@@ -184,7 +185,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
       expect(r.stderr).toMatch(/^Error: the fleet replica is for reading; run this on the host: clawkit /)
       expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
       const j = await fleet([...args, '--json'])
-      expect(json(j).error).toMatchObject({code: 'E_REPLICA_READ_ONLY', exitCode: 2})
+      expect(jsonError(j)).toMatchObject({code: 'E_REPLICA_READ_ONLY', exitCode: 2})
     }
     expect(withoutAge(json(ok(await fleet(['sessions', 'list', '--json']))).sessions)).toEqual(withoutAge(before.sessions))
   })
@@ -233,7 +234,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
       expect(text).not.toContain('not-the-Password-9')
       expect(text).not.toContain(PG_PASSWORD)
       expect(text).toMatch(/could not connect to the fleet database at postgres:\/\/clawkit_admin@127\.0\.0\.1:\d+\/\S+: .*password/)
-      if (args.includes('--json')) expect(json(r).error.code).toBe('E_STORE_DB')
+      if (args.includes('--json')) expect(jsonError(r).code).toBe('E_STORE_DB')
       else expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(2)
     }
   })

@@ -15,6 +15,7 @@ import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
 import {describePg, usePg} from '../support/postgres.js'
 import {useServers} from '../support/servers.js'
 import {DELETED_96, describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import type {SyncResult} from '../../src/fleet/sync.js'
 
 const clients: PgClient[] = []
 afterEach(async () => {
@@ -145,7 +146,7 @@ describeSqlite('clawkit sync of SQLite-era stores', () => {
       expect(after).toBeGreaterThan(before)
       const r = await run(['sync', '--to', url, '--host', 'sq', '--json'])
       expect(r.code, r.stderr).toBe(0)
-      expect(json(r).total).toMatchObject({events: after - before, transcripts: {rewritten: 0, updated: 1}})
+      expect(json<SyncResult>(r).total).toMatchObject({events: after - before, transcripts: {rewritten: 0, updated: 1}})
       expect((await checkReplica(c, 'sq')).problems).toEqual([])
       const st = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: tempDir()}})
       try {

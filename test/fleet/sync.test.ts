@@ -10,7 +10,7 @@ import {connectPg, type PgClient} from '../../src/fleet/pg.js'
 import {SCHEMA_VERSION} from '../../src/fleet/schema.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {agentEnvs, transcriptLines} from '../agent/setup.js'
-import {baseEnv, BIN, COMPACTION, copyFixture, json, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, BIN, COMPACTION, copyFixture, json, jsonError, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
 import {expectDoc} from '../support/schema-check.js'
 import {resetTwice} from '../support/reset-twice.js'
@@ -95,7 +95,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(added).toBeGreaterThanOrEqual(2)
     const r = await sync(e.state, url, ['--host', 'turn'], e.env)
     expect(r.code, r.stderr).toBe(0)
-    const main = json(r).agents.find((a: {agentId: string}) => a.agentId === 'main')
+    const main = json(r).agents.find((a: {agentId: string}) => a.agentId === 'main')!
     expect(main).toMatchObject({events: added, entriesUpserted: 1, transcripts: {new: 0, updated: 1, rewritten: 0, unchanged: 0}})
     const work = json(r).agents.find((a: {agentId: string}) => a.agentId === 'work')
     expect(work).toMatchObject({events: 0, entriesUpserted: 0})
@@ -111,7 +111,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     const ids = await resetTwice(e)
     const r = await sync(e.state, url, ['--host', 'rs'], e.env)
     expect(r.code, r.stderr).toBe(0)
-    const main = json(r).agents.find((a: {agentId: string}) => a.agentId === 'main')
+    const main = json(r).agents.find((a: {agentId: string}) => a.agentId === 'main')!
     expect(main.transcripts).toMatchObject({new: 2, rewritten: 0})
     await expectReplicaEquals(c, e.state, 'rs')
     const archived = (await c.query<Record<string, string>>('SELECT "where", ended, generation FROM clawkit_transcripts WHERE host = $1 AND session_id = $2', ['rs', ids[0]])).rows[0]
@@ -130,7 +130,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     fs.writeFileSync(file, `${lines.join('\n')}{"type":"message","id":"tor`)
     const r = await sync(state, url, ['--host', 'ed'])
     expect(r.code, r.stderr).toBe(0)
-    const main = json(r).agents.find((a: {agentId: string}) => a.agentId === 'main')
+    const main = json(r).agents.find((a: {agentId: string}) => a.agentId === 'main')!
     expect(main).toMatchObject({transcripts: {rewritten: 1}, events: 17})
     const c = await client(url)
     await expectReplicaEquals(c, state, 'ed')
@@ -191,7 +191,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     await holder.query("SELECT pg_advisory_lock(7264019, hashtext('clawkit-sync:' || $1))", ['busy'])
     const r = await sync(state, url, ['--host', 'busy'])
     expect(r.code).toBe(1)
-    expect(json(r).error).toMatchObject({code: 'E_SYNC_BUSY', message: expect.stringContaining('"busy"')})
+    expect(jsonError(r)).toMatchObject({code: 'E_SYNC_BUSY', message: expect.stringContaining('"busy"')})
     expect((await sync(state, url, ['--host', 'other'])).code).toBe(0)
     await holder.query("SELECT pg_advisory_unlock(7264019, hashtext('clawkit-sync:' || $1))", ['busy'])
     expect((await sync(state, url, ['--host', 'busy'])).code).toBe(0)
@@ -233,7 +233,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     // Before the owner ran: the sync role cannot create the tables, and says which privilege is missing.
     const early = await sync(state, url('clawkit_sync', 'sync-pw-1'), ['--host', 'lr'])
     expect(early.code).toBe(1)
-    expect(json(early).error.message).toMatch(/permission denied|lacks a privilege/)
+    expect(jsonError(early).message).toMatch(/permission denied|lacks a privilege/)
     expect((await sync(state, url('clawkit_owner', 'owner-pw-1'), ['--host', 'owner'])).code).toBe(0)
     const r = await sync(state, url('clawkit_sync', 'sync-pw-1'), ['--host', 'lr'])
     expect(r.code, r.stdout).toBe(0)
@@ -286,7 +286,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(row).toEqual({k: 'agent:work:nul\ufffdkey', e: expect.objectContaining({label: 'a\ufffdb \ufffd \ufffd \u{1f600}'})})
     const again = await sync(state, url, ['--host', 'nul', '--prune'])
     expect(json(again).total.entriesUpserted).toBe(0)
-    expect(json(again).agents.find((a: any) => a.agentId === 'work').pruned.entries).toEqual([])
+    expect(json(again).agents.find((a) => a.agentId === 'work')!.pruned.entries).toEqual([])
   })
 
   it('bad input: an empty or control-character --host and a missing URL are usage errors (exit 2)', async () => {
@@ -295,10 +295,10 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     for (const host of ['', ' h', 'a\u0007b', 'a\u200bb']) {
       const r = await sync(state, url, ['--host', host])
       expect(r.code, host).toBe(2)
-      expect(json(r).error.code).toBe('E_BAD_HOST')
+      expect(jsonError(r).code).toBe('E_BAD_HOST')
     }
     const none = await runCli(['sync', '--state-dir', state, '--json'], {env: baseEnv(tempDir())})
     expect(none.code).toBe(2)
-    expect(json(none).error.code).toBe('E_NO_STORE_URL')
+    expect(jsonError(none).code).toBe('E_NO_STORE_URL')
   })
 })

@@ -6,7 +6,10 @@ import {isDeepStrictEqual} from 'node:util'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, readJson, ROOT, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+import type {MessageSendResult} from '../../src/commands/message/send.js'
+import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
+import {baseEnv, copyFixture, json, jsonError, readJson, ROOT, runCli, type RunResult, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
@@ -87,13 +90,13 @@ describe('doctor --fix among concurrent writers', () => {
         if (!ok) {
           let why = (r.stderr || r.stdout).trim().split('\n')[0]
           try {
-            why = JSON.parse(r.stdout).error.message
+            why = jsonError(r).message
           } catch {}
           problems.push(`${job.kind} ${job.i} exited ${r.code ?? r.signal}: ${why}`)
         }
-        let doc: any
+        let doc: Partial<DoctorResult>
         try {
-          doc = JSON.parse(r.stdout)
+          doc = json<DoctorResult>(r)
         } catch {
           problems.push(`${job.kind} ${job.i}: stdout is not JSON`)
           continue
@@ -101,7 +104,7 @@ describe('doctor --fix among concurrent writers', () => {
         if (job.kind === 'doctor') for (const f of doc.findings ?? []) if (f.fixed) totals.doctorFixed.set(f.id, (totals.doctorFixed.get(f.id) ?? 0) + 1)
       }
       // The resets serialize into one chain from the fixture's id to the row's id.
-      const next = new Map(results.filter(({job, r}) => job.kind === 'reset' && r.code === 0).map(({r}) => [JSON.parse(r.stdout).previousSessionId, JSON.parse(r.stdout).sessionId]))
+      const next = new Map(results.filter(({job, r}) => job.kind === 'reset' && r.code === 0).map(({r}) => [json<SessionsResetResult>(r).previousSessionId, json<SessionsResetResult>(r).sessionId]))
       const chain = [original]
       while (next.has(chain.at(-1))) chain.push(next.get(chain.at(-1))!)
       if (chain.length !== 11) problems.push(`reset chain has ${chain.length - 1} links, not 10`)
@@ -125,7 +128,7 @@ describe('doctor --fix among concurrent writers', () => {
       totals.dangling += inv.dangling.length
       // Afterwards doctor --fix converges: no fixable finding is left open.
       const after = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
-      const open = (json(after).findings as any[]).filter((f) => f.fixable && !f.fixed)
+      const open = json(after).findings.filter((f) => f.fixable && !f.fixed)
       if (open.length > 0) problems.push(`doctor --fix left ${open.map((f) => f.id).join(', ')}`)
       if (problems.length > 0) {
         totals.problems++
@@ -169,7 +172,7 @@ describe('doctor and reset agree on the transcript lock', () => {
     let released = false
     try {
       const r = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
-      const orphan = (json(r).findings as any[]).find((f) => f.id === 'orphan-transcript' && f.path === oldFile)
+      const orphan = json(r).findings.find((f) => f.id === 'orphan-transcript' && f.path === oldFile)!
       expect(orphan, r.stdout).toBeDefined()
       expect(orphan.fixed).toBe(false)
       expect(orphan.repairError).toMatch(/locked by another writer/)
@@ -182,7 +185,7 @@ describe('doctor and reset agree on the transcript lock', () => {
       if (!released) await lock.release()
     }
     const again = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
-    expect((json(again).findings as any[]).filter((f) => f.id.startsWith('orphan-transcript'))).toEqual([])
+    expect(json(again).findings.filter((f) => f.id.startsWith('orphan-transcript'))).toEqual([])
     expect(Object.keys(readJson(sessionsJsonPath(state)))).toEqual(before)
   })
 
@@ -196,7 +199,7 @@ describe('doctor and reset agree on the transcript lock', () => {
       const oldFile = path.join(path.dirname(storeFile), `${before.sessionId}.jsonl`)
       const lock = await acquireLock(oldFile)
       let released = false
-      let send: Promise<Awaited<ReturnType<typeof runCli>>>
+      let send: Promise<RunResult<MessageSendResult>>
       try {
         send = runCli(['message', 'send', '--channel', 'telegram', '-t', '123456789', '-m', 'mirrored across a reset', '--json', '--state-dir', state], {env})
         // The mirror merges its row first, then waits for the transcript lock.
@@ -211,7 +214,7 @@ describe('doctor and reset agree on the transcript lock', () => {
         expect(fs.existsSync(oldFile)).toBe(false)
         const newText = fs.readFileSync(path.join(path.dirname(storeFile), `${newId}.jsonl`), 'utf8')
         expect(newText).toContain('mirrored across a reset')
-        expect(json(r).payload.mirrored.sessionId).toBe(newId)
+        expect(json(r).payload.mirrored!.sessionId).toBe(newId)
       } finally {
         if (!released) await lock.release()
       }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 
 import {agentEnvs, transcriptLines} from '../agent/setup.js'
-import {copyFixture, json, runCli, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {copyFixture, json, jsonError, runCli, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 
 const mounts: string[] = []
 
@@ -97,7 +97,7 @@ describe.skipIf(skipReason !== undefined)(`ENOSPC on a real tmpfs${skipReason ? 
         expect(doc.payloads).toEqual([{text: 'a reply worth keeping', mediaUrl: null}])
         expect(doc.meta.agentMeta.sessionFile).toBe(transcript)
         expect(doc.error).toMatchObject({code: 'E_ENOSPC', exitCode: 1, message})
-        expect(doc.error.suggestions[0]).toContain('do not send the message again')
+        expect(doc.error!.suggestions![0]).toContain('do not send the message again')
       } else {
         expect(r.stdout).toBe('a reply worth keeping\n')
         const lines = r.stderr.trimEnd().split('\n')
@@ -122,7 +122,7 @@ describe.skipIf(skipReason !== undefined)(`ENOSPC on a real tmpfs${skipReason ? 
       expect(text, args.join(' ')).not.toMatch(/ENOSPC: no space left on device, write/)
       expect(text, args.join(' ')).toMatch(new RegExp(`Cannot [a-z ]+ ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\S+: no space left on the device \\(ENOSPC\\)`))
       if (args[0] !== 'doctor') expect(r.code, args.join(' ')).toBe(1)
-      if (args.includes('--json') && args[0] !== 'doctor') expect(json(r).error.code).toBe('E_ENOSPC')
+      if (args.includes('--json') && args[0] !== 'doctor') expect(jsonError(r).code).toBe('E_ENOSPC')
     }
     expect(e.mock.messageRequests()).toHaveLength(0)
   })
@@ -139,9 +139,9 @@ describe('file-system errors name their file', () => {
     // One line: the path, what it is, and what to do (the regular-file check refuses it before any read).
     expect(r.stderr.trimEnd().split('\n')).toEqual([`Error: Transcript ${transcript} is a directory, not a regular file; clawkit only reads regular files. Move it out of the sessions directory (the session then reads as empty) or put the real transcript file in its place.`])
     expect(r.stderr).not.toMatch(/illegal operation on a directory/)
-    const j = json(await runCli(['sessions', 'history', 'main', '--json', '--state-dir', state]))
-    expect(j.error).toMatchObject({code: 'E_NOT_A_FILE', exitCode: 1})
-    expect(j.error.message).toContain(transcript)
+    const error = jsonError(await runCli(['sessions', 'history', 'main', '--json', '--state-dir', state]))
+    expect(error).toMatchObject({code: 'E_NOT_A_FILE', exitCode: 1})
+    expect(error.message).toContain(transcript)
   })
 })
 
@@ -168,10 +168,10 @@ describe('an index made unreadable during the turn (TurnStoredError without a tm
       if (asJson) {
         const doc = json(r)
         expect(doc.payloads).toEqual([{text: 'a reply worth keeping', mediaUrl: null}])
-        expect(doc.error.exitCode).toBe(1)
-        expect(doc.error.message.startsWith(start), doc.error.message).toBe(true)
-        expect(doc.error.message).toContain(file)
-        expect(doc.error.suggestions[0]).toContain('do not send the message again')
+        expect(doc.error!.exitCode).toBe(1)
+        expect(doc.error!.message.startsWith(start), doc.error!.message).toBe(true)
+        expect(doc.error!.message).toContain(file)
+        expect(doc.error!.suggestions![0]).toContain('do not send the message again')
       } else {
         expect(r.stdout).toBe('a reply worth keeping\n')
         const lines = r.stderr.trimEnd().split('\n')

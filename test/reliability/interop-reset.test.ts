@@ -105,7 +105,7 @@ describe.skipIf(!enabled)(`interop: a key reset twice by a real OpenClaw ${VERSI
         [ids[2], 'live', files[2], 'current'],
       ])
       const h = json(await runCli(['sessions', 'history', 'main', '--include-archived', '--limit', '1000', '--json', '--state-dir', state], env))
-      expect(h.sessions.map((s: any) => s.sessionId)).toEqual(ids)
+      expect(h.sessions!.map((s: any) => s.sessionId)).toEqual(ids)
       const said = h.entries.filter((e: any) => e.type === 'message' && e.role === 'user').map((e: any) => e.text).join('\n')
       for (const q of questions) expect(said).toContain(q)
       const md = await runCli(['sessions', 'export', 'main', '--include-archived', '--state-dir', state], env)

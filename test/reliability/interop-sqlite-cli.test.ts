@@ -9,7 +9,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, json, type RunResult, runCli, tempDir} from '../support/cli.js'
+import {baseEnv, cliWith, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
 import {useServers} from '../support/servers.js'
 import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {both, cleanSent, enabled96 as enabled, events, expectSame, NODE, OPENCLAW, openclaw, run, sentLines, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
@@ -37,8 +37,8 @@ function world(fixture: string): World {
 const dbOf = (w: World, agent: string) => path.join(w.state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
 const agentOf = (key: string) => key.split(':')[1]
 
-function clawkit(w: World, args: string[], timeoutMs = 120_000): Promise<RunResult> {
-  return runCli([...args, '--state-dir', w.state], {env: baseEnv(w.home, {ANTHROPIC_API_KEY: 'test-key'}), timeoutMs})
+function clawkit<const A extends readonly string[]>(w: World, args: A, timeoutMs = 120_000) {
+  return cliWith(['--state-dir', w.state], {env: baseEnv(w.home, {ANTHROPIC_API_KEY: 'test-key'}), timeoutMs})(args)
 }
 
 /** One turn by either tool on `key`; returns the body of the one model request it made. */
@@ -159,14 +159,14 @@ describe.skipIf(!enabled)('interop through the CLI: clawkit and real OpenClaw 20
     const mirrored = json(sent).payload.mirrored
     expect(mirrored).toMatchObject({sessionKey: key, duplicate: false})
     const before = await listedRow(w, key)
-    expect(before.sessionId).toBe(mirrored.sessionId)
+    expect(before.sessionId).toBe(mirrored!.sessionId)
     const oc = await turn(w, 'openclaw', key, 'did the update go out?')
     expect(JSON.stringify(oc.messages)).not.toContain('mirrored status update')
     expect(users(oc)).toEqual(['explicit session hello', 'did the update go out?'])
     const evs = await events(dbOf(w, 'main'), before.sessionId)
-    const at = evs.findIndex((e) => e.event.id === mirrored.entryId)
+    const at = evs.findIndex((e) => e.event.id === mirrored!.entryId)
     expect(at, 'the copy is in the session').toBeGreaterThan(0)
-    expect(evs[at + 1].event.parentId, 'OpenClaw chained onto the copy').toBe(mirrored.entryId)
+    expect(evs[at + 1].event.parentId, 'OpenClaw chained onto the copy').toBe(mirrored!.entryId)
     const ck = await turn(w, 'clawkit', key, 'and what now?')
     expect(JSON.stringify(ck.messages)).not.toContain('mirrored status update')
     expect(users(ck)).toEqual(['explicit session hello', 'did the update go out?', 'and what now?'])
@@ -191,8 +191,8 @@ describe.skipIf(!enabled)('interop through the CLI: clawkit and real OpenClaw 20
     expect(result.code, result.stderr.slice(-3000)).toBe(0)
     expect(stillRunning, 'the refusal came while OpenClaw was still running').toBe(true)
     expect(refused.code).toBe(1)
-    expect(json(refused).error).toMatchObject({code: 'E_GATEWAY_OWNS_STATE'})
-    expect(json(refused).error.message).toMatch(/^an "openclaw agent --local" run \(pid \d+/)
+    expect(jsonError(refused)).toMatchObject({code: 'E_GATEWAY_OWNS_STATE'})
+    expect(jsonError(refused).message).toMatch(/^an "openclaw agent --local" run \(pid \d+/)
     expect(servers.mock.messageRequests().length - before, 'only OpenClaw called the model').toBe(1)
     // Its turn done, the state dir is free again, and clawkit's turn carries OpenClaw's.
     const body = await turn(w, 'clawkit', key, 'now me')

@@ -27,8 +27,8 @@ function openclawJson(r: RunResult): any {
 /** The fields both tools must agree on for every session (ageMs differs by the seconds between the two runs). */
 const COMPARED = ['key', 'sessionId', 'updatedAt', 'inputTokens', 'outputTokens', 'totalTokens', 'totalTokensFresh', 'contextTokens', 'model', 'modelProvider', 'agentId', 'kind', 'abortedLastRun', 'thinkingLevel'] as const
 
-function rows(doc: {sessions: Record<string, unknown>[]}): Record<string, unknown>[] {
-  return doc.sessions.map((s) => Object.fromEntries(COMPARED.map((k) => [k, s[k]]))).sort((a, b) => String(a.key).localeCompare(String(b.key)))
+function rows(doc: {sessions: object[]}): Record<string, unknown>[] {
+  return doc.sessions.map((s) => Object.fromEntries(COMPARED.map((k) => [k, (s as Record<string, unknown>)[k]]))).sort((a, b) => String(a.key).localeCompare(String(b.key)))
 }
 
 async function expectSameListing(stateDir: string, home: string): Promise<{openclaw: any; clawkit: any}> {

@@ -8,7 +8,8 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, tempDir, TWO_AGENTS, waitUntil} from '../support/cli.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+import {baseEnv, BIN, copyFixture, json, tempDir, TWO_AGENTS, waitUntil} from '../support/cli.js'
 
 const straceWorks = process.platform === 'linux' && spawnSync('strace', ['-f', '-qq', '-o', '/dev/null', 'true']).status === 0
 
@@ -58,7 +59,7 @@ describe.skipIf(!straceWorks)('finding the holder of a pid-less lock', () => {
     const w = world()
     const holder = await holdOpen(w.lock, 300)
     const r = traced(['doctor', '--json', '--state-dir', w.state], w.env)
-    const f = JSON.parse(r.stdout).findings.find((x: any) => x.path === w.lock)
+    const f = json<DoctorResult>(r).findings.find((x) => x.path === w.lock)
     expect(f, r.stderr).toMatchObject({id: 'live-lock', details: {pid: holder}})
     const stats = r.trace.filter((l) => /\b(stat|lstat|newfstatat|statx)\(/.test(l) && l.includes(`"/proc/${holder}/fd/`))
     expect(stats.length, stats.slice(0, 5).join('\n')).toBeLessThanOrEqual(1)

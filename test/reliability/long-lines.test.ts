@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const MB = 1024 * 1024
 
@@ -27,7 +27,7 @@ describe('tail reads of a huge last line', () => {
     const r = await runCli(['sessions', 'history', 'main', '--limit', '1', '--json', '--state-dir', state], {env, timeoutMs: 120_000})
     expect(r.signal, 'killed at the 120 s limit').toBeNull()
     expect(r.code, r.stderr).toBe(0)
-    const doc = JSON.parse(r.stdout)
+    const doc = json(r)
     expect(doc.entries).toHaveLength(1)
     expect(doc.entries[0].text).toBe(text)
   }, 180_000)

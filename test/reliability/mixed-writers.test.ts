@@ -6,19 +6,14 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
+import {baseEnv, cliWith, copyFixture, json, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {transcriptLines as lines} from '../support/state-files.js'
 import {channelEnv} from '../support/fake-channels.js'
 import {useServers} from '../support/servers.js'
 
 const servers = useServers({mock: {delayMs: 50}, channels: true})
 
-function lines(file: string): any[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l))
-}
 
 /** Each entry's parentId is the previous entry's id: appends from every writer chained onto the leaf. */
 function brokenChain(file: string): string | undefined {
@@ -35,7 +30,7 @@ describe('mixed concurrent writers on one store', () => {
     for (let i = 0; i < 4; i++) seeded[`agent:main:reset-${i}`] = {sessionId: `seed-${i}`, updatedAt: Date.now(), label: `L${i}`}
     fs.writeFileSync(storeFile, JSON.stringify(seeded, null, 2))
     const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: servers.mock.url, ...channelEnv(servers.fake)})
-    const run = (args: string[]) => runCli([...args, '--json', '--state-dir', state], {env, timeoutMs: 120_000})
+    const run = cliWith(['--json', '--state-dir', state], {env, timeoutMs: 120_000})
 
     const started = Date.now()
     const jobs = [
@@ -47,7 +42,7 @@ describe('mixed concurrent writers on one store', () => {
     const results = await Promise.all(jobs)
     const wallMs = Date.now() - started
     for (const r of results) expect(r.code, r.stdout + r.stderr).toBe(0)
-    const docs = results.map((r) => json(r))
+    for (const r of results) json(r) // each printed one JSON document
 
     const store = readJson(storeFile)
     const sessionsDir = path.dirname(storeFile)
@@ -63,7 +58,7 @@ describe('mixed concurrent writers on one store', () => {
     }
     // 4 resets: the index holds exactly the id each reset reported, and the labels survived.
     for (let i = 0; i < 4; i++) {
-      const doc = docs[6 + i]
+      const doc = json<SessionsResetResult>(results[6 + i]!)
       if (store[`agent:main:reset-${i}`]?.sessionId !== doc.sessionId || store[`agent:main:reset-${i}`]?.label !== `L${i}`) lost++
     }
     // 2 mirrors into the group session.

@@ -6,8 +6,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {diffSnapshots, isEmptyDiff, snapshot} from './support/tree.js'
+import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
+import {baseEnv, BIN, cliWith, copyFixture, type DocOf, json, jsonError, ROOT, runCli, type RunResult, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {diffSnapshots, isEmptyDiff, snapshot} from '../support/state-files.js'
 
 const CANARY = 'CANARY-OUTSIDE-THE-STATE-DIR'
 
@@ -18,7 +19,7 @@ interface World {
   outside: string
   canaryTranscript: string
   env: Record<string, string>
-  run(args: string[]): Promise<RunResult>
+  run<const A extends readonly string[]>(args: A): Promise<RunResult<DocOf<A>>>
 }
 
 /** root/state (fixture copy), root/outside (canary transcript, canary store), root/home. */
@@ -45,7 +46,7 @@ function world(): World {
     outside,
     canaryTranscript,
     env,
-    run: (args) => runCli([...args, '--state-dir', stateDir], {env, cwd: path.join(root, 'home')}),
+    run: cliWith(['--state-dir', stateDir], {env, cwd: path.join(root, 'home')}),
   }
 }
 
@@ -67,7 +68,7 @@ function expectConfined(w: World, r: RunResult, before: ReturnType<typeof snapsh
   expect(outside).toEqual([])
 }
 
-async function confined(w: World, args: string[]): Promise<RunResult> {
+async function confined<const A extends readonly string[]>(w: World, args: A): Promise<RunResult<DocOf<A>>> {
   const before = snapshot(w.root)
   const r = await w.run(args)
   expectConfined(w, r, before)
@@ -84,16 +85,16 @@ describe('ids and paths stay inside the state dir', () => {
       const hist = await confined(w, ['sessions', 'history', 'main', '--json'])
       if (sessionFile === 'DANGLING') {
         // A dangling link inside the sessions dir whose target is outside: refused, since an append would create it.
-        expect(JSON.parse(hist.stdout).error.code).toBe('E_UNSAFE_TRANSCRIPT')
+        expect(jsonError(hist).code).toBe('E_UNSAFE_TRANSCRIPT')
         expect((await confined(w, ['sessions', 'reset', 'main'])).stderr).toMatch(/^Error: Transcript .* is a symlink to /)
         continue
       }
       expect(hist.code, `${sessionFile}: ${hist.stderr}`).toBe(0)
       // The entry's own transcript (derived from its sessionId inside the sessions dir) is read instead.
-      expect(JSON.parse(hist.stdout).sessionFile.startsWith(w.sessionsDir + path.sep)).toBe(true)
+      expect(json(hist).sessionFile.startsWith(w.sessionsDir + path.sep)).toBe(true)
       const reset = await confined(w, ['sessions', 'reset', 'main', '--json'])
       expect(reset.code, reset.stderr).toBe(0)
-      expect(JSON.parse(reset.stdout).archivedTranscript.startsWith(w.sessionsDir + path.sep)).toBe(true)
+      expect(json(reset).archivedTranscript!.startsWith(w.sessionsDir + path.sep)).toBe(true)
     }
   })
 
@@ -122,7 +123,7 @@ describe('ids and paths stay inside the state dir', () => {
       setMainEntry(w, {sessionFile})
       const hist = await confined(w, ['sessions', 'history', 'main', '--json'])
       expect(hist.code).toBe(1)
-      expect(JSON.parse(hist.stdout).error.message).toMatch(/symlink.*outside the sessions directory/)
+      expect(jsonError(hist).message).toMatch(/symlink.*outside the sessions directory/)
     }
     const reset = await confined(w, ['sessions', 'reset', 'main', '--json'])
     expect(reset.code).toBe(1)
@@ -153,21 +154,21 @@ describe('ids and paths stay inside the state dir', () => {
     for (const agent of ['../../outside', '/outside', 'a/b', 'evil']) {
       const r = await confined(w, ['sessions', 'list', '--agent', agent, '--json'])
       expect(r.code, r.stdout).toBe(2)
-      expect(JSON.parse(r.stdout).error.code).toBe('E_UNKNOWN_AGENT')
+      expect(jsonError(r).code).toBe('E_UNKNOWN_AGENT')
     }
     // OpenClaw's normalization turns ".." into the default agent: still inside the state dir.
     const dots = await confined(w, ['sessions', 'list', '--agent', '..', '--json'])
-    expect(JSON.parse(dots.stdout).path).toBe(path.join(w.sessionsDir, 'sessions.json'))
+    expect(json(dots).path).toBe(path.join(w.sessionsDir, 'sessions.json'))
     const all = await confined(w, ['sessions', 'list', '--all-agents', '--json'])
     expect(all.code).toBe(0)
-    expect(JSON.parse(all.stdout).stores.map((s: {agentId: string}) => s.agentId)).toEqual(['main', 'work'])
+    expect(json(all).stores!.map((s) => s.agentId)).toEqual(['main', 'work'])
   })
 
   it('--store is the one way to read outside the state dir, because the user named the path; bad --store paths give clear errors', async () => {
     const w = world()
     const named = await w.run(['sessions', 'list', '--store', path.join(w.outside, 'sessions', 'sessions.json'), '--json'])
     expect(named.code).toBe(0)
-    expect(JSON.parse(named.stdout).sessions[0].key).toContain(CANARY.toLowerCase())
+    expect(json(named).sessions[0].key).toContain(CANARY.toLowerCase())
     for (const store of [w.outside, '/dev/null', path.join(w.outside, 'missing', 'sessions.json'), `${w.outside}/${'n'.repeat(300)}/sessions.json`]) {
       const before = snapshot(w.root)
       const r = await w.run(['sessions', 'list', '--store', store])
@@ -228,7 +229,7 @@ describe('permissions: every file clawkit creates is 0600 and every dir 0700, wh
       const diff = diffSnapshots(before, after)
       // The rewritten index is 0600 even though the old one was 0644; nothing else was created but the archive.
       expect(after.get(path.relative(w.stateDir, index))?.mode).toBe(0o600)
-      const doc = JSON.parse(r.stdout)
+      const doc = json<SessionsResetResult>(r)
       const newTranscript = path.relative(w.stateDir, doc.sessionFile)
       expect(diff.added.filter((p) => !/\.jsonl\.reset\./.test(p)).sort()).toEqual([newTranscript])
       expect(after.get(newTranscript)?.mode).toBe(0o600)

@@ -8,7 +8,8 @@ import path from 'node:path'
 import JSON5 from 'json5'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, type RunningCli, type RunResult, runCli, startCli, tempDir, TWO_AGENTS, waitUntil} from '../support/cli.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+import {baseEnv, cliWith, copyFixture, type DocOf, json, jsonError, runCli, type RunningCli, type RunResult, startCli, tempDir, TWO_AGENTS, waitUntil} from '../support/cli.js'
 import {writeLiveLock} from '../support/locks.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 
@@ -36,7 +37,7 @@ interface World {
   transcript: string
   workspace: string
   env: Record<string, string>
-  run(args: string[], opts?: {timeoutMs?: number; env?: Record<string, string>}): Promise<RunResult & {ms: number}>
+  run<const A extends readonly string[]>(args: A, opts?: {timeoutMs?: number; env?: Record<string, string>}): Promise<RunResult<DocOf<A>> & {ms: number}>
 }
 
 function world(): World {
@@ -63,9 +64,9 @@ function world(): World {
     transcript: path.join(sessions, `${id}.jsonl`),
     workspace,
     env,
-    async run(args, opts = {}) {
+    async run<const A extends readonly string[]>(args: A, opts: {timeoutMs?: number; env?: Record<string, string>} = {}) {
       const started = Date.now()
-      const r = await runCli([...args, '--state-dir', state], {env: {...env, ...opts.env}, cwd: home, timeoutMs: opts.timeoutMs ?? 20_000})
+      const r = await cliWith(['--state-dir', state], {env: {...env, ...opts.env}, cwd: home, timeoutMs: opts.timeoutMs ?? 20_000})(args)
       return {...r, ms: Date.now() - started}
     },
   }
@@ -171,7 +172,7 @@ describe('special files never hang a command', () => {
     plantFifo(path.join(w.sessions, 'sessions.json.lock'))
     const r = await w.run(['doctor', '--json'])
     expect(r.signal).toBeNull()
-    const doc = JSON.parse(r.stdout)
+    const doc = json(r)
     const ids = doc.findings.map((f: any) => `${f.id} ${f.path}`)
     expect(ids).toContain(`transcript-not-a-file ${w.transcript}`)
     expect(ids).toContain(`lock-not-a-file ${path.join(w.sessions, 'sessions.json.lock')}`)
@@ -317,9 +318,9 @@ describe('garbage and empty lock files', () => {
       const old = new Date(Date.now() - 10_000)
       fs.utimesSync(lock, old, old)
       const d = await w.run(['doctor', '--json'])
-      const f = JSON.parse(d.stdout).findings.find((x: any) => x.path === lock)
+      const f = json<DoctorResult>(d).findings.find((x) => x.path === lock)
       expect(f).toMatchObject({id: 'stale-lock', fixable: true})
-      expect(f.details.reasons).toContain('not-held')
+      expect(f!.details!.reasons).toContain('not-held')
       // A lock wait of 0 ms: reset succeeds only if it reclaims the lock on its first look, not after waiting.
       const r = await w.run(['sessions', 'reset', 'main'], {env: {OPENCLAW_SESSION_WRITE_LOCK_ACQUIRE_TIMEOUT_MS: '0'}})
       expect(r.code, r.stderr).toBe(0)
@@ -338,9 +339,9 @@ describe('garbage and empty lock files', () => {
         expect(r.code).toBe(1)
         expect(r.stderr).toContain(`pid=${process.pid} ${lock}`)
         const d = await w.run(['doctor', '--json'])
-        const f = JSON.parse(d.stdout).findings.find((x: any) => x.path === lock)
+        const f = json<DoctorResult>(d).findings.find((x) => x.path === lock)
         expect(f).toMatchObject({id: 'live-lock', details: {pid: process.pid}})
-        expect(f.message).toMatch(new RegExp(`^Lock held by live pid ${process.pid} .*Leave it`))
+        expect(f!.message).toMatch(new RegExp(`^Lock held by live pid ${process.pid} .*Leave it`))
       } finally {
         fs.closeSync(fd)
       }
@@ -363,11 +364,11 @@ describe('deeply nested JSON', () => {
     const before = fs.readFileSync(index)
     const list = await w.run(['sessions', 'list', '--json'])
     expect(list.code, list.stderr).toBe(0)
-    expect(JSON.parse(list.stdout).count).toBe(2)
+    expect(json(list).count).toBe(2)
     for (const args of [['sessions', 'reset', 'main'], ['agent', '--agent', 'main', '-m', 'hi'], ['sessions', 'reset', 'main', '--json']]) {
       const r = await w.run(args)
       expect(r.code, args.join(' ')).toBe(1)
-      const message = args.includes('--json') ? JSON.parse(r.stdout).error.message : r.stderr.split('\n')[0]
+      const message = args.includes('--json') ? jsonError(r).message : r.stderr.split('\n')[0]
       expect(message).toContain(`Cannot write ${index}: the row "agent:main:deep" is nested too deeply`)
       expect(message).not.toMatch(/Maximum call stack/)
       expect(fs.readFileSync(index).equals(before)).toBe(true)
@@ -382,7 +383,7 @@ describe('deeply nested JSON', () => {
     const before = fs.readFileSync(w.transcript)
     const h = await w.run(['sessions', 'history', 'main', '--json'])
     expect(h.code, h.stderr).toBe(0)
-    expect(JSON.parse(h.stdout).entries.at(-1).toolCalls[0].arguments).toBe('[nested too deeply to show]')
+    expect(json(h).entries.at(-1)!.toolCalls![0]!.arguments).toBe('[nested too deeply to show]')
     const a = await w.run(['agent', '--agent', 'main', '-m', 'hi'])
     expect(a.code).toBe(1)
     expect(a.stderr.split('\n')[0]).toBe(

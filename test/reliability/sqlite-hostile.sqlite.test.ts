@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, type RunResult, tempDir} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {dbPath, openDb, sha} from '../support/sqlite-expect.js'
 
@@ -29,7 +29,7 @@ async function expectRefused(state: string, db: string, pattern: RegExp, code: s
   expectOneLineError(await runCli(['sessions', 'list', '--all-agents', '--state-dir', state], {env: env()}), pattern)
   const j = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: env()})
   expect(j.code).toBe(1)
-  expect(json(j).error).toMatchObject({code, message: expect.stringMatching(pattern)})
+  expect(jsonError(j)).toMatchObject({code, message: expect.stringMatching(pattern)})
   expectOneLineError(await runCli(['sessions', 'history', 'main', '--state-dir', state], {env: env()}), pattern)
   if (before !== undefined) expect(sha(db)).toBe(before)
 }
@@ -123,8 +123,8 @@ describeSqlite('hostile SQLite-era stores', () => {
     const r = await runCli(['sessions', 'history', 'main', '--limit', '100', '--json', '--state-dir', state], {env: env()})
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
-    expect(doc.badLines.map((b: any) => b.reason).sort()).toEqual(['invalid-json', 'undecodable'])
-    expect(doc.badLines.find((b: any) => b.reason === 'undecodable').preview).toMatch(/zstd/)
+    expect(doc.badLines.map((b) => b.reason).sort()).toEqual(['invalid-json', 'undecodable'])
+    expect(doc.badLines.find((b) => b.reason === 'undecodable')!.preview).toMatch(/zstd/)
     expect(doc.entries.length).toBeGreaterThan(5)
     const human = await runCli(['sessions', 'history', 'main', '--limit', '100', '--state-dir', state], {env: env()})
     expect(human.code).toBe(0)
@@ -160,7 +160,7 @@ describeSqlite('hostile SQLite-era stores', () => {
     const hist = await runCli(['sessions', 'history', 'main', '--json', '--state-dir', state], {env: env()})
     expect(hist.code, hist.stderr).toBe(0)
     const st = json(await runCli(['status', '--json', '--state-dir', state], {env: env()}))
-    expect(st.agents.agents[0].sqlite.schemaVersion).toBe(24)
+    expect(st.agents.agents[0]!.sqlite!.schemaVersion).toBe(24)
     expect(sha(db)).toBe(before)
     edit(db, (h) => h.exec('ALTER TABLE session_nodes RENAME TO session_nodes_v24'))
     await expectRefused(state, db, /schema version 24; clawkit knows version 23/, 'E_SQLITE_SCHEMA_NEWER')

@@ -42,14 +42,14 @@ describe('BOM-led sessions.json', () => {
     const original = fs.readFileSync(file)
     const env = baseEnv(tempDir())
     const check = json(await runCli(['doctor', '--json', '--agent', 'main', '--state-dir', state], {env}))
-    expect(check.findings.find((f: any) => f.id === 'store-bom')).toMatchObject({severity: 'warn', fixable: true, path: file})
+    expect(check.findings.find((f) => f.id === 'store-bom')).toMatchObject({severity: 'warn', fixable: true, path: file})
     const fixed = json(await runCli(['doctor', '--fix', '--yes', '--json', '--agent', 'main', '--state-dir', state], {env}))
-    const f = fixed.findings.find((x: any) => x.id === 'store-bom')
+    const f = fixed.findings.find((x) => x.id === 'store-bom')
     expect(f).toMatchObject({fixed: true, backup: expect.stringMatching(/sessions\.json\.bak\.\d+$/)})
-    expect(fs.readFileSync(f.backup).equals(original)).toBe(true)
+    expect(fs.readFileSync(f!.backup!).equals(original)).toBe(true)
     // Only the BOM went: the index repairs of the same run (relocated sessionFile) changed the rest afterwards.
     const again = json(await runCli(['doctor', '--json', '--agent', 'main', '--state-dir', state], {env}))
-    expect(again.findings.map((x: any) => x.id)).not.toContain('store-bom')
+    expect(again.findings.map((x) => x.id)).not.toContain('store-bom')
     expect(fs.readFileSync(file)[0]).toBe(0x7b)
   })
 
@@ -61,7 +61,7 @@ describe('BOM-led sessions.json', () => {
     const settled = fs.readFileSync(file)
     fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), settled]))
     const r = json(await runCli(['doctor', '--fix', '--yes', '--json', '--agent', 'main', '--state-dir', state], {env}))
-    expect(r.findings.filter((x: any) => x.fixed).map((x: any) => x.id)).toEqual(['store-bom'])
+    expect(r.findings.filter((x) => x.fixed).map((x) => x.id)).toEqual(['store-bom'])
     expect(fs.readFileSync(file).equals(settled)).toBe(true)
   })
 

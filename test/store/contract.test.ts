@@ -6,13 +6,14 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {FileSessionStore} from '../../src/store/file-store.js'
+import {FileSessionStore, storeDataFrom} from '../../src/store/file-store.js'
 import {archiveTimestamp} from '../../src/store/fs-util.js'
 import {MemorySessionStore} from '../../src/store/memory-store.js'
 import {isTranscriptFileName} from '../../src/store/transcript.js'
 import type {TranscriptEntry} from '../../src/store/transcript-types.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'
+import {transcriptLines} from '../support/state-files.js'
 
 const MAIN = 'agent:main:main'
 const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
@@ -29,13 +30,7 @@ interface Backend {
   put(name: string, lines: readonly object[]): void
 }
 
-function fixtureLines(name: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(FIXTURE_DIR, name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-}
+const fixtureLines = (name: string): Record<string, unknown>[] => transcriptLines(path.join(FIXTURE_DIR, name))
 
 const BACKENDS: [string, () => Backend][] = [
   [
@@ -77,6 +72,34 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(await store.findEntry('agent:main:nope')).toBeUndefined()
     const rows = await store.readRows((key, e) => `${key}=${e.sessionId}`)
     expect([...rows.values()]).toEqual([`${MAIN}=${MAIN_ID}`, `${EXPLICIT}=0a1b2c3d-0000-4000-8000-000000000001`])
+  })
+
+  it('stats: the sessions, the newest update and the newest rows; global, unknown and non-object rows are not sessions; a shared store counts one agent\'s keys; an index in hand is counted, not read again', async () => {
+    const {store} = make()
+    const data = await store.read()
+    const newestAt = Math.max(...Object.values(data).map((e) => e.updatedAt as number))
+    const newestKey = Object.keys(data).find((k) => data[k]!.updatedAt === newestAt)!
+    const st = await store.stats({newest: 1})
+    expect(st).toMatchObject({sessions: 2, lastUpdatedAt: newestAt, events: null})
+    expect(st.newest.map((h) => h.storedKey)).toEqual([newestKey])
+    expect((await store.stats()).newest).toEqual([])
+    await store.update((d) => {
+      d.global = {sessionId: 'g', updatedAt: newestAt + 5}
+      d.unknown = {sessionId: 'u', updatedAt: newestAt + 5}
+      ;(d as Record<string, unknown>)['agent:main:broken'] = 'not an object'
+      d['agent:work:y'] = {sessionId: 'y', updatedAt: newestAt + 1}
+    })
+    const all = await store.stats({newest: 10})
+    expect(all).toMatchObject({sessions: 3, lastUpdatedAt: newestAt + 1})
+    expect(all.newest.map((h) => h.storedKey)).toEqual(['agent:work:y', newestKey, ...Object.keys(data).filter((k) => k !== newestKey)])
+    expect(await store.stats({ofAgent: 'main'})).toMatchObject({sessions: 2, lastUpdatedAt: newestAt})
+    const work = await store.stats({ofAgent: 'work', newest: 5})
+    expect(work).toMatchObject({sessions: 1, lastUpdatedAt: newestAt + 1})
+    expect(work.newest.map((h) => h.storedKey)).toEqual(['agent:work:y'])
+    // The index as a caller read it earlier (status reuses doctor's scan): what it holds is counted, not the store.
+    const given = await store.stats({newest: 1, index: storeDataFrom({'agent:main:z': {sessionId: 'z', updatedAt: 7}})})
+    expect(given).toMatchObject({sessions: 1, lastUpdatedAt: 7})
+    expect(given.newest.map((h) => h.storedKey)).toEqual(['agent:main:z'])
   })
 
   it('updates under the lock: the mutator result passes through, a mixed-case stored key is found by its lowercase form', async () => {

@@ -16,6 +16,7 @@ import {OpenClawState} from '../../src/store/state.js'
 import {isTranscriptFileName} from '../../src/store/transcript.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES} from '../support/cli.js'
+import {transcriptLines} from '../support/state-files.js'
 import {lastUserText} from '../support/mock-anthropic.js'
 import {useServers} from '../support/servers.js'
 
@@ -24,13 +25,7 @@ const servers = useServers({mock: true})
 const MAIN = 'agent:main:main'
 const FIXTURE_DIR = path.join(FIXTURES, COMPACTION, 'agents', 'main', 'sessions')
 
-function lines(file: string): object[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as object)
-}
+const lines = (file: string): object[] => transcriptLines(file)
 
 interface Backend {
   state: OpenClawState

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {CorruptFileError} from '../../src/errors.js'
 import {FileSessionStore, serializeStore} from '../../src/store/file-store.js'
 import {readStoreEntry} from '../../src/store/index-scan.js'
-import {baseEnv, COMPACTION, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 describe('sessions.json file store', () => {
   it('round-trips every fixture store byte for byte (unknown fields and key order survive)', async () => {
@@ -83,7 +83,7 @@ describe('sessions.json file store', () => {
       expect(r.stderr).toMatch(/^Error: .*sessions\.json is not valid JSON at line 1, column \d+/)
       expect(r.stderr).not.toMatch(/\n\s+at /)
       const j = await runCli([...args, '--state-dir', state, '--json'], {env: baseEnv(tempDir())})
-      expect(json(j).error.code).toBe('E_CORRUPT_STORE')
+      expect(jsonError(j).code).toBe('E_CORRUPT_STORE')
       expect(j.code).toBe(1)
     }
     expect(fs.readFileSync(file).equals(before)).toBe(true)

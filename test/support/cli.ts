@@ -5,6 +5,23 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import type {ErrorEnvelope} from '../../src/base-command.js'
+import type {AgentRunResult} from '../../src/commands/agent.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+import type {MessageSendResult} from '../../src/commands/message/send.js'
+import type {SessionsExportResult} from '../../src/commands/sessions/export.js'
+import type {SessionsHistoryResult} from '../../src/commands/sessions/history.js'
+import type {SessionsLineageResult} from '../../src/commands/sessions/lineage.js'
+import type {SessionsListResult} from '../../src/commands/sessions/list.js'
+import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
+import type {SessionsSearchResult} from '../../src/commands/sessions/search.js'
+import type {SessionsUsageResult} from '../../src/commands/sessions/usage.js'
+import type {SyncResult} from '../../src/fleet/sync.js'
+import type {StatusResult} from '../../src/commands/status.js'
+import type {StoreExportResult} from '../../src/commands/store/export.js'
+import type {StoreInfoResult} from '../../src/commands/store/info.js'
+import type {StoreVerifyResult} from '../../src/commands/store/verify.js'
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
 /** Real OpenClaw state dirs, committed with the repo (test/fixtures/README.md says where each came from). */
@@ -12,12 +29,43 @@ export const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 export const TWO_AGENTS = 'openclaw-2026.4.27-two-agents'
 export const COMPACTION = 'openclaw-2026.4.27-compaction'
 
-export interface RunResult {
+/**
+ * A finished child process. `D` is the `--json` document its command prints on success, known when the args were a
+ * literal that starts with the command (`runCli(['sessions', 'list', ...])`); `json(r)` then returns it typed.
+ */
+export interface RunResult<D = unknown> {
   code: number | null
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
+  /** Type only, never set: carries the document type from `runCli` to `json`. */
+  readonly doc?: D
 }
+
+/** What `json` needs of a run: a spawnSync-based runner (strace) gives no signal. */
+export type CliOutput<D = unknown> = Pick<RunResult<D>, 'code' | 'stdout' | 'stderr' | 'doc'>
+
+/** The exported result type of the command `args` start with (the types scripts/schemas.js makes schemas of). */
+export type DocOf<A> = A extends readonly ['sessions', 'list', ...unknown[]] ? SessionsListResult
+  // Bare `sessions` (flags next) is `sessions list`, like `openclaw sessions`.
+  : A extends readonly ['sessions', `--${string}`, ...unknown[]] ? SessionsListResult
+  : A extends readonly ['sessions', 'history', ...unknown[]] ? SessionsHistoryResult
+  // Its --dry-run prints a SessionsResetPlan instead: such a run names it, `json<SessionsResetPlan>(r)`.
+  : A extends readonly ['sessions', 'reset', ...unknown[]] ? SessionsResetResult
+  : A extends readonly ['sessions', 'lineage', ...unknown[]] ? SessionsLineageResult
+  : A extends readonly ['sessions', 'export', ...unknown[]] ? SessionsExportResult
+  : A extends readonly ['sessions', 'search', ...unknown[]] ? SessionsSearchResult
+  : A extends readonly ['sessions', 'usage', ...unknown[]] ? SessionsUsageResult
+  : A extends readonly ['message', 'send', ...unknown[]] ? MessageSendResult
+  : A extends readonly ['store', 'info', ...unknown[]] ? StoreInfoResult
+  : A extends readonly ['store', 'export', ...unknown[]] ? StoreExportResult
+  : A extends readonly ['store', 'verify', ...unknown[]] ? StoreVerifyResult
+  : A extends readonly ['agent', ...unknown[]] ? AgentRunResult
+  : A extends readonly ['doctor', ...unknown[]] ? DoctorResult
+  // With --store-url its document is FleetStatusResult instead: such a run names it.
+  : A extends readonly ['status', ...unknown[]] ? StatusResult
+  : A extends readonly ['sync', ...unknown[]] ? SyncResult
+  : unknown
 
 export interface RunOptions {
   env?: Record<string, string | undefined>
@@ -65,15 +113,15 @@ export function baseEnv(home: string, extra: Record<string, string | undefined> 
   return env
 }
 
-export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  return runProcess(process.execPath, [BIN, ...args], {cwd: opts.cwd ?? ROOT, env: opts.env ?? baseEnv(tempDir()), input: opts.input ?? '', timeoutMs: opts.timeoutMs ?? 30_000})
+export function runCli<const A extends readonly string[]>(args: A, opts: RunOptions = {}): Promise<RunResult<DocOf<A>>> {
+  return runProcess<DocOf<A>>(process.execPath, [BIN, ...args], {cwd: opts.cwd ?? ROOT, env: opts.env ?? baseEnv(tempDir()), input: opts.input ?? '', timeoutMs: opts.timeoutMs ?? 30_000})
 }
 
 /**
  * Any child process with its output collected, killed after `timeoutMs`. Without `input` its stdin is closed from the
  * start (an interactive prompt then sees end of input at once).
  */
-export function runProcess(cmd: string, args: string[], opts: {env: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number}): Promise<RunResult> {
+export function runProcess<D = unknown>(cmd: string, args: string[], opts: {env: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number}): Promise<RunResult<D>> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {cwd: opts.cwd ?? ROOT, env: opts.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
     let stdout = ''
@@ -90,13 +138,32 @@ export function runProcess(cmd: string, args: string[], opts: {env: Record<strin
   })
 }
 
-/** Parse stdout as the single JSON document a --json run must print. */
-export function json<T = any>(r: RunResult): T {
+/**
+ * A runner that appends `extra` (a `--state-dir`, say) to every call's args and keeps the document type of the
+ * command the args start with. `opts` may be a function, for an env made fresh per call.
+ */
+export function cliWith(extra: readonly string[], opts: RunOptions | (() => RunOptions) = {}) {
+  return <const A extends readonly string[]>(args: A, more: RunOptions = {}): Promise<RunResult<DocOf<A>>> =>
+    runCli([...args, ...extra] as readonly string[], {...(typeof opts === 'function' ? opts() : opts), ...more}) as Promise<RunResult<DocOf<A>>>
+}
+
+/**
+ * Parse stdout as the single JSON document a --json run must print, typed as its command's result (see `DocOf`), or
+ * as `T` when the caller names it (a run whose args were not a literal: then the document is `unknown` until named).
+ */
+export function json<D>(r: CliOutput<D>): D
+export function json<T>(r: CliOutput<unknown>): T
+export function json(r: CliOutput<unknown>): unknown {
   try {
-    return JSON.parse(r.stdout) as T
+    return JSON.parse(r.stdout)
   } catch {
     throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\n--- stderr ---\n${r.stderr}`)
   }
+}
+
+/** The error of a failed --json run: the envelope every command prints (`ErrorEnvelope`, schemas/error.schema.json). */
+export function jsonError(r: CliOutput<unknown>): ErrorEnvelope['error'] {
+  return json<ErrorEnvelope>(r).error
 }
 
 /** Copy a fixture state dir into a fresh temp dir (fixtures are read-only and must never be modified). */

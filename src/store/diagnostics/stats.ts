@@ -1,10 +1,9 @@
-// Status's figures of one agent's store, from the look doctor's cheap checks already took (a JSON-era store: its
-// index and sessions-dir listing) or from its database by SQL (SQLite era): how many sessions, the newest, the
-// transcripts' count and size, and what kept the store from being read. Status itself never touches a session file.
+// Status's figures of one agent's store, through SessionStore.stats() (a JSON-era store counted from the index doctor's
+// cheap checks already read, a SQLite-era one by SQL) plus what only the layout knows: the transcripts' count and size
+// from the sessions-dir listing, the database files, and what kept the store from being read. Status itself never
+// touches a session file.
 import fs from 'node:fs'
 
-import {isEntryObject} from '../index-scan.js'
-import {resolveAgentIdFromKey} from '../session-key.js'
 import type {SqliteSessionStore} from '../sqlite/store.js'
 import type {OpenClawState} from '../state.js'
 import type {SessionEntry} from '../types.js'
@@ -72,10 +71,11 @@ export function indexKeys(scans: StoreScan[], out: string[]): void {
 }
 
 /**
- * One agent's figures. `scans` is the look doctor's cheap checks took; `allKeys`, when given, also gets a SQLite-era
- * agent's keys (a JSON-era store's come from indexKeys).
+ * One agent's figures, through its SessionStore's stats(). `scans` is the look doctor's cheap checks took: a JSON-era
+ * store is counted from the index that scan read (no second read; a store it could not read counts nothing). `allKeys`,
+ * when given, also gets a SQLite-era agent's keys (a JSON-era store's come from indexKeys).
  */
-export function agentStoreStats(state: OpenClawState, scans: StoreScan[], id: string, opts: {recent: number; allKeys?: string[]}): AgentStoreStats {
+export async function agentStoreStats(state: OpenClawState, scans: StoreScan[], id: string, opts: {recent: number; allKeys?: string[]}): Promise<AgentStoreStats> {
   const scan = scans.find((s) => s.agentIds.includes(id))
   const storePath = scan?.storePath ?? state.storeRef(id).path
   const db = state.sqliteStore(id)
@@ -84,23 +84,28 @@ export function agentStoreStats(state: OpenClawState, scans: StoreScan[], id: st
   const configured = Boolean(scan?.configured)
   // A legacy sessions.json left beside the database is stale import input, not this agent's sessions.
   if (db) {
-    const sq = sqliteAgent(state, id, db, opts.recent, opts.allKeys)
+    const sq = await sqliteAgent(state, id, db, opts.recent, opts.allKeys)
     return {storePath, configured, ...sq.sessions, transcripts, storeError: sq.error, sqlite: {store: db, figures: sq.info}}
   }
-  const sessions = scan ? agentSessions(scan, id, opts.recent) : {count: 0, last: null, top: []}
-  return {storePath, configured, ...sessions, transcripts, storeError: scan?.storeError ? scan.storeError.message : (scan?.readError ?? null)}
+  const storeError = scan?.storeError ? scan.storeError.message : (scan?.readError ?? null)
+  if (!scan?.data) return {storePath, configured, count: 0, last: null, top: [], transcripts, storeError}
+  // A shared store is read once; its rows belong to the agent named in each key.
+  const ofAgent = scan.agentIds.length === 1 && id === scan.agentId ? undefined : id
+  const st = await state.storeFor({agentId: scan.agentId, path: scan.storePath}).stats({newest: opts.recent, ofAgent, index: scan.data})
+  const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: scan.agentId, updatedAt: finiteNumber(h.entry.updatedAt) ?? null}))
+  return {storePath, configured, count: st.sessions, last: st.lastUpdatedAt, top, transcripts, storeError}
 }
 
 /**
  * A SQLite-era agent: counts by SQL and the newest rows by the updated_at index, never every entry. A database that
  * cannot be read (damaged, locked, a Node without node:sqlite) is reported on the agent's line, not a failed status.
  */
-function sqliteAgent(state: OpenClawState, id: string, db: string, recent: number, allKeys: string[] | undefined): {sessions: {count: number; last: number | null; top: RecentCandidate[]}; info: SqliteStoreFigures; error: string | null} {
+async function sqliteAgent(state: OpenClawState, id: string, db: string, recent: number, allKeys: string[] | undefined): Promise<{sessions: {count: number; last: number | null; top: RecentCandidate[]}; info: SqliteStoreFigures; error: string | null}> {
   const info: SqliteStoreFigures = {path: db, schemaVersion: null, databaseBytes: fileSize(db), walBytes: fileSize(`${db}-wal`), sessions: null, events: null}
   try {
     const store = state.storeFor({agentId: id, path: db}) as SqliteSessionStore
-    const st = store.stats(recent)
-    info.schemaVersion = st.schemaVersion
+    const st = await store.stats({newest: recent})
+    info.schemaVersion = store.schemaVersion
     info.sessions = st.sessions
     info.events = st.events
     const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt}))
@@ -109,28 +114,4 @@ function sqliteAgent(state: OpenClawState, id: string, db: string, recent: numbe
   } catch (error) {
     return {sessions: {count: 0, last: null, top: []}, info, error: error instanceof Error ? error.message : String(error)}
   }
-}
-
-/**
- * One agent's sessions in a scanned store: how many, the newest updatedAt, the `recent` newest. A function of its
- * own, not a loop inside the caller: on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits
- * at exit for a compile still running; getStatus's took 40-60 ms after the output was written, this one's ~5 ms ends long before.
- */
-function agentSessions(scan: StoreScan, id: string, recent: number): {count: number; last: number | null; top: RecentCandidate[]} {
-  const top: RecentCandidate[] = []
-  let count = 0
-  let last: number | null = null
-  if (!scan.data) return {count, last, top}
-  // A shared store is read once; its rows belong to the agent named in each key.
-  const ownsUnscoped = scan.agentIds.length === 1 && id === scan.agentId
-  for (const key of Object.keys(scan.data)) {
-    const entry = scan.data[key]
-    if (key === 'global' || key === 'unknown' || !isEntryObject(entry)) continue
-    if (!ownsUnscoped && resolveAgentIdFromKey(key, scan.agentId) !== id) continue
-    count++
-    const updatedAt = finiteNumber(entry.updatedAt) ?? null
-    if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
-    pushTop(top, {key, entry, storeAgentId: scan.agentId, updatedAt}, recent)
-  }
-  return {count, last, top}
 }

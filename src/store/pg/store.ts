@@ -11,6 +11,8 @@ import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type New
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
   RawLineFilter,
+  StatsOptions,
+  StoreStats,
   TranscriptMark,
   TranscriptSince,
   AgentSession,
@@ -142,6 +144,31 @@ export class PgSessionStore implements SessionStore {
     const out = emptyStoreData()
     for (const r of rows) out[r.session_key] = r.entry
     return out
+  }
+
+  /**
+   * The host's figures by SQL, never the whole index: the host's counting rules (statsOfIndex) on the rows the database
+   * picks. Sessions exclude `global` and `unknown`, as on the host; events are the replica's rows for the agent.
+   */
+  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
+    const [head] = await this.q<{n: number; last: number | null; events: number}>(
+      `SELECT count(*)::int AS n, max(updated_at) AS last,
+        (SELECT count(*) FROM clawkit_events e WHERE e.host = $1 AND e.agent_id = $2)::bigint AS events
+       FROM clawkit_entries WHERE host = $1 AND agent_id = $2 AND session_key NOT IN ('global', 'unknown') AND jsonb_typeof(entry) = 'object'`,
+      this.keyArgs,
+    )
+    const n = opts.newest ?? 0
+    const newest =
+      n > 0
+        ? (
+            await this.q<{session_key: string; entry: SessionEntry}>(
+              `SELECT session_key, entry FROM clawkit_entries WHERE host = $1 AND agent_id = $2 AND session_key NOT IN ('global', 'unknown') AND jsonb_typeof(entry) = 'object'
+               ORDER BY updated_at DESC NULLS LAST, session_key COLLATE "C" LIMIT $3`,
+              [...this.keyArgs, n],
+            )
+          ).map((r) => ({storedKey: r.session_key, entry: r.entry}))
+        : []
+    return {sessions: head?.n ?? 0, lastUpdatedAt: head?.last ?? null, newest, events: Number(head?.events ?? 0)}
   }
 
   /** OpenClaw's lookup (the lowercase key, else a legacy mixed-case spelling, newest first) over the matching rows only. */

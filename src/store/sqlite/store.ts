@@ -26,7 +26,9 @@ import type {
   SessionEntry,
   SessionStore,
   SessionStoreData,
+  StatsOptions,
   StoreRef,
+  StoreStats,
   TranscriptAppendOptions,
   TranscriptLine,
   TranscriptLockOptions,
@@ -376,13 +378,15 @@ export class SqliteSessionStore implements SessionStore {
     return this.snap((db) => headerLine(db, sessionId))
   }
 
-  /** Sessions and events by SQL, the newest updated_at and the `recent` newest entries (status), in one snapshot. */
-  stats(recent: number): {sessions: number; events: number; lastUpdatedAt: number | null; schemaVersion: number; newest: FoundEntry[]} {
+  /**
+   * Sessions and events by SQL, the newest updated_at and the `newest` newest entries (status), in one snapshot, never
+   * every entry. One database per agent: `ofAgent` and `index` do not apply.
+   */
+  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
     return this.snap((db) => ({
       ...storeCounts(db),
       lastUpdatedAt: lastUpdatedAt(db),
-      schemaVersion: this.conn.schemaVersion,
-      newest: newestEntries(db, this.ref.path, recent).map((h) => ({storedKey: h.key, entry: h.entry})),
+      newest: newestEntries(db, this.ref.path, opts.newest ?? 0).map((h) => ({storedKey: h.key, entry: h.entry})),
     }))
   }
 

@@ -1,11 +1,11 @@
 // Shared setup for message tests: a fixture state dir, the fake channel servers, and checks over the files.
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import JSON5 from 'json5'
 
-import {baseEnv, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, copyFixture, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {snapshot} from '../../support/state-files.js'
 import {channelEnv, DISCORD_TOKEN, type FakeChannels, SLACK_TOKEN, TELEGRAM_TOKEN} from '../../support/fake-channels.js'
 
 export const TOKENS = [TELEGRAM_TOKEN, DISCORD_TOKEN, SLACK_TOKEN]
@@ -25,38 +25,16 @@ function readJson5(file: string): Record<string, unknown> {
   return JSON5.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>
 }
 
-/** Every file under the state dir with a content hash: equal snapshots mean nothing was written. */
-export function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const walk = (d: string) => {
-    for (const name of fs.readdirSync(d)) {
-      const p = path.join(d, name)
-      const st = fs.statSync(p)
-      if (st.isDirectory()) walk(p)
-      else out[path.relative(dir, p)] = crypto.createHash('sha1').update(fs.readFileSync(p)).digest('hex')
-    }
-  }
-  walk(dir)
-  return out
-}
 
 export function assertNoSecrets(texts: string[]): void {
   for (const t of texts) for (const tok of TOKENS) if (t.includes(tok)) throw new Error(`secret leaked: ${tok.slice(0, 6)}… in ${t.slice(0, 200)}`)
 }
 
 export function allFilesText(dir: string): string[] {
-  return Object.keys(snapshot(dir)).map((rel) => fs.readFileSync(path.join(dir, rel)).toString('latin1'))
+  return [...snapshot(dir)].filter(([, n]) => n.kind === 'file').map(([rel]) => fs.readFileSync(path.join(dir, rel)).toString('latin1'))
 }
 
-export function store(state: string, agent = 'main'): Record<string, any> {
-  return readJson(sessionsJsonPath(state, agent))
-}
-
-export function transcriptLines(state: string, key: string, agent = 'main'): any[] {
-  const entry = store(state, agent)[key]
-  const file = path.join(state, 'agents', agent, 'sessions', path.basename(entry.sessionFile))
-  return fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-}
+export {keyTranscriptLines as transcriptLines, readIndex as store, snapshot} from '../../support/state-files.js'
 
 export function mirrors(lines: any[]): any[] {
   return lines.filter((l) => l.type === 'message' && l.message?.model === 'delivery-mirror')

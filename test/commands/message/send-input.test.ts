@@ -2,7 +2,7 @@
 // and platform errors that say what the platform said.
 import {describe, expect, it} from 'vitest'
 
-import {json, runCli} from '../../support/cli.js'
+import {json, jsonError, runCli} from '../../support/cli.js'
 import {useServers} from '../../support/servers.js'
 import {setup, snapshot} from './helpers.js'
 
@@ -21,7 +21,7 @@ describe('message send --dry-run without a token', () => {
     const j = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'hi', '--dry-run', '--json', '--state-dir', state], {...env, SLACK_BOT_TOKEN: ''})
     expect(j.code, j.stderr).toBe(0)
     expect(json(j).payload).toMatchObject({dryRun: true, warnings: [expect.stringMatching(/^Slack token missing for account "default"/)]})
-    expect(json(j).payload.requests[0]).toMatchObject({url: `${servers.fake.slackBase}/chat.postMessage`, headers: {authorization: 'Bearer <redacted>'}})
+    expect(json(j).payload.requests![0]).toMatchObject({url: `${servers.fake.slackBase}/chat.postMessage`, headers: {authorization: 'Bearer <redacted>'}})
     // Without --dry-run the missing token is still an error (nothing could be sent).
     const real = await send(['--channel', 'telegram', '-t', '42', '-m', 'hi', '--state-dir', state], env)
     expect(real.code).toBe(1)
@@ -46,7 +46,7 @@ describe('message send: bad input exits 2, whichever check finds it', () => {
     for (const [args, code] of cases) {
       const r = await send([...args, '--json', '--state-dir', state], env)
       expect(r.code, `${args.join(' ')}: ${r.stdout}`).toBe(2)
-      expect(json(r).error).toMatchObject({code, exitCode: 2})
+      expect(jsonError(r)).toMatchObject({code, exitCode: 2})
     }
     expect(servers.fake.requests).toHaveLength(0)
   })

@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {json, runCli} from '../../support/cli.js'
+import {json, jsonError, runCli} from '../../support/cli.js'
 import {DISCORD_TOKEN, MISSING_DISCORD_CHANNEL, MISSING_TELEGRAM_CHAT, SLACK_TOKEN, TELEGRAM_TOKEN} from '../../support/fake-channels.js'
 import {useServers} from '../../support/servers.js'
 import {allFilesText, assertNoSecrets, mirrors, setup, snapshot, store, tempDir, transcriptLines} from './helpers.js'
@@ -68,7 +68,7 @@ describe('message send: telegram', () => {
     expect(doc).toMatchObject({action: 'send', channel: 'telegram', dryRun: false, handledBy: 'core', payload: {channel: 'telegram', to: '-1001234567890:topic:42', via: 'direct', mediaUrl: photo, result: {chatId: '-1001234567890', parts: 1}, mirrored: {sessionKey: key, created: true, duplicate: false}}})
     const entry = store(state)[key]
     expect(entry).toMatchObject({
-      sessionId: doc.payload.mirrored.sessionId,
+      sessionId: doc.payload.mirrored!.sessionId,
       chatType: 'group',
       channel: 'telegram',
       groupId: '-1001234567890:topic:42',
@@ -84,7 +84,7 @@ describe('message send: telegram', () => {
     expect(lines[0]).toMatchObject({type: 'session', version: 3, id: entry.sessionId, cwd: path.join(state, 'workspace')})
     expect(lines[1].parentId).toBeNull()
     expect(lines[1].message.content[0].text).toBe('Weekly chart\nchart.png')
-    expect(lines[1].message.openclawMessageMeta).toMatchObject({channel: 'telegram', chatType: 'group', threadId: 42, providerMessageId: doc.payload.result.messageId})
+    expect(lines[1].message.openclawMessageMeta).toMatchObject({channel: 'telegram', chatType: 'group', threadId: 42, providerMessageId: doc.payload.result!.messageId})
     const file = path.join(state, 'agents/main/sessions', path.basename(entry.sessionFile))
     expect(fs.statSync(file).mode & 0o777).toBe(0o600)
   })
@@ -98,7 +98,7 @@ describe('message send: telegram', () => {
     expect(reqs.map((q) => q.path.split('/').at(-1))).toEqual(['sendDocument', 'sendMessage'])
     expect(reqs[0].body).toEqual({chat_id: '@alice_bot_user', document: 'https://files.example.com/a/report.pdf?sig=1'})
     expect(reqs[1].body).toEqual({chat_id: '@alice_bot_user', text: long})
-    expect(json(r).payload.result.parts).toBe(2)
+    expect(json(r).payload.result!.parts).toBe(2)
   })
 
   it('429 with retry_after: waits and retries, then mirrors exactly once', async () => {
@@ -126,8 +126,8 @@ describe('message send: telegram', () => {
     const snap = snapshot(state)
     const r = await send(['--channel', 'telegram', '-t', '555', '-m', 'x', '--json', '--state-dir', state], env)
     expect(r.code).toBe(1)
-    expect(json(r).error).toMatchObject({code: 'E_CHANNEL_AUTH', exitCode: 1})
-    expect(json(r).error.message).toContain('Telegram rejected the bot token (401 Unauthorized)')
+    expect(jsonError(r)).toMatchObject({code: 'E_CHANNEL_AUTH', exitCode: 1})
+    expect(jsonError(r).message).toContain('Telegram rejected the bot token (401 Unauthorized)')
     expect(r.stdout + r.stderr).not.toContain('wrong-secret-token')
 
     const ok = setup(servers.fake)
@@ -140,8 +140,8 @@ describe('message send: telegram', () => {
     // Unreachable API: a network error that names the origin only (the token lives in the path).
     const down = await send(['--channel', 'telegram', '-t', '555', '-m', 'x', '--json', '--state-dir', ok.state], {...ok.env, TELEGRAM_API_BASE: 'http://127.0.0.1:9'})
     expect(down.code).toBe(1)
-    expect(json(down).error.code).toBe('E_CHANNEL_NETWORK')
-    expect(json(down).error.message).toMatch(/^Telegram request failed: .+ at http:\/\/127\.0\.0\.1:9$/)
+    expect(jsonError(down).code).toBe('E_CHANNEL_NETWORK')
+    expect(jsonError(down).message).toMatch(/^Telegram request failed: .+ at http:\/\/127\.0\.0\.1:9$/)
     assertNoSecrets([down.stdout, down.stderr])
   })
 })
@@ -156,9 +156,9 @@ describe('message send: discord', () => {
     expect(req.headers.authorization).toBe(`Bot ${DISCORD_TOKEN}`)
     expect(req.body).toEqual({content: 'Deployed', message_reference: {message_id: '111111111111111111', fail_if_not_exists: false}, flags: 4096})
     const doc = json(r)
-    expect(doc.payload.result.channelId).toBe('123456789012345678')
+    expect(doc.payload.result!.channelId).toBe('123456789012345678')
     const key = 'agent:main:discord:channel:123456789012345678'
-    expect(doc.payload.mirrored.sessionKey).toBe(key)
+    expect(doc.payload.mirrored!.sessionKey).toBe(key)
     expect(store(state)[key]).toMatchObject({chatType: 'channel', lastTo: 'channel:123456789012345678', origin: {from: 'discord:channel:123456789012345678'}})
     expect(mirrors(transcriptLines(state, key))).toHaveLength(1)
   })
@@ -175,7 +175,7 @@ describe('message send: discord', () => {
     expect(msg.path).toBe('/discord/channels/222222222222222223/messages')
     expect(JSON.parse(msg.body.payload_json)).toEqual({content: 'see attached', attachments: [{id: 0, filename: 'notes.txt'}]})
     expect(msg.body['files[0]']).toMatchObject({fileName: 'notes.txt', text: 'hello file'})
-    expect(json(r).payload.mirrored.sessionKey).toBe('agent:main:discord:direct:222222222222222222')
+    expect(json(r).payload.mirrored!.sessionKey).toBe('agent:main:discord:direct:222222222222222222')
     expect(store(state)['agent:main:discord:direct:222222222222222222']).toMatchObject({chatType: 'direct', lastTo: 'user:222222222222222222'})
   })
 
@@ -184,14 +184,14 @@ describe('message send: discord', () => {
     const {state, env} = setup(servers.fake, {config: {session: {dmScope: 'per-peer', identityLinks}}})
     const tg = await send(['--channel', 'telegram', '-t', '123456789', '-m', 'from telegram', '--json', '--state-dir', state], env)
     expect(tg.code, tg.stderr).toBe(0)
-    expect(json(tg).payload.mirrored.sessionKey).toBe('agent:main:direct:alice')
+    expect(json(tg).payload.mirrored!.sessionKey).toBe('agent:main:direct:alice')
     const dc = await send(['--channel', 'discord', '-t', 'user:222222222222222222', '-m', 'from discord', '--json', '--state-dir', state], env)
     expect(dc.code, dc.stderr).toBe(0)
-    expect(json(dc).payload.mirrored.sessionKey).toBe('agent:main:direct:alice')
+    expect(json(dc).payload.mirrored!.sessionKey).toBe('agent:main:direct:alice')
     expect(mirrors(transcriptLines(state, 'agent:main:direct:alice')).map((l) => l.message.content[0].text)).toEqual(['from telegram', 'from discord'])
     // An unlinked person keeps their own key.
     const other = await send(['--channel', 'telegram', '-t', '555', '-m', 'hi', '--json', '--state-dir', state], env)
-    expect(json(other).payload.mirrored.sessionKey).toBe('agent:main:direct:555')
+    expect(json(other).payload.mirrored!.sessionKey).toBe('agent:main:direct:555')
   })
 
   it('text over 2000 characters is split into several messages and mirrored once, whole', async () => {
@@ -201,7 +201,7 @@ describe('message send: discord', () => {
     expect(r.code, r.stderr).toBe(0)
     const bodies = servers.fake.of('discord').map((q) => q.body.content)
     expect(bodies).toEqual(['a'.repeat(1500), 'b'.repeat(1500), 'c'.repeat(1500)])
-    expect(json(r).payload.result.messageIds).toHaveLength(3)
+    expect(json(r).payload.result!.messageIds).toHaveLength(3)
     const m = mirrors(transcriptLines(state, 'agent:main:discord:channel:123456789012345678'))
     expect(m.map((l) => l.message.content[0].text)).toEqual([text])
   })
@@ -244,7 +244,7 @@ describe('message send: slack', () => {
     const doc = json(r)
     expect(doc.payload.result).toMatchObject({channelId: 'C0123ABCD', messageId: expect.stringMatching(/^1700000000\.\d+$/)})
     const key = 'agent:main:slack:channel:c0123abcd:thread:1712345678.000100'
-    expect(doc.payload.mirrored.sessionKey).toBe(key)
+    expect(doc.payload.mirrored!.sessionKey).toBe(key)
     expect(store(state)[key]).toMatchObject({chatType: 'channel', deliveryContext: {channel: 'slack', to: 'channel:C0123ABCD', threadId: '1712345678.000100'}})
   })
 
@@ -253,7 +253,7 @@ describe('message send: slack', () => {
     const r = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'both', '--reply-to', '1712345678.000200', '--thread-id', '1712345678.000100', '--json', '--state-dir', state], env)
     expect(r.code, r.stderr).toBe(0)
     expect(servers.fake.of('slack')[0].body).toEqual({channel: 'C0123ABCD', text: 'both', thread_ts: '1712345678.000200'})
-    expect(json(r).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:c0123abcd:thread:1712345678.000200')
+    expect(json(r).payload.mirrored!.sessionKey).toBe('agent:main:slack:channel:c0123abcd:thread:1712345678.000200')
     servers.fake.requests.length = 0
     const top = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'not a ts', '--thread-id', 'general', '--json', '--state-dir', state], env)
     expect(top.code, top.stderr).toBe(0)
@@ -272,7 +272,7 @@ describe('message send: slack', () => {
     expect(reqs[1].body).toEqual({filename: 'log.txt', length: '12'})
     expect(reqs[2].raw.toString()).toBe('line1\nline2\n')
     expect(reqs[3].body).toEqual({files: [{id: expect.stringMatching(/^F\d+$/), title: 'log.txt'}], channel_id: 'DU0AAA1111', initial_comment: 'the log'})
-    expect(json(r).payload.mirrored.sessionKey).toBe('agent:main:main')
+    expect(json(r).payload.mirrored!.sessionKey).toBe('agent:main:main')
   })
 
   it('a G… id: conversations.info decides group DM (slack:group key) or private channel, as OpenClaw; C… ids are never looked up', async () => {
@@ -281,7 +281,7 @@ describe('message send: slack', () => {
     expect(mpim.code, mpim.stderr).toBe(0)
     expect(servers.fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/chat.postMessage'])
     expect(servers.fake.of('slack')[0].body).toEqual({channel: 'GMPIM0001'})
-    expect(json(mpim).payload.mirrored.sessionKey).toBe('agent:main:slack:group:gmpim0001')
+    expect(json(mpim).payload.mirrored!.sessionKey).toBe('agent:main:slack:group:gmpim0001')
     // OpenClaw's route: the key and `from` say group, chatType stays channel.
     expect(store(state)['agent:main:slack:group:gmpim0001']).toMatchObject({chatType: 'channel', origin: {from: 'slack:group:GMPIM0001'}, deliveryContext: {to: 'channel:GMPIM0001'}})
 
@@ -294,12 +294,12 @@ describe('message send: slack', () => {
 
     servers.fake.requests.length = 0
     const priv = await send(['--channel', 'slack', '-t', 'GPRIV0001', '-m', 'to the private channel', '--json', '--state-dir', state], env)
-    expect(json(priv).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gpriv0001')
+    expect(json(priv).payload.mirrored!.sessionKey).toBe('agent:main:slack:channel:gpriv0001')
     expect(servers.fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/chat.postMessage'])
 
     servers.fake.requests.length = 0
     const pub = await send(['--channel', 'slack', '-t', 'C0PUB0001', '-m', 'public', '--json', '--state-dir', state], env)
-    expect(json(pub).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:c0pub0001')
+    expect(json(pub).payload.mirrored!.sessionKey).toBe('agent:main:slack:channel:c0pub0001')
     expect(servers.fake.of('slack').map((q) => q.path)).toEqual(['/slack/chat.postMessage'])
   })
 
@@ -307,9 +307,9 @@ describe('message send: slack', () => {
     const {state, env} = setup(servers.fake, {config: {channels: {slack: {dm: {groupChannels: ['mpim:gcfg0001']}, channels: {'#GCHAN0001': {}}}}}})
     const group = await send(['--channel', 'slack', '-t', 'GCFG0001', '-m', 'configured group', '--json', '--state-dir', state], env)
     expect(group.code, group.stderr).toBe(0)
-    expect(json(group).payload.mirrored.sessionKey).toBe('agent:main:slack:group:gcfg0001')
+    expect(json(group).payload.mirrored!.sessionKey).toBe('agent:main:slack:group:gcfg0001')
     const chan = await send(['--channel', 'slack', '-t', 'GCHAN0001', '-m', 'configured channel', '--json', '--state-dir', state], env)
-    expect(json(chan).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gchan0001')
+    expect(json(chan).payload.mirrored!.sessionKey).toBe('agent:main:slack:channel:gchan0001')
     expect(servers.fake.of('slack').map((q) => q.path)).toEqual(['/slack/chat.postMessage', '/slack/chat.postMessage'])
 
     // A 5xx is retried, as OpenClaw's Slack client does, so a passing outage does not change the key.
@@ -318,13 +318,13 @@ describe('message send: slack', () => {
     const retried = await send(['--channel', 'slack', '-t', 'GMPIM0003', '-m', 'after a 503', '--json', '--state-dir', state], env)
     expect(retried.code, retried.stderr).toBe(0)
     expect(servers.fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/conversations.info', '/slack/chat.postMessage'])
-    expect(json(retried).payload.mirrored.sessionKey).toBe('agent:main:slack:group:gmpim0003')
+    expect(json(retried).payload.mirrored!.sessionKey).toBe('agent:main:slack:group:gmpim0003')
 
     servers.fake.requests.length = 0
     const unknown = await send(['--channel', 'slack', '-t', 'GMPIMMISSING', '-m', 'lookup fails', '--json', '--state-dir', state], env)
     expect(unknown.code, unknown.stderr).toBe(0)
     expect(servers.fake.of('slack').map((q) => q.path)).toEqual(['/slack/conversations.info', '/slack/chat.postMessage'])
-    expect(json(unknown).payload.mirrored.sessionKey).toBe('agent:main:slack:channel:gmpimmissing')
+    expect(json(unknown).payload.mirrored!.sessionKey).toBe('agent:main:slack:channel:gmpimmissing')
   })
 
   it('invalid_auth and a scripted 500 are failures that mirror nothing', async () => {
@@ -350,7 +350,7 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     const [req] = servers.fake.of('webhook')
     expect(req.headers['x-team']).toBe('ops')
     expect(req.body).toMatchObject({channel: 'webhook', to: servers.fake.webhookUrl, text: 'ping', mediaUrl: 'https://cdn.example.com/x.png', replyTo: null, silent: false})
-    expect(json(r).payload.result.messageId).toMatch(/^wh-/)
+    expect(json(r).payload.result!.messageId).toMatch(/^wh-/)
     expect(mirrors(transcriptLines(state, 'agent:main:main')).at(-1).message.content[0].text).toBe('ping\nx.png')
 
     // A secret in the webhook URL (query string) is redacted like a token in --dry-run and in "to".
@@ -358,7 +358,7 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     expect(dry.code, dry.stderr).toBe(0)
     expect(dry.stdout).not.toContain('hook-secret-123')
     expect(json(dry).payload.to).toBe(`${servers.fake.webhookUrl}?<redacted>`)
-    expect(json(dry).payload.requests[0].url).toBe(`${servers.fake.webhookUrl}?<redacted>`)
+    expect(json(dry).payload.requests![0].url).toBe(`${servers.fake.webhookUrl}?<redacted>`)
   })
 
   it('session.sendPolicy rules deny: "send blocked by session policy", nothing sent, nothing written', async () => {
@@ -379,7 +379,7 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     const {state, env} = setup(servers.fake, {config: {session: {sendPolicy: {rules: [{action: 'allow', match: {keyPrefix: 'agent:main:slack:'}}], default: 'deny'}}}})
     const r = await send(['--channel', 'telegram', '-t', '42', '-m', 'x', '--json', '--state-dir', state], env)
     expect(r.code).toBe(1)
-    expect(json(r).error).toMatchObject({code: 'E_SEND_BLOCKED', message: 'send blocked by session policy'})
+    expect(jsonError(r)).toMatchObject({code: 'E_SEND_BLOCKED', message: 'send blocked by session policy'})
     const ok = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'allowed by prefix', '--state-dir', state], env)
     expect(ok.code, ok.stderr).toBe(0)
 
@@ -424,7 +424,7 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
     expect(servers.fake.of('telegram')).toHaveLength(1)
     const a = json(first).payload
     const b = json(second).payload
-    expect(b).toMatchObject({duplicate: true, result: {messageId: a.result.messageId, chatId: '-100777'}, mirrored: {entryId: a.mirrored.entryId, duplicate: true}})
+    expect(b).toMatchObject({duplicate: true, result: {messageId: a.result!.messageId, chatId: '-100777'}, mirrored: {entryId: a.mirrored!.entryId, duplicate: true}})
     const lines = mirrors(transcriptLines(state, 'agent:main:telegram:group:-100777'))
     expect(lines).toHaveLength(1)
     expect(lines[0].message.idempotencyKey).toBe('cron-2026-11-25')

@@ -8,7 +8,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {SessionsExportResult} from '../../../src/commands/sessions/export.js'
 import {escapeHtml} from '../../../src/sessions/export.js'
-import {json, tempDir} from '../../support/cli.js'
+import {json, jsonError, tempDir} from '../../support/cli.js'
 import type {AgentEnv} from '../../agent/setup.js'
 import {BOT_TOKEN, exportState, KEY_SHAPED, messageTexts, transcriptOfId} from '../../support/reset-twice.js'
 
@@ -94,7 +94,7 @@ describe('sessions export (JSON era, a key reset twice)', () => {
     expect(fs.readdirSync(path.dirname(out))).toEqual(['chat.md'])
     const noOut = await a.run(['sessions', 'export', 'main', '--json'])
     expect(noOut.code).toBe(2)
-    expect(json(noOut).error.code).toBe('E_FLAG_CONFLICT')
+    expect(jsonError(noOut).code).toBe('E_FLAG_CONFLICT')
     const missing = await a.run(['sessions', 'export', 'agent:main:nope', '--out', path.join(path.dirname(out), 'x.md')])
     expect(missing.code).toBe(1)
     expect(fs.readdirSync(path.dirname(out))).toEqual(['chat.md'])

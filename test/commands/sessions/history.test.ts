@@ -57,10 +57,10 @@ describe('sessions history', () => {
     const state = copyFixture(COMPACTION)
     const env = baseEnv(tempDir())
     const doc = json(await runCli(['sessions', 'history', 'agent:main:main', '--limit', '3', '--json', '--state-dir', state], {env}))
-    const compaction = doc.entries.find((e: any) => e.type === 'compaction')
+    const compaction = doc.entries.find((e) => e.type === 'compaction')
     expect(compaction).toMatchObject({id: '57531180', firstKeptEntryId: 'cedc43ce', tokensBefore: 24455})
-    expect(compaction.summary).toContain('## Decisions')
-    expect(doc.entries.filter((e: any) => e.type === 'message' || e.type === 'compaction')).toHaveLength(3)
+    expect(compaction!.summary).toContain('## Decisions')
+    expect(doc.entries.filter((e) => e.type === 'message' || e.type === 'compaction')).toHaveLength(3)
     expect(doc.truncated).toBe(true)
     expect(doc.sessionFileLocation).toBe('relocated')
     const human = await runCli(['sessions', 'history', '--session', 'agent:main:main', '--limit', '3', '--state-dir', state], {env})
@@ -74,20 +74,20 @@ describe('sessions history', () => {
     const env = baseEnv(tempDir())
     const byId = json(await runCli(['sessions', 'history', MAIN_TWO, '--limit', '50', '--json', '--state-dir', state], {env}))
     expect(byId.key).toBe('agent:main:main')
-    const calls = byId.entries.flatMap((e: any) => e.toolCalls ?? [])
+    const calls = byId.entries.flatMap((e) => e.toolCalls ?? [])
     expect(calls).toEqual([
       {id: 'toolu_a63512626452464aa994', name: 'read', arguments: {path: '/home/user/.openclaw/workspace/AGENTS.md'}},
       {id: 'toolu_aa9df3345abf49c2b8cb', name: 'exec', arguments: {command: 'echo hi from exec'}},
     ])
-    const results = byId.entries.filter((e: any) => e.role === 'toolResult')
-    expect(results.map((r: any) => r.toolResult)).toEqual([
+    const results = byId.entries.filter((e) => e.role === 'toolResult')
+    expect(results.map((r) => r.toolResult)).toEqual([
       {toolCallId: 'toolu_a63512626452464aa994', toolName: 'read', isError: false},
       {toolCallId: 'toolu_aa9df3345abf49c2b8cb', toolName: 'exec', isError: false},
     ])
     expect(byId.truncated).toBe(false)
     expect(byId.entries[0].type).toBe('message')
-    const assistant = byId.entries.find((e: any) => e.role === 'assistant')
-    expect(assistant.usage.totalTokens).toBeGreaterThan(0)
+    const assistant = byId.entries.find((e) => e.role === 'assistant')
+    expect((assistant!.usage as {totalTokens: number}).totalTokens).toBeGreaterThan(0)
     const byKey = json(await runCli(['sessions', 'history', 'main', '--limit', '50', '--json', '--state-dir', state], {env}))
     expect(byKey.entries).toEqual(byId.entries)
     const human = await runCli(['sessions', 'history', 'main', '--state-dir', state], {env})
@@ -110,7 +110,7 @@ describe('sessions history', () => {
     fs.appendFileSync(path.join(state, 'agents', 'main', 'sessions', `${MAIN_TWO}.jsonl`), '{"type":"message","id":"ff')
     const doc = json(await runCli(['sessions', 'history', 'main', '--json', '--state-dir', state], {env: baseEnv(tempDir())}))
     expect(doc.badLines).toEqual([expect.objectContaining({reason: 'torn'})])
-    expect(doc.entries.at(-1).id).toBe('327d8c1f')
+    expect(doc.entries.at(-1)!.id).toBe('327d8c1f')
   })
 
   it('unknown key or id: clear error, exit code 1', async () => {
@@ -138,7 +138,7 @@ describe('sessions history', () => {
     for (const [limit, truncated] of [[9, true], [10, false], [11, false]] as const) {
       const doc = json(await runCli(['sessions', 'history', 'main', '--limit', String(limit), '--json', '--state-dir', ten.state], {env}))
       expect(doc.truncated, `--limit ${limit}`).toBe(truncated)
-      expect(doc.entries.filter((e: any) => e.type === 'message')).toHaveLength(Math.min(limit, 10))
+      expect(doc.entries.filter((e) => e.type === 'message')).toHaveLength(Math.min(limit, 10))
     }
     const nine = await runCli(['sessions', 'history', 'main', '--limit', '9', '--state-dir', ten.state], {env})
     expect(nine.stdout).toContain('earlier messages not shown')

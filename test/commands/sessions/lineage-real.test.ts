@@ -13,7 +13,8 @@ import type {SessionsExportResult} from '../../../src/commands/sessions/export.j
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {escapeHtml} from '../../../src/sessions/export.js'
-import {baseEnv, copyFixture, json, runCli, type RunResult, tempDir} from '../../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, runCli, type RunResult, tempDir} from '../../support/cli.js'
+import {transcriptLines} from '../../support/state-files.js'
 
 const FIXTURE = 'openclaw-2026.4.27-reset-twice'
 const KEY = 'agent:main:main'
@@ -29,9 +30,7 @@ let home: string
 
 const run = (args: string[]): Promise<RunResult> => runCli([...args, '--state-dir', state], {env: baseEnv(home)})
 
-function lines(file: string): any[] {
-  return fs.readFileSync(path.join(sessionsDir, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-}
+const lines = (file: string): any[] => transcriptLines(path.join(sessionsDir, file))
 
 /** Every message's text in a fixture file, read straight from its lines (no clawkit code). */
 function texts(file: string): string[] {
@@ -86,7 +85,7 @@ describe('sessions lineage, history --include-archived, export on a key real Ope
     for (const args of [['sessions', 'history', IDS[0], '--json'], ['sessions', 'export', IDS[0], '--format', 'jsonl', '--out', path.join(tempDir(), 'x.jsonl'), '--json']]) {
       const r = await run(args)
       expect(r.code).toBe(1)
-      expect(json(r).error.code).toBe('E_SESSION_NOT_FOUND')
+      expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
     }
   })
 
@@ -146,7 +145,7 @@ describe('sessions lineage, history --include-archived, export on a key real Ope
     const copy = copyFixture(FIXTURE)
     const r = json(await runCli(['sessions', 'reset', 'main', '--json', '--state-dir', copy], {env: baseEnv(home)}))
     expect(r.previousSessionId).toBe(IDS[2])
-    expect(path.basename(r.archivedTranscript)).toMatch(new RegExp(`^${NAME.replaceAll('.', '\\.')}\\.reset\\.`))
+    expect(path.basename(r.archivedTranscript!)).toMatch(new RegExp(`^${NAME.replaceAll('.', '\\.')}\\.reset\\.`))
     const l = json<SessionsLineageResult>(await runCli(['sessions', 'lineage', 'main', '--json', '--state-dir', copy], {env: baseEnv(home)}))
     expect(l.sessions.map((s) => [s.sessionId, s.where, s.ended])).toEqual([
       [IDS[0], 'reset-archive', 'reset'],
@@ -154,7 +153,7 @@ describe('sessions lineage, history --include-archived, export on a key real Ope
       [IDS[2], 'reset-archive', 'reset'],
       [r.sessionId, 'live', 'current'],
     ])
-    expect(path.basename(l.sessions[2].transcript)).toBe(path.basename(r.archivedTranscript))
+    expect(path.basename(l.sessions[2].transcript)).toBe(path.basename(r.archivedTranscript!))
   })
 
   it('the live transcript renamed away (what doctor re-attaches by its header id): lineage shows it as the current session, where "orphan", found by "header"', async () => {

@@ -11,7 +11,7 @@ import type {SessionsHistoryResult} from '../../../src/commands/sessions/history
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {escapeHtml} from '../../../src/sessions/export.js'
 import {sqliteStorePath} from '../../../src/store/era.js'
-import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
+import {baseEnv, cliWith, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {useServers} from '../../support/servers.js'
 import {describeSqlite, NATIVE_96} from '../../support/sqlite.js'
 
@@ -22,8 +22,8 @@ let state: string
 let ids: string[]
 let before: SessionsHistoryResult
 
-function run(args: string[]) {
-  return runCli([...args, '--state-dir', state], {env: env()})
+function run<const A extends readonly string[]>(args: A) {
+  return cliWith(['--state-dir', state], () => ({env: env()}))(args)
 }
 
 describeSqlite('sessions lineage on a SQLite-era store reset twice', () => {

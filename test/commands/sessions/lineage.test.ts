@@ -7,7 +7,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
-import {json, TWO_AGENTS} from '../../support/cli.js'
+import {json, jsonError, TWO_AGENTS} from '../../support/cli.js'
 import {type AgentEnv, providerConfig, setup} from '../../agent/setup.js'
 import {MAIN, messageTexts, resetTwice, transcriptOfId} from '../../support/reset-twice.js'
 
@@ -62,7 +62,7 @@ describe('sessions lineage and history --include-archived (JSON era, a key reset
     expect(work.sessions.map((s) => s.where)).toEqual(['live'])
     const missing = await a.run(['sessions', 'lineage', 'agent:main:nope', '--json'])
     expect(missing.code).toBe(1)
-    expect(json(missing).error.code).toBe('E_SESSION_NOT_FOUND')
+    expect(jsonError(missing).code).toBe('E_SESSION_NOT_FOUND')
   })
 
   it('history --include-archived shows every message of the three sessions in order, with two boundaries', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 function expectedRow(stateDir: string, agent: string, key: string) {
   const entry = readJson(sessionsJsonPath(stateDir, agent))[key]
@@ -24,7 +24,7 @@ describe('sessions list', () => {
     fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:a': common, 'agent:main:b': every, 'agent:main:c': sparse}, null, 2))
     const r = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
     expect(r.code, r.stderr).toBe(0)
-    const byKey = Object.fromEntries(json(r).sessions.map((s: Record<string, unknown>) => [s.key, s]))
+    const byKey = Object.fromEntries(json(r).sessions.map((s) => [s.key, s as Record<string, unknown>]))
     for (const key of ['agent:main:a', 'agent:main:b', 'agent:main:c']) {
       const fields = Object.keys(byKey[key])
       expect(fields, key).toEqual(ROW_ORDER.filter((f) => fields.includes(f)))
@@ -52,13 +52,13 @@ describe('sessions list', () => {
       expect(doc.count).toBe(expected.length)
       expect(doc.sessions).toHaveLength(expected.length)
       for (const want of expected) {
-        const row = doc.sessions.find((s: any) => s.key === want.key)
+        const row = doc.sessions.find((s) => s.key === want.key)
         expect(row, want.key).toMatchObject({...want, kind: 'direct', totalTokensFresh: true, agentId: want.key.split(':')[1]})
-        expect(row.ageMs).toBeGreaterThan(0)
+        expect(row!.ageMs).toBeGreaterThan(0)
       }
       // newest first
-      const times = doc.sessions.map((s: any) => s.updatedAt)
-      expect([...times].sort((a, b) => b - a)).toEqual(times)
+      const times = doc.sessions.map((s) => s.updatedAt)
+      expect([...times].sort((a, b) => b! - a!)).toEqual(times)
     }
   })
 
@@ -68,7 +68,7 @@ describe('sessions list', () => {
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
     expect(doc.path).toBe(sessionsJsonPath(state, 'main'))
-    expect(doc.sessions.map((s: any) => s.key)).toEqual(['agent:main:main'])
+    expect(doc.sessions.map((s) => s.key)).toEqual(['agent:main:main'])
     expect(doc).not.toHaveProperty('allAgents')
   })
 
@@ -95,7 +95,7 @@ describe('sessions list', () => {
     const r = await runCli(['sessions', 'list', '--json', '--limit', '5', '--state-dir', state], {env: baseEnv(tempDir())})
     const doc = json(r)
     expect(doc).toMatchObject({count: 5, totalCount: 600, limitApplied: 5, hasMore: true})
-    expect(doc.sessions.map((s: any) => s.key)).toEqual([0, 1, 2, 3, 4].map((i) => `agent:main:telegram:group:${i}`))
+    expect(doc.sessions.map((s) => s.key)).toEqual([0, 1, 2, 3, 4].map((i) => `agent:main:telegram:group:${i}`))
     expect(doc.sessions[0].kind).toBe('group')
     const all = json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: baseEnv(tempDir())}))
     expect(all.sessions).toHaveLength(600)
@@ -113,9 +113,9 @@ describe('sessions list', () => {
     )
     const doc = json(await runCli(['sessions', '--json', '--active', '10', '--state-dir', state], {env: baseEnv(tempDir())}))
     expect(doc.activeMinutes).toBe(10)
-    expect(doc.sessions.map((s: any) => s.key)).toEqual(['agent:main:main'])
+    expect(doc.sessions.map((s) => s.key)).toEqual(['agent:main:main'])
     const all = json(await runCli(['sessions', '--json', '--state-dir', state], {env: baseEnv(tempDir())}))
-    expect(all.sessions.find((s: any) => s.key === 'global').kind).toBe('global')
+    expect(all.sessions.find((s) => s.key === 'global')!.kind).toBe('global')
   })
 
   it('rejects conflicting or invalid flags with OpenClaw messages and exit code 2', async () => {
@@ -132,7 +132,7 @@ describe('sessions list', () => {
       expect(r.stderr).toContain(message)
       expect(r.code).not.toBe(0)
       const j = await runCli(['sessions', 'list', '--json', '--state-dir', state, ...flags], {env})
-      expect(json(j).error.message).toContain(message)
+      expect(jsonError(j).message).toContain(message)
       expect(j.code).toBe(r.code)
     }
   })
@@ -150,7 +150,7 @@ describe('sessions list', () => {
       }, null, 2),
     )
     const env = baseEnv(tempDir())
-    const byKey = Object.fromEntries(json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})).sessions.map((s: any) => [s.key, s]))
+    const byKey = Object.fromEntries(json(await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})).sessions.map((s) => [s.key, s]))
     expect(byKey['agent:main:main']).toMatchObject({totalTokens: 700, totalTokensFresh: false})
     expect(byKey['agent:main:legacy']).toMatchObject({totalTokens: 800, totalTokensFresh: true})
     expect(byKey['agent:main:none']).toMatchObject({totalTokens: null, totalTokensFresh: false})
@@ -159,7 +159,7 @@ describe('sessions list', () => {
     expect(human.stdout).toMatch(/^direct agent:main:legacy .* 0\.8k\/10k \(8%\)/m)
     // status follows OpenClaw's status JSON, where a stale total is null.
     const status = json(await runCli(['status', '--json', '--state-dir', state], {env}))
-    expect(status.sessions.recent.find((r: any) => r.key === 'agent:main:main')).toMatchObject({totalTokens: null, totalTokensFresh: false, percentUsed: null, remainingTokens: null})
+    expect(status.sessions.recent.find((r) => r.key === 'agent:main:main')).toMatchObject({totalTokens: null, totalTokensFresh: false, percentUsed: null, remainingTokens: null})
   })
 
   it('a state dir path with a bidi override (U+202E) is printed as <U+202E> in the headers of list, status and doctor', async () => {

@@ -20,7 +20,7 @@ describe('sessions reset', () => {
     expect(doc).toMatchObject({key: 'agent:work:main', agentId: 'work', previousSessionId: before.sessionId})
     expect(doc.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect(doc.archivedTranscript).toMatch(new RegExp(`${before.sessionId}\\.jsonl\\.reset\\.\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}Z$`))
-    expect(fs.readFileSync(doc.archivedTranscript).equals(oldBytes)).toBe(true)
+    expect(fs.readFileSync(doc.archivedTranscript!).equals(oldBytes)).toBe(true)
     expect(fs.existsSync(oldTranscript)).toBe(false)
     const after = readJson(file)['agent:work:main']
     expect(after).toMatchObject({sessionId: doc.sessionId, sessionFile: path.join(state, 'agents', 'work', 'sessions', `${doc.sessionId}.jsonl`), inputTokens: 0, outputTokens: 0, totalTokens: 0, totalTokensFresh: true, abortedLastRun: false})

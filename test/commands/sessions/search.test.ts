@@ -8,7 +8,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
-import {baseEnv, BIN, json, runCli, tempDir} from '../../support/cli.js'
+import {baseEnv, BIN, json, jsonError, runCli, tempDir} from '../../support/cli.js'
 import {holds, searchedTexts} from '../../support/search.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
@@ -216,7 +216,7 @@ describe('sessions search (JSON era)', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(2)
     const env = await search(state, 'zebra(', '--regex', '--json')
     expect(env.code).toBe(2)
-    expect(json(env).error.code).toBe('E_BAD_REGEX')
+    expect(jsonError(env).code).toBe('E_BAD_REGEX')
   })
 
   it('--role, --key, --since/--until (a bare --until date is the whole day) and --limit narrow the hits', async () => {

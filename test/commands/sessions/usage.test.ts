@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
-import {baseEnv, BIN, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, BIN, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 const hasScript = spawnSync('script', ['--version']).status === 0
@@ -145,7 +145,7 @@ describe('sessions usage (JSON era)', () => {
     expect((await usageJson(state, '--since', '100000d')).total.calls).toBe(3)
     const bad = await usage(state, '--since', 'yesterday-ish', '--json')
     expect(bad.code).toBe(2)
-    expect(json(bad).error.code).toBe('E_BAD_FLAG')
+    expect(jsonError(bad).code).toBe('E_BAD_FLAG')
   })
 
   it('--all-agents and --agent: each agent\'s own raw total, and --by agent splits them', async () => {

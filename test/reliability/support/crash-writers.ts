@@ -10,7 +10,7 @@ import {inspectLock} from '../../../src/store/lock.js'
 import {channelEnv, type FakeChannels, startFakeChannels} from '../../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../../support/mock-anthropic.js'
 import {scanJsonl} from './jsonl.js'
-import {sha256} from './tree.js'
+import {sha256} from '../../support/state-files.js'
 
 const MAIN = 'agent:main:main'
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -8,7 +8,7 @@ import JSON5 from 'json5'
 
 import {type DeepPosition, deepJsonText, type SpecialKind, type SpecialPosition} from './arbitraries.js'
 import {baseEnv, copyFixture, type RunResult, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {diffSnapshots, isEmptyDiff, snapshot} from './tree.js'
+import {diffSnapshots, isEmptyDiff, snapshot} from '../../support/state-files.js'
 
 export interface Sandbox {
   root: string

@@ -8,6 +8,7 @@ import {startsWithBom, UTF8_BOM} from '../../bom.js'
 import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../../file-store.js'
 import {archiveTimestamp, writeFileAtomic} from '../../fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../../lock.js'
+import {isBlankLine, lineRanges, parseLine} from '../../line-reader.js'
 import {readRegularFile} from '../../safe-open.js'
 import {TRANSCRIPT_FILE} from '../../transcript.js'
 import {CURRENT_TRANSCRIPT_VERSION} from '../../transcript-types.js'
@@ -171,33 +172,23 @@ interface LinePlan {
 
 function planLines(buf: Buffer): LinePlan {
   const plan: LinePlan = {keep: [], dropped: 0, hasHeader: false}
-  let start = 0
   let sawFirstObject = false
-  while (start < buf.length) {
-    const nl = buf.indexOf(0x0a, start)
-    const end = nl < 0 ? buf.length : nl
-    const raw = buf.subarray(start, end)
-    start = end + 1
-    const text = raw.toString('utf8')
-    if (text.trim() === '') continue
-    let v: unknown
-    try {
-      v = JSON.parse(text.endsWith('\r') ? text.slice(0, -1) : text)
-    } catch {
+  const {starts, ends} = lineRanges(buf)
+  for (let i = 0; i < starts.length; i++) {
+    const text = buf.toString('utf8', starts[i], ends[i])
+    if (isBlankLine(text)) continue
+    const o = parseLine(text, starts[i], 0, false).value as Record<string, unknown> | undefined
+    if (!o) {
       plan.dropped++
       continue
     }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) {
-      plan.dropped++
-      continue
-    }
-    const o = v as Record<string, unknown>
     if (!sawFirstObject) {
       sawFirstObject = true
       plan.hasHeader = o.type === 'session' && typeof o.id === 'string'
     }
     if (!plan.firstTimestamp && typeof o.timestamp === 'string') plan.firstTimestamp = o.timestamp
-    plan.keep.push(raw)
+    // Kept byte for byte, as read.
+    plan.keep.push(buf.subarray(starts[i], ends[i]))
   }
   return plan
 }

@@ -2,7 +2,8 @@
 import fs from 'node:fs'
 
 import {openRegularSync} from '../../safe-open.js'
-import {parseLine, TRANSCRIPT_FILE} from '../../transcript.js'
+import {parseLine, textLines} from '../../line-reader.js'
+import {TRANSCRIPT_FILE} from '../../transcript.js'
 
 /** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
 export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024
@@ -75,14 +76,9 @@ function observe(out: TranscriptInspection, v: Record<string, unknown>): void {
 }
 
 function scanLines(out: TranscriptInspection, text: string, startLine: number, endsComplete: boolean, headerFromFirst: boolean): void {
-  const list = text.split('\n')
-  // split leaves '' after a final newline; without one, the last element is an unterminated line.
-  const lastIdx = list.length - 1
   let first = headerFromFirst
-  for (let i = 0; i <= lastIdx; i++) {
-    const raw = list[i]
-    if (raw.trim() === '') continue
-    const isLast = i === lastIdx && !endsComplete
+  // Tail windows (startLine 0) number lines from 0 and report 0: their place in the file is unknown.
+  for (const {raw, line, torn} of textLines(text, 0, startLine, endsComplete)) {
     if (startLine > 0) out.lineCount++
     const v = parse(raw)
     if (first && isObject(v)) {
@@ -95,8 +91,8 @@ function scanLines(out: TranscriptInspection, text: string, startLine: number, e
       out.badHeader = true
     }
     if (!isObject(v)) {
-      const span = {line: startLine > 0 ? startLine + i : 0, length: Buffer.byteLength(raw)}
-      if (isLast) out.tornTail = span
+      const span = {line: startLine > 0 ? line : 0, length: Buffer.byteLength(raw)}
+      if (torn) out.tornTail = span
       else out.badLines.push(span)
       continue
     }

@@ -1,7 +1,10 @@
-// Snapshots of directory trees (hash, mode, kind per path) to prove what a command did and did not touch.
+// Test support: a state dir read straight from its files, with no clawkit code: snapshots of a tree (to prove what a
+// command did and did not touch), a store's sessions.json, and a transcript's lines.
 import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+
+import {readJson, sessionsJsonPath} from './cli.js'
 
 export interface NodeInfo {
   kind: 'file' | 'dir' | 'symlink' | 'other'
@@ -58,4 +61,31 @@ export function isEmptyDiff(d: SnapshotDiff): boolean {
 
 export function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex')
+}
+
+/** An agent's sessions.json as it is on disk. */
+export function readIndex(state: string, agent = 'main'): Record<string, any> {
+  return readJson(sessionsJsonPath(state, agent))
+}
+
+/** Every non-blank line of a transcript, parsed (a torn line throws: use scanJsonl where one may be expected). */
+export function transcriptLines(file: string): any[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+}
+
+/** The transcript of `key`'s row, in the agent's sessions dir: its sessionFile's name there, else `<sessionId>.jsonl`. */
+export function transcriptOfKey(state: string, key: string, agent = 'main'): string {
+  const entry = readIndex(state, agent)[key]
+  if (!entry) throw new Error(`no row ${key} in ${sessionsJsonPath(state, agent)}`)
+  const name = typeof entry.sessionFile === 'string' ? path.basename(entry.sessionFile) : `${entry.sessionId}.jsonl`
+  return path.join(path.dirname(sessionsJsonPath(state, agent)), name)
+}
+
+/** The lines of `key`'s transcript (see transcriptOfKey). */
+export function keyTranscriptLines(state: string, key: string, agent = 'main'): any[] {
+  return transcriptLines(transcriptOfKey(state, key, agent))
 }
