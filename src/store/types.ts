@@ -267,9 +267,9 @@ export interface TranscriptSince {
  * default); `MemorySessionStore` is its in-memory twin, and test/store/contract.test.ts runs the same cases on both.
  * Lock order (a transcript before the index) is encoded inside the implementations, never in a feature.
  *
- * Not here yet: the listing of session files, archives and lock leftovers that doctor and status look at. Their
- * checks of the file layout still reach the files directly and become the file backend's diagnostics next (issue 15,
- * docs/architecture.md "Where this is going").
+ * What doctor checks of each layout (orphans, modes, torn lines, lock leftovers; the database's integrity) is that
+ * backend's diagnostics, beside it in src/store/diagnostics/. `SqliteSessionStore` is OpenClaw's database (2026.8+),
+ * and `PgSessionStore` the fleet replica (read side only).
  */
 export interface SessionStore {
   readonly ref: StoreRef
