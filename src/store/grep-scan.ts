@@ -7,8 +7,8 @@ import {fileError} from '../errors.js'
 import {compileBlockGrep} from './grep.js'
 import {SimdBlock} from './grep-simd.js'
 import {openRegularSync} from './safe-open.js'
-import {parseLine, TRANSCRIPT_FILE} from './transcript.js'
-import {grepTranscriptLines} from './transcript-stream.js'
+import {TRANSCRIPT_FILE} from './transcript.js'
+import {grepTranscriptLines, hitLines} from './transcript-stream.js'
 import type {RawLineFilter, TranscriptLine} from './types.js'
 
 /** Bytes read at once: per read overhead is then negligible next to the copy. */
@@ -44,7 +44,7 @@ function* scanFd(block: SimdBlock, fd: number, file: string, filter: RawLineFilt
   block.grow(cap + grep.slack)
   let len = 0 // bytes in use: the unfinished line carried over, then what the last read added
   let base = 0 // file offset of byte 0
-  let lineNo = 0 // lines that end before byte 0
+  const count = {lines: 0} // lines that end before byte 0
   for (;;) {
     if (len === cap) {
       // A line longer than the block: double it (the carried bytes stay where they are).
@@ -65,26 +65,7 @@ function* scanFd(block: SimdBlock, fd: number, file: string, filter: RawLineFilt
     if (end === 0) continue
     const buf = block.bytes.subarray(0, end)
     grep.begin()
-    let counted = 0
-    let from = 0
-    for (;;) {
-      const at = from < end ? grep.next(block, from, end) : -1
-      if (at === -1) break
-      const start = buf.lastIndexOf(10, at) + 1
-      let stop = buf.indexOf(10, at)
-      const terminated = stop !== -1
-      if (!terminated) stop = end
-      for (let i = buf.indexOf(10, counted); i !== -1 && i < start; i = buf.indexOf(10, i + 1)) lineNo++
-      lineNo++
-      const raw = buf.toString('utf8', start, stop)
-      from = stop + 1
-      counted = from
-      if (raw.trim() !== '') {
-        const p = parseLine(raw, base + start, lineNo, !terminated)
-        yield {line: lineNo, raw: p.raw, ...(p.bad ? {bad: p.bad} : {value: p.value as Record<string, unknown>})}
-      }
-    }
-    for (let i = buf.indexOf(10, counted); i !== -1; i = buf.indexOf(10, i + 1)) lineNo++
+    yield* hitLines(buf, end, base, count, (from) => grep.next(block, from, end))
     if (eof) break
     block.bytes.copy(block.bytes, 0, end, len)
     len -= end

@@ -49,34 +49,40 @@ export async function* grepTranscriptLines(file: string, filter: RawLineFilter):
 /** grepTranscriptLines over an open descriptor (the idempotency lookup opens its own, to treat ENOENT as no hit). */
 export function* grepFd(fd: number, file: string, filter: RawLineFilter): Generator<TranscriptLine> {
   const grep = compileGrep(filter)
-  let lineNo = 0 // lines that end before the current block
-  for (const {block, base} of forwardBlocks(fd, file)) {
-    const end = block.length
-    let counted = 0
-    let from = 0
-    for (;;) {
-      const at = from < end ? grep.next(block, from) : -1
-      if (at === -1) break
-      const start = block.lastIndexOf(10, at) + 1
-      let stop = block.indexOf(10, at)
-      const terminated = stop !== -1
-      if (!terminated) stop = end
-      for (let i = block.indexOf(10, counted); i !== -1 && i < start; i = block.indexOf(10, i + 1)) lineNo++
-      lineNo++
-      const raw = block.toString('utf8', start, stop)
-      from = stop + 1
-      counted = from
-      if (!isBlankLine(raw)) yield {line: lineNo, ...asLine(parseLine(raw, base + start, lineNo, !terminated))}
-    }
-    for (let i = block.indexOf(10, counted); i !== -1; i = block.indexOf(10, i + 1)) lineNo++
-    // The block ends without a newline only at the end of the file: a torn last line is yielded whatever it holds, so
-    // a reader that counts what it could not read (usage's badLines) sees it; finding it costs one parse of one line.
-    const last = block.lastIndexOf(10, end - 1) + 1
-    if (last < end && counted <= last) {
-      const raw = block.toString('utf8', last, end)
-      const p = isBlankLine(raw) ? undefined : parseLine(raw, base + last, lineNo + 1, true)
-      if (p?.bad) yield {line: lineNo + 1, ...asLine(p)}
-    }
+  const count = {lines: 0}
+  for (const {block, base} of forwardBlocks(fd, file)) yield* hitLines(block, block.length, base, count, (from) => grep.next(block, from))
+}
+
+/**
+ * The lines of one block of whole lines (`buf[0, end)`, at file offset `base`) that `next(from)` finds a needle in,
+ * numbered and parsed as streamTranscriptLines would; `count.lines` is the number of lines before the block, and is
+ * advanced past it. Every block reader of the grep shares it (the Buffer one above, the SIMD one in grep-scan.ts).
+ */
+export function* hitLines(buf: Buffer, end: number, base: number, count: {lines: number}, next: (from: number) => number): Generator<TranscriptLine> {
+  let counted = 0
+  let from = 0
+  for (;;) {
+    const at = from < end ? next(from) : -1
+    if (at === -1) break
+    const start = buf.lastIndexOf(10, at) + 1
+    let stop = buf.indexOf(10, at)
+    const terminated = stop !== -1 && stop < end
+    if (!terminated) stop = end
+    for (let i = buf.indexOf(10, counted); i !== -1 && i < start; i = buf.indexOf(10, i + 1)) count.lines++
+    count.lines++
+    const raw = buf.toString('utf8', start, stop)
+    from = stop + 1
+    counted = from
+    if (!isBlankLine(raw)) yield {line: count.lines, ...asLine(parseLine(raw, base + start, count.lines, !terminated))}
+  }
+  for (let i = buf.indexOf(10, counted); i !== -1 && i < end; i = buf.indexOf(10, i + 1)) count.lines++
+  // A block ends without a newline only at the end of the file: a torn last line is yielded whatever it holds, so a
+  // reader that counts what it could not read (usage's badLines) sees it; finding it costs one parse of one line.
+  const last = end > 0 ? buf.lastIndexOf(10, end - 1) + 1 : 0
+  if (last < end && counted <= last) {
+    const raw = buf.toString('utf8', last, end)
+    const p = isBlankLine(raw) ? undefined : parseLine(raw, base + last, count.lines + 1, true)
+    if (p?.bad) yield {line: count.lines + 1, ...asLine(p)}
   }
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
+import {grepFileLines} from '../../src/store/grep-scan.js'
 import {grepTranscriptLines, streamTranscriptLines} from '../../src/store/transcript-stream.js'
 import {tempDir} from '../support/cli.js'
 
@@ -42,12 +43,15 @@ describe('streamTranscriptLines', () => {
 describe('grepTranscriptLines', () => {
   const filter = {needles: ['"usage"'], ignoreCase: false}
 
-  it('yields only lines holding a needle, and a torn last line whatever it holds (a reader counting unreadable lines sees it)', async () => {
+  it.each([
+    ['Buffer.indexOf scan', grepTranscriptLines],
+    ['WebAssembly SIMD scan (the file store\'s grepLines)', grepFileLines],
+  ])('%s: yields only lines holding a needle, and a torn last line whatever it holds (a reader counting unreadable lines sees it)', async (_name, grep) => {
     const file = path.join(tempDir(), 't.jsonl')
     const lines = [{type: 'session', id: 's'}, {type: 'message', message: {role: 'user'}}, {type: 'message', message: {role: 'assistant', usage: {input: 1}}}]
     fs.writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"type":"message","message":{"role":"assis`)
     const got = []
-    for await (const l of grepTranscriptLines(file, filter)) got.push({line: l.line, bad: l.bad?.reason, usage: (l.value as any)?.message?.usage})
+    for await (const l of grep(file, filter)) got.push({line: l.line, bad: l.bad?.reason, usage: (l.value as {message?: {usage?: unknown}} | undefined)?.message?.usage})
     expect(got).toEqual([
       {line: 3, bad: undefined, usage: {input: 1}},
       {line: 4, bad: 'torn', usage: undefined},
