@@ -1,6 +1,6 @@
 // What one transcript line becomes in the replica (docs/fleet.md, clawkit_events): the line as stored plus the columns
 // the fleet readers query (type, id, role, time, the text search reads), and the usage it adds to its transcript.
-import {readUsage} from '../sessions/lineage.js'
+import {readUsage, type UsageTotals} from '../sessions/lineage.js'
 import type {TranscriptLine} from '../store/types.js'
 import {searchTextOf} from '../sessions/search.js'
 
@@ -15,13 +15,7 @@ export interface EventRow {
 }
 
 /** Per-transcript usage totals (clawkit_transcripts): recorded `usage.cost.total` only, never an estimate. */
-export interface UsageSums {
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-  totalTokens: number
-  costUsd: number
+export interface UsageSums extends UsageTotals {
   calls: number
 }
 

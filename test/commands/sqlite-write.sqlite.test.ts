@@ -10,23 +10,12 @@ import {expect, it} from 'vitest'
 import {sqliteStorePath} from '../../src/store/era.js'
 import {baseEnv, copyFixture, json, jsonError, runCli, tempDir} from '../support/cli.js'
 import {useServers} from '../support/servers.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {describeSqlite, IMPORTED_96, mockedStateCopy, NATIVE_96} from '../support/sqlite.js'
 
 const servers = useServers({mock: true, channels: true})
 
-/** A fixture copy whose provider is the mock and whose workspace is inside the copy (never /home/user). */
-function sqliteState(fixture: string): string {
-  const state = copyFixture(fixture)
-  const cfgPath = path.join(state, 'openclaw.json')
-  const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
-  cfg.models.providers.mockant.baseUrl = servers.mock.url
-  const ws = path.join(state, 'workspace')
-  fs.mkdirSync(ws, {recursive: true})
-  cfg.agents.defaults.workspace = ws
-  for (const a of cfg.agents.list ?? []) if (a.workspace) a.workspace = ws
-  fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
-  return state
-}
+/** A fixture copy whose provider is the mock and whose workspace is inside the copy. */
+const sqliteState = (fixture: string) => mockedStateCopy(fixture, servers.mock.url)
 
 async function db(state: string, agent = 'main') {
   const {DatabaseSync} = (await import('node:sqlite' as string)) as any

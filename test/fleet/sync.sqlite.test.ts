@@ -1,6 +1,5 @@
 // The SQLite era in the fleet: readSince of OpenClaw's database (seq marks, the header's hash) and `clawkit sync` of real
 // OpenClaw 2026.9.6 state dirs (native and imported) into a real PostgreSQL: consistent, equal to the host, idempotent.
-import fs from 'node:fs'
 import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
@@ -14,7 +13,7 @@ import type {TranscriptMark} from '../../src/store/types.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
 import {describePg, usePg} from '../support/postgres.js'
 import {useServers} from '../support/servers.js'
-import {DELETED_96, describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {DELETED_96, describeSqlite, IMPORTED_96, mockedStateCopy, NATIVE_96} from '../support/sqlite.js'
 import type {SyncResult} from '../../src/fleet/sync.js'
 
 const clients: PgClient[] = []
@@ -24,19 +23,8 @@ afterEach(async () => {
 
 const servers = useServers({mock: true})
 
-/** A fixture copy whose provider is the mock and whose workspace is inside the copy (as sqlite-write.sqlite.test.ts). */
-function sqliteState(fixture: string): string {
-  const state = copyFixture(fixture)
-  const cfgPath = path.join(state, 'openclaw.json')
-  const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
-  cfg.models.providers.mockant.baseUrl = servers.mock.url
-  const ws = path.join(state, 'workspace')
-  fs.mkdirSync(ws, {recursive: true})
-  cfg.agents.defaults.workspace = ws
-  for (const a of cfg.agents.list ?? []) if (a.workspace) a.workspace = ws
-  fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
-  return state
-}
+/** A fixture copy whose provider is the mock and whose workspace is inside the copy. */
+const sqliteState = (fixture: string) => mockedStateCopy(fixture, servers.mock.url)
 
 const dbOf = (state: string) => path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
 

@@ -1,7 +1,11 @@
 // Test support for the SQLite era: run a suite only where node:sqlite and zstd exist, and never skip it silently in CI.
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {describe, it} from 'vitest'
 
 import {sqliteSupported} from '../../src/store/sqlite/driver.js'
+import {copyFixture} from './cli.js'
 
 export const SQLITE_OK = sqliteSupported()
 export const NATIVE_96 = 'openclaw-2026.9.6-native'
@@ -33,4 +37,21 @@ export function withoutReaderTraces<T extends {added: string[]; removed: string[
   const shm = (p: string) => /\.sqlite-shm$/.test(p)
   const emptyWal = (p: string) => /\.sqlite-wal$/.test(p) && sizeOf(p) === 0
   return {...d, added: d.added.filter((p) => !shm(p) && !emptyWal(p)), changed: d.changed.filter((p) => !shm(p))}
+}
+
+/**
+ * A copy of a SQLite-era fixture whose model provider is the mock Messages API at `mockUrl` and whose workspace is
+ * inside the copy (never the fixture's /home/user), for tests that run real turns on it.
+ */
+export function mockedStateCopy(fixture: string, mockUrl: string): string {
+  const state = copyFixture(fixture)
+  const cfgPath = path.join(state, 'openclaw.json')
+  const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
+  cfg.models.providers.mockant.baseUrl = mockUrl
+  const ws = path.join(state, 'workspace')
+  fs.mkdirSync(ws, {recursive: true})
+  cfg.agents.defaults.workspace = ws
+  for (const a of cfg.agents.list ?? []) if (a.workspace) a.workspace = ws
+  fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
+  return state
 }

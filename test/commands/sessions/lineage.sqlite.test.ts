@@ -13,7 +13,7 @@ import {escapeHtml} from '../../../src/sessions/export.js'
 import {sqliteStorePath} from '../../../src/store/era.js'
 import {baseEnv, cliWith, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {useServers} from '../../support/servers.js'
-import {describeSqlite, NATIVE_96} from '../../support/sqlite.js'
+import {describeSqlite, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
 
 const servers = useServers({mock: true})
 const env = () => baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key'})
@@ -28,14 +28,7 @@ function run<const A extends readonly string[]>(args: A) {
 
 describeSqlite('sessions lineage on a SQLite-era store reset twice', () => {
   beforeAll(async () => {
-    state = copyFixture(NATIVE_96)
-    const cfgPath = path.join(state, 'openclaw.json')
-    const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
-    cfg.models.providers.mockant.baseUrl = servers.mock.url
-    const ws = path.join(state, 'workspace')
-    fs.mkdirSync(ws, {recursive: true})
-    cfg.agents.defaults.workspace = ws
-    fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
+    state = mockedStateCopy(NATIVE_96, servers.mock.url)
     before = json(await run(['sessions', 'history', 'main', '--limit', '1000', '--json']))
     ids = [before.sessionId]
     for (const words of ['second session words', 'third session words']) {
