@@ -1,7 +1,7 @@
 // `clawkit doctor`: find and repair everything that can go wrong in an OpenClaw session store.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {groupFindings, runDoctor} from '../doctor/doctor.js'
 import type {DoctorResult, Finding} from '../doctor/types.js'

@@ -1,7 +1,7 @@
 // `clawkit status`: state dir, agents, recent sessions, a cheap doctor summary and the gateway port, on one screen.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {colorEnabled, paint} from '../render/color.js'
 import {keyCutter, renderFitted, terminalWidth, wrapHanging} from '../render/fit.js'
 import {printable} from '../render/safe.js'

@@ -1,7 +1,7 @@
 // `clawkit sync --to <url>`: this host's sessions copied, incrementally, into the fleet's PostgreSQL (src/fleet/sync.ts).
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {UsageError} from '../errors.js'
 import {resolveStoreUrl} from '../fleet/pg.js'
 import {syncToFleet, type SyncResult} from '../fleet/sync.js'

@@ -1,7 +1,7 @@
 // `clawkit message send`: deliver a message straight to Telegram, Discord, Slack or a webhook and mirror it into the session.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../../fleet/flags.js'
 import {formatSendLine, messageSend, type MessageSendResult} from '../../channels/send.js'
 import {printable} from '../../render/safe.js'

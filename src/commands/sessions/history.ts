@@ -1,7 +1,7 @@
 // `clawkit sessions history`: the last messages of a session, read from the end of its transcript.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {positiveIntegerFlag} from '../../flags.js'

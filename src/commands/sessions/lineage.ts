@@ -1,7 +1,7 @@
 // `clawkit sessions lineage`: every session a key has had across resets, oldest first.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled, paint} from '../../render/color.js'

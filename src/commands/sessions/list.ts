@@ -1,7 +1,7 @@
 // `clawkit sessions list`: the sessions of one agent, several agents or an explicit store, newest first.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {colorEnabled, paint, type Style} from '../../render/color.js'
 import {renderColumns} from '../../render/columns.js'
 import {type FitColumn, keyCutter, renderFitted, terminalWidth} from '../../render/fit.js'

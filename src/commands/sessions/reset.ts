@@ -1,7 +1,7 @@
 // `clawkit sessions reset`: start a fresh transcript for a session, archiving the old one.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../../fleet/flags.js'
 import {UsageError} from '../../errors.js'
 import {planReset, resetSession, type SessionsResetPlan, type SessionsResetResult} from '../../sessions/reset.js'

@@ -1,7 +1,7 @@
 // `clawkit sessions search <pattern>`: where something was said, across agents, keys and (on request) archives.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled, paint} from '../../render/color.js'

@@ -1,7 +1,7 @@
 // `clawkit sessions usage`: token and cost totals across keys, resets and archives, grouped as asked.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled, paint} from '../../render/color.js'
 import {printable} from '../../render/safe.js'

@@ -1,7 +1,7 @@
 // `clawkit store export`: a JSON-era state dir (sessions.json + JSONL transcripts) written from SQLite-era stores.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {exportStore, type StoreExportResult} from '../../store/bridge/export.js'
 import {UsageError} from '../../errors.js'
 import {formatBytes} from '../../store/bytes.js'

@@ -2,7 +2,7 @@
 // leftovers, and OpenClaw's import archives and migration runs.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {storeInfo, type StoreInfoResult} from '../../store/bridge/info.js'
 import {formatBytes} from '../../store/bytes.js'
 

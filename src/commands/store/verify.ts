@@ -1,5 +1,5 @@
 // `clawkit store verify`: after OpenClaw's JSON-to-SQLite import, compare what it archived with what the database holds.
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {type StoreVerifyResult, verifyImport} from '../../store/bridge/verify.js'
 import {ExitCode} from '../../errors.js'
 
