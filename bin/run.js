@@ -3,7 +3,7 @@
 // every start that a CommonJS entry does not pay (BENCHMARKS.md).
 'use strict'
 
-// package.json `engines.node` (test/cli.test.ts keeps the two equal). Checked here with two integer comparisons
+// package.json `engines.node` (test/cli/cli.test.ts keeps the two equal). Checked here with two integer comparisons
 // because oclif's own check loads semver on every start (~11 ms); src/cli/boot.ts switches oclif's off.
 const MIN_NODE = [20, 19]
 const [major, minor] = process.versions.node.split('.').map(Number)

@@ -116,8 +116,8 @@ const vendorExternals = {
  * Source edits to dependencies, each found exactly once or the build fails (so an update cannot silently drop one).
  * - oclif sorts the command list with localeCompare on every start, and the first localeCompare builds ICU's collator:
  *   ~8-10 ms of every command, for ids that are plain lowercase ASCII. A code-unit comparison gives the same order for
- *   them; test/cli.test.ts checks that it does for every command id in the manifest.
- * - ansis: see below; test/boot/load-bundle.test.ts checks that the bundle is ASCII.
+ *   them; test/cli/cli.test.ts checks that it does for every command id in the manifest.
+ * - ansis: see below; test/cli/load-bundle.test.ts checks that the bundle is ASCII.
  */
 const PATCHES = [
   {

@@ -4,9 +4,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMMANDS} from '../src/cli/cli.js'
-import type {SessionsListResult} from '../src/commands/sessions/list.js'
-import {baseEnv, ROOT, tempDir} from './support/cli.js'
+import {COMMANDS} from '../../src/cli/cli.js'
+import type {SessionsListResult} from '../../src/commands/sessions/list.js'
+import {baseEnv, ROOT, tempDir} from '../support/cli.js'
 
 /** oclif's id for a command file: path segments joined by ':', with `index` naming its topic. */
 function idsUnder(dir: string, prefix: string[] = []): string[] {
