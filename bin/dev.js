@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Development entry: runs the TypeScript sources through tsx. oclif maps a compiled path back to its source by
-// extension (dist/cli.js -> src/cli.ts), so the commands target is pointed at tsc's dist/cli.js here instead of the
-// bundle dist/cli.cjs (which would map to a src/cli.cts that does not exist). The committed oclif.manifest.json still
+// extension (dist/cli/cli.js -> src/cli/cli.ts), so the commands target is pointed at tsc's dist/cli/cli.js here
+// instead of the bundle dist/cli.cjs (which would map to a src/cli.cts that does not exist). The committed oclif.manifest.json still
 // supplies help and flag metadata. CommonJS, as everything in bin/ is (bin/package.json, see run.js).
 'use strict'
 
@@ -12,6 +12,6 @@ const {execute} = require('@oclif/core')
 
 const root = path.join(__dirname, '..')
 const pjson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
-pjson.oclif.commands = {...pjson.oclif.commands, target: './dist/cli.js'}
+pjson.oclif.commands = {...pjson.oclif.commands, target: './dist/cli/cli.js'}
 
 execute({development: true, loadOptions: {root, pjson, isRoot: true}})

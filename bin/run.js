@@ -3,15 +3,15 @@
 // every start that a CommonJS entry does not pay (BENCHMARKS.md).
 'use strict'
 
-// package.json `engines.node` (test/cli.test.ts keeps the two equal). Checked here with two integer comparisons
-// because oclif's own check loads semver on every start (~11 ms); src/boot/boot.ts switches oclif's off.
+// package.json `engines.node` (test/cli/cli.test.ts keeps the two equal). Checked here with two integer comparisons
+// because oclif's own check loads semver on every start (~11 ms); src/cli/boot.ts switches oclif's off.
 const MIN_NODE = [20, 19]
 const [major, minor] = process.versions.node.split('.').map(Number)
 if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
   process.emitWarning(`clawkit needs Node.js >=${MIN_NODE.join('.')}; this is ${process.versions.node}. Upgrade Node.js.`)
 }
 
-// dist/boot.cjs (src/boot/boot.ts, which says why) loads the bundle dist/cli.cjs made by scripts/bundle.js, oclif and
+// dist/boot.cjs (src/cli/boot.ts, which says why) loads the bundle dist/cli.cjs made by scripts/bundle.js, oclif and
 // every command in one file, and runs it. oclif is given the package root itself: looking upwards from this file it
 // would stop at bin/package.json.
 const path = require('node:path')

@@ -56,7 +56,7 @@ const common = {
 
 /**
  * Every import() in the bundle goes through `__ckImport`. Why: dist/boot.cjs compiles the bundle as a vm.Script with
- * V8's code cache (src/boot/load-bundle.ts), and a vm.Script's own import() either needs an experimental option that
+ * V8's code cache (src/cli/load-bundle.ts), and a vm.Script's own import() either needs an experimental option that
  * warns on stderr or, once the script comes from the cache, fails ("A dynamic import callback was not specified").
  * load-bundle passes an importer from an ES module as the wrapper's sixth argument; when the bundle is a plain require()
  * (no usable cache dir) the native import() of a CommonJS module is used.
@@ -116,8 +116,8 @@ const vendorExternals = {
  * Source edits to dependencies, each found exactly once or the build fails (so an update cannot silently drop one).
  * - oclif sorts the command list with localeCompare on every start, and the first localeCompare builds ICU's collator:
  *   ~8-10 ms of every command, for ids that are plain lowercase ASCII. A code-unit comparison gives the same order for
- *   them; test/cli.test.ts checks that it does for every command id in the manifest.
- * - ansis: see below; test/boot/load-bundle.test.ts checks that the bundle is ASCII.
+ *   them; test/cli/cli.test.ts checks that it does for every command id in the manifest.
+ * - ansis: see below; test/cli/load-bundle.test.ts checks that the bundle is ASCII.
  */
 const PATCHES = [
   {
@@ -126,7 +126,7 @@ const PATCHES = [
     to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
   },
   // The one character that kept dist/cli.cjs from being ASCII (a raw U+009B in ansis's strip() regex); written as an
-  // escape it means the same. Why ASCII matters: src/boot/load-bundle.ts.
+  // escape it means the same. Why ASCII matters: src/cli/load-bundle.ts.
   {
     file: 'node_modules/ansis/index.js',
     from: 'e.replace(/[\u001b\u009b][[()#;?]*',
@@ -155,7 +155,7 @@ const dependencyPatches = {
 
 const main = await build({
   ...common,
-  entryPoints: ['src/cli.ts'],
+  entryPoints: ['src/cli/cli.ts'],
   outfile: 'dist/cli.cjs',
   // oclif reaches for these only in development mode (bin/dev.js), where the bundle is not used.
   external: ['typescript', 'tsx', 'tsx/*', 'ts-node'],
@@ -176,6 +176,6 @@ for (const [name, v] of Object.entries(VENDOR)) {
 }
 
 
-// bin/run.js's own start-up (src/boot/boot.ts: why CommonJS), with env-paths inlined.
-const boot = await build({...common, banner: {js: `"use strict";\n${BUILTIN_BANNER}`}, entryPoints: ['src/boot/boot.ts'], outfile: 'dist/boot.cjs', write: false})
+// bin/run.js's own start-up (src/cli/boot.ts: why CommonJS), with env-paths inlined.
+const boot = await build({...common, banner: {js: `"use strict";\n${BUILTIN_BANNER}`}, entryPoints: ['src/cli/boot.ts'], outfile: 'dist/boot.cjs', write: false})
 fs.writeFileSync(path.join(root, 'dist', 'boot.cjs'), shareBuiltins(boot.outputFiles.find((o) => o.path.endsWith('.cjs')).text))

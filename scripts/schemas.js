@@ -18,7 +18,7 @@ export const SCHEMA_DIR = path.join(ROOT, 'schemas')
 export const SCHEMAS = [
   {name: 'agent', command: 'agent', module: 'src/commands/agent.ts', type: 'AgentRunResult', description: 'One agent turn: the reply payloads and the run\'s metadata, as `openclaw agent --local --json` prints them, plus delivery results with --deliver.'},
   {name: 'doctor', command: 'doctor', module: 'src/commands/doctor.ts', type: 'DoctorResult', description: 'Every finding of the checks (and repairs) of the state dir and each agent\'s session store, with counts and the exit code.'},
-  {name: 'error', command: '<any command>', module: 'src/base-command.ts', type: 'ErrorEnvelope', description: 'The document every command prints on stdout under --json when it fails; the process exits with error.exitCode.'},
+  {name: 'error', command: '<any command>', module: 'src/cli/base-command.ts', type: 'ErrorEnvelope', description: 'The document every command prints on stdout under --json when it fails; the process exits with error.exitCode.'},
   {name: 'message-send', command: 'message send', module: 'src/commands/message/send.ts', type: 'MessageSendResult', description: 'A message sent to a chat (or, with --dry-run, the requests it would take) and its copy in the session.'},
   {name: 'sessions-export', command: 'sessions export', module: 'src/commands/sessions/export.ts', type: 'SessionsExportResult', description: 'A session (or every session of its key) exported as md, html or jsonl to --out: the sessions, messages and bytes written.'},
   {name: 'sessions-history', command: 'sessions history', module: 'src/commands/sessions/history.ts', type: 'SessionsHistoryResult', description: 'The last entries of a session\'s transcript, flattened, with the lines that could not be read.'},

@@ -1,6 +1,6 @@
 // The heavy modules clawkit loads only when a command needs them, marked here and nowhere else. scripts/bundle.js
 // reads this file: each `vendor:` line's import becomes dist/vendor/<name>.cjs (the names after it are what callers
-// use), so the main bundle holds none of it and read commands never load it (test/commands/startup.test.ts). A new
+// use), so the main bundle holds none of it and read commands never load it (test/e2e/startup.test.ts). A new
 // lazily loaded library is one line here; calling import() of it anywhere else would bundle it into every start.
 
 /** The Anthropic SDK slice an agent turn calls (~230 ms to import on Node 20: BENCHMARKS.md). */

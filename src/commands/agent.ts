@@ -5,7 +5,7 @@ import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnStoredError} from '../agent/turn.js'
-import {BaseCommand, describeError} from '../base-command.js'
+import {BaseCommand, describeError} from '../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {createLineEscaper, printable} from '../render/safe.js'

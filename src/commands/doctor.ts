@@ -1,17 +1,15 @@
 // `clawkit doctor`: find and repair everything that can go wrong in an OpenClaw session store.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
-import {groupFindings, runDoctor} from '../doctor/doctor.js'
+import {runDoctor} from '../doctor/doctor.js'
 import type {DoctorResult, Finding} from '../doctor/types.js'
-import {colorEnabled, paint, type Style} from '../render/color.js'
+import {colorEnabled} from '../render/color.js'
 import {printable} from '../render/safe.js'
+import {renderDoctor} from '../render/doctor.js'
 
 export type {DoctorResult, Finding} from '../doctor/types.js'
-
-/** Above this many findings of one id in one group, the human output shows a few and counts the rest. */
-const GROUP_PREVIEW = 5
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'Check every agent\'s session store and repair it without losing data'
@@ -65,39 +63,4 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
       rl.close()
     }
   }
-}
-
-const MARK: Record<string, [string, Style]> = {error: ['✖ error', 'red'], warn: ['⚠ warn ', 'yellow'], info: ['ℹ info ', 'cyan'], fixed: ['✔ fixed', 'green']}
-
-export function renderDoctor(result: DoctorResult, color: boolean): string {
-  // Keys, paths and messages quote names from files: control and invisible characters are made visible.
-  const lines: string[] = [paint(color, 'bold', `clawkit doctor: ${printable(result.stateDir)}`), paint(color, 'dim', `(state dir chosen by ${printable(result.stateDirReason)}; config ${printable(result.configPath)})`)]
-  for (const g of groupFindings(result)) {
-    lines.push('', paint(color, 'bold', printable(g.title)))
-    if (g.findings.length === 0) {
-      lines.push(`  ${paint(color, 'green', '✔ ok')}`)
-      continue
-    }
-    const perId = new Map<string, number>()
-    for (const f of g.findings) {
-      const seen = perId.get(f.id) ?? 0
-      perId.set(f.id, seen + 1)
-      if (seen >= GROUP_PREVIEW) continue
-      const [mark, style] = MARK[f.fixed ? 'fixed' : f.severity]
-      const head = `  ${paint(color, style, mark)} ${f.id}${f.key ? ` [${printable(f.key)}]` : ''}`
-      lines.push(head, `      ${printable(f.message)}`)
-      if (f.path) lines.push(paint(color, 'dim', `      path: ${printable(f.path)}`))
-      if (f.fixed && f.action) lines.push(paint(color, 'green', `      done: ${printable(f.action)}${f.backup && !f.action.includes(f.backup) ? ` (backup: ${printable(f.backup)})` : ''}`))
-      else if (result.dryRun && f.fixable) lines.push(paint(color, 'cyan', `      would: ${printable(f.action ?? 'repair')}`))
-      if (f.repairError) lines.push(paint(color, 'red', `      repair failed: ${printable(f.repairError)}`))
-    }
-    for (const [id, n] of perId) if (n > GROUP_PREVIEW) lines.push(paint(color, 'dim', `  … and ${n - GROUP_PREVIEW} more ${id} (see --json for all)`))
-  }
-  const c = result.counts
-  const fixable = result.findings.filter((f) => f.fixable && !f.fixed).length
-  lines.push('', `Summary: ${c.error} error(s), ${c.warn} warning(s), ${c.info} info${result.fixed ? `; ${result.fixed} fixed` : ''}.`)
-  if (result.cancelled) lines.push('Repairs cancelled; nothing was changed.')
-  else if (result.dryRun) lines.push(fixable > 0 ? `Dry run: --fix would repair ${fixable} finding(s); nothing was changed.` : 'Dry run: nothing to repair.')
-  else if (!result.repair && fixable > 0) lines.push(`Run "clawkit doctor --fix" to repair ${fixable} finding(s) (backups are written first; --dry-run shows the plan).`)
-  return `${lines.join('\n')}\n`
 }

@@ -1,12 +1,13 @@
 // `clawkit sync --to <url>`: this host's sessions copied, incrementally, into the fleet's PostgreSQL (src/fleet/sync.ts).
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {UsageError} from '../errors.js'
 import {resolveStoreUrl} from '../fleet/pg.js'
 import {syncToFleet, type SyncResult} from '../fleet/sync.js'
 import {printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
+import {renderSync} from '../render/sync.js'
 
 export type {SyncAgentResult, SyncResult, SyncTranscriptCounts} from '../fleet/sync.js'
 
@@ -67,18 +68,4 @@ export default class Sync extends BaseCommand<typeof Sync> {
       spinner?.stop()
     }
   }
-}
-
-export function renderSync(r: SyncResult): string {
-  const lines = [`${r.dryRun ? 'Dry run: would sync' : 'Synced'} host ${printable(r.host)} to ${printable(r.database)}${r.schema.applied.length > 0 ? ` (schema v${r.schema.from} -> v${r.schema.to})` : ''}`]
-  if (r.schema.pending.length > 0) lines.push(`Schema migrations a sync would apply: ${r.schema.pending.length} (v${r.schema.from} -> v${r.schema.from + r.schema.pending.length})`)
-  for (const a of r.agents) {
-    const t = a.transcripts
-    lines.push(
-      `  ${printable(a.agentId)} (${a.era}): ${a.entriesUpserted} entr${a.entriesUpserted === 1 ? 'y' : 'ies'} ${r.dryRun ? 'to upsert' : 'upserted'}, transcripts ${t.new} new, ${t.updated} updated, ${t.rewritten} rewritten, ${t.unchanged} unchanged; ${a.events} events (${(a.bytes / 1048576).toFixed(2)} MiB) in ${(a.durationMs / 1000).toFixed(1)} s`,
-    )
-    if (a.pruned.entries.length + a.pruned.transcripts.length > 0) lines.push(`    ${r.dryRun ? 'would prune' : 'pruned'} ${a.pruned.entries.length} entries, ${a.pruned.transcripts.length} transcripts`)
-    if (a.stale.entries + a.stale.transcripts > 0) lines.push(`    kept on the replica, gone here: ${a.stale.entries} entries, ${a.stale.transcripts} transcripts (--prune removes them)`)
-  }
-  return `${lines.join('\n')}\n`
 }

@@ -1,6 +1,5 @@
 // `status --store-url`: what the fleet replica holds, per host: when it last synced and how far behind that is now
 // (lag), its agents with their store era, and the newest session. Counts by SQL; no transcript is read.
-import {printable} from '../render/safe.js'
 import {displayUrl} from './pg.js'
 import type {FleetState} from './state.js'
 
@@ -82,20 +81,4 @@ export async function fleetStatus(fleet: FleetState, opts: {host?: string; now?:
       }
     }),
   }
-}
-
-const ago = (ms: number | null) => (ms === null ? 'never' : ms < 60_000 ? `${Math.round(ms / 1000)}s ago` : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m ago` : ms < 86_400_000 ? `${Math.round(ms / 3_600_000)}h ago` : `${Math.round(ms / 86_400_000)}d ago`)
-
-export function renderFleetStatus(s: FleetStatusResult, color: boolean): string {
-  const bold = (t: string) => (color ? `\u001B[1m${t}\u001B[22m` : t)
-  // Host names, keys and paths come from the database: made printable before they reach the terminal.
-  const p = printable
-  const L = [bold('clawkit status: fleet replica'), '', `${bold('Database'.padEnd(14))}${p(s.storeUrl)} (clawkit schema v${s.schemaVersion})`, `${bold('Hosts'.padEnd(14))}${s.hosts.length}`]
-  for (const h of s.hosts) {
-    L.push('')
-    L.push(`${bold(p(h.host))}: last sync ${h.lastSyncAt ? `${p(h.lastSyncAt)} (lag ${ago(h.lagMs)})` : 'never finished'}${h.syncInProgress ? ', a sync started since (running, or killed: the next one completes it)' : ''}${h.clawkitVersion ? ` \u00B7 clawkit ${p(h.clawkitVersion)}` : ''}`)
-    L.push(`  sessions ${h.sessions}${h.lastActivity ? ` \u00B7 last activity ${ago(h.lastActivity.ageMs)} (${p(h.lastActivity.key)})` : ''}`)
-    for (const a of h.agents) L.push(`  ${p(a.agentId)}: ${a.era === 'sqlite' ? 'SQLite era' : 'JSON era'}, ${a.sessions} session(s), ${a.transcripts} transcript(s) \u00B7 ${p(a.storePath)}`)
-  }
-  return `${L.join('\n')}\n`
 }

@@ -1,7 +1,7 @@
 // The one redaction point for text that leaves clawkit. Servers echo what they were sent (a Telegram proxy puts the
 // request path, with the bot token, into its 400; an API gateway returns the request headers), so no message can be
 // trusted to be free of secrets just because clawkit wrote its own part carefully. Every error goes through
-// describeError (base-command.ts), which calls redactText; the few warning lines written directly call it too.
+// describeError (cli/base-command.ts), which calls redactText; the few warning lines written directly call it too.
 
 export const REDACTED = '<redacted>'
 

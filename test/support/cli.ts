@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import type {ErrorEnvelope} from '../../src/base-command.js'
+import type {ErrorEnvelope} from '../../src/cli/base-command.js'
 import type {AgentRunResult} from '../../src/commands/agent.js'
 import type {DoctorResult} from '../../src/commands/doctor.js'
 import type {MessageSendResult} from '../../src/commands/message/send.js'

@@ -5,7 +5,7 @@ import {Ajv, type ValidateFunction} from 'ajv'
 import {expect} from 'vitest'
 
 import {schemaFile} from '../../scripts/schemas.js'
-import type {ErrorEnvelope} from '../../src/base-command.js'
+import type {ErrorEnvelope} from '../../src/cli/base-command.js'
 import {json, type RunResult} from './cli.js'
 
 // allowUnionTypes: `number | null` is one `type: [...]`; strict otherwise, so a keyword Ajv does not know fails here.

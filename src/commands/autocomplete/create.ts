@@ -1,7 +1,7 @@
 // `clawkit autocomplete create` (hidden): @oclif/plugin-autocomplete's command, run from the plugin package.
 import {Command} from '@oclif/core'
 
-import {runAutocompleteCommand} from '../../autocomplete-plugin.js'
+import {runAutocompleteCommand} from '../../cli/autocomplete-plugin.js'
 
 export default class AutocompleteCreate extends Command {
   static override description = 'create autocomplete setup scripts and completion functions'

@@ -1,8 +1,8 @@
 // `clawkit autocomplete [shell]`: @oclif/plugin-autocomplete's command, run from the plugin package
-// (src/autocomplete-plugin.ts).
+// (src/cli/autocomplete-plugin.ts).
 import {Args, Command, Flags} from '@oclif/core'
 
-import {runAutocompleteCommand} from '../../autocomplete-plugin.js'
+import {runAutocompleteCommand} from '../../cli/autocomplete-plugin.js'
 
 export default class Autocomplete extends Command {
   static override args = {

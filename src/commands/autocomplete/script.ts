@@ -1,7 +1,7 @@
 // `clawkit autocomplete script [shell]` (hidden, what shell setup lines call): @oclif/plugin-autocomplete's command.
 import {Args, Command} from '@oclif/core'
 
-import {runAutocompleteCommand} from '../../autocomplete-plugin.js'
+import {runAutocompleteCommand} from '../../cli/autocomplete-plugin.js'
 
 export default class AutocompleteScript extends Command {
   static override args = {

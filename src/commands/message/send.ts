@@ -1,11 +1,12 @@
 // `clawkit message send`: deliver a message straight to Telegram, Discord, Slack or a webhook and mirror it into the session.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../../fleet/flags.js'
-import {formatSendLine, messageSend, type MessageSendResult} from '../../channels/send.js'
+import {messageSend, type MessageSendResult} from '../../channels/send.js'
 import {printable} from '../../render/safe.js'
 import {createSpinner} from '../../render/spinner.js'
+import {renderSend} from '../../render/message/send.js'
 
 export type {MessageSendResult} from '../../channels/send.js'
 
@@ -67,22 +68,4 @@ export default class MessageSend extends BaseCommand<typeof MessageSend> {
     }
     return result
   }
-}
-
-export function renderSend(r: MessageSendResult): string {
-  const p = r.payload
-  if (p.dryRun) {
-    const lines = [`[dry-run] would send via ${r.channel} to ${p.to}; nothing was sent or written.`]
-    for (const req of p.requests ?? []) {
-      lines.push(`${req.method} ${req.url}${req.note ? `   (${req.note})` : ''}`)
-      for (const [k, v] of Object.entries(req.headers)) lines.push(`  ${k}: ${v}`)
-      if (req.body !== undefined) lines.push(`  ${JSON.stringify(req.body)}`)
-    }
-    lines.push(`Session: ${p.session.sessionKey}${p.session.exists ? '' : ' (would be created)'}`)
-    for (const w of p.warnings ?? []) lines.push(`Warning: ${w}`)
-    return lines.join('\n')
-  }
-  const lines = [p.duplicate ? `Already sent (idempotency key ${p.idempotencyKey}); not sent again.` : formatSendLine(r)]
-  if (p.mirrored && !p.duplicate) lines.push(`Mirrored to ${p.mirrored.sessionKey}${p.mirrored.created ? ' (new session)' : ''}${p.mirrored.duplicate ? ' (already recorded)' : ''}`)
-  return lines.join('\n')
 }

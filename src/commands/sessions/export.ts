@@ -1,7 +1,7 @@
 // `clawkit sessions export`: a session as Markdown, self-contained HTML or its JSONL, streamed to stdout or a file.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {type ExportFormat, exportSession, type SessionsExportResult} from '../../sessions/export.js'
 

@@ -1,9 +1,10 @@
 // `clawkit sessions reset`: start a fresh transcript for a session, archiving the old one.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../../fleet/flags.js'
 import {UsageError} from '../../errors.js'
+import {renderReset, renderResetPlan} from '../../render/sessions/reset.js'
 import {planReset, resetSession, type SessionsResetPlan, type SessionsResetResult} from '../../sessions/reset.js'
 
 export type {SessionsResetPlan, SessionsResetResult} from '../../sessions/reset.js'
@@ -32,15 +33,11 @@ export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
     if (!target) throw new UsageError('Pass a session key: clawkit sessions reset <key> (or --session <key>)', 'E_MISSING_SESSION')
     if (this.flags['dry-run']) {
       const plan = await planReset(this.openState(), target, {agent: this.flags.agent})
-      this.out(`[dry-run] would reset ${plan.key}: ${plan.previousSessionId} → a new session id`)
-      this.out(plan.transcript ? `Would archive ${plan.transcript} as ${plan.archivedTranscript}` : 'There is no transcript on disk to archive.')
-      this.out(plan.clearedFields.length > 0 ? `Would clear: ${plan.clearedFields.join(', ')}` : 'No counters to clear.')
-      this.out('Nothing was changed.')
+      for (const line of renderResetPlan(plan)) this.out(line)
       return plan
     }
     const result = await resetSession(this.openState(), target, {agent: this.flags.agent})
-    this.out(`Reset ${result.key}: ${result.previousSessionId} → ${result.sessionId}`)
-    this.out(result.archivedTranscript ? `Old transcript archived as ${result.archivedTranscript}` : 'There was no transcript on disk to archive.')
+    for (const line of renderReset(result)) this.out(line)
     return result
   }
 }

@@ -1,13 +1,12 @@
 // `clawkit sessions search <pattern>`: where something was said, across agents, keys and (on request) archives.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
-import {colorEnabled, paint} from '../../render/color.js'
-import {printable} from '../../render/safe.js'
-import {localTime} from '../../sessions/format.js'
-import type {SearchHit, SessionsSearchResult} from '../../sessions/search.js'
+import {colorEnabled} from '../../render/color.js'
+import type {SessionsSearchResult} from '../../sessions/search.js'
+import {renderSearch} from '../../render/sessions/search.js'
 
 export type {SearchHit, SearchKind, SearchMatch, SearchRole, SessionsSearchResult} from '../../sessions/search.js'
 
@@ -71,30 +70,4 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     if (!this.jsonEnabled()) process.stdout.write(renderSearch(result, colorEnabled()))
     return result
   }
-}
-
-/** The snippet with its matches highlighted (on a terminal) and made inert: control and bidi characters escaped. */
-function marked(h: SearchHit, color: boolean): string {
-  let out = ''
-  let at = 0
-  for (const m of h.matches) {
-    out += printable(h.snippet.slice(at, m.start)) + paint(color, 'yellow', printable(h.snippet.slice(m.start, m.end)))
-    at = m.end
-  }
-  return out + printable(h.snippet.slice(at))
-}
-
-export function renderSearch(r: SessionsSearchResult, color: boolean): string {
-  const out: string[] = []
-  for (const h of r.hits) {
-    const what = h.kind === 'text' ? h.role : `${h.role} ${h.kind}${h.toolName ? ` ${h.toolName}` : ''}`
-    const head = [h.time ? localTime(h.time) : '-', `${h.host === undefined ? '' : `${h.host}:`}${h.agentId}/${h.key ?? '(no key)'}`, what, `${h.sessionId}${h.where === 'live' || h.where === 'window' ? '' : ` (${h.where})`}`, `line ${h.line}`]
-    out.push(paint(color, 'cyan', printable(head.join('  '))))
-    out.push(`  ${marked(h, color)}`)
-  }
-  const scope = `${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ''})${r.hosts ? ` on ${r.hosts.length} host(s) of the fleet replica` : ''}`
-  if (r.count === 0) out.push(`No match for "${printable(r.pattern)}" in ${scope}.`)
-  else out.push(`${r.count} hit${r.count === 1 ? '' : 's'}${r.hits.length < r.count ? `, newest ${r.hits.length} shown (--limit)` : ''} in ${scope}.`)
-  if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; run "clawkit doctor".`))
-  return `${out.join('\n')}\n`
 }

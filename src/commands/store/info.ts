@@ -2,9 +2,9 @@
 // leftovers, and OpenClaw's import archives and migration runs.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 import {storeInfo, type StoreInfoResult} from '../../store/bridge/info.js'
-import {formatBytes} from '../../store/bytes.js'
+import {renderStoreInfo} from '../../render/store/info.js'
 
 export type {AgentStoreInfo, StoreDbInfo, StoreInfoResult, StoreInfoRun} from '../../store/bridge/info.js'
 
@@ -26,28 +26,4 @@ export default class StoreInfo extends BaseCommand<typeof StoreInfo> {
     this.out(renderStoreInfo(result))
     return result
   }
-}
-
-export function renderStoreInfo(r: StoreInfoResult): string {
-  const L = [`State dir: ${r.stateDir}`]
-  for (const a of r.agents) {
-    L.push('', `Agent ${a.agentId}: ${a.era === 'mixed' ? 'mixed (the SQLite database is the truth; legacy files were never imported)' : a.era === 'none' ? 'no session store' : `${a.era === 'json' ? 'JSON' : 'SQLite'} era`}`)
-    if (a.db) {
-      const meta = a.db.schemaMeta ? `schema_meta ${a.db.schemaMeta.schemaVersion ?? '?'} (OpenClaw ${a.db.schemaMeta.appVersion ?? '?'})` : 'no schema_meta row'
-      L.push(`  database     ${a.db.path}`)
-      L.push(`  schema       user_version ${a.db.userVersion}, ${meta}`)
-      L.push(`  contents     ${a.db.sessions} session(s), ${a.db.windows} window(s), ${a.db.events} event(s)`)
-      L.push(`  size         ${formatBytes(a.db.sizeBytes)}, WAL ${a.db.walBytes === null ? 'none' : formatBytes(a.db.walBytes)}`)
-    }
-    if (a.dbError) L.push(`  database     unreadable: ${a.dbError.message}`)
-    if (a.era === 'json') L.push(`  sessions     ${a.sessionsJson}${a.legacyFiles.length > 1 ? ` (+${a.legacyFiles.length - 1} transcript(s))` : ''}`)
-    for (const f of a.legacyLeftovers) L.push(`  leftover     ${f} (never imported)`)
-    if (a.importArchive) L.push(`  import archive ${a.importArchive.dir}: ${a.importArchive.files} file(s), ${a.importArchive.transcripts} transcript(s)`)
-    if (a.migrationRuns.length > 0) L.push(`  migration runs ${a.migrationRuns.join(', ')}`)
-  }
-  if (r.migrationRuns.length > 0) {
-    L.push('', `Migration runs (${r.migrationRunsDir}):`)
-    for (const run of r.migrationRuns) L.push(`  ${run.runId ?? run.file}: ${run.status}${run.reasons.length ? ` (${run.reasons.join('; ')})` : ''}, agents ${run.agents.join(', ') || 'none'}, ${run.moves} move(s)`)
-  }
-  return `${L.join('\n')}\n`
 }

@@ -1,13 +1,13 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from './errors.js'
-import {FleetState} from './fleet/state.js'
-import {stripAnsi} from './render/ansi.js'
-import {redactDeep, redactText} from './render/redact.js'
-import {printable, printableLines} from './render/safe.js'
-import {closest} from './suggest.js'
-import {OpenClawState} from './store/state.js'
+import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
+import {FleetState} from '../fleet/state.js'
+import {stripAnsi} from '../render/ansi.js'
+import {redactDeep, redactText} from '../render/redact.js'
+import {printable, printableLines} from '../render/safe.js'
+import {closest} from '../suggest.js'
+import {OpenClawState} from '../store/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>

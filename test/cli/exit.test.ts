@@ -1,4 +1,4 @@
-// bin/run.js's explicit exit (src/boot/boot.ts): nothing written is lost, and the exit code is the command's.
+// bin/run.js's explicit exit (src/cli/boot.ts): nothing written is lost, and the exit code is the command's.
 import {spawn} from 'node:child_process'
 
 import {describe, expect, it} from 'vitest'

@@ -6,10 +6,10 @@ import {pathToFileURL} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
-import {parseCacheFile} from '../../src/boot/load-bundle.js'
+import {parseCacheFile} from '../../src/cli/load-bundle.js'
 import {baseEnv, BIN, bigState, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
-// bin/run.js loads the bundle through its own code cache on every Node version (src/boot/load-bundle.ts says why);
+// bin/run.js loads the bundle through its own code cache on every Node version (src/cli/load-bundle.ts says why);
 // Node 22+ also has a compile cache of its own, which boot.ts turns on for the other modules.
 const nodeHasCompileCache = typeof ((await import('node:module')).default as {enableCompileCache?: unknown}).enableCompileCache === 'function'
 const describeOnNode22Plus = nodeHasCompileCache ? describe : describe.skip
@@ -193,7 +193,7 @@ describe('loadBundle keys the cache by file identity', () => {
   /** Runs `body` in a fresh ES module process that has `loadBundle` and `createRequire`; returns what it printed as JSON. */
   function runLoader(body: string): any {
     const script = `import {createRequire} from 'node:module'
-const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'boot', 'load-bundle.js')).href)})
+const {loadBundle} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'cli', 'load-bundle.js')).href)})
 ${body}`
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
     expect(r.status, r.stderr).toBe(0)

@@ -470,7 +470,7 @@ describe('message send: webhook, policy, dry-run, idempotency, selection', () =>
 
   it('fresh state dir (no config, no agents yet): creates the private sessions dir, a 0600 index and a transcript with the workspace cwd', async () => {
     const {env, home} = setup(servers.fake)
-    // An empty state dir (a named one that does not exist at all is refused: test/commands/named-paths.test.ts).
+    // An empty state dir (a named one that does not exist at all is refused: test/e2e/named-paths.test.ts).
     const state = path.join(tempDir(), 'fresh')
     fs.mkdirSync(state, {mode: 0o700})
     const r = await send(['--channel', 'slack', '-t', 'C0123ABCD', '-m', 'first words', '--json', '--state-dir', state], env)

@@ -2,38 +2,38 @@
 // into one file so that start-up loads one module instead of about two hundred (BENCHMARKS.md, "Start-up").
 import {commands as helpCommands} from '@oclif/plugin-help'
 
-import Agent from './commands/agent.js'
-import Autocomplete from './commands/autocomplete/index.js'
-import AutocompleteCreate from './commands/autocomplete/create.js'
-import AutocompleteScript from './commands/autocomplete/script.js'
-import Doctor from './commands/doctor.js'
-import MessageSend from './commands/message/send.js'
-import Sessions from './commands/sessions/index.js'
-import SessionsExport from './commands/sessions/export.js'
-import SessionsHistory from './commands/sessions/history.js'
-import SessionsLineage from './commands/sessions/lineage.js'
-import SessionsSearch from './commands/sessions/search.js'
-import SessionsUsage from './commands/sessions/usage.js'
-import SessionsList from './commands/sessions/list.js'
-import SessionsReset from './commands/sessions/reset.js'
-import Status from './commands/status.js'
-import StoreExport from './commands/store/export.js'
-import StoreInfo from './commands/store/info.js'
-import StoreVerify from './commands/store/verify.js'
-import Sync from './commands/sync.js'
+import Agent from '../commands/agent.js'
+import Autocomplete from '../commands/autocomplete/index.js'
+import AutocompleteCreate from '../commands/autocomplete/create.js'
+import AutocompleteScript from '../commands/autocomplete/script.js'
+import Doctor from '../commands/doctor.js'
+import MessageSend from '../commands/message/send.js'
+import Sessions from '../commands/sessions/index.js'
+import SessionsExport from '../commands/sessions/export.js'
+import SessionsHistory from '../commands/sessions/history.js'
+import SessionsLineage from '../commands/sessions/lineage.js'
+import SessionsSearch from '../commands/sessions/search.js'
+import SessionsUsage from '../commands/sessions/usage.js'
+import SessionsList from '../commands/sessions/list.js'
+import SessionsReset from '../commands/sessions/reset.js'
+import Status from '../commands/status.js'
+import StoreExport from '../commands/store/export.js'
+import StoreInfo from '../commands/store/info.js'
+import StoreVerify from '../commands/store/verify.js'
+import Sync from '../commands/sync.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
 import {commandWords, describeError, jsonRequested, reportError} from './base-command.js'
-import {ExitCode} from './errors.js'
-import {closest} from './suggest.js'
+import {ExitCode} from '../errors.js'
+import {closest} from '../suggest.js'
 
 export {ranCommand} from './base-command.js'
 
 /**
  * oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`). `help` and
  * `autocomplete` are the commands of @oclif/plugin-help (which exports them for this) and @oclif/plugin-autocomplete
- * (src/autocomplete-plugin.ts), listed here rather than configured as oclif plugins, which oclif would locate and read
+ * (src/cli/autocomplete-plugin.ts), listed here rather than configured as oclif plugins, which oclif would locate and read
  * at every start (~6-9 ms of every command, BENCHMARKS.md).
  */
 export const COMMANDS: Record<string, Command.Class> = {
@@ -62,7 +62,7 @@ export const COMMANDS: Record<string, Command.Class> = {
 /**
  * oclif's `execute`, with clawkit's error report instead of oclif's: what fails before a command runs (an unknown
  * command) or outside BaseCommand (help, autocomplete) is one line plus a hint, or the JSON envelope under --json.
- * bin/run.js flushes the output and exits afterwards (src/boot/boot.ts).
+ * bin/run.js flushes the output and exits afterwards (src/cli/boot.ts).
  */
 export async function execute(opts: {dir: string; args?: string[]}): Promise<void> {
   const argv = opts.args ?? process.argv.slice(2)

@@ -1,4 +1,4 @@
-// clawkit's autocomplete commands (src/commands/autocomplete, src/autocomplete-plugin.ts) against the plugin's own.
+// clawkit's autocomplete commands (src/commands/autocomplete, src/cli/autocomplete-plugin.ts) against the plugin's own.
 import {createRequire} from 'node:module'
 import fs from 'node:fs'
 import path from 'node:path'

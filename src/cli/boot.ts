@@ -23,7 +23,7 @@ export async function run(root: string, bundle: string): Promise<void> {
   const ownEngineCheck = process.env.OCLIF_DISABLE_ENGINE_WARNING === undefined
   if (ownEngineCheck) process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
   // This entry always runs the bundle: without this, NODE_ENV=development or test in a checkout makes oclif map
-  // dist/cli.cjs back to src/cli.ts through tsx, mixing two copies of @oclif/core. bin/dev.js is the way to run sources.
+  // dist/cli.cjs back to src/cli/cli.ts through tsx, mixing two copies of @oclif/core. bin/dev.js is the way to run sources.
   const g = globalThis as {oclif?: Record<string, unknown>}
   g.oclif = {...g.oclif, enableAutoTranspile: false}
 

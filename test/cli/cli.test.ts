@@ -4,9 +4,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMMANDS} from '../src/cli.js'
-import type {SessionsListResult} from '../src/commands/sessions/list.js'
-import {baseEnv, ROOT, tempDir} from './support/cli.js'
+import {COMMANDS} from '../../src/cli/cli.js'
+import type {SessionsListResult} from '../../src/commands/sessions/list.js'
+import {baseEnv, ROOT, tempDir} from '../support/cli.js'
 
 /** oclif's id for a command file: path segments joined by ':', with `index` naming its topic. */
 function idsUnder(dir: string, prefix: string[] = []): string[] {
@@ -18,7 +18,7 @@ function idsUnder(dir: string, prefix: string[] = []): string[] {
   })
 }
 
-describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
+describe('src/cli/cli.ts (the bundle entry, oclif explicit discovery)', () => {
   it('lists every command file under src/commands, so none is missing from the bundle (and oclif\'s help command)', () => {
     expect(Object.keys(COMMANDS).sort()).toEqual([...idsUnder(path.join(ROOT, 'src', 'commands')), 'help'].sort())
   })
@@ -80,7 +80,7 @@ describe('src/cli.ts (the bundle entry, oclif explicit discovery)', () => {
 })
 
 describe('bin/dev.js', () => {
-  it('runs the TypeScript sources (src/cli.ts through tsx), not the bundle', () => {
+  it('runs the TypeScript sources (src/cli/cli.ts through tsx), not the bundle', () => {
     const trace = path.join(tempDir(), 'imports.txt')
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'dev.js'), 'sessions', 'list', '--json', '--state-dir', 'examples/demo-state'], {
       cwd: ROOT,

@@ -23,7 +23,7 @@ export async function runAutocompleteCommand(name: AutocompleteCommand, argv: st
   const before = new Set(process.stdout.listeners('error'))
   const {default: Impl} = (await import(pathToFileURL(autocompletePluginFile(config, name)).href)) as {default: Command.Class}
   // The plugin brings its own copy of @oclif/core, which adds the stdout listener that rethrows a write error (a full
-  // disk) as an uncaught exception; bin/run.js's own listener reports it instead (src/boot/boot.ts guardOutput).
+  // disk) as an uncaught exception; bin/run.js's own listener reports it instead (src/cli/boot.ts guardOutput).
   for (const listener of process.stdout.listeners('error')) if (!before.has(listener)) process.stdout.off('error', listener as (...a: unknown[]) => void)
   await Impl.run(argv, config)
 }

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3', 'pg']
-/** Loaded only when an autocomplete command runs (src/autocomplete-plugin.ts), never bundled. */
+/** Loaded only when an autocomplete command runs (src/cli/autocomplete-plugin.ts), never bundled. */
 const PLUGIN_ONLY = ['@oclif/plugin-autocomplete']
 
 /** esbuild (scripts/bundle.js) marks each bundled module with a `// node_modules/<pkg>/<file>` comment. */

@@ -1,5 +1,5 @@
 // A state dir that OpenClaw 2026.9.6 keeps in SQLite: no clawkit writer creates or changes a JSON-era session file for
-// such an agent (it would fork the conversation). Reading it is test/commands/sqlite-read.sqlite.test.ts; here, on a
+// such an agent (it would fork the conversation). Reading it is test/e2e/sqlite-read.sqlite.test.ts; here, on a
 // Node without node:sqlite, a reader fails in one line naming the Node it needs.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -50,7 +50,7 @@ const WRITERS: {name: string; args: string[]}[] = [
 ]
 
 describe('SQLite-era state (OpenClaw 2026.9.6): nothing forks into JSON-era files', () => {
-  // On Node 22.15+ the writers write the database itself: test/commands/sqlite-write.sqlite.test.ts.
+  // On Node 22.15+ the writers write the database itself: test/e2e/sqlite-write.sqlite.test.ts.
   for (const fixture of [NATIVE, IMPORTED]) {
     for (const w of WRITERS) {
       it.skipIf(SQLITE_OK)(`${fixture}: ${w.name} on Node 20 exits 1 with E_NODE_TOO_OLD, calls no model and writes no file`, async () => {

@@ -1,0 +1,32 @@
+// The human output of `clawkit sessions lineage`: its result as text (the command chooses when to print it).
+import {colorEnabled, paint} from '../color.js'
+import {printable} from '../safe.js'
+import {type LineageSession, type SessionsLineageResult, WHERE_TEXT} from '../../sessions/lineage.js'
+import {localTime} from '../../sessions/format.js'
+
+function ended(s: LineageSession): string {
+  switch (s.ended) {
+    case 'current':
+      return 'still current'
+    case 'reset-event':
+      return `reset event${s.resetReason ? ` (${printable(s.resetReason)})` : ''}${s.endedAt ? ` at ${printable(localTime(s.endedAt))}` : ''}`
+    default:
+      return `${s.ended}${s.endedAt ? ` at ${printable(localTime(s.endedAt))}` : ''}`
+  }
+}
+
+export function renderLineage(r: SessionsLineageResult): string {
+  const c = colorEnabled()
+  const out = [paint(c, 'cyan', `Lineage of ${printable(r.key)}${r.host === undefined ? '' : ` on host ${printable(r.host)}`}: ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}, oldest first`)]
+  r.sessions.forEach((s, i) => {
+    out.push('')
+    out.push(`${paint(c, 'bold', `${i + 1}. ${printable(s.sessionId)}${s.part ? ` part ${s.part}` : ''}`)}  ${paint(c, 'dim', WHERE_TEXT[s.where] ?? s.where)}`)
+    out.push(`   transcript: ${printable(s.transcript)}${s.transcriptExists ? '' : ' (missing)'}`)
+    out.push(`   messages:   ${s.messages}${s.firstMessageAt ? `, ${printable(localTime(s.firstMessageAt))} \u2192 ${printable(localTime(s.lastMessageAt))}` : ''}`)
+    const u = s.usage
+    out.push(`   tokens:     ${u.input} in, ${u.output} out, ${u.cacheRead} cache read, ${u.cacheWrite} cache write; cost $${u.costUsd.toFixed(4)}`)
+    out.push(`   ended:      ${ended(s)}`)
+    if (s.badLines > 0) out.push(paint(c, 'yellow', `   ! ${s.badLines} unreadable line(s); run "clawkit doctor".`))
+  })
+  return `${out.join('\n')}\n`
+}
