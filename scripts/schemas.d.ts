@@ -9,7 +9,7 @@ export interface SchemaEntry {
   description: string
   /** Its successful output needs a SQLite-era store (checked by test/schemas.sqlite.test.ts on Node 24). */
   sqlite?: boolean
-  /** Its successful output needs a PostgreSQL server (checked by test/fleet/sync.test.ts). */
+  /** Its successful output needs a PostgreSQL server (checked by test/e2e/fleet/sync.test.ts). */
   pg?: boolean
 }
 export declare const SCHEMAS: readonly SchemaEntry[]

@@ -28,8 +28,8 @@ export const SCHEMAS = [
   {name: 'sessions-search', command: 'sessions search', module: 'src/commands/sessions/search.ts', type: 'SessionsSearchResult', description: 'Hits of a literal or regular expression in message text, tool-call arguments, tool results and summaries, newest first, each with its transcript location, and the engine (full-text index or scan) that found them.'},
   {name: 'sessions-usage', command: 'sessions usage', module: 'src/commands/sessions/usage.ts', type: 'SessionsUsageResult', description: 'Token and cost totals of every assistant message across keys, resets and archives, grouped by session, key, agent, model, day or month, with a total.'},
   {name: 'status', command: 'status', module: 'src/commands/status.ts', type: 'StatusResult', description: 'State dir, agents, recent sessions, doctor\'s cheap checks and the gateway probe; `sessions` and `agents` mirror OpenClaw\'s status JSON.'},
-  // pg: the command's successful output needs a PostgreSQL server, so test/fleet/read.test.ts (status-fleet) and
-  // test/fleet/sync.test.ts (sync) check it.
+  // pg: the command's successful output needs a PostgreSQL server, so test/e2e/fleet/read.test.ts (status-fleet) and
+  // test/e2e/fleet/sync.test.ts (sync) check it.
   {name: 'status-fleet', command: 'status --store-url', module: 'src/commands/status.ts', type: 'FleetStatusResult', pg: true, description: 'The fleet replica: per host its last sync and lag, whether a sync started since, its agents with their store era, sessions and transcripts.'},
   {name: 'sync', command: 'sync', module: 'src/commands/sync.ts', type: 'SyncResult', pg: true, description: 'One host synced into the fleet database: host, database (without password), schema migrations, and per agent what was uploaded, kept and pruned.'},
   // sqlite: the command's successful output needs a SQLite-era store, so test/schemas.sqlite.test.ts (Node 24) checks it.

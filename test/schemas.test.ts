@@ -18,7 +18,7 @@ import type {SessionsUsageResult} from '../src/commands/sessions/usage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
 import type {StatusResult} from '../src/status/status.js'
-import {type AgentEnv, setup as setupAgent} from './agent/setup.js'
+import {type AgentEnv, setup as setupAgent} from './e2e/agent/setup.js'
 import {COMPACTION, copyFixture, json, runCli, TWO_AGENTS} from './support/cli.js'
 import {channelEnv, type FakeChannels, MISSING_TELEGRAM_CHAT, startFakeChannels} from './support/fake-channels.js'
 import {ajv, checked, expectDoc, expectError, validator} from './support/schema-check.js'
@@ -171,11 +171,11 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await run('store', 'verify', '--json'), 'store-verify').code).toBe('E_NOTHING_TO_VERIFY')
   })
 
-  it('status --store-url: its error envelope (its document needs a PostgreSQL replica: test/fleet/read.test.ts)', async () => {
+  it('status --store-url: its error envelope (its document needs a PostgreSQL replica: test/e2e/fleet/read.test.ts)', async () => {
     expect(expectError(await runCli(['status', '--store-url', 'postgres://nobody@127.0.0.1:1/fleet', '--json']), 'status-fleet').code).toBe('E_STORE_DB')
   })
 
-  it('sync: its error envelope (its document needs PostgreSQL: test/fleet/sync.test.ts)', async () => {
+  it('sync: its error envelope (its document needs PostgreSQL: test/e2e/fleet/sync.test.ts)', async () => {
     expect(expectError(await run('sync', '--json'), 'sync').code).toBe('E_NO_STORE_URL')
   })
 

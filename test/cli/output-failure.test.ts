@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {agentEnvs, sessionFile, store, transcriptLines} from '../agent/setup.js'
+import {agentEnvs, sessionFile, store, transcriptLines} from '../e2e/agent/setup.js'
 import {baseEnv, BIN, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const FULL = '/dev/full'

@@ -5,7 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {json, jsonError, runCli, TWO_AGENTS} from '../support/cli.js'
-import {agentEnvs, sessionFile, store, transcriptLines} from '../agent/setup.js'
+import {agentEnvs, sessionFile, store, transcriptLines} from './agent/setup.js'
 import {closedPort} from '../support/net.js'
 import {snapshot} from '../support/state-files.js'
 

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {type AgentEnv, setup as setupAgent, sessionFile, store, transcriptLines} from '../agent/setup.js'
+import {type AgentEnv, setup as setupAgent, sessionFile, store, transcriptLines} from './agent/setup.js'
 import {json, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, type FakeChannels, startFakeChannels, TELEGRAM_TOKEN} from '../support/fake-channels.js'
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {COMPACTION, json, jsonError, TWO_AGENTS} from '../support/cli.js'
-import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from '../agent/setup.js'
+import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './agent/setup.js'
 
 const make = agentEnvs()
 

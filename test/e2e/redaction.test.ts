@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {type AgentEnv, setup as setupAgent, providerConfig, sessionFile, transcriptLines} from '../agent/setup.js'
+import {type AgentEnv, setup as setupAgent, providerConfig, sessionFile, transcriptLines} from './agent/setup.js'
 import {baseEnv, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, type FakeChannels, startFakeChannels, TELEGRAM_TOKEN} from '../support/fake-channels.js'
 

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 
-import {agentEnvs, transcriptLines} from '../agent/setup.js'
+import {agentEnvs, transcriptLines} from '../e2e/agent/setup.js'
 import {copyFixture, json, jsonError, runCli, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 
 const mounts: string[] = []

@@ -1,7 +1,7 @@
 // The mock itself must speak the wire format the spec describes, or every agent test proves less than it claims.
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
+import {type MockAnthropic, startMockAnthropic} from './mock-anthropic.js'
 
 let mock: MockAnthropic | undefined
 afterEach(async () => {

@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {expect} from 'vitest'
 
-import {type AgentEnv, providerConfig, setup, store, transcriptLines} from '../agent/setup.js'
+import {type AgentEnv, providerConfig, setup, store, transcriptLines} from '../e2e/agent/setup.js'
 import {json, TWO_AGENTS} from './cli.js'
 
 export const MAIN = 'agent:main:main'

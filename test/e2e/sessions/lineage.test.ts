@@ -8,7 +8,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {json, jsonError, TWO_AGENTS} from '../../support/cli.js'
-import {type AgentEnv, providerConfig, setup} from '../../agent/setup.js'
+import {type AgentEnv, providerConfig, setup} from '../agent/setup.js'
 import {MAIN, messageTexts, resetTwice, transcriptOfId} from '../../support/reset-twice.js'
 
 const FIRST = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'

@@ -1,7 +1,7 @@
 // Each kind of model API failure through the real CLI: its error code, wording and hint, and the turn recorded as failed.
 import {describe, expect, it} from 'vitest'
 
-import {json, jsonError} from '../support/cli.js'
+import {json, jsonError} from '../../support/cli.js'
 import {agentEnvs, sessionFile, store, transcriptLines} from './setup.js'
 
 const make = agentEnvs()

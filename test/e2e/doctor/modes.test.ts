@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {copyFixture, runCli, baseEnv, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {copyFixture, runCli, baseEnv, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {doctor, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptOf, WORK_ID} from './helpers.js'
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777

@@ -8,12 +8,12 @@ import path from 'node:path'
 
 import {afterAll, expect, it} from 'vitest'
 
-import {checkReplica, diffReplica} from '../../src/fleet/check.js'
-import {connectPg, type PgClient} from '../../src/fleet/pg.js'
-import {OpenClawState} from '../../src/store/state.js'
-import {baseEnv, BIN, json, ROOT, runCli, tempDir} from '../support/cli.js'
-import {generateState, mutateState, seeded} from '../support/fleet-store.js'
-import {describePg, usePg} from '../support/postgres.js'
+import {checkReplica, diffReplica} from '../../../src/fleet/check.js'
+import {connectPg, type PgClient} from '../../../src/fleet/pg.js'
+import {OpenClawState} from '../../../src/store/state.js'
+import {baseEnv, BIN, json, ROOT, runCli, tempDir} from '../../support/cli.js'
+import {generateState, mutateState, seeded} from '../../support/fleet-store.js'
+import {describePg, usePg} from '../../support/postgres.js'
 
 const SEED = Number(process.env.CLAWKIT_CRASH_SEED ?? 19)
 const TRIALS = Number(process.env.CLAWKIT_SYNC_CRASH_TRIALS ?? 60)

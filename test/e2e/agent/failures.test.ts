@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {BIN, json, jsonError, ROOT, runCli, TWO_AGENTS} from '../support/cli.js'
+import {BIN, json, jsonError, ROOT, runCli, TWO_AGENTS} from '../../support/cli.js'
 import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
 const make = agentEnvs()

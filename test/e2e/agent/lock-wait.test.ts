@@ -5,8 +5,8 @@ import fs from 'node:fs'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {json, jsonError, runCli, startCli, TWO_AGENTS, waitUntil} from '../support/cli.js'
-import {holdLockInChild as holdLock, killLockHolders} from '../support/locks.js'
+import {json, jsonError, runCli, startCli, TWO_AGENTS, waitUntil} from '../../support/cli.js'
+import {holdLockInChild as holdLock, killLockHolders} from '../../support/locks.js'
 import {agentEnvs, sessionFile, transcriptLines} from './setup.js'
 
 const make = agentEnvs()

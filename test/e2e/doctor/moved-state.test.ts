@@ -3,8 +3,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {snapshot} from '../support/state-files.js'
+import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {snapshot} from '../../support/state-files.js'
 import {doctor, expectNoLineLost, ids, sessionsDir, transcriptLineHashes} from './helpers.js'
 
 describe('doctor on a moved or copied state dir (the fixtures as they are)', () => {

@@ -5,8 +5,8 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {json, sessionsJsonPath} from '../support/cli.js'
-import {holdLockInChild as holdLock, killLockHolders} from '../support/locks.js'
+import {json, sessionsJsonPath} from '../../support/cli.js'
+import {holdLockInChild as holdLock, killLockHolders} from '../../support/locks.js'
 import {agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
 const make = agentEnvs()

@@ -5,8 +5,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {snapshot, diffSnapshots, isEmptyDiff} from '../support/state-files.js'
+import {baseEnv, copyFixture, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {snapshot, diffSnapshots, isEmptyDiff} from '../../support/state-files.js'
 import {doctor, localizeSessionFiles} from './helpers.js'
 
 const mode = (p: string) => fs.statSync(p).mode & 0o7777

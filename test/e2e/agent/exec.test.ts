@@ -4,8 +4,8 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {runTool} from '../../src/agent/tools.js'
-import {tempDir} from '../support/cli.js'
+import {runTool} from '../../../src/agent/tools.js'
+import {tempDir} from '../../support/cli.js'
 import {agentEnvs, providerConfig, sessionFile, store, transcriptLines} from './setup.js'
 
 const policy = {write: false, exec: true}

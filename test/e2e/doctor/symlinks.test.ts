@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {copyFixture, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {copyFixture, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {doctor, localizeSessionFiles, sessionsDir} from './helpers.js'
 
 describe('doctor and symlinks', () => {

@@ -4,12 +4,12 @@
 // (`pg:<host>/<agent>#<sessionId>` instead of the host's path) and ageMs (taken at each run's own now).
 import {beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, type RunResult, tempDir, TWO_AGENTS} from '../support/cli.js'
-import type {SessionsSearchResult} from '../../src/commands/sessions/search.js'
-import {seedHost} from '../support/fleet-seed.js'
-import {expectDoc} from '../support/schema-check.js'
-import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
-import type {SessionsHistoryResult} from '../../src/commands/sessions/history.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, type RunResult, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
+import {seedHost} from '../../support/fleet-seed.js'
+import {expectDoc} from '../../support/schema-check.js'
+import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
+import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 

@@ -4,8 +4,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {recoverStore} from '../../src/store/diagnostics/file/repairs.js'
+import {baseEnv, COMPACTION, copyFixture, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {recoverStore} from '../../../src/store/diagnostics/file/repairs.js'
 import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
 
 function healthy(fixture: string): string {

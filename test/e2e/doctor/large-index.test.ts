@@ -3,10 +3,10 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {scanStore, UNREAD_ENTRY_FIELDS} from '../../src/store/diagnostics/file/scan.js'
-import {serializeStore} from '../../src/store/file-store.js'
-import type {SessionStoreData} from '../../src/store/types.js'
-import {baseEnv, copyFixture, json, ROOT, runCli, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {scanStore, UNREAD_ENTRY_FIELDS} from '../../../src/store/diagnostics/file/scan.js'
+import {serializeStore} from '../../../src/store/file-store.js'
+import type {SessionStoreData} from '../../../src/store/types.js'
+import {baseEnv, copyFixture, json, ROOT, runCli, sessionsJsonPath, TWO_AGENTS} from '../../support/cli.js'
 
 /** The fixture's main store grown with copies of its real entry (~16 KB each) past the 32 MiB entry-by-entry threshold. */
 function realSizedState(): {state: string; file: string; data: SessionStoreData} {

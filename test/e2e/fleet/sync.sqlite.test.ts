@@ -4,17 +4,17 @@ import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
-import {checkReplica, diffReplica} from '../../src/fleet/check.js'
-import {connectPg, type PgClient} from '../../src/fleet/pg.js'
-import {loadSqlite} from '../../src/store/sqlite/driver.js'
-import {SqliteSessionStore} from '../../src/store/sqlite/store.js'
-import {OpenClawState} from '../../src/store/state.js'
-import type {TranscriptMark} from '../../src/store/types.js'
-import {baseEnv, copyFixture, json, runCli, tempDir} from '../support/cli.js'
-import {describePg, usePg} from '../support/postgres.js'
-import {useServers} from '../support/servers.js'
-import {DELETED_96, describeSqlite, IMPORTED_96, mockedStateCopy, NATIVE_96} from '../support/sqlite.js'
-import type {SyncResult} from '../../src/fleet/sync.js'
+import {checkReplica, diffReplica} from '../../../src/fleet/check.js'
+import {connectPg, type PgClient} from '../../../src/fleet/pg.js'
+import {loadSqlite} from '../../../src/store/sqlite/driver.js'
+import {SqliteSessionStore} from '../../../src/store/sqlite/store.js'
+import {OpenClawState} from '../../../src/store/state.js'
+import type {TranscriptMark} from '../../../src/store/types.js'
+import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
+import {describePg, usePg} from '../../support/postgres.js'
+import {useServers} from '../../support/servers.js'
+import {DELETED_96, describeSqlite, IMPORTED_96, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
+import type {SyncResult} from '../../../src/fleet/sync.js'
 
 const clients: PgClient[] = []
 afterEach(async () => {

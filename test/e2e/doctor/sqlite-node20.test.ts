@@ -6,8 +6,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {copyFixture} from '../support/cli.js'
-import {IMPORTED_96, SQLITE_OK} from '../support/sqlite.js'
+import {copyFixture} from '../../support/cli.js'
+import {IMPORTED_96, SQLITE_OK} from '../../support/sqlite.js'
 import {doctor, ids} from './helpers.js'
 
 describe.skipIf(SQLITE_OK)('doctor without node:sqlite', () => {

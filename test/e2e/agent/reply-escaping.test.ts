@@ -2,7 +2,7 @@
 // visible, while --json and the transcript keep the reply exactly as the model sent it.
 import {describe, expect, it} from 'vitest'
 
-import {json} from '../support/cli.js'
+import {json} from '../../support/cli.js'
 import {agentEnvs, store, transcriptLines} from './setup.js'
 
 const make = agentEnvs()

@@ -4,8 +4,8 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {closedPort} from '../support/net.js'
+import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {closedPort} from '../../support/net.js'
 
 async function status(state: string, flags: string[] = [], extraEnv: Record<string, string> = {}) {
   const r = await runCli(['status', '--json', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort()), ...extraEnv})})

@@ -4,9 +4,9 @@ import path from 'node:path'
 
 import {afterEach} from 'vitest'
 
-import {baseEnv, cliWith, copyFixture, type DocOf, type RunOptions, type RunResult, sessionsJsonPath, tempDir} from '../support/cli.js'
-import {readIndex} from '../support/state-files.js'
-import {type MockAnthropic, type MockOptions, startMockAnthropic} from '../support/mock-anthropic.js'
+import {baseEnv, cliWith, copyFixture, type DocOf, type RunOptions, type RunResult, sessionsJsonPath, tempDir} from '../../support/cli.js'
+import {readIndex} from '../../support/state-files.js'
+import {type MockAnthropic, type MockOptions, startMockAnthropic} from '../../support/mock-anthropic.js'
 
 export interface AgentEnv {
   mock: MockAnthropic
@@ -54,7 +54,7 @@ export async function setup(opts: SetupOptions = {}): Promise<AgentEnv> {
   return {mock, state, home, env, workspace: path.join(home, '.openclaw', 'workspace'), run: cliWith(['--state-dir', state], {env})}
 }
 
-export {readIndex as store, transcriptLines} from '../support/state-files.js'
+export {readIndex as store, transcriptLines} from '../../support/state-files.js'
 
 /** The transcript a turn writes for `key`: `<sessionId>.jsonl` in the agent's sessions dir. */
 export function sessionFile(state: string, key: string, agent = 'main'): string {

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {json} from '../support/cli.js'
+import {json} from '../../support/cli.js'
 
 import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, transcriptLines} from './setup.js'
 

@@ -4,13 +4,13 @@
 // (`pg:<host>/<agent>#<sessionId>` instead of `<db path>#<sessionId>`) and ageMs (each run's own now).
 import {beforeAll, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../support/cli.js'
-import {seedHost} from '../support/fleet-seed.js'
-import {describePg, usePg} from '../support/postgres.js'
-import {expectDoc} from '../support/schema-check.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
-import type {SessionsHistoryResult} from '../../src/commands/sessions/history.js'
-import type {FleetStatusResult} from '../../src/fleet/status.js'
+import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../../support/cli.js'
+import {seedHost} from '../../support/fleet-seed.js'
+import {describePg, usePg} from '../../support/postgres.js'
+import {expectDoc} from '../../support/schema-check.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
+import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
+import type {FleetStatusResult} from '../../../src/fleet/status.js'
 
 const HOSTS: Record<string, string> = {}
 let url = ''

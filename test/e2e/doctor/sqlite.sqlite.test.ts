@@ -10,9 +10,9 @@ import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
-import type {DoctorResult} from '../../src/commands/doctor.js'
-import {copyFixture, readJson, tempDir} from '../support/cli.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import type {DoctorResult} from '../../../src/commands/doctor.js'
+import {copyFixture, readJson, tempDir} from '../../support/cli.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
 import {doctor} from './helpers.js'
 
 const require = createRequire(import.meta.url)

@@ -2,9 +2,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import type {DoctorResult} from '../../src/commands/doctor.js'
-import {baseEnv, json, runCli, tempDir} from '../support/cli.js'
-import {sha256} from '../support/state-files.js'
+import type {DoctorResult} from '../../../src/commands/doctor.js'
+import {baseEnv, json, runCli, tempDir} from '../../support/cli.js'
+import {sha256} from '../../support/state-files.js'
 
 export async function doctor(state: string, flags: string[] = [], env?: Record<string, string>) {
   const r = await runCli(['doctor', '--json', '--state-dir', state, ...flags], {env: env ?? baseEnv(tempDir())})

@@ -3,7 +3,7 @@ import {spawn, spawnSync} from 'node:child_process'
 
 import {describe, expect, it} from 'vitest'
 
-import {BIN, ROOT} from '../support/cli.js'
+import {BIN, ROOT} from '../../support/cli.js'
 import {type AgentEnv, agentEnvs} from './setup.js'
 
 const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0

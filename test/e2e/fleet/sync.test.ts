@@ -5,15 +5,15 @@ import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
-import {checkReplica, diffReplica} from '../../src/fleet/check.js'
-import {connectPg, type PgClient} from '../../src/fleet/pg.js'
-import {SCHEMA_VERSION} from '../../src/fleet/schema.js'
-import {OpenClawState} from '../../src/store/state.js'
+import {checkReplica, diffReplica} from '../../../src/fleet/check.js'
+import {connectPg, type PgClient} from '../../../src/fleet/pg.js'
+import {SCHEMA_VERSION} from '../../../src/fleet/schema.js'
+import {OpenClawState} from '../../../src/store/state.js'
 import {agentEnvs, transcriptLines} from '../agent/setup.js'
-import {baseEnv, BIN, COMPACTION, copyFixture, json, jsonError, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {describePg, PG_PASSWORD, usePg} from '../support/postgres.js'
-import {expectDoc} from '../support/schema-check.js'
-import {resetTwice} from '../support/reset-twice.js'
+import {baseEnv, BIN, COMPACTION, copyFixture, json, jsonError, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
+import {expectDoc} from '../../support/schema-check.js'
+import {resetTwice} from '../../support/reset-twice.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 const clients: PgClient[] = []
