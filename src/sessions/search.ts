@@ -285,6 +285,8 @@ interface Target {
   agentId: string
   store: SessionStore
   session: AgentSession
+  /** Its candidate lines, when the store's content index handed them over (contentCandidates). */
+  lines?: TranscriptLine[]
 }
 
 /** The newest hits first; ties by host, agent, session and position, so a run's order never depends on read timing. */
@@ -346,8 +348,9 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
       if (!includeArchived && session.ended !== 'current') continue
       if (!session.transcript.exists) continue
       if (wantKey !== undefined && (session.key === null || normalizeSessionKey(session.key) !== wantKey)) continue
-      if (candidates && !candidates.has(session.sessionId)) continue
-      targets.push({agentId, store, session, ...(host === undefined ? {} : {host})})
+      if (candidates && !candidates.sessions.has(session.sessionId)) continue
+      const lines = candidates?.lines?.get(session.sessionId)
+      targets.push({agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {})})
     }
   }
 
@@ -403,6 +406,12 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
   const tokens = opts.scan ? undefined : indexTokens(pattern, {regex: opts.regex, word: opts.word, role})
   const engines = new Map<string, {fts: number; scan: number}>(agents.map((a) => [a, {fts: 0, scan: 0}]))
   const scanOne = async (t: Target) => {
+    // The store's index already gave every line of this transcript that could hold a hit.
+    if (t.lines) {
+      for (const l of t.lines) searchLine(t, l)
+      engines.get(t.agentId)!.scan++
+      return
+    }
     const indexed = tokens && t.store.indexedLines ? await t.store.indexedLines(t.session.transcript, tokens) : undefined
     if (indexed) {
       for (const l of indexed) searchLine(t, l)

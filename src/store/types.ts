@@ -199,6 +199,12 @@ export interface RawLineFilter {
   ignoreCase: boolean
 }
 
+/** SessionStore.contentCandidates: the sessions that may hold a hit and, when the store could give them at once, their lines. */
+export interface ContentCandidates {
+  sessions: ReadonlySet<string>
+  lines?: ReadonlyMap<string, TranscriptLine[]>
+}
+
 /** What `stats()` says of one agent's store: small, so that every backend (a PostgreSQL replica too) can answer it. */
 export interface StoreStats {
   /** Sessions in the index (`global`, `unknown` and rows that are not objects do not count). */
@@ -348,10 +354,12 @@ export interface SessionStore {
   /**
    * The sessionIds of this agent whose searched content (message text, tool arguments and results, summaries, as
    * `sessions search` reads them) may hold one of the needles, from the store's own index; undefined when it has none
-   * that answers this filter. A superset: the caller still reads and checks every candidate. Only the fleet replica
+   * that answers this filter. A superset: the caller still checks every candidate. With `lines`, the store also gave
+   * every line of those sessions whose searched content may hold a needle (a line without searched content cannot hold
+   * a hit; unreadable lines are not among them), so the caller need not read the transcripts. Only the fleet replica
    * keeps such an index (a trigram index on `clawkit_events.search_text`).
    */
-  contentCandidates?(filter: RawLineFilter): Promise<ReadonlySet<string> | undefined>
+  contentCandidates?(filter: RawLineFilter): Promise<ContentCandidates | undefined>
   /**
    * The lines after `mark` (from the start without one), and the mark to resume from: the incremental reader of a
    * replica (clawkit sync). A transcript that no longer starts with what the mark covers is read again whole and says

@@ -8,7 +8,7 @@ import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {FleetState} from '../../src/fleet/state.js'
 import {FileSessionStore} from '../../src/store/file-store.js'
-import {pgLocator, type PgSessionStore} from '../../src/store/pg/store.js'
+import {pgLocator, PgSessionStore} from '../../src/store/pg/store.js'
 import type {TranscriptEntry} from '../../src/store/transcript-types.js'
 import type {KeySession, SessionStore, TranscriptLine} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, sessionsJsonPath} from '../support/cli.js'
@@ -166,6 +166,24 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
       }
     }
     expect(hits).toBeGreaterThan(0)
+  })
+
+  it('contentCandidates: the lines whose searched text holds the literal, in one query; over the cap only the sessions', async () => {
+    const filter = {needles: ['between the'], ignoreCase: true}
+    const got = await store.contentCandidates(filter)
+    expect(got?.lines).toBeDefined()
+    const expected: Record<string, number[]> = {}
+    for (const s of await file.allSessions()) {
+      for await (const l of file.readLines(s.transcript)) if (l.value && /between the/i.test(JSON.stringify(l.value))) (expected[s.sessionId] ??= []).push(l.line)
+    }
+    expect(Object.fromEntries([...got!.lines!].map(([id, ls]) => [id, ls.map((l) => l.line)]))).toEqual(expected)
+    expect([...got!.sessions].sort()).toEqual(Object.keys(expected).sort())
+    const capped = new PgSessionStore(fleet.query, {host: 'h1', agentId: 'main', storePath: 'x', era: 'json', searchIndex: 'pg_trgm', contentLinesCap: 0})
+    const few = await capped.contentCandidates(filter)
+    expect(few?.lines).toBeUndefined()
+    expect([...few!.sessions].sort()).toEqual(Object.keys(expected).sort())
+    // Two characters: the trigram index cannot answer, so there is no narrowing at all.
+    expect(await store.contentCandidates({needles: ['be'], ignoreCase: true})).toBeUndefined()
   })
 
   it('finds a message by its idempotency key; none for another key or a missing transcript', async () => {

@@ -10,6 +10,7 @@ import {normalizeSessionKey} from '../session-key.js'
 import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
+  ContentCandidates,
   RawLineFilter,
   StatsOptions,
   StoreStats,
@@ -72,6 +73,9 @@ const SORT_AT = `coalesce((SELECT h.at FROM clawkit_events h WHERE h.host = t.ho
 
 const PAGE = 500
 
+/** The most candidate lines contentCandidates hands over at once (a common word: the transcripts are read instead). */
+const CONTENT_LINES_CAP = 20_000
+
 /** `%needle%` for LIKE/ILIKE, the needle's own `%`, `_` and `\` taken literally (backslash is LIKE's escape). */
 const containsPattern = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
@@ -83,6 +87,8 @@ export interface PgStoreOptions {
   era: 'json' | 'sqlite'
   /** The index on clawkit_events.search_text (fleet/schema.ts searchIndexKind); only pg_trgm answers substrings. */
   searchIndex?: 'pg_trgm' | 'fts' | 'none'
+  /** The most candidate lines contentCandidates hands over at once (default CONTENT_LINES_CAP). */
+  contentLinesCap?: number
 }
 
 export class PgSessionStore implements SessionStore {
@@ -101,20 +107,37 @@ export class PgSessionStore implements SessionStore {
     this.host = opts.host
     this.era = opts.era
     this.searchIndex = opts.searchIndex ?? 'none'
+    this.contentLinesCap = opts.contentLinesCap ?? CONTENT_LINES_CAP
   }
+
+  private readonly contentLinesCap: number
 
   private readonly searchIndex: 'pg_trgm' | 'fts' | 'none'
 
   /**
-   * The sessions whose searched text may hold a needle, by the trigram index (`search_text ILIKE '%needle%'`, which
-   * pg_trgm serves for needles of three characters or more). A word index cannot answer a substring, so without
-   * pg_trgm there is no answer and every transcript is read.
+   * The lines whose searched text may hold a needle, by the trigram index (`search_text ILIKE '%needle%'`, which pg_trgm
+   * serves for needles of three characters or more), in one query for the agent rather than one per transcript. A
+   * literal on more lines than CONTENT_LINES_CAP gives only the sessions (the caller then reads each of them). A word
+   * index cannot answer a substring, so without pg_trgm there is no answer and every transcript is read.
    */
-  async contentCandidates(filter: RawLineFilter): Promise<ReadonlySet<string> | undefined> {
+  async contentCandidates(filter: RawLineFilter): Promise<ContentCandidates | undefined> {
     if (this.searchIndex !== 'pg_trgm' || filter.needles.length === 0 || filter.needles.some((n) => n.length < 3)) return undefined
     const like = filter.needles.map(containsPattern)
-    const rows = await this.q<{session_id: string}>('SELECT DISTINCT session_id FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[])', [...this.keyArgs, like])
-    return new Set(rows.map((r) => r.session_id))
+    const rows = await this.q<{session_id: string; seq: number; raw: string}>(
+      'SELECT session_id, seq, raw FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[]) ORDER BY session_id, seq LIMIT $4',
+      [...this.keyArgs, like, this.contentLinesCap + 1],
+    )
+    if (rows.length > this.contentLinesCap) {
+      const ids = await this.q<{session_id: string}>('SELECT DISTINCT session_id FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[])', [...this.keyArgs, like])
+      return {sessions: new Set(ids.map((r) => r.session_id))}
+    }
+    const lines = new Map<string, TranscriptLine[]>()
+    for (const r of rows) {
+      let list = lines.get(r.session_id)
+      if (!list) lines.set(r.session_id, (list = []))
+      list.push(PgSessionStore.lineOf(r.seq, r.raw))
+    }
+    return {sessions: new Set(lines.keys()), lines}
   }
 
   private get keyArgs(): [string, string] {
