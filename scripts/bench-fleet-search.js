@@ -8,12 +8,12 @@
 // after a warm-up; peak RSS by the VmHWM probe. Run by `npm run bench` (BENCH_FLEET=0 skips it) or on its own.
 import {execFileSync, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {searchCorpus} from './search-corpus.js'
+import {freePort, pgBin, pgRunner} from './pg-cluster.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(root, 'bin', 'run.js')
@@ -24,38 +24,17 @@ const keep = process.env.BENCH_KEEP === '1'
 // rule a transcript out and the cost is the reading itself.
 const COMMON = 'deploy'
 
-function pgBin() {
-  const r = spawnSync('pg_config', ['--bindir'], {encoding: 'utf8'})
-  if (r.status === 0 && fs.existsSync(path.join(r.stdout.trim(), 'initdb'))) return r.stdout.trim()
-  const base = '/usr/lib/postgresql'
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => b - a) : []
-  for (const v of versions) if (fs.existsSync(path.join(base, v, 'bin', 'initdb'))) return path.join(base, v, 'bin')
-  return undefined
-}
-
 const PG = pgBin()
 if (!PG) {
   console.log('\n(fleet search rows skipped: no PostgreSQL server binaries; Debian: apt-get install postgresql)')
   process.exit(0)
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-}
-
 const corpus = searchCorpus(bytes)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-fsearch-'))
 fs.chmodSync(dir, 0o755)
 const isRoot = process.getuid?.() === 0
-const runPg = (exe, args) => {
-  const [cmd, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', path.join(PG, exe), ...args]] : [path.join(PG, exe), args]
-  return execFileSync(cmd, argv, {encoding: 'utf8', env: {...process.env, LC_ALL: 'C'}, stdio: ['ignore', 'pipe', 'pipe']})
-}
+const runPg = pgRunner(PG)
 const data = path.join(dir, 'pg')
 const pw = path.join(dir, 'pw')
 fs.writeFileSync(pw, 'bench-pw\n', {mode: 0o600})

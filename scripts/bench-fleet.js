@@ -2,30 +2,10 @@
 // temp dir) holding four hosts, each a copy of the benchmark's own 10k-session index, and
 // `sessions list --store-url <url> --all-hosts --limit 100` timed against the local `sessions list --limit 100` of one
 // host. The rows are inserted directly (no `clawkit sync` needed): entries only, as docs/fleet.md lays them out.
-import {execFileSync, spawnSync} from 'node:child_process'
+import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
-
-function pgBin() {
-  const r = spawnSync('pg_config', ['--bindir'], {encoding: 'utf8'})
-  if (r.status === 0 && fs.existsSync(path.join(r.stdout.trim(), 'initdb'))) return r.stdout.trim()
-  const base = '/usr/lib/postgresql'
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => b - a) : []
-  for (const v of versions) if (fs.existsSync(path.join(base, v, 'bin', 'initdb'))) return path.join(base, v, 'bin')
-  return undefined
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.on('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const {port} = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-}
+import {freePort, pgBin, pgRunner} from './pg-cluster.js'
 
 /** The SQL of clawkit's migrations, read from src/fleet/schema.ts (plain SQL in template literals, no interpolation). */
 function migrationsSql(root) {
@@ -42,7 +22,7 @@ export async function fleetRows({root, dir, storeFile, stateDir, label, measure,
   if (!bin) return [['fleet rows', {skipped: 'no PostgreSQL server binaries (apt-get install postgresql)'}]]
   const pgDir = fs.mkdtempSync(path.join('/tmp', 'clawkit-bench-pg-'))
   const root0 = typeof process.getuid === 'function' && process.getuid() === 0
-  const run = (exe, args) => (root0 ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, exe), ...args], {stdio: 'pipe'}) : execFileSync(path.join(bin, exe), args, {stdio: 'pipe'}))
+  const run = pgRunner(bin)
   if (root0) execFileSync('chown', ['-R', 'postgres:postgres', pgDir])
   const data = path.join(pgDir, 'data')
   const port = await freePort()

@@ -7,25 +7,16 @@
 import {execFileSync, spawnSync} from 'node:child_process'
 import {randomUUID} from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {freePort, pgBin, pgRunner} from './pg-cluster.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(root, 'bin', 'run.js')
 const sessions = Number(process.env.BENCH_SYNC_SESSIONS ?? 10_000)
 const totalBytes = Number(process.env.BENCH_SYNC_BYTES ?? 1024 ** 3)
 const keep = process.env.BENCH_KEEP === '1'
-
-function pgBin() {
-  const r = spawnSync('pg_config', ['--bindir'], {encoding: 'utf8'})
-  if (r.status === 0 && fs.existsSync(path.join(r.stdout.trim(), 'initdb'))) return r.stdout.trim()
-  const base = '/usr/lib/postgresql'
-  const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => b - a) : []
-  for (const v of versions) if (fs.existsSync(path.join(base, v, 'bin', 'initdb'))) return path.join(base, v, 'bin')
-  return undefined
-}
 
 const PG = pgBin()
 if (!PG) {
@@ -38,10 +29,7 @@ fs.chmodSync(dir, 0o755)
 const state = path.join(dir, 'state')
 const sessionsDir = path.join(state, 'agents', 'main', 'sessions')
 const isRoot = process.getuid?.() === 0
-const runPg = (exe, args) => {
-  const [cmd, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', path.join(PG, exe), ...args]] : [path.join(PG, exe), args]
-  return execFileSync(cmd, argv, {encoding: 'utf8', env: {...process.env, LC_ALL: 'C'}, stdio: ['ignore', 'pipe', 'pipe']})
-}
+const runPg = pgRunner(PG)
 
 /** Transcripts of ~1 KB messages, user and assistant (with usage) in turn, until each session has its share of bytes. */
 function generate() {
@@ -76,15 +64,6 @@ function generate() {
   }
   fs.writeFileSync(path.join(sessionsDir, 'sessions.json'), JSON.stringify(index, null, 2), {mode: 0o600})
   return {bytes, lines}
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = s.address()
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 const t0 = Date.now()
