@@ -17,8 +17,9 @@ export interface ReplicaCheck {
 // they are blanked for the check.
 const SAFE_JSONB = String.raw`regexp_replace(raw, '\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\u0020', 'g')::jsonb`
 
+// As sync counts (events.ts tokens()): rounded, and 0 past 2^53.
 const usageSum = (field: string) =>
-  `coalesce(sum(CASE WHEN jsonb_typeof(u->'${field}') = 'number' THEN round((u->>'${field}')::numeric) ELSE 0 END), 0)::bigint`
+  `coalesce(sum(CASE WHEN jsonb_typeof(u->'${field}') = 'number' AND abs(round((u->>'${field}')::numeric)) <= 9007199254740991 THEN round((u->>'${field}')::numeric) ELSE 0 END), 0)::bigint`
 
 /**
  * For every transcript of `host`: its events are exactly seq 1..synced_seq (JSONL) or 0..synced_seq-1 (SQLite), none

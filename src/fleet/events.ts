@@ -56,6 +56,12 @@ function searchTextFor(v: Record<string, unknown> | undefined): string | null {
   return text === null ? null : noNul(text)
 }
 
+/** A token count as the bigint columns take it: rounded, and 0 when it is not a safe integer. */
+export function tokens(n: number): number {
+  const r = Math.round(n)
+  return Number.isSafeInteger(r) ? r : 0
+}
+
 export function eventRowOf(l: TranscriptLine): EventRow {
   const v = l.bad ? undefined : l.value
   const type = v && typeof v.type === 'string' ? v.type : null
@@ -79,12 +85,13 @@ export function addLineUsage(s: UsageSums, l: TranscriptLine): void {
   if (!msg || msg.role !== 'assistant') return
   const u = readUsage(msg.usage)
   if (!u) return
-  // Whole tokens per call (the columns are bigint; a hand-edited 1.5 would fail the insert). checkReplica rounds alike.
-  s.input += Math.round(u.input)
-  s.output += Math.round(u.output)
-  s.cacheRead += Math.round(u.cacheRead)
-  s.cacheWrite += Math.round(u.cacheWrite)
-  s.totalTokens += Math.round(u.totalTokens)
+  // Whole tokens per call (the columns are bigint; a hand-edited 1.5 would fail the insert), and none past 2^53: one
+  // absurd value (1e20) would fail every later sync of the host. checkReplica counts alike.
+  s.input += tokens(u.input)
+  s.output += tokens(u.output)
+  s.cacheRead += tokens(u.cacheRead)
+  s.cacheWrite += tokens(u.cacheWrite)
+  s.totalTokens += tokens(u.totalTokens)
   s.costUsd += u.cost ?? 0
   s.calls++
 }

@@ -43,7 +43,12 @@ export function displayUrl(url: string): string {
 function secretsOf(url: string): string[] {
   try {
     const u = new URL(url)
-    const out = [u.password, decodeURIComponent(u.password)]
+    const out = [u.password]
+    try {
+      out.push(decodeURIComponent(u.password))
+    } catch {
+      // A malformed escape (%zz): the raw form is scrubbed all the same.
+    }
     for (const [k, v] of u.searchParams) if (/pass/i.test(k)) out.push(v)
     return out.filter((s) => s.length > 0)
   } catch {

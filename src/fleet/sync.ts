@@ -440,7 +440,7 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     if (remoteEntries.get(key) === sha) out.entriesUnchanged++
     else {
       const u = entry.updatedAt
-      changed.push({key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isFinite(u) ? Math.trunc(u) : null})
+      changed.push({key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isSafeInteger(Math.trunc(u)) ? Math.trunc(u) : null})
     }
     return true
   })

@@ -55,6 +55,10 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     put('gone-1.jsonl.deleted.2026-11-02T10-00-00.000Z', [header('gone-1'), call])
     put('gone-1.trajectory.jsonl', [{type: 'trajectory', sessionKey: 'agent:main:telegram:direct:42', sessionId: 'gone-1'}])
     put('lost-1.jsonl.deleted.2026-11-03T10-00-00.000Z', [header('lost-1'), call])
+    // Blank lines between entries (a hand edit, an old writer): stored on the replica, read past as the host does.
+    fs.writeFileSync(path.join(dir, 'blank-1.jsonl.deleted.2026-11-04T10-00-00.000Z'), `${JSON.stringify({...header('blank-1'), timestamp: '2026-11-04T09:00:00.000Z'})}\n\n  \n${JSON.stringify(call)}\n`, {mode: 0o600})
+    // A usage figure past 2^53: counted as 0 tokens, never a failed sync.
+    put('huge-1.jsonl.deleted.2026-11-05T10-00-00.000Z', [{...header('huge-1'), timestamp: '2026-11-05T09:00:00.000Z'}, {...call, message: {...call.message, usage: {input: 1e20, output: 5, totalTokens: 1e25}}}])
     const url = pg.db()
     await seedHost(url, {host: 'h1', stateDir: state})
     fleet = await FleetState.open(url)
@@ -134,9 +138,11 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     const byKey = (a: {key: string | null}, b: {key: string | null}) => String(a.key).localeCompare(String(b.key))
     expect((await store.allSessions()).map(comparable)).toEqual([...(await file.allSessions())].sort(byKey).map(comparable))
     // The deleted keys' archives come last, unclaimed: one under the key its sidecar names, one under none.
-    expect((await store.allSessions()).slice(-2).map((s) => [s.key, s.sessionId, s.where, s.foundBy])).toEqual([
+    expect((await store.allSessions()).slice(-4).map((s) => [s.key, s.sessionId, s.where, s.foundBy])).toEqual([
       ['agent:main:telegram:direct:42', 'gone-1', 'deleted-archive', 'trajectory'],
       [null, 'lost-1', 'deleted-archive', 'none'],
+      [null, 'blank-1', 'deleted-archive', 'none'],
+      [null, 'huge-1', 'deleted-archive', 'none'],
     ])
   })
 

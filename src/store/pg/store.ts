@@ -6,6 +6,7 @@ import {ClawkitError, ExitCode} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
 import {emptyStoreData, findEntryIn} from '../file-store.js'
 import {idempotencyHitOf} from '../idempotency.js'
+import {isBlankLine} from '../line-reader.js'
 import {normalizeSessionKey} from '../session-key.js'
 import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
@@ -111,6 +112,13 @@ export class PgSessionStore implements SessionStore {
   }
 
   private readonly contentLinesCap: number
+  private asciiFolding: Promise<boolean> | undefined
+
+  /** Whether the database's lower() folds the ASCII letters as the search matcher does, and nothing more of them. */
+  private foldsAscii(): Promise<boolean> {
+    this.asciiFolding ??= this.q<{ok: boolean}>("SELECT lower('ABCDEFGHIJKLMNOPQRSTUVWXYZ') = 'abcdefghijklmnopqrstuvwxyz' AND upper('abcdefghijklmnopqrstuvwxyz') = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ' AS ok").then((r) => r[0]?.ok === true)
+    return this.asciiFolding
+  }
 
   private readonly searchIndex: 'pg_trgm' | 'fts' | 'none'
 
@@ -122,6 +130,9 @@ export class PgSessionStore implements SessionStore {
    */
   async contentCandidates(filter: RawLineFilter): Promise<ContentCandidates | undefined> {
     if (this.searchIndex !== 'pg_trgm' || filter.needles.length === 0 || filter.needles.some((n) => n.length < 3)) return undefined
+    // The index folds case by the database's locale: where that is not ASCII's (a Turkish locale lowers I to a dotless
+    // i), a line the matcher would find could be missing from the candidates, so no narrowing there.
+    if (filter.ignoreCase && !(await this.foldsAscii())) return undefined
     const like = filter.needles.map(containsPattern)
     const rows = await this.q<{session_id: string; seq: number; raw: string}>(
       'SELECT session_id, seq, raw FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[]) ORDER BY session_id, seq LIMIT $4',
@@ -302,6 +313,7 @@ export class PgSessionStore implements SessionStore {
       if (rows.length === 0) break
       for (const row of rows) {
         cursor = row.seq
+        if (isBlankLine(row.raw)) continue
         const l = PgSessionStore.lineOf(row.seq, row.raw)
         if (counted >= opts.limit) {
           // Past the window: does a counted entry exist before it?
@@ -353,7 +365,7 @@ export class PgSessionStore implements SessionStore {
         after,
         PAGE,
       ])
-      for (const r of rows) yield PgSessionStore.lineOf(r.seq, r.raw)
+      for (const r of rows) if (!isBlankLine(r.raw)) yield PgSessionStore.lineOf(r.seq, r.raw)
       if (rows.length < PAGE) return
       after = rows.at(-1)!.seq
     }
@@ -372,7 +384,7 @@ export class PgSessionStore implements SessionStore {
       yield* this.readLines(t)
       return
     }
-    const match = filter.ignoreCase ? 'raw ILIKE ANY($5::text[])' : 'EXISTS (SELECT 1 FROM unnest($5::text[]) AS n(x) WHERE strpos(raw, n.x) > 0)'
+    const match = filter.ignoreCase ? 'raw COLLATE "C" ILIKE ANY($5::text[])' : 'EXISTS (SELECT 1 FROM unnest($5::text[]) AS n(x) WHERE strpos(raw, n.x) > 0)'
     const args = filter.ignoreCase ? needles.map(containsPattern) : needles
     let after = Number.MIN_SAFE_INTEGER
     for (;;) {
@@ -380,7 +392,8 @@ export class PgSessionStore implements SessionStore {
         `SELECT seq, raw FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND session_id = $3 AND seq > $4 AND (entry_type IS NULL OR ${match}) ORDER BY seq LIMIT $6`,
         [...this.keyArgs, sessionId, after, args, PAGE],
       )
-      for (const r of rows) yield PgSessionStore.lineOf(r.seq, r.raw)
+      // Blank lines are stored (seq stays the line number) but read past, as the host's readers do.
+      for (const r of rows) if (!isBlankLine(r.raw)) yield PgSessionStore.lineOf(r.seq, r.raw)
       if (rows.length < PAGE) return
       after = rows.at(-1)!.seq
     }

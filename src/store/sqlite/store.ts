@@ -353,8 +353,10 @@ export class SqliteSessionStore implements SessionStore {
       rewritten,
       unchanged: false,
       lines: (async function* () {
+        // readSince numbers every line, blank ones too (archiveLines skips them): fill the gaps so seq stays contiguous.
         for (const l of all) {
           if (l.line <= from) continue
+          for (let n = Math.max(read, from) + 1; n < l.line; n++) yield {line: n, raw: ''}
           read = l.line
           yield l
         }
