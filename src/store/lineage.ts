@@ -110,7 +110,10 @@ export class LineageIndex {
       const m = new Map<string, Arch[]>()
       for (const a of archives) {
         const k = by(a)
-        if (k !== undefined) m.set(k, [...(m.get(k) ?? []), a])
+        if (k === undefined) continue
+        const list = m.get(k)
+        if (list) list.push(a)
+        else m.set(k, [a])
       }
       return m
     }
@@ -263,8 +266,11 @@ async function indexFacts(store: IndexStore, source: SourceFor): Promise<{keys: 
 /** SessionStore.sessionsOf for the JSON layout and its twin: the lineage of one key over the store's archive source. */
 export async function lineageOf(store: IndexStore, key: string, source: SourceFor): Promise<KeySession[]> {
   const found = await store.findEntry(key)
-  const {index} = await indexFacts(store, source)
-  return index.lineage(key, found ? {entry: found.entry, ref: store.transcriptOf(found.entry, found.storedKey)} : undefined)
+  const {keys, index} = await indexFacts(store, source)
+  // The key's start must be the one among the counted starts (rivalNearer discounts it): take its entry from the same
+  // read of the index, not from findEntry's, which an OpenClaw write in between could have changed.
+  const entry = found ? (keys.find((k) => k.key === found.storedKey)?.entry ?? found.entry) : undefined
+  return index.lineage(key, found && entry ? {entry, ref: store.transcriptOf(entry, found.storedKey)} : undefined)
 }
 
 /**

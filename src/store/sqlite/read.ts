@@ -113,7 +113,10 @@ export function participantsByKey(db: SqlDatabase, key?: string): Map<string, Pa
     }
     if (ns === null || typeof ns !== 'object' || Array.isArray(ns)) continue
     const k = String(r.session_key)
-    out.set(k, [...(out.get(k) ?? []), {identity: {...(ns as Record<string, unknown>), id: String(r.actor_id)}}])
+    const person = {identity: {...(ns as Record<string, unknown>), id: String(r.actor_id)}}
+    const list = out.get(k)
+    if (list) list.push(person)
+    else out.set(k, [person])
   }
   return out
 }
