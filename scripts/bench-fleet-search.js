@@ -13,7 +13,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {searchCorpus} from './search-corpus.js'
-import {freePort, pgBin, pgRunner} from './pg-cluster.js'
+import {pgBin, startBenchCluster} from './pg-cluster.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(root, 'bin', 'run.js')
@@ -33,16 +33,8 @@ if (!PG) {
 const corpus = searchCorpus(bytes)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-fsearch-'))
 fs.chmodSync(dir, 0o755)
-const isRoot = process.getuid?.() === 0
-const runPg = pgRunner(PG)
-const data = path.join(dir, 'pg')
-const pw = path.join(dir, 'pw')
-fs.writeFileSync(pw, 'bench-pw\n', {mode: 0o600})
-if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir])
-runPg('initdb', ['-D', data, '-U', 'bench', '--pwfile', pw, '-A', 'scram-sha-256', '-E', 'UTF8'])
-const port = await freePort()
-runPg('pg_ctl', ['-D', data, '-o', `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}`, '-l', path.join(dir, 'pg.log'), '-w', 'start'])
-const url = `postgres://bench:bench-pw@127.0.0.1:${port}/postgres`
+const cluster = await startBenchCluster(PG, dir)
+const {url, port} = cluster
 
 const probe = path.join(dir, 'rss')
 /** One CLI run: wall ms, peak RSS MiB, the parsed --json document. */
@@ -106,7 +98,7 @@ try {
   }
 } finally {
   try {
-    runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+    cluster.stop()
   } finally {
     if (!keep) fs.rmSync(dir, {recursive: true, force: true})
   }

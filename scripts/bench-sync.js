@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {freePort, pgBin, pgRunner} from './pg-cluster.js'
+import {pgBin, startBenchCluster} from './pg-cluster.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(root, 'bin', 'run.js')
@@ -28,8 +28,6 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-sync-'))
 fs.chmodSync(dir, 0o755)
 const state = path.join(dir, 'state')
 const sessionsDir = path.join(state, 'agents', 'main', 'sessions')
-const isRoot = process.getuid?.() === 0
-const runPg = pgRunner(PG)
 
 /** Transcripts of ~1 KB messages, user and assistant (with usage) in turn, until each session has its share of bytes. */
 function generate() {
@@ -70,14 +68,8 @@ const t0 = Date.now()
 const gen = generate()
 console.error(`generated ${sessions} sessions, ${gen.lines} lines, ${(gen.bytes / 1024 ** 3).toFixed(2)} GiB in ${((Date.now() - t0) / 1000).toFixed(1)} s (${dir})`)
 
-const data = path.join(dir, 'pg')
-const pw = path.join(dir, 'pw')
-fs.writeFileSync(pw, 'bench-pw\n', {mode: 0o600})
-if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir])
-runPg('initdb', ['-D', data, '-U', 'bench', '--pwfile', pw, '-A', 'scram-sha-256', '-E', 'UTF8'])
-const port = await freePort()
-runPg('pg_ctl', ['-D', data, '-o', `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}`, '-l', path.join(dir, 'pg.log'), '-w', 'start'])
-const url = `postgres://bench:bench-pw@127.0.0.1:${port}/postgres`
+const cluster = await startBenchCluster(PG, dir)
+const {url, port} = cluster
 try {
   const probe = path.join(dir, 'rss')
   const run = (label) => {
@@ -129,7 +121,7 @@ try {
   console.log(`| sync, nothing changed (${second.events} events) | ${(second.ms / 1000).toFixed(1)} | | | ${second.rss.toFixed(0)} |`)
 } finally {
   try {
-    runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+    cluster.stop()
   } finally {
     if (!keep) fs.rmSync(dir, {recursive: true, force: true})
   }

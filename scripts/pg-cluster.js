@@ -36,3 +36,19 @@ export function pgRunner(bin) {
     return execFileSync(cmd, argv, {encoding: 'utf8', env: {...process.env, LC_ALL: 'C'}, stdio: ['ignore', 'pipe', 'pipe']})
   }
 }
+
+/**
+ * initdb + pg_ctl start of a cluster in `dir` (default durability, scram password auth as user `bench`, 127.0.0.1 on a
+ * free port, its socket in `dir`): the URL, the port, and `stop()`. `dir` must be reachable by `postgres` when root.
+ */
+export async function startBenchCluster(bin, dir) {
+  const runPg = pgRunner(bin)
+  const data = path.join(dir, 'pg')
+  const pw = path.join(dir, 'pw')
+  fs.writeFileSync(pw, 'bench-pw\n', {mode: 0o600})
+  if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres:postgres', dir])
+  runPg('initdb', ['-D', data, '-U', 'bench', '--pwfile', pw, '-A', 'scram-sha-256', '-E', 'UTF8'])
+  const port = await freePort()
+  runPg('pg_ctl', ['-D', data, '-o', `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}`, '-l', path.join(dir, 'pg.log'), '-w', 'start'])
+  return {url: `postgres://bench:bench-pw@127.0.0.1:${port}/postgres`, port, stop: () => runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])}
+}
