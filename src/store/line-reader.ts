@@ -68,9 +68,12 @@ export interface TextLine {
 
 /**
  * The non-blank lines of decoded text. `baseOffset` and `lineBase` place the text in its file; `lastIsComplete` says
- * whether a final line without a newline was cut (a tail window) or is the file's unterminated last line.
+ * whether a final line without a newline was cut (a tail window) or is the file's unterminated last line. With
+ * `offsets: false` every offset is 0: measuring each line's UTF-8 length is a second pass over the text that doctor's
+ * scan of thousands of transcripts does not need (it cost its run ~8 %).
  */
-export function* textLines(text: string, baseOffset = 0, lineBase = 1, lastIsComplete = true): Generator<TextLine> {
+export function* textLines(text: string, baseOffset = 0, lineBase = 1, lastIsComplete = true, opts: {offsets?: boolean} = {}): Generator<TextLine> {
+  const offsets = opts.offsets ?? true
   let start = 0
   let line = lineBase
   let offset = baseOffset
@@ -79,7 +82,7 @@ export function* textLines(text: string, baseOffset = 0, lineBase = 1, lastIsCom
     const end = nl < 0 ? text.length : nl
     const raw = text.slice(start, end)
     if (!isBlankLine(raw)) yield {raw, offset, line, torn: nl < 0 && !lastIsComplete}
-    offset += Buffer.byteLength(raw) + 1
+    if (offsets) offset += Buffer.byteLength(raw) + 1
     line++
     start = end + 1
   }

@@ -78,7 +78,7 @@ function observe(out: TranscriptInspection, v: Record<string, unknown>): void {
 function scanLines(out: TranscriptInspection, text: string, startLine: number, endsComplete: boolean, headerFromFirst: boolean): void {
   let first = headerFromFirst
   // Tail windows (startLine 0) number lines from 0 and report 0: their place in the file is unknown.
-  for (const {raw, line, torn} of textLines(text, 0, startLine, endsComplete)) {
+  for (const {raw, line, torn} of textLines(text, 0, startLine, endsComplete, {offsets: false})) {
     if (startLine > 0) out.lineCount++
     const v = parse(raw)
     if (first && isObject(v)) {
