@@ -2,7 +2,9 @@
 // CLI on one host's state dir. (Until sync landed, a test-only loader stood in for it; the read tests kept its name.)
 import {connectPg} from '../../src/fleet/pg.js'
 import type {SyncResult} from '../../src/fleet/sync.js'
-import {baseEnv, json, runCli, tempDir} from './cli.js'
+import {expect} from 'vitest'
+
+import {baseEnv, json, runCli, type RunResult, tempDir} from './cli.js'
 
 export interface SeedResult {
   agents: number
@@ -35,4 +37,21 @@ export async function seedHost(url: string, opts: {host: string; stateDir: strin
     }
   }
   return out
+}
+
+/**
+ * The two sides the fleet read tests compare: `local(host, args)` runs the CLI on that host's own state dir,
+ * `fleet(args)` on the replica at `url()`; `ok` asserts exit 0. Each keeps the document type of the command it runs.
+ */
+export function fleetRunners(hosts: Record<string, string>, url: () => string) {
+  return {
+    local: <const A extends readonly string[]>(host: string, args: A) => runCli([...args, '--state-dir', hosts[host]] as const, {env: baseEnv(tempDir())}),
+    fleet: <const A extends readonly string[]>(args: A, extra: Record<string, string> = {}) => runCli([...args, '--store-url', url()] as const, {env: baseEnv(tempDir(), extra)}),
+    ok<D>(r: RunResult<D>): RunResult<D> {
+      expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
+      return r
+    },
+    /** Rows without `ageMs`, which depends on when each side ran. */
+    withoutAge: <T extends {ageMs?: unknown}>(rows: T[]) => rows.map(({ageMs: _a, ...r}) => r),
+  }
 }

@@ -4,8 +4,8 @@
 // (`pg:<host>/<agent>#<sessionId>` instead of `<db path>#<sessionId>`) and ageMs (each run's own now).
 import {beforeAll, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS, type RunResult} from '../../support/cli.js'
-import {seedHost} from '../../support/fleet-seed.js'
+import {copyFixture, json, TWO_AGENTS} from '../../support/cli.js'
+import {fleetRunners, seedHost} from '../../support/fleet-seed.js'
 import {describePg, usePg} from '../../support/postgres.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
@@ -14,15 +14,7 @@ import type {FleetStatusResult} from '../../../src/fleet/status.js'
 
 const HOSTS: Record<string, string> = {}
 let url = ''
-const env = () => baseEnv(tempDir())
-const local = <const A extends readonly string[]>(host: string, args: A) => runCli([...args, '--state-dir', HOSTS[host]] as const, {env: env()})
-const fleet = <const A extends readonly string[]>(args: A) => runCli([...args, '--store-url', url] as const, {env: env()})
-const withoutAge = <T extends {ageMs?: unknown}>(rows: T[]) => rows.map(({ageMs: _a, ...r}) => r)
-
-function ok<D>(r: RunResult<D>): RunResult<D> {
-  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
-  return r
-}
+const {local, fleet, ok, withoutAge} = fleetRunners(HOSTS, () => url)
 
 describeSqlite('fleet reads of SQLite-era hosts', () => {
   describePg('(real PostgreSQL)', () => {

@@ -4,9 +4,9 @@
 // (`pg:<host>/<agent>#<sessionId>` instead of the host's path) and ageMs (taken at each run's own now).
 import {beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, type RunResult, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
-import {seedHost} from '../../support/fleet-seed.js'
+import {fleetRunners, seedHost} from '../../support/fleet-seed.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
@@ -18,15 +18,7 @@ const HOSTS: Record<string, string> = {}
 let url = ''
 
 const env = () => baseEnv(tempDir())
-const local = <const A extends readonly string[]>(host: string, args: A) => runCli([...args, '--state-dir', HOSTS[host]] as const, {env: env()})
-const fleet = <const A extends readonly string[]>(args: A, extra: Record<string, string> = {}) => runCli([...args, '--store-url', url] as const, {env: baseEnv(tempDir(), extra)})
-
-function ok<D>(r: RunResult<D>): RunResult<D> {
-  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
-  return r
-}
-
-const withoutAge = <T extends {ageMs?: unknown}>(rows: T[]) => rows.map(({ageMs: _a, ...r}) => r)
+const {local, fleet, ok, withoutAge} = fleetRunners(HOSTS, () => url)
 
 describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts', () => {
   const pg = usePg()

@@ -17,6 +17,7 @@ import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {dbPath, eventsOf, openDb} from '../../support/sqlite-expect.js'
 import {describeSqlite, DELETED_96} from '../../support/sqlite.js'
+import {addUsage, emptySums, type UsageSums} from '../../support/usage-sums.js'
 
 const DELETED_ID = 'ddfebd8b-b803-4493-b99d-22be141b040c'
 const RECREATED_ID = 'e55fef6d-6250-4cd2-b420-d358c84625eb'
@@ -51,19 +52,9 @@ function liveSessionIds(state: string): string[] {
   }
 }
 
-function totals(lines: any[][]) {
-  const t = {calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0}
-  for (const l of lines.flat()) {
-    const u = l?.type === 'message' && l.message?.role === 'assistant' ? l.message.usage : undefined
-    if (!u) continue
-    t.calls++
-    t.input += u.input ?? 0
-    t.output += u.output ?? 0
-    t.cacheRead += u.cacheRead ?? 0
-    t.cacheWrite += u.cacheWrite ?? 0
-    t.totalTokens += u.totalTokens ?? 0
-    t.cost += u.cost?.total ?? 0
-  }
+function totals(lines: any[][]): UsageSums {
+  const t = emptySums()
+  addUsage(t, lines.flat())
   return t
 }
 

@@ -9,6 +9,7 @@ import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {dbPath, eventsOf, openDb} from '../../support/sqlite-expect.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
+import {addUsage, emptySums} from '../../support/usage-sums.js'
 
 /** Every assistant message's usage in every session of the agent's database. */
 function dbTotals(state: string, agent: string) {
@@ -16,26 +17,8 @@ function dbTotals(state: string, agent: string) {
   const db = openDb(file)
   const ids = db.prepare('SELECT DISTINCT session_id FROM transcript_events').all().map((r) => r.session_id as string)
   db.close()
-  const t = {calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, sessions: new Set<string>()}
-  for (const id of ids) {
-    for (const ev of eventsOf(file, id)) {
-      let e: any
-      try {
-        e = JSON.parse(ev.text)
-      } catch {
-        continue
-      }
-      const u = e?.type === 'message' && e.message?.role === 'assistant' ? e.message.usage : undefined
-      if (!u) continue
-      t.calls++
-      t.sessions.add(id)
-      t.input += u.input ?? 0
-      t.output += u.output ?? 0
-      t.cacheRead += u.cacheRead ?? 0
-      t.cacheWrite += u.cacheWrite ?? 0
-      t.cost += u.cost?.total ?? 0
-    }
-  }
+  const t = {...emptySums(), sessions: new Set<string>()}
+  for (const id of ids) if (addUsage(t, eventsOf(file, id).map((ev) => ev.text))) t.sessions.add(id)
   return t
 }
 

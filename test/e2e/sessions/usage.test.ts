@@ -9,47 +9,24 @@ import {describe, expect, it} from 'vitest'
 import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, BIN, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {addUsage, emptySums, type UsageSums} from '../../support/usage-sums.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 const hasScript = spawnSync('script', ['--version']).status === 0
 const BYS = ['session', 'key', 'agent', 'model', 'day', 'month']
 
-interface Raw {
-  calls: number
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-  cost: number
-  times: string[]
-}
+type Raw = UsageSums
 
 /** Transcripts and their .reset./.deleted. archives (not trajectory or checkpoint side files). */
 const isTranscript = (name: string) => /^[0-9a-f-]{36}\.jsonl(\.(reset|deleted)\..+)?$/.test(name)
 
 /** Sums every assistant message's usage in the given agents' session dirs, line by line from the raw files. */
 function rawTotals(state: string, agents: string[], opts: {files?: (name: string) => boolean; price?: (u: any) => number} = {}): Raw {
-  const t: Raw = {calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, times: []}
+  const t = emptySums()
   for (const agent of agents) {
     const dir = path.join(state, 'agents', agent, 'sessions')
     for (const name of fs.readdirSync(dir).filter(isTranscript).filter(opts.files ?? (() => true))) {
-      for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
-        let e: any
-        try {
-          e = JSON.parse(line)
-        } catch {
-          continue
-        }
-        const u = e?.type === 'message' && e.message?.role === 'assistant' ? e.message.usage : undefined
-        if (!u) continue
-        t.calls++
-        t.input += u.input ?? 0
-        t.output += u.output ?? 0
-        t.cacheRead += u.cacheRead ?? 0
-        t.cacheWrite += u.cacheWrite ?? 0
-        t.cost += typeof u.cost?.total === 'number' ? u.cost.total : opts.price!(u)
-        t.times.push(e.timestamp)
-      }
+      addUsage(t, fs.readFileSync(path.join(dir, name), 'utf8').split('\n'), opts.price)
     }
   }
   return t
