@@ -83,6 +83,15 @@ describe('session keys', () => {
     expect(transcriptTopicId('agent:main:main')).toBeUndefined()
   })
 
+  it('finds the topic id of an upper-case or padded key, and agrees with the full parse on keys without one (the fast path)', () => {
+    expect(transcriptTopicId(' Agent:Main:Slack:Channel:C1:THREAD:171.2 ')).toBe('171.2')
+    expect(transcriptTopicId('agent:main:telegram:group:-100:TOPIC:42')).toBe('42')
+    for (const key of ['agent:main:main', 'agent:main:telegram:group:-100', 'agent:main:topic', 'agent:main:x:thread', 'global', 'thread:1', 'agent:main:slack:channel:c1:thread:', 'agent:main:direct:topic:x']) {
+      const full = parseSessionKey(key)
+      expect(transcriptTopicId(key), key).toBe(full.threadId ?? full.topicId)
+    }
+  })
+
   it('normalizes agent ids as OpenClaw', () => {
     expect(normalizeAgentId('')).toBe('main')
     expect(normalizeAgentId('Work')).toBe('work')
