@@ -319,6 +319,9 @@ async function searchRows() {
   const upper = corpus.needle.toUpperCase()
   rows.push([`clawkit sessions search ${upper} --include-archived --json (case-sensitive, no hit)`, measure(['sessions', 'search', upper, '--state-dir', corpus.state, '--include-archived', '--json'], n)])
   if (rg) rows.push([`rg -c ${upper} (no hit)`, measureCmd('rg', rgArgs(['-c']).map((a) => (a === corpus.needle ? upper : a)), n)])
+  // What no Node reader avoids: its start and one copy of every byte (no search at all), in the same minutes.
+  const floor = measureCmd(process.execPath, [path.join(root, 'scripts', 'read-floor.js'), sessionsDir], n)
+  rows.push(['node scripts/read-floor.js (reads the same files, searches nothing)', floor])
   rows.push(['clawkit sessions usage --json (same store)', measure(['sessions', 'usage', '--state-dir', corpus.state, '--json'], n)])
   console.log(`\nSearch: ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB, ${corpus.lines} lines, "${corpus.needle}" on ${corpus.needleLines} of them; ${n} runs each after a warm-up; ${rg ?? 'rg not found'}\n`)
   console.log('| command | median ms | min | max | peak RSS MiB |')
@@ -332,10 +335,11 @@ async function searchRows() {
   const rgSmart = rows.find(([name]) => name.startsWith('rg -c -S'))?.[1]
   if (rgCs?.median && rgSmart?.median) {
     console.log(`\nratio clawkit search / rg -c: ${(s.median / rgCs.median).toFixed(2)}; / rg -c -S: ${(s.median / rgSmart.median).toFixed(2)} (target: within 2x)`)
+    if (floor.median) console.log(`ratio of the read floor alone / rg -c: ${(floor.median / rgCs.median).toFixed(2)}; / rg -c -S: ${(floor.median / rgSmart.median).toFixed(2)}`)
   }
   // Both must find the generated needle lines (one hit each: the needle is in one text of the line).
   const doc = spawnSync(process.execPath, [bin, 'sessions', 'search', corpus.needle, '--state-dir', corpus.state, '--include-archived', '--limit', '1', '--json'], {encoding: 'utf8', env: {...process.env, HOME: dir}})
   const count = doc.status === 0 ? JSON.parse(doc.stdout).count : `failed (exit ${doc.status})`
   const rgCount = rgSmart?.stdout ? rgSmart.stdout.split('\n').filter(Boolean).reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(':') + 1)), 0) : 'n/a'
-  console.log(`hits: clawkit ${count}, rg -c -S ${rgCount}, generated ${corpus.needleLines}`)
+  console.log(`hits: clawkit ${count}, rg -c -S ${rgCount}, generated ${corpus.needleLines}; the read floor read ${floor.stdout?.trim() ?? 'n/a'} bytes (corpus ${corpus.bytes})`)
 }
