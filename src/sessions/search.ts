@@ -7,6 +7,7 @@ import {UsageError} from '../errors.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {AgentSession, RawLineFilter, SessionStore, SessionWhere, TranscriptLine} from '../store/types.js'
+import {requiredLiterals} from './regex-literals.js'
 import {parseWhen} from './usage.js'
 
 /** Who a hit's text belongs to: `tool` is a tool call's arguments or a tool's result; `summary` a compaction or branch summary. */
@@ -180,7 +181,7 @@ const WORD_CHAR = /[\p{L}\p{N}\p{M}\p{Co}\p{Pc}]/u
 export interface Matcher {
   ignoreCase: boolean
   matches(text: string): SearchMatch[]
-  /** Undefined: no line can be skipped (a regular expression, or a literal of nothing but escaped characters). */
+  /** Undefined: no line can be skipped (a regular expression with no literal every match holds, or a literal of nothing but escaped characters). */
   filter?: RawLineFilter
 }
 
@@ -236,7 +237,18 @@ export function compileMatcher(pattern: string, opts: {regex?: boolean; word?: b
     }
     return out
   }
-  return {ignoreCase, matches, filter: opts.regex ? undefined : needleFilter(pattern, ignoreCase)}
+  return {ignoreCase, matches, filter: opts.regex ? regexFilter(pattern, ignoreCase) : needleFilter(pattern, ignoreCase)}
+}
+
+/**
+ * The raw-line filter of a `--regex` pattern: the best of the literal runs every match contains (regex-literals.ts),
+ * chosen as for a literal. Under /iu an ASCII k or s also matches the Kelvin sign or the long s, whose bytes are not
+ * ASCII, so those letters split a run there; the runs are joined by `"`, which needleFilter never keeps in a needle.
+ */
+export function regexFilter(pattern: string, ignoreCase: boolean): RawLineFilter | undefined {
+  const runs = requiredLiterals(pattern)
+  if (!runs) return undefined
+  return needleFilter((ignoreCase ? runs.flatMap((r) => r.split(/[ks]/i)) : runs).join('"'), ignoreCase)
 }
 
 const isLowSurrogate = (s: string, i: number) => {

@@ -85,8 +85,8 @@ interface Expected {
   kind: string
 }
 
-/** Every hit of a (smart-case) literal in the given transcripts, from their raw bytes. */
-function expectedHits(files: string[], pattern: string, opts: {role?: string} = {}): Expected[] {
+/** Every hit of a (smart-case) literal, or of a regular expression, in the given transcripts, from their raw bytes. */
+function expectedHits(files: string[], pattern: string | RegExp, opts: {role?: string} = {}): Expected[] {
   const out: Expected[] = []
   for (const file of files) {
     const raw = fs.readFileSync(file).toString('utf8').split('\n')
@@ -97,7 +97,7 @@ function expectedHits(files: string[], pattern: string, opts: {role?: string} = 
       } catch {
         return
       }
-      for (const p of searchedTexts(e)) if (holds(p.text, pattern) && (!opts.role || p.role === opts.role)) out.push({file, line: i + 1, role: p.role, kind: p.kind})
+      for (const p of searchedTexts(e)) if ((typeof pattern === 'string' ? holds(p.text, pattern) : pattern.test(p.text)) && (!opts.role || p.role === opts.role)) out.push({file, line: i + 1, role: p.role, kind: p.kind})
     })
   }
   return out
@@ -217,6 +217,21 @@ describe('sessions search (JSON era)', () => {
     const env = await search(state, 'zebra(', '--regex', '--json')
     expect(env.code).toBe(2)
     expect(jsonError(env).code).toBe('E_BAD_REGEX')
+  })
+
+  it('--regex with a literal every match holds (read from the raw bytes first, then parsed) finds exactly what a scan of every line finds', async () => {
+    const state = corpus()
+    const all = transcripts(state)
+    for (const [pattern, re] of [
+      ['ze?bra\\b', /ze?bra\b/iu],
+      ['Zebra\\W', /Zebra\W/u],
+      ['z[e]bra-\\w+', /z[e]bra-\w+/iu],
+    ] as const) {
+      const expected = sortHits(expectedHits(all, re))
+      expect(expected.length, pattern).toBeGreaterThan(0)
+      const r = await searchJson(state, pattern, '--regex', '--all-agents', '--include-archived', '--limit', 'all')
+      expect(asExpected(r), pattern).toEqual(expected)
+    }
   })
 
   it('--role, --key, --since/--until (a bare --until date is the whole day) and --limit narrow the hits', async () => {
