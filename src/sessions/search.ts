@@ -81,7 +81,8 @@ export interface SessionsSearchResult {
   /**
    * With --store-url: how the replica narrowed the transcripts to read: `pg_trgm` (its trigram index on the searched
    * text named the transcripts that may hold the literal; only they were read), or `none` (every transcript read: a
-   * --regex, a literal shorter than three characters, --scan, or a replica whose role could not create pg_trgm).
+   * --regex with no literal run of three characters every match holds, a literal shorter than three characters, --scan,
+   * or a replica whose role could not create pg_trgm).
    */
   replicaIndex?: 'pg_trgm' | 'none'
 }

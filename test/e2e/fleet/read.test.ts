@@ -126,12 +126,19 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect(local1.stderr).toContain('--by host groups the hosts of the fleet replica: add --store-url <url>')
   })
 
-  it('sessions search --all-hosts: per host the same hits as the host\'s own search (plus host), narrowed by the trigram index; --regex and --scan read everything', async () => {
+  it('sessions search --all-hosts: per host the same hits as the host\'s own search (plus host), narrowed by the trigram index (a --regex by the literal every match holds); a --regex with a top-level | and --scan read everything', async () => {
     const norm = (h: any) => ({...h, transcript: undefined, host: undefined})
-    for (const [pattern, extra] of [['capital', []], ['france', ['--include-archived']], ['capit(a)l', ['--regex']], ['capital', ['--scan']]] as const) {
+    const cases = [
+      ['capital', [], 'pg_trgm'],
+      ['france', ['--include-archived'], 'pg_trgm'],
+      ['capit(a)l', ['--regex'], 'pg_trgm'],
+      ['capital|zzqzz', ['--regex'], 'none'],
+      ['capital', ['--scan'], 'none'],
+    ] as const
+    for (const [pattern, extra, index] of cases) {
       const all = expectDoc<SessionsSearchResult>(await fleet(['sessions', 'search', pattern, '--all-agents', '--limit', 'all', ...extra, '--json']), 'sessions-search')
       expect(all.hosts).toEqual(['alpha', 'beta', 'gamma'])
-      expect(all.replicaIndex).toBe(extra[0] === '--regex' || extra[0] === '--scan' ? 'none' : 'pg_trgm')
+      expect(all.replicaIndex, `${pattern} ${extra.join(' ')}`).toBe(index)
       let total = 0
       for (const host of Object.keys(HOSTS)) {
         const mine = json<SessionsSearchResult>(ok(await local(host, ['sessions', 'search', pattern, '--all-agents', '--limit', 'all', ...extra, '--json'])))
