@@ -116,6 +116,10 @@ describeSqlite('sessions search on a SQLite-era store', () => {
       const re = await searchJson(state, `${word}|README`, '--regex')
       expect(re.engine).toBe('scan')
       expect(re.count).toBeGreaterThan(0)
+      // A --regex with a literal run is read through the raw-event prefilter, and finds what the literal finds.
+      const literal = await searchJson(state, `${word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?:)`, '--regex')
+      expect(literal.engine).toBe('scan')
+      expect(asHits(literal)).toEqual(expected(state, agents, word, {}))
     })
   }
 
