@@ -42,16 +42,23 @@ export interface ContextRead {
   stubs: number
 }
 
-interface Stub {
+/** An entry not parsed yet: what a cheap read tells of it, and where to find it. */
+export interface Stub {
   type: string
   id: string
   parentId: string | null
-  /** Index of the line in `lines`, to parse it on demand. */
-  line: number
+  /** Where the entry is: its line's index in a file, or its event's seq in a database. */
+  at: number
 }
 
 const STUB = Symbol('stub')
-type Slot = TranscriptEntry & {[STUB]?: Stub}
+/** An entry, or a stub standing in for one (its type, id and parentId are the stub's). */
+export type Slot = TranscriptEntry & {[STUB]?: Stub}
+
+/** The slot of an entry not parsed yet. */
+export function stubSlot(type: string, id: string, parentId: string | null, at: number): Slot {
+  return {type, id, parentId, timestamp: '', [STUB]: {type, id, parentId, at}} as Slot
+}
 
 function wholeRead(file: string, buf: Buffer): ContextRead {
   const t = parseTranscript(file, buf)
@@ -80,7 +87,7 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
     const m = PREFIX_RE.exec(buf.toString('latin1', starts[i], Math.min(ends[i], starts[i] + PREFIX_BYTES)))
     if (m && m[1] !== 'session') {
       // A stub stands in for a line not parsed yet; its type is whatever the line says (a newer type is kept too).
-      entries.push({type: m[1], id: m[2], parentId: m[3] ?? null, timestamp: '', [STUB]: {type: m[1], id: m[2], parentId: m[3] ?? null, line: i}} as Slot)
+      entries.push(stubSlot(m[1], m[2], m[3] ?? null, i))
       continue
     }
     const parsed = parseLine(lineText(i), 0, i + 1, missingFinalNewline && i === lineCount - 1)
@@ -89,18 +96,28 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
   }
 
   /** The full entry behind a stub; undefined when the line is not a valid entry after all. */
-  const resolve = (slot: Slot): TranscriptEntry | undefined => {
-    const stub = slot[STUB]
-    if (!stub) return slot
-    const parsed = parseLine(lineText(stub.line), 0, stub.line + 1, missingFinalNewline && stub.line === lineCount - 1)
+  const resolve = (stub: Stub): TranscriptEntry | undefined => {
+    const parsed = parseLine(lineText(stub.at), 0, stub.at + 1, missingFinalNewline && stub.at === lineCount - 1)
     return parsed.value && isEntry(parsed.value) && !isHeader(parsed.value) ? (parsed.value as TranscriptEntry) : undefined
   }
+  const walked = contextPath(entries, resolve)
+  if (!walked) return wholeRead(file, buf)
+  return {header, badHeader: false, missingFinalNewline, entries, path: walked.path, stubs: walked.stubs}
+}
 
-  // The leaf is the last valid entry: a torn tail (prefix intact) is dropped, as a whole read drops it.
+/**
+ * The leaf's root-to-leaf path over `entries` (in store order, some of them stubs), with every entry the model's
+ * context uses parsed through `resolve` and put in place in `entries` too: the leaf (the last entry that resolves;
+ * a torn tail is dropped as a whole read drops it), everything back to the last compaction and its first kept entry,
+ * and before that only candidates for the newest thinking level and model, until both are found. Undefined when a
+ * stub the context needs is not the entry it promised (then only a whole read is exact).
+ */
+export function contextPath(entries: Slot[], resolve: (stub: Stub) => TranscriptEntry | undefined): {path: TranscriptEntry[]; stubs: number} | undefined {
+  const full = (slot: Slot): TranscriptEntry | undefined => (slot[STUB] ? resolve(slot[STUB]) : slot)
   while (entries.length > 0) {
-    const full = resolve(entries.at(-1)!)
-    if (full) {
-      entries[entries.length - 1] = full
+    const last = full(entries.at(-1)!)
+    if (last) {
+      entries[entries.length - 1] = last
       break
     }
     entries.pop()
@@ -113,13 +130,12 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
   const materialize = (p: number): boolean => {
     const slot = path[p] as Slot
     if (!slot[STUB]) return true
-    const full = resolve(slot)
-    if (!full || full.id !== slot.id || (full.parentId ?? null) !== slot.parentId || full.type !== slot.type) return false
-    entries[indexOf.get(slot)!] = full
-    path[p] = full
+    const entry = full(slot)
+    if (!entry || entry.id !== slot.id || (entry.parentId ?? null) !== slot.parentId || entry.type !== slot.type) return false
+    entries[indexOf.get(slot)!] = entry
+    path[p] = entry
     return true
   }
-
   // Walk back from the leaf: everything up to the last compaction and its first kept entry is parsed; before that,
   // only candidates for the newest thinking level and model, until both are found.
   let compactionSeen = false
@@ -133,7 +149,7 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
       inKeptRange ||
       (!thinkingFound && type === 'thinking_level_change') ||
       (!modelFound && (type === 'model_change' || type === 'message'))
-    if (needed && !materialize(p)) return wholeRead(file, buf)
+    if (needed && !materialize(p)) return undefined
     const e = path[p] as Slot
     if (!e[STUB]) {
       if (e.type === 'thinking_level_change' && typeof e.thinkingLevel === 'string') thinkingFound = true
@@ -155,5 +171,5 @@ export async function readTranscriptForContext(file: string, opts: {minBytes?: n
 
   let stubs = 0
   for (const e of entries) if ((e as Slot)[STUB]) stubs++
-  return {header, badHeader: false, missingFinalNewline, entries, path, stubs}
+  return {path, stubs}
 }

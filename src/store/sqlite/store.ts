@@ -37,6 +37,7 @@ import type {
   TranscriptRef,
   UpdateOptions,
 } from '../types.js'
+import {readSessionForContext} from './context.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
@@ -420,32 +421,6 @@ export class SqliteSessionStore implements SessionStore {
     })
   }
 
-  /** Every event of a session (header first), decoded; a broken event stops a writer rather than being skipped. */
-  private readAll(sessionId: string, locator: string): {header?: TranscriptHeader; entries: TranscriptEntry[]} | undefined {
-    return this.snap((db) => {
-      let header: TranscriptHeader | undefined
-      const entries: TranscriptEntry[] = []
-      let any = false
-      for (const row of db.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq').iterate(sessionId)) {
-        any = true
-        const decoded = eventText(row as unknown as EventRow)
-        let value: unknown
-        try {
-          if ('error' in decoded) throw new Error(decoded.error)
-          value = JSON.parse(decoded.text)
-        } catch (error) {
-          throw new ClawkitError(`Event seq ${String(row.seq)} of ${locator} cannot be read (${(error as Error).message}); the session cannot be continued. Nothing was written.`, {
-            code: 'E_SQLITE_EVENT',
-            suggestions: ['Run "clawkit doctor" to see the damaged events.'],
-          })
-        }
-        if (Number(row.seq) === 0 && isHeader(value)) header = value
-        else if (isEntry(value)) entries.push(value as TranscriptEntry)
-      }
-      return any ? {header, entries} : undefined
-    })
-  }
-
   withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
     const sessionId = this.sessionIdOf(t)
     return this.transcriptLocks.run(
@@ -466,11 +441,7 @@ export class SqliteSessionStore implements SessionStore {
           })
         const tx: LockedTranscript = {
           ref: t,
-          readContext: async () => {
-            const all = this.readAll(sessionId, t.locator)
-            if (!all) return undefined
-            return {header: all.header, badHeader: !all.header, missingFinalNewline: false, entries: all.entries, path: pathToLeaf(all.entries), stubs: 0}
-          },
+          readContext: async () => this.snap((db) => readSessionForContext(db, sessionId, t.locator)),
           append: async (items, o = {}) => {
             const date = o.now?.() ?? new Date()
             if (leaf === undefined) {
