@@ -161,6 +161,8 @@ export class LineageIndex {
         const a = this.archives[i]
         if (!free(a) || a.kind !== 'reset') continue
         if (this.rivalNearer(a.at, Math.abs(a.at - s), own)) continue
+        // Two reset archives equally near the start: the earlier wins (archives are in time order). The per-key walk
+        // this replaced took whichever the directory listed first, which no rule fixed.
         if (!best || Math.abs(a.at - s) < Math.abs(best.at - s)) best = a
       }
       if (best) {
