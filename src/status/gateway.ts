@@ -60,7 +60,10 @@ export function probeGateway(port: number, source: GatewayProbe['portSource'], t
           : null,
       })
     }
-    const timer = setTimeout(() => finish(false, `no answer within ${timeoutMs} ms`), timeoutMs)
+    // The timeout is decided after the loop's next I/O poll, not in the timers phase: status scans the store
+    // synchronously while the connect is under way, and when that takes longer than the timeout, the expired timer
+    // would otherwise run before the already-completed connect is seen, calling a listening gateway unreachable.
+    const timer = setTimeout(() => setImmediate(() => finish(false, `no answer within ${timeoutMs} ms`)), timeoutMs)
     socket.once('connect', () => finish(true, null))
     // Plain phrases without parentheses: the status line puts its own around the port source.
     socket.once('error', (err: NodeJS.ErrnoException) => finish(false, err.code === 'ECONNREFUSED' ? 'connection refused, no gateway listening' : (networkCause(err) ?? err.message)))
