@@ -22,7 +22,7 @@ import {applySqliteRepairs} from './sqlite/repairs.js'
 import {checkSqlite} from './sqlite/routing.js'
 import type {DoctorAgentSummary, LiveStore, PlannedFinding, Repair, SqliteAgentSummary} from './types.js'
 
-export {type CheckOptions, hasNoTurns, currentUid, legacyOnly, modeOf, writable} from './context.js'
+export {type CheckOptions, hasNoTurns, currentUid, modeOf, writable} from './context.js'
 export {chmodPath} from './file/repairs.js'
 export type {StoreScan} from './file/scan.js'
 
