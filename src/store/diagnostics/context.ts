@@ -15,8 +15,8 @@ export interface CheckOptions {
   now: number
   /** Filled with each SQLite-era agent's figures (for doctor's `agents[]`). */
   sqliteStats?: Map<string, SqliteAgentSummary>
-  /** The import manifests of the state dir (read once per run). */
-  migrationRuns?: MigrationRun[]
+  /** The import manifests of the state dir (read once per run, on the first call). */
+  migrationRuns?: () => MigrationRun[]
 }
 
 export interface StoreContext {
@@ -50,4 +50,13 @@ export function hasNoTurns(e: SessionEntry): boolean {
   const total = finiteNumber(e.totalTokens)
   if (total === 0 && e.totalTokensFresh !== false) return true
   return total === undefined && !(finiteNumber(e.inputTokens)! > 0) && !(finiteNumber(e.outputTokens)! > 0) && !(finiteNumber(e.estimatedCostUsd)! > 0)
+}
+
+/**
+ * Every agent of the scan keeps its sessions in SQLite: the scanned sessions.json and transcripts are legacy import
+ * input OpenClaw no longer reads (store-sqlite.md section 1.3), not a live store. A store shared with a JSON-era agent
+ * stays live for that agent.
+ */
+export function legacyOnly(state: OpenClawState, scan: Pick<StoreScan, 'agentIds'>): boolean {
+  return scan.agentIds.every((id) => state.sqliteStore(id) !== undefined)
 }

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import type {OpenClawState} from '../state.js'
 import type {SessionStoreData} from '../types.js'
-import {type CheckOptions, currentUid, type StoreContext} from './context.js'
+import {type CheckOptions, currentUid, legacyOnly, type StoreContext} from './context.js'
 import {checkEntries} from './file/entries.js'
 import {checkIndexFile} from './file/index-file.js'
 import {checkLegacySessionsDir} from './file/legacy.js'
@@ -17,7 +17,7 @@ import {checkLocks, checkLockScratch} from './file/locks.js'
 import {checkStorePermissions} from './file/modes.js'
 import {applyIndexEdits} from './file/repairs.js'
 import {scanStores, type StoreScan} from './file/scan.js'
-import {checkMigrationRuns, readMigrationRuns} from './sqlite/import-checks.js'
+import {checkMigrationRuns, type MigrationRun, readMigrationRuns} from './sqlite/import-checks.js'
 import {applySqliteRepairs} from './sqlite/repairs.js'
 import {checkSqlite} from './sqlite/routing.js'
 import type {DoctorAgentSummary, LiveStore, PlannedFinding, Repair, SqliteAgentSummary} from './types.js'
@@ -48,9 +48,11 @@ export function scanAgentStores(state: OpenClawState, agentIds: string[]): Promi
 export async function diagnoseStores(state: OpenClawState, agentIds: string[], opts: CheckOptions & {scans?: StoreScan[]}, out: PlannedFinding[]): Promise<StoresDiagnosis> {
   const sqlite = new Map<string, SqliteAgentSummary>()
   const scans = opts.scans ?? (await scanStores(state, agentIds))
-  const migrationRuns = opts.cheap ? [] : readMigrationRuns(state.stateDir)
+  // Read once, and under status's cheap checks only when a legacy sessions.json asks whether an import covered it.
+  let runs: MigrationRun[] | undefined
+  const migrationRuns = () => (runs ??= readMigrationRuns(state.stateDir))
   for (const scan of scans) await checkStore(state, scan, {...opts, sqliteStats: sqlite, migrationRuns}, out)
-  if (!opts.cheap) checkMigrationRuns(state.stateDir, scans.flatMap((s) => s.agentIds), migrationRuns, out)
+  if (!opts.cheap) checkMigrationRuns(state.stateDir, scans.flatMap((s) => s.agentIds), migrationRuns(), out)
   return {scans, sqlite}
 }
 
@@ -68,6 +70,14 @@ async function checkStore(state: OpenClawState, scan: StoreScan, opts: CheckOpti
   }
   const c: StoreContext = {state, scan, opts, out, uid, ownerUid}
   // This order is the order of the findings in doctor's output, which scripts and goldens compare: keep it.
+  if (legacyOnly(state, scan)) {
+    // No JSON-era check judges legacy files (a torn line, a mode, an orphan, a lock of a store nobody writes), so no
+    // repair touches them: what they need is OpenClaw's import, which sqlite-legacy-not-imported says. The
+    // directories keep their checks (the agent dir holds the database, the sessions dir OpenClaw's published archives).
+    checkStorePermissions(c, {dirsOnly: true})
+    checkSqlite(c)
+    return
+  }
   checkStorePermissions(c)
   checkSqlite(c)
   checkLocks(c)
@@ -78,17 +88,22 @@ async function checkStore(state: OpenClawState, scan: StoreScan, opts: CheckOpti
 
 /** Doctor's `agents[]`: each store's figures (a SQLite-era agent's from its database when a full check read them). */
 export function summarizeStores(d: StoresDiagnosis, state: OpenClawState): DoctorAgentSummary[] {
-  return d.scans.map((s) => ({
-    agentId: s.agentId,
-    ...(s.agentIds.length > 1 ? {sharedWith: s.agentIds.slice(1)} : {}),
-    configured: s.configured,
-    storePath: s.storePath,
-    sessionsDir: s.sessionsDir,
-    sessions: s.data ? Object.keys(s.data).length : s.storeError || s.readError ? null : 0,
-    transcripts: s.transcripts.length,
-    era: state.sqliteStore(s.agentId) ? ('sqlite' as const) : ('json' as const),
-    ...(d.sqlite.has(s.agentId) ? {sqlite: d.sqlite.get(s.agentId)} : {}),
-  }))
+  return d.scans.map((s) => {
+    const sqlite = d.sqlite.get(s.agentId)
+    // A SQLite-era agent's sessions are the database's (null when it was not read); its legacy files are not its own.
+    const legacy = legacyOnly(state, s)
+    return {
+      agentId: s.agentId,
+      ...(s.agentIds.length > 1 ? {sharedWith: s.agentIds.slice(1)} : {}),
+      configured: s.configured,
+      storePath: s.storePath,
+      sessionsDir: s.sessionsDir,
+      sessions: legacy ? (sqlite?.sessions ?? null) : s.data ? Object.keys(s.data).length : s.storeError || s.readError ? null : 0,
+      transcripts: legacy ? 0 : s.transcripts.length,
+      era: state.sqliteStore(s.agentId) ? ('sqlite' as const) : ('json' as const),
+      ...(sqlite ? {sqlite} : {}),
+    }
+  })
 }
 
 /** The path a repair writes to (or below): the index for index edits, otherwise the finding's own path. */

@@ -80,13 +80,15 @@ export async function agentStoreStats(state: OpenClawState, scans: StoreScan[], 
   const storePath = scan?.storePath ?? state.storeRef(id).path
   const db = state.sqliteStore(id)
   const owner = scan && scan.agentId === id
-  const transcripts = {files: owner ? scan.transcripts.length : 0, bytes: owner ? scan.transcripts.reduce((s, t) => s + t.size, 0) : 0}
   const configured = Boolean(scan?.configured)
-  // A legacy sessions.json left beside the database is stale import input, not this agent's sessions.
+  // A legacy sessions.json and transcripts left beside the database are stale import input, not this agent's sessions
+  // (its transcripts are in the database, whose size is in its figures).
   if (db) {
+    const transcripts = {files: 0, bytes: 0}
     const sq = await sqliteAgent(state, id, db, opts.recent, opts.allKeys)
     return {storePath, configured, ...sq.sessions, transcripts, storeError: sq.error, sqlite: {store: db, figures: sq.info}}
   }
+  const transcripts = {files: owner ? scan.transcripts.length : 0, bytes: owner ? scan.transcripts.reduce((s, t) => s + t.size, 0) : 0}
   const storeError = scan?.storeError ? scan.storeError.message : (scan?.readError ?? null)
   if (!scan?.data) return {storePath, configured, count: 0, last: null, top: [], transcripts, storeError}
   // A shared store is read once; its rows belong to the agent named in each key.

@@ -8,7 +8,11 @@ import {chmodPath} from './repairs.js'
 import type {FileInfo} from './scan.js'
 import {modeOf, type StoreContext, writable} from '../context.js'
 
-export function checkStorePermissions(c: StoreContext): void {
+/**
+ * `dirsOnly`: the agent and sessions directories only, for a SQLite-era agent whose sessions.json and transcripts are
+ * legacy files (their modes are OpenClaw's import's business, and a chmod would change them under it).
+ */
+export function checkStorePermissions(c: StoreContext, opts: {dirsOnly?: boolean} = {}): void {
   const {scan, out} = c
   const agentId = scan.agentId
   const agentDir = path.join(c.state.stateDir, 'agents', agentId)
@@ -70,6 +74,10 @@ export function checkStorePermissions(c: StoreContext): void {
       }
     }
   }
+  if (opts.dirsOnly) {
+    reportOwners(c, owner)
+    return
+  }
   if (scan.dirExists && !writable(scan.sessionsDir)) {
     const st = scan.dirStat!
     out.push(finding({id: 'sessions-dir-not-writable', severity: 'error', agentId, path: scan.sessionsDir, message: `Sessions directory not writable: new turns and resets will fail. --fix adds owner write permission; if you do not own it, run: sudo chown -R $USER "${scan.sessionsDir}".`, action: 'chmod u+rwx', repair: {kind: 'perm', run: () => chmodPath(scan.sessionsDir, (st.mode & 0o777) | 0o700)}}))
@@ -119,7 +127,12 @@ export function checkStorePermissions(c: StoreContext): void {
       }),
     )
   }
+  reportOwners(c, owner)
+}
+
+function reportOwners(c: StoreContext, owner: string[]): void {
+  const agentId = c.scan.agentId
   if (owner.length > 0) {
-    out.push(finding({id: 'wrong-owner', severity: 'warn', agentId, path: scan.sessionsDir, message: `${owner.length} file(s) or dir(s) are owned by another user than the state dir's owner (e.g. ${owner[0]}); writes to them may fail. Run: sudo chown -R $USER "${path.join(c.state.stateDir, 'agents', agentId)}".`, details: {count: owner.length, paths: owner.slice(0, 20)}}))
+    c.out.push(finding({id: 'wrong-owner', severity: 'warn', agentId, path: c.scan.sessionsDir, message: `${owner.length} file(s) or dir(s) are owned by another user than the state dir's owner (e.g. ${owner[0]}); writes to them may fail. Run: sudo chown -R $USER "${path.join(c.state.stateDir, 'agents', agentId)}".`, details: {count: owner.length, paths: owner.slice(0, 20)}}))
   }
 }

@@ -37,7 +37,7 @@ export interface SqliteCheckContext {
   /** Live legacy transcripts in agents/<id>/sessions (from doctor's scan of the JSON-era store). */
   legacyTranscripts: {name: string; path: string}[]
   /** sha256 of legacy indexes OpenClaw recorded as verified imports (a receipt: OpenClaw accepts such a file). */
-  importedIndexHashes: Set<string>
+  importedIndexHashes: () => Set<string>
   out: PlannedFinding[]
 }
 

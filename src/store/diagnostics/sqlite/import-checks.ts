@@ -16,33 +16,50 @@ function sha256File(p: string): string | undefined {
   }
 }
 
+/** Keys a legacy-leftovers message names (details name up to DETAIL_LIMIT; the count is always complete). */
+const KEYS_IN_MESSAGE = 3
+
+/** The keys of a legacy index read here (no scan read it); undefined when it does not parse as an index. */
+function legacyKeysOf(file: string): string[] | undefined {
+  try {
+    const data = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''))
+    if (data && typeof data === 'object' && !Array.isArray(data)) return Object.keys(data)
+  } catch {}
+  return undefined
+}
+
 /**
- * A legacy sessions.json or JSONL transcripts beside the database (§1.3): OpenClaw 2026.9.6 refuses to start while a
- * sessions.json exists that no verified import receipt covers, and their sessions are not in the database.
+ * A legacy sessions.json or JSONL transcripts beside the database (section 1.3): OpenClaw 2026.9.6 refuses to start
+ * while a sessions.json exists that no verified import receipt covers, and their sessions are not in the database.
+ * `scannedKeys`: the legacy index's keys when doctor's scan already read it (undefined: it did not parse), so a large
+ * index is not read twice.
  */
-export function checkLegacyLeftovers(c: SqliteCheckContext, legacyStore: string): void {
+export function checkLegacyLeftovers(c: SqliteCheckContext, legacyStore: string, scanned?: {keys?: string[]}): void {
   const {agentId, out} = c
   let isFile = false
   try {
     isFile = fs.lstatSync(legacyStore).isFile()
   } catch {}
   const transcripts = c.legacyTranscripts
+  const leaveAlone = "Doctor runs no JSON-era check on these files and --fix leaves them untouched, for OpenClaw's import to read as they are."
   if (isFile) {
-    const hash = sha256File(legacyStore)
-    if (hash && c.importedIndexHashes.has(hash)) return
-    let entries: number | undefined
-    try {
-      const data = JSON.parse(fs.readFileSync(legacyStore, 'utf8').replace(/^\uFEFF/, ''))
-      if (data && typeof data === 'object' && !Array.isArray(data)) entries = Object.keys(data).length
-    } catch {}
+    // Hashing a large index costs a whole read: only when an import recorded a receipt this file could match.
+    const receipts = c.importedIndexHashes()
+    if (receipts.size > 0) {
+      const hash = sha256File(legacyStore)
+      if (hash && receipts.has(hash)) return
+    }
+    const keys = scanned ? scanned.keys : legacyKeysOf(legacyStore)
+    const entries = keys?.length
+    const named = keys && keys.length > 0 ? ` (${keys.slice(0, KEYS_IN_MESSAGE).map((k) => `"${k}"`).join(', ')}${keys.length > KEYS_IN_MESSAGE ? ', \u2026' : ''})` : ''
     out.push(
       finding({
         id: 'sqlite-legacy-not-imported',
         severity: 'error',
         agentId,
         path: legacyStore,
-        message: `A legacy sessions.json${entries === undefined ? '' : ` (${entries} entr${entries === 1 ? 'y' : 'ies'})`}${transcripts.length ? ` and ${transcripts.length} transcript(s)` : ''} lie beside this agent's SQLite store and were never imported: their sessions are not in the database, and OpenClaw 2026.9.6 stops with "Legacy session store requires migration". Stop the gateway, back up the state dir, and run "openclaw doctor --fix" to import them (clawkit does not import; "clawkit store verify" checks the result).`,
-        details: {...(entries === undefined ? {} : {entries}), transcripts: transcripts.length, files: transcripts.slice(0, DETAIL_LIMIT).map((t) => t.name)},
+        message: `A legacy sessions.json${entries === undefined ? ' (not readable as an index)' : ` (${entries} entr${entries === 1 ? 'y' : 'ies'})`}${transcripts.length ? ` and ${transcripts.length} transcript(s)` : ''} lie beside this agent's SQLite store and were never imported: their sessions${named} are not in the database, and OpenClaw 2026.9.6 stops with "Legacy session store requires migration". ${leaveAlone} Stop the gateway, back up the state dir, and run "openclaw doctor --fix" to import them; "clawkit store info" lists the leftovers and "clawkit store verify" checks the import afterwards.`,
+        details: {...(entries === undefined ? {} : {entries, keys: keys!.slice(0, DETAIL_LIMIT)}), transcripts: transcripts.length, files: transcripts.slice(0, DETAIL_LIMIT).map((t) => t.name)},
       }),
     )
     return
@@ -54,7 +71,7 @@ export function checkLegacyLeftovers(c: SqliteCheckContext, legacyStore: string)
         severity: 'warn',
         agentId,
         path: path.dirname(transcripts[0].path),
-        message: `${transcripts.length} legacy transcript(s) (e.g. ${transcripts[0].name}) lie beside this agent's SQLite store with no sessions.json: no session points at them and they are not in the database. "openclaw doctor --fix" imports or archives them (stop the gateway first); clawkit leaves them as they are.`,
+        message: `${transcripts.length} legacy transcript(s) (e.g. ${transcripts[0].name}) lie beside this agent's SQLite store with no sessions.json: no session points at them and they are not in the database. ${leaveAlone} "openclaw doctor --fix" imports or archives them (stop the gateway first); "clawkit store info" lists them.`,
         details: {transcripts: transcripts.length, files: transcripts.slice(0, DETAIL_LIMIT).map((t) => t.name)},
       }),
     )

@@ -18,7 +18,7 @@ export function checkSqlite(c: StoreContext): void {
       agentId,
       db,
       legacyTranscripts: c.scan.sessionsDir === sessionsDir ? c.scan.transcripts : [],
-      importedIndexHashes: importedIndexHashes(c.opts.migrationRuns ?? [], agentId),
+      importedIndexHashes: () => importedIndexHashes(c.opts.migrationRuns?.() ?? [], agentId),
       out: c.out,
     }
     if (!findSqliteStore(stateDir, agentId)) {
@@ -32,12 +32,15 @@ export function checkSqlite(c: StoreContext): void {
         severity: 'info',
         agentId,
         path: db,
-        message: `This agent keeps its sessions in SQLite (OpenClaw 2026.7 and later), ${alone ? 'with no sessions.json' : 'next to a sessions.json, which is legacy import input (the database is the truth)'}. Doctor checks the database itself (the sqlite-* findings), and --fix refuses to write any JSON-era session file of this agent: a rewritten or re-indexed legacy file would be imported again as a fork.`,
+        message: `This agent keeps its sessions in SQLite (OpenClaw 2026.7 and later), ${alone ? 'with no sessions.json' : 'next to a sessions.json, which is legacy import input (the database is the truth)'}. Doctor checks the database itself (the sqlite-* findings), runs no JSON-era check on legacy files beside it, and --fix changes none of them: a rewritten or re-indexed legacy file would be imported again as a fork.`,
       }),
     )
     // Legacy files never imported are status's business too (the issue's "doctor/status report" them); without any
     // beside the database this is one lstat, and with one the state needs attention whatever it costs to say so.
-    checkLegacyLeftovers(ctx, path.join(sessionsDir, 'sessions.json'))
+    const legacyStore = path.join(sessionsDir, 'sessions.json')
+    // The scan read that index already (doctor's and status's one look at the store): its keys, not a second read.
+    const scanned = c.scan.storePath === legacyStore && c.scan.storeStat ? {keys: c.scan.data ? Object.keys(c.scan.data) : undefined} : undefined
+    checkLegacyLeftovers(ctx, legacyStore, scanned)
     if (c.opts.cheap) continue
     c.opts.sqliteStats?.set(agentId, checkSqliteAgent(ctx))
   }
