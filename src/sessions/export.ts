@@ -40,6 +40,8 @@ export interface ExportedSession {
 
 /** The `sessions export --json` document (only with --out: stdout carries the export otherwise). */
 export interface SessionsExportResult {
+  /** With --store-url: the fleet replica's host the session was exported from. */
+  host?: string
   key: string
   agentId: string
   format: ExportFormat

@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
+import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {type ExportFormat, exportSession, type SessionsExportResult} from '../../sessions/export.js'
 
 export type {ExportedSession, SessionsExportResult} from '../../sessions/export.js'
@@ -15,6 +16,7 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     '<%= config.bin %> sessions export agent:main:main > chat.md',
     '<%= config.bin %> sessions export main --format html --out chat.html',
     '<%= config.bin %> sessions export main --format jsonl --include-archived --out ./exports/',
+    '<%= config.bin %> sessions export agent:main:main --store-url postgres://reader@db/fleet --host web-1 --format html --out chat.html',
   ]
   static override args = {
     session: Args.string({description: 'session key or sessionId'}),
@@ -25,7 +27,9 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     out: Flags.string({description: 'write to this file (jsonl with --include-archived: a directory takes one file per session)', helpValue: '<file>'}),
     force: Flags.boolean({description: 'overwrite an existing --out file'}),
     'include-archived': Flags.boolean({description: 'every session the key has had, oldest first, with a boundary at each reset'}),
-    redact: Flags.boolean({description: 'also mask strings that look like API keys or tokens inside messages'}),
+    redact: Flags.boolean({description: 'also mask strings that look like API keys or tokens inside messages (always on with --store-url)'}),
+    'store-url': storeUrlFlag,
+    host: hostFlags.host,
   }
 
   async run(): Promise<SessionsExportResult> {
@@ -33,14 +37,25 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     if (!target) throw new UsageError('Pass a session key or id: clawkit sessions export <key|sessionId>', 'E_MISSING_SESSION')
     // The export itself goes to stdout without --out; a JSON document there would be mixed into it.
     if (this.jsonEnabled() && !this.flags.out) throw new UsageError('--json needs --out: without it the export itself is written to stdout.', 'E_FLAG_CONFLICT')
-    const result = await exportSession(this.openState(), target, {
+    requireStoreUrlFor(this.flags)
+    const storeUrl = this.flags['store-url']
+    const opts = {
       agent: this.flags.agent,
       format: this.flags.format as ExportFormat,
       out: this.flags.out,
       force: this.flags.force,
       includeArchived: this.flags['include-archived'],
-      redact: this.flags.redact,
-    })
+      // The replica holds no host's openclaw.json, so the credentials it names cannot be removed by value there: the
+      // export masks every key- and token-shaped string instead, as --redact does.
+      redact: this.flags.redact || storeUrl !== undefined,
+    }
+    let result: SessionsExportResult
+    if (storeUrl) {
+      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(storeUrl), {host: this.flags.host, agent: this.flags.agent}, target)
+      result = {host: host.host, ...(await exportSession(host, target, opts))}
+    } else {
+      result = await exportSession(this.openState(), target, opts)
+    }
     if (this.flags.out && !this.jsonEnabled()) {
       process.stderr.write(`Exported ${result.messages} messages from ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} to ${result.out}\n`)
     }

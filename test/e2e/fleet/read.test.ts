@@ -88,6 +88,32 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect((await fleet(['sessions', 'history', 'agent:main:nope', '--json'])).code).toBe(1)
   })
 
+  /** An export minus what legitimately differs: transcript locators (a path locally, pg:<host>/<agent>#<id> on the replica) and the time of export. */
+  const exportText = (t: string) =>
+    t
+      .replace(/pg:[a-z]+\/[a-z]+#[0-9a-f-]+/g, '<transcript>')
+      .replace(/\/[^\s`<"]*\/agents\/[a-z]+\/sessions\/[^\s`<"]+/g, '<transcript>')
+      .replace(/Exported: [^\n<]*/g, 'Exported: <time>')
+
+  it('sessions export (md, html, jsonl, --include-archived) from the replica equals the host\'s own --redact export, byte for byte; --json says host and redacted', async () => {
+    for (const [host, key] of [['alpha', 'agent:work:main'], ['beta', 'agent:main:main'], ['gamma', 'main']]) {
+      for (const extra of [['--format', 'md'], ['--format', 'html'], ['--format', 'jsonl'], ['--format', 'md', '--include-archived'], ['--format', 'jsonl', '--include-archived']]) {
+        const args = ['sessions', 'export', key, ...extra]
+        const mine = ok(await fleet([...args, '--host', host]))
+        const theirs = ok(await local(host, [...args, '--redact']))
+        expect(mine.stdout.length, `${host} ${args.join(' ')}`).toBeGreaterThan(0)
+        expect(exportText(mine.stdout), `${host} ${args.join(' ')}`).toBe(exportText(theirs.stdout))
+      }
+    }
+    const out = `${tempDir()}/beta.md`
+    const doc = json(ok(await fleet(['sessions', 'export', 'main', '--host', 'beta', '--out', out, '--json'])))
+    expect(doc).toMatchObject({host: 'beta', key: 'agent:main:main', out, redacted: true})
+    // --host alone reads nothing: it is refused without --store-url.
+    const local1 = await runCli(['sessions', 'export', 'main', '--host', 'beta', '--state-dir', HOSTS.beta], {env: env()})
+    expect(local1.code).toBe(2)
+    expect(local1.stderr).toContain('--host reads the fleet replica: add --store-url <url>')
+  })
+
   it('sessions lineage of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
     for (const [host, key] of [['alpha', 'agent:main:main'], ['beta', 'agent:main:main'], ['gamma', 'agent:main:main']]) {
       const mine = expectDoc<any>(await fleet(['sessions', 'lineage', key, '--host', host, '--json']), 'sessions-lineage')
