@@ -17,7 +17,7 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     '<%= config.bin %> sessions export main --format jsonl --include-archived --out ./exports/',
   ]
   static override args = {
-    session: Args.string({description: 'session key or sessionId'}),
+    session: Args.string({description: 'session key or sessionId (a current or an archived session)'}),
   }
   static override flags = {
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
