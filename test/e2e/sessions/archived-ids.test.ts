@@ -13,6 +13,7 @@ import type {SessionsHistoryResult} from '../../../src/commands/sessions/history
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {baseEnv, copyFixture, json, jsonError, runCli, type RunResult, tempDir} from '../../support/cli.js'
 import {expectDoc} from '../../support/schema-check.js'
+import {agentEnvs, providerConfig} from '../agent/setup.js'
 import {diffSnapshots, isEmptyDiff, snapshot, transcriptLines} from '../../support/state-files.js'
 
 const FIXTURE = 'openclaw-2026.4.27-reset-twice'
@@ -180,6 +181,7 @@ describe('ambiguous archived ids (synthetic copies of the reset-twice fixture)',
 })
 
 describe('writers never resolve an archived id', () => {
+  const make = agentEnvs()
   it('sessions reset <archived id> (and --dry-run) is not found, exit 1, and nothing in the state dir changes', async () => {
     const state = copyFixture(FIXTURE)
     const before = snapshot(state)
@@ -189,5 +191,28 @@ describe('writers never resolve an archived id', () => {
       expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
     }
     expect(isEmptyDiff(diffSnapshots(before, snapshot(state)))).toBe(true)
+  })
+
+  it('agent --session-id <archived id> whose file name is another key\'s live transcript (OpenClaw names files after a key\'s FIRST id) is refused; nothing is written or sent', async () => {
+    const a = await make({fixture: FIXTURE})
+    // The fixture's provider points at the port it was recorded with; the turn would go to this test's mock.
+    const cfg = JSON.parse(fs.readFileSync(path.join(a.state, 'openclaw.json'), 'utf8'))
+    cfg.models.providers.mockant.baseUrl = a.mock.url
+    fs.writeFileSync(path.join(a.state, 'openclaw.json'), JSON.stringify(cfg, null, 2))
+    const before = snapshot(a.state)
+    for (const args of [['--session-id', IDS[0]], ['--session-key', 'agent:main:other', '--session-id', IDS[0]]]) {
+      const r = await a.run(['agent', ...args, '-m', 'into whose transcript?', '--json'])
+      expect(r.code, r.stdout).toBe(1)
+      const e = jsonError(r)
+      expect(e.code).toBe('E_TRANSCRIPT_OWNER')
+      expect(e.message).toContain(`${NAME} is the transcript of ${KEY} (session ${IDS[2]})`)
+    }
+    expect(a.mock.messageRequests()).toHaveLength(0)
+    const d = diffSnapshots(before, snapshot(a.state))
+    expect(isEmptyDiff(d), JSON.stringify(d)).toBe(true)
+    // The key itself, and its current id, still run turns into that file.
+    const ok = await a.run(['agent', '--session-id', IDS[2], '-m', 'continue main', '--json'])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(texts(path.join(sessionsDir(a.state), NAME)).at(-2)).toBe('continue main')
   })
 })
