@@ -8,9 +8,10 @@ import {importSdk} from '../lazy.js'
 import {clawkitDirs} from '../settings.js'
 import {toLlmMessages} from '../store/context.js'
 import {findEntryIn} from '../store/entry-lookup.js'
+import {normalizeSessionKey} from '../store/session-key.js'
 import {randomUUID} from '../store/random-id.js'
 import type {OpenClawState} from '../store/state.js'
-import type {FoundEntry, LockedTranscript, SessionEntry, SessionStore, StoreRef, TranscriptLockOptions} from '../store/types.js'
+import type {FoundEntry, LockedTranscript, SessionEntry, SessionStore, SessionStoreData, StoreRef, TranscriptLockOptions} from '../store/types.js'
 import {toApiMessages} from './convert.js'
 import {openModelClient} from './model-client.js'
 import {resolveModel, type ResolvedModel} from './model.js'
@@ -204,19 +205,47 @@ async function claimEntry(store: SessionStore, selected: SelectedSession, thinki
     if (hit) {
       const e = hit.entry
       if (selected.sessionId && e.sessionId !== selected.sessionId) {
+        const file = store.newSessionFile(selected.sessionId, selected.key)
+        refuseOwnedTranscript(store, data, selected.key, selected.sessionId, file)
         e.sessionId = selected.sessionId
-        e.sessionFile = store.newSessionFile(selected.sessionId, selected.key)
+        e.sessionFile = file
         e.updatedAt = now
       }
       if (thinking && e.thinkingLevel !== thinking) e.thinkingLevel = thinking
       return {...e}
     }
     const sessionId = selected.sessionId ?? randomUUID()
-    const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: store.newSessionFile(sessionId, selected.key)}
+    const file = store.newSessionFile(sessionId, selected.key)
+    if (selected.sessionId) refuseOwnedTranscript(store, data, selected.key, sessionId, file)
+    const entry: SessionEntry = {sessionId, updatedAt: now, sessionStartedAt: now, sessionFile: file}
     if (thinking) entry.thinkingLevel = thinking
     data[selected.key] = entry
     return {...entry}
   })
+}
+
+/**
+ * A --session-id is given a file named after it, but OpenClaw 2026.4.27 keeps a key's sessionFile on its FIRST id's name
+ * across resets (and an idle rollover keeps appending to it under a new id): the id of an archived session can name
+ * the live transcript of a key that has moved on to another id. Writing there would put this turn into that session
+ * and send its history to the model, so it is refused, as the SQLite store refuses a window another key owns
+ * (E_SQLITE_SESSION_OWNER). Keys sharing one id (a cron job's row and its run's) share its transcript, as in OpenClaw.
+ */
+function refuseOwnedTranscript(store: SessionStore, data: SessionStoreData, key: string, sessionId: string, file: string): void {
+  const target = store.transcriptOf({sessionId, sessionFile: file}, key).locator
+  const base = path.basename(target)
+  for (const [k, e] of Object.entries(data)) {
+    if (!e || typeof e !== 'object' || e.sessionId === sessionId || normalizeSessionKey(k) === key) continue
+    // Only entries that could name the same file are resolved (a stat each): by their sessionFile's name or their id.
+    const named = typeof e.sessionFile === 'string' && path.basename(e.sessionFile) === base
+    if (!named && !(typeof e.sessionId === 'string' && base.startsWith(e.sessionId))) continue
+    if (store.transcriptOf(e, k).locator !== target) continue
+    throw new ClawkitError(`Session id ${sessionId} would write to ${base}, but ${base} is the transcript of ${normalizeSessionKey(k)} (session ${String(e.sessionId)}); nothing was written.`, {
+      code: 'E_TRANSCRIPT_OWNER',
+      exitCode: ExitCode.failure,
+      suggestions: [`Pass a new --session-id, or --session-key ${normalizeSessionKey(k)} to continue that session; "clawkit sessions history ${sessionId}" shows an archived one.`],
+    })
+  }
 }
 
 /**

@@ -11,11 +11,11 @@ import {secretRedactor, textRedactor} from '../render/redact.js'
 import type {OpenClawState} from '../store/state.js'
 import {transcriptFileName} from '../store/transcript.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
-import type {KeySession, SessionStore} from '../store/types.js'
+import type {SessionStore} from '../store/types.js'
 import {localTime} from './format.js'
 import {type HistoryEntry, isHistoryMessage, toHistoryEntry} from './history.js'
-import {addUsage, emptyUsage, keyLineage, WHERE_TEXT} from './lineage.js'
-import {resolveSession} from './resolve.js'
+import {addUsage, emptyUsage, keyLineage, type ReadSession, WHERE_TEXT} from './lineage.js'
+import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
 
 export type ExportFormat = 'md' | 'html' | 'jsonl'
 
@@ -31,7 +31,7 @@ export interface ExportOptions {
 
 export interface ExportedSession {
   sessionId: string
-  where: KeySession['where']
+  where: ReadSession['where']
   transcript: string
   messages: number
   /** The file this session went to when --out named a directory (jsonl). */
@@ -42,7 +42,8 @@ export interface ExportedSession {
 export interface SessionsExportResult {
   /** With --store-url: the fleet replica's host the session was exported from. */
   host?: string
-  key: string
+  /** Null only for an archived session nothing ties to a key any more. */
+  key: string | null
   agentId: string
   format: ExportFormat
   /** Where it was written: a file, a directory (jsonl per session), or null for stdout. */
@@ -51,6 +52,8 @@ export interface SessionsExportResult {
   messages: number
   bytes: number
   redacted: boolean
+  /** Asked by the sessionId of an archived session (no key's current one): which one, read-only. */
+  archived?: ArchivedSessionInfo
 }
 
 /** Tool results longer than this are cut in md and html (the jsonl export keeps every byte). */
@@ -164,17 +167,44 @@ async function fileSink(file: string, force: boolean): Promise<Sink> {
   return batched((text) => fh.write(text).then(() => undefined), FLUSH_BYTES, {close, abort})
 }
 
-/** The key and the sessions to export: the current one, or every one the key has had. */
-async function sessionsToExport(state: OpenClawState, target: string, opts: ExportOptions): Promise<{key: string; agentId: string; store: SessionStore; model?: string; sessions: KeySession[]}> {
+/** What an export writes: the key, and the sessions in order. */
+interface ExportWhat {
+  key: string | null
+  agentId: string
+  store: SessionStore
+  model?: string
+  sessions: ReadSession[]
+  archived?: ArchivedSessionInfo
+}
+
+/**
+ * The key and the sessions to export: the current one, or every one the key has had. The sessionId of an archived
+ * session exports that archive (resolveForReading has the order), or with --include-archived its key's whole lineage.
+ */
+async function sessionsToExport(state: OpenClawState, target: string, opts: ExportOptions): Promise<ExportWhat> {
   if (opts.includeArchived) {
     const l = await keyLineage(state, target, {agent: opts.agent})
-    const entry = (await l.store.findEntry(l.key))?.entry
-    return {key: l.key, agentId: l.agentId, store: l.store, model: modelOf(entry), sessions: l.sessions}
+    const entry = l.key === null ? undefined : (await l.store.findEntry(l.key))?.entry
+    return {key: l.key, agentId: l.agentId, store: l.store, model: modelOf(entry), sessions: l.sessions, ...(l.archived ? {archived: l.archived} : {})}
   }
-  const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
+  const t = await resolveForReading(state, target, {agent: opts.agent})
+  if (t.archived) {
+    // The key's entry describes its current session, not this one: no model is claimed for an archive.
+    const {key: _k, ...session} = t.archived.session
+    return {key: t.archived.key, agentId: t.archived.agentId, store: t.archived.store, sessions: [session], archived: t.archived.archived}
+  }
+  const s = t.current
   const store = state.storeFor(s.ref)
   const ref = store.transcriptOf(s.entry, s.key)
   return {key: s.key, agentId: s.agentId, store, model: modelOf(s.entry), sessions: [{sessionId: s.entry.sessionId, where: ref.location === 'sqlite' ? 'window' : 'live', transcript: ref, ended: 'current', foundBy: 'index'}]}
+}
+
+/** The Key line of an archive nothing ties to a key any more. */
+const NO_KEY = 'none (nothing ties this archived session to a key any more)'
+
+/** `.reset. archive, reset 2026-11-26 14:51:58`: what the header of an archived session's export says of it. */
+function archivedText(a: ArchivedSessionInfo): string {
+  return `${WHERE_TEXT[a.where] ?? a.where}, ${a.ended}${a.endedAt ? ` ${localTime(a.endedAt)}` : ''} (read-only)`
 }
 
 function modelOf(e: {model?: string; modelProvider?: string} | undefined): string | undefined {
@@ -226,11 +256,21 @@ export async function exportSession(state: OpenClawState, target: string, opts: 
     }
     bytes = sink.bytes
   }
-  return {key: what.key, agentId: what.agentId, format: opts.format, out: opts.out ?? null, sessions: exported, messages: exported.reduce((n, s) => n + s.messages, 0), bytes, redacted: Boolean(opts.redact)}
+  return {
+    key: what.key,
+    agentId: what.agentId,
+    format: opts.format,
+    out: opts.out ?? null,
+    sessions: exported,
+    messages: exported.reduce((n, s) => n + s.messages, 0),
+    bytes,
+    redacted: Boolean(opts.redact),
+    ...(what.archived ? {archived: what.archived} : {}),
+  }
 }
 
 /** The lines as stored, one per line, secrets removed: a line whose value holds none is byte for byte the original. */
-async function writeJsonl(store: SessionStore, s: KeySession, sink: Sink, clean: (s: string) => string): Promise<number> {
+async function writeJsonl(store: SessionStore, s: ReadSession, sink: Sink, clean: (s: string) => string): Promise<number> {
   if (!s.transcript.exists) return 0
   let n = 0
   for await (const l of store.readLines(s.transcript)) {
@@ -261,12 +301,12 @@ abstract class Doc {
     protected clean: (s: string) => string,
   ) {}
 
-  abstract begin(what: {key: string; agentId: string; model?: string; sessions: KeySession[]}): Promise<void>
+  abstract begin(what: ExportWhat): Promise<void>
   abstract end(): Promise<void>
-  protected abstract sessionHead(s: KeySession): string
+  protected abstract sessionHead(s: ReadSession): string
   protected abstract entry(e: HistoryEntry): string
 
-  async session(store: SessionStore, s: KeySession, heads: boolean): Promise<number> {
+  async session(store: SessionStore, s: ReadSession, heads: boolean): Promise<number> {
     if (heads) await this.sink.write(this.sessionHead(s))
     let n = 0
     if (!s.transcript.exists) return 0
@@ -290,12 +330,13 @@ function fence(text: string, lang = ''): string {
 }
 
 class MarkdownDoc extends Doc {
-  async begin(w: {key: string; agentId: string; model?: string; sessions: KeySession[]}): Promise<void> {
+  async begin(w: ExportWhat): Promise<void> {
     const cur = w.sessions.at(-1)
     const lines = [
-      `# Session ${this.clean(w.key)}`,
+      `# Session ${this.clean(w.key ?? w.sessions[0]?.sessionId ?? '')}`,
       '',
-      `- Key: \`${this.clean(w.key)}\``,
+      `- Key: ${w.key === null ? NO_KEY : `\`${this.clean(w.key)}\``}`,
+      ...(w.archived ? [`- Archived: ${archivedText(w.archived)}`] : []),
       `- Agent: ${this.clean(w.agentId)}`,
       `- Session id${w.sessions.length > 1 ? 's' : ''}: ${w.sessions.map((s) => `\`${s.sessionId}\``).join(', ')}`,
       ...(w.model ? [`- Model: ${this.clean(w.model)}`] : []),
@@ -306,7 +347,7 @@ class MarkdownDoc extends Doc {
     await this.sink.write(`${lines.join('\n')}\n`)
   }
 
-  protected sessionHead(s: KeySession): string {
+  protected sessionHead(s: ReadSession): string {
     return `\n## Session \`${s.sessionId}\` (${WHERE_TEXT[s.where] ?? s.where})\n\n`
   }
 
@@ -384,16 +425,18 @@ footer{border-top:1px solid var(--border);margin-top:24px;color:var(--muted);fon
 @media print{body{max-width:none;padding:0;font-size:11pt}.msg{border-color:#999}details::details-content{content-visibility:visible !important;display:block !important}details>summary{color:#000}}`
 
 class HtmlDoc extends Doc {
-  async begin(w: {key: string; agentId: string; model?: string; sessions: KeySession[]}): Promise<void> {
+  async begin(w: ExportWhat): Promise<void> {
     const c = (s: string) => escapeHtml(this.clean(s))
     const row = (k: string, v: string) => `<dt>${k}</dt><dd>${v}</dd>`
+    const title = w.key ?? w.sessions[0]?.sessionId ?? ''
     await this.sink.write(
       '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">' +
         // Nothing may load: no scripts, no fetches, no images from anywhere; the page needs none.
         `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">` +
         '<meta name="viewport" content="width=device-width,initial-scale=1">' +
-        `<title>Session ${c(w.key)}</title><style>${CSS}</style></head><body>\n<header><h1>Session ${c(w.key)}</h1><dl>` +
-        row('Key', c(w.key)) +
+        `<title>Session ${c(title)}</title><style>${CSS}</style></head><body>\n<header><h1>Session ${c(title)}</h1><dl>` +
+        row('Key', w.key === null ? escapeHtml(NO_KEY) : c(w.key)) +
+        (w.archived ? row('Archived', escapeHtml(archivedText(w.archived))) : '') +
         row('Agent', c(w.agentId)) +
         row(w.sessions.length > 1 ? 'Session ids' : 'Session id', w.sessions.map((s) => escapeHtml(s.sessionId)).join(', ')) +
         (w.model ? row('Model', c(w.model)) : '') +
@@ -402,7 +445,7 @@ class HtmlDoc extends Doc {
     )
   }
 
-  protected sessionHead(s: KeySession): string {
+  protected sessionHead(s: ReadSession): string {
     return `<div class="boundary">Session ${escapeHtml(s.sessionId)} (${escapeHtml(WHERE_TEXT[s.where] ?? s.where)})</div>\n`
   }
 

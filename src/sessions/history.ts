@@ -4,7 +4,7 @@ import type {TranscriptLocation, TranscriptReadResult} from '../store/transcript
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionWhere} from '../store/types.js'
 import {keyLineage} from './lineage.js'
-import {resolveSession} from './resolve.js'
+import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
 
 export interface HistoryToolCall {
   id: string
@@ -41,7 +41,8 @@ export interface HistoryEntry {
 export interface SessionsHistoryResult {
   /** Fleet reads (--store-url): the host the session lives on. */
   host?: string
-  key: string
+  /** Null only for an archived session nothing ties to a key any more. */
+  key: string | null
   agentId: string
   sessionId: string
   sessionFile: string
@@ -59,6 +60,11 @@ export interface SessionsHistoryResult {
    * the session's first entry; a boundary is shown before every session but the first.
    */
   sessions?: HistorySession[]
+  /**
+   * Asked by the sessionId of an archived session (no key's current one): which one, read-only. Without
+   * --include-archived the entries are that session's; with it, its key's whole lineage as for the key.
+   */
+  archived?: ArchivedSessionInfo
 }
 
 export interface HistorySession {
@@ -202,16 +208,26 @@ async function archivedHistory(state: OpenClawState, target: string, opts: Histo
     sessions,
   }
   if (opts.raw) result.raw = raw
+  if (l.archived) result.archived = l.archived
   return result
 }
 
 export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
   if (opts.includeArchived) return archivedHistory(state, target, opts, limit)
-  const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
-  const store = state.storeFor(s.ref)
-  const transcript = store.transcriptOf(s.entry, s.key)
-  const base = {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, sessionFile: transcript.locator, sessionFileLocation: transcript.location, limit}
+  // A key, a current sessionId, then an archived sessionId (resolveForReading): an archive is read like a live transcript.
+  const t = await resolveForReading(state, target, {agent: opts.agent})
+  const store = t.archived ? t.archived.store : state.storeFor(t.current.ref)
+  const transcript = t.archived ? t.archived.session.transcript : store.transcriptOf(t.current.entry, t.current.key)
+  const base = {
+    key: t.archived ? t.archived.key : t.current.key,
+    agentId: t.archived ? t.archived.agentId : t.current.agentId,
+    sessionId: t.archived ? t.archived.session.sessionId : t.current.entry.sessionId,
+    sessionFile: transcript.locator,
+    sessionFileLocation: transcript.location,
+    limit,
+    ...(t.archived ? {archived: t.archived.archived} : {}),
+  }
   const tail = await store.tail(transcript, {limit, count: isHistoryMessage, exactPartial: true})
   if (!tail) return {...base, transcriptExists: false, truncated: false, entries: [], badLines: []}
   const {start, truncated} = windowOf(tail, limit)

@@ -6,9 +6,9 @@ import {NotFoundError} from '../errors.js'
 import {parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
-import type {KeySession, SessionStore, SessionWhere} from '../store/types.js'
+import type {AgentSession, KeySession, SessionStore, SessionWhere} from '../store/types.js'
 import {isHistoryMessage} from './history.js'
-import {resolveSession} from './resolve.js'
+import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
 
 export interface UsageTotals {
   input: number
@@ -28,7 +28,8 @@ export interface LineageSession {
   /** The transcript's locator: a file path, or `<database>#<sessionId>`. */
   transcript: string
   transcriptExists: boolean
-  foundBy: KeySession['foundBy']
+  /** `none`: an archived session asked by its id that nothing ties to a key any more. */
+  foundBy: ReadSession['foundBy']
   firstMessageAt: string | null
   lastMessageAt: string | null
   messages: number
@@ -46,30 +47,51 @@ export interface LineageSession {
 export interface SessionsLineageResult {
   /** Fleet reads (--store-url): the host the key lives on. */
   host?: string
-  key: string
+  /** Null only for an archived session nothing ties to a key any more (then it is the only session). */
+  key: string | null
   agentId: string
   /** Oldest first; the current session last. */
   sessions: LineageSession[]
+  /** Asked by the sessionId of an archived session (no key's current one): which one; the lineage is its key's. */
+  archived?: ArchivedSessionInfo
 }
 
 /** How the renderers name where a session's transcript is. */
 export const WHERE_TEXT: Record<SessionWhere, string> = {live: 'live transcript', 'reset-archive': '.reset. archive', 'deleted-archive': '.deleted. archive', window: 'database window', orphan: 'orphaned transcript (no entry points at it)'}
 
+/** A session as a reader gets it: a key's (sessionsOf), or an archive that nothing ties to a key (foundBy `none`). */
+export type ReadSession = Omit<AgentSession, 'key'>
+
 export interface KeyLineage {
-  key: string
+  /** Null only for an archived session nothing ties to a key (its lineage is itself). */
+  key: string | null
   agentId: string
   store: SessionStore
-  sessions: KeySession[]
+  sessions: ReadSession[]
+  /** Set when the target was an archived session's id (resolveForReading). */
+  archived?: ArchivedSessionInfo
 }
 
-/** The key a user means and every session it has had, also when its entry is gone (only archives left). */
+/**
+ * The key a user means and every session it has had, also when its entry is gone (only archives left). The sessionId
+ * of an archived session stands for the key it served (resolveForReading has the order).
+ */
 export async function keyLineage(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<KeyLineage> {
   let key: string
   let agentId: string
   try {
-    const s = await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})
-    key = s.key
-    agentId = s.agentId
+    const t = await resolveForReading(state, target, {agent: opts.agent})
+    if (t.archived) {
+      const a = t.archived
+      const {key: _k, ...own} = a.session
+      if (a.key === null) return {key: null, agentId: a.agentId, store: a.store, sessions: [own], archived: a.archived}
+      const sessions = await a.store.sessionsOf(a.key)
+      // allSessions tied it to the key (a trajectory sidecar, an archive row); the key's lineage lists it as well.
+      const listed = sessions.some((s) => s.transcript.locator === a.session.transcript.locator)
+      return {key: a.key, agentId: a.agentId, store: a.store, sessions: listed ? sessions : [...sessions, own], archived: a.archived}
+    }
+    key = t.current.key
+    agentId = t.current.agentId
   } catch (error) {
     // A deleted key has no entry but may have archives: look them up under the key as typed.
     if (!(error instanceof NotFoundError) || !target.includes(':')) throw error
@@ -116,7 +138,7 @@ export function addUsage(t: UsageTotals, u: unknown): void {
 }
 
 /** The parts of one session: its whole transcript streamed once, split at `reset` events. */
-async function partsOf(store: SessionStore, s: KeySession): Promise<LineageSession[]> {
+async function partsOf(store: SessionStore, s: ReadSession): Promise<LineageSession[]> {
   const base = {sessionId: s.sessionId, where: s.where, transcript: s.transcript.locator, transcriptExists: s.transcript.exists, foundBy: s.foundBy}
   const fresh = (): LineageSession => ({...base, firstMessageAt: null, lastMessageAt: null, messages: 0, usage: emptyUsage(), ended: s.ended, endedAt: s.endedAt ?? null, badLines: 0})
   const parts: LineageSession[] = [fresh()]
@@ -155,5 +177,5 @@ export async function sessionLineage(state: OpenClawState, target: string, opts:
   const l = await keyLineage(state, target, opts)
   const sessions: LineageSession[] = []
   for (const s of l.sessions) sessions.push(...(await partsOf(l.store, s)))
-  return {key: l.key, agentId: l.agentId, sessions}
+  return {key: l.key, agentId: l.agentId, sessions, ...(l.archived ? {archived: l.archived} : {})}
 }

@@ -5,7 +5,7 @@ import {findEntryIn} from '../store/file-store.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import {isSafeSessionId} from '../store/transcript.js'
-import type {FoundEntry, SessionEntry, SessionStoreData, StoreRef} from '../store/types.js'
+import type {AgentSession, FoundEntry, KeySession, SessionEntry, SessionStore, SessionStoreData, SessionWhere, StoreRef} from '../store/types.js'
 
 export interface ResolvedSession {
   ref: StoreRef
@@ -28,6 +28,34 @@ export interface ResolveOptions {
    */
   allowPrefix?: boolean
 }
+
+/** How a `--json` document marks a session read from an archive, in the words `history --include-archived` uses. */
+export interface ArchivedSessionInfo {
+  sessionId: string
+  /** reset-archive, deleted-archive, window (an earlier window of a SQLite store) or orphan. */
+  where: SessionWhere
+  /** How it ended: reset, deleted, compaction or orphaned. */
+  ended: KeySession['ended']
+  /** When it was archived, when the store records it. */
+  endedAt: string | null
+}
+
+/**
+ * A session no key holds as its current one any more (SessionStore.allSessions): an archive, an earlier window or an
+ * orphan. Read-only: nothing that writes resolves to one.
+ */
+export interface ResolvedArchive {
+  agentId: string
+  ref: StoreRef
+  store: SessionStore
+  /** The key it served; null when nothing ties it to one any more (a deleted key that left no trajectory sidecar). */
+  key: string | null
+  session: AgentSession
+  archived: ArchivedSessionInfo
+}
+
+/** What a reader (history, export, lineage) was asked for: a key's current session, or an archived one. */
+export type ReadTarget = {current: ResolvedSession; archived?: undefined} | {current?: undefined; archived: ResolvedArchive}
 
 /** How many candidates an ambiguous key error names. */
 const MAX_CANDIDATES = 8
@@ -76,6 +104,58 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
     throw new UsageError(`Invalid session key or id: ${JSON.stringify(raw).slice(0, 140)}`, 'E_BAD_SESSION')
   }
   throw new NotFoundError(`Session not found: ${raw}`, 'E_SESSION_NOT_FOUND', ['List sessions with "clawkit sessions list --all-agents".'])
+}
+
+/**
+ * The session a reader means, in this order: an exact key, a key's current sessionId (resolveSession, unchanged), a
+ * unique key prefix, and only then the sessionId of an archived session (findArchivedSession). So an id that is both
+ * some key's current session and an archive's is the current one. Writers (reset, agent) use resolveSession or their
+ * own selection and never reach an archive.
+ */
+export async function resolveForReading(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<ReadTarget> {
+  try {
+    return {current: await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})}
+  } catch (error) {
+    const raw = target.trim()
+    // resolveSession validated the id (no path separators, no dots-only names) before any lookup; a key is no id.
+    if (!(error instanceof NotFoundError) || looksLikeKey(raw) || !isSafeSessionId(raw)) throw error
+    const archived = await findArchivedSession(state, raw, opts.agent)
+    if (!archived) throw error
+    return {archived}
+  }
+}
+
+/**
+ * The archived session with this sessionId, searched in --agent's store or every agent's. Only sessions that are no
+ * key's current one count (a current one is resolveSession's). Two archives with one id (the same transcript reset in
+ * two stores, a JSON-era archive and its re-import, an id reused after a delete): the newest by the time it was
+ * archived; one without a recorded time counts as the oldest, and of equal times the one listed later (allSessions
+ * lists each key's sessions oldest first).
+ * Reads every archive's header (JSON era) or the windows and archive rows (SQLite): only on this fallback path, never
+ * when the id is a key's current one.
+ */
+export async function findArchivedSession(state: OpenClawState, sessionId: string, agent?: string): Promise<ResolvedArchive | undefined> {
+  const agents = agent ? [state.requireAgent(agent)] : state.allAgentIds()
+  const seen = new Set<string>()
+  let best: {at: number; hit: ResolvedArchive} | undefined
+  for (const agentId of agents) {
+    const ref = state.sessionStoreRef(agentId)
+    if (seen.has(ref.path)) continue
+    seen.add(ref.path)
+    const store = state.storeFor(ref)
+    for (const s of await store.allSessions()) {
+      if (s.sessionId !== sessionId || s.ended === 'current') continue
+      const at = s.endedAt ? Date.parse(s.endedAt) : Number.NEGATIVE_INFINITY
+      if (best && (Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at) < best.at) continue
+      // A store several agents share: the key names the agent (unscoped keys belong to the store's own agent).
+      const owner = s.key ? parseAgentSessionKey(s.key) : undefined
+      best = {
+        at: Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at,
+        hit: {agentId: owner ? normalizeAgentId(owner.agentId) : agentId, ref, store, key: s.key, session: s, archived: {sessionId: s.sessionId, where: s.where, ended: s.ended, endedAt: s.endedAt ?? null}},
+      }
+    }
+  }
+  return best?.hit
 }
 
 /**

@@ -19,7 +19,7 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     '<%= config.bin %> sessions export agent:main:main --store-url postgres://reader@db/fleet --host web-1 --format html --out chat.html',
   ]
   static override args = {
-    session: Args.string({description: 'session key or sessionId'}),
+    session: Args.string({description: 'session key or sessionId (a current or an archived session)'}),
   }
   static override flags = {
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),

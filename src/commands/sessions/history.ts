@@ -13,7 +13,7 @@ export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../se
 export default class SessionsHistory extends BaseCommand<typeof SessionsHistory> {
   static override summary = 'Show the last messages of a session'
   static override description =
-    'The session is a key (agent:main:main, or "main" for the agent\'s main session) or a sessionId. Only the end of the transcript is read, so large transcripts stay fast.'
+    'The session is a key (agent:main:main, or "main" for the agent\'s main session) or a sessionId: a key\'s current one, else an archived session\'s (read-only). Only the end of the transcript is read, so large transcripts stay fast.'
   static override examples = [
     '<%= config.bin %> sessions history agent:main:main',
     '<%= config.bin %> sessions history --session "agent:main:main" --limit 10',

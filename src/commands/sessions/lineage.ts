@@ -15,7 +15,7 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
     'Oldest first: the .reset. and .deleted. archives of the JSON era (found by what they hold, not only their names), the earlier windows of a SQLite store, and the parts of a transcript split by reset events. For each: where it is, its first and last message, message count, token and cost totals, and how it ended.'
   static override examples = ['<%= config.bin %> sessions lineage agent:main:main', '<%= config.bin %> sessions lineage main --agent work --json']
   static override args = {
-    session: Args.string({description: 'session key (or the sessionId of its current session)'}),
+    session: Args.string({description: 'session key, or a sessionId (current or archived) standing for its key'}),
   }
   static override flags = {
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
@@ -25,7 +25,7 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
 
   async run(): Promise<SessionsLineageResult> {
     const target = this.args.session
-    if (!target) throw new UsageError('Pass a session key: clawkit sessions lineage <key>', 'E_MISSING_SESSION')
+    if (!target) throw new UsageError('Pass a session key or id: clawkit sessions lineage <key|sessionId>', 'E_MISSING_SESSION')
     requireStoreUrlFor(this.flags)
     let result: SessionsLineageResult
     if (this.flags['store-url']) {

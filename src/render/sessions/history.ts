@@ -43,7 +43,9 @@ function safeEntry(e: HistoryEntry): HistoryEntry {
 
 export function renderHistory(r: SessionsHistoryResult): string {
   const c = colorEnabled()
-  const out: string[] = [paint(c, 'cyan', `Session ${printable(r.key)} (${printable(String(r.sessionId))})${r.host === undefined ? '' : ` on host ${printable(r.host)}`}`), paint(c, 'dim', `Transcript: ${printable(r.sessionFile)}`)]
+  const out: string[] = [paint(c, 'cyan', `Session ${printable(r.key ?? '(no key)')} (${printable(String(r.sessionId))})${r.host === undefined ? '' : ` on host ${printable(r.host)}`}`), paint(c, 'dim', `Transcript: ${printable(r.sessionFile)}`)]
+  const a = r.archived
+  if (a) out.push(paint(c, 'yellow', `Archived session ${printable(a.sessionId)} (${WHERE_TEXT[a.where] ?? a.where}, ${a.ended}${a.endedAt ? ` ${printable(localTime(a.endedAt))}` : ''}): read-only`))
   if (!r.transcriptExists) {
     out.push('No transcript yet: the session has no completed turn.')
     return `${out.join('\n')}\n`

@@ -17,7 +17,9 @@ function ended(s: LineageSession): string {
 
 export function renderLineage(r: SessionsLineageResult): string {
   const c = colorEnabled()
-  const out = [paint(c, 'cyan', `Lineage of ${printable(r.key)}${r.host === undefined ? '' : ` on host ${printable(r.host)}`}: ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}, oldest first`)]
+  const of = r.key ?? `archived session ${r.archived?.sessionId ?? ''} (no key)`
+  const out = [paint(c, 'cyan', `Lineage of ${printable(of)}${r.host === undefined ? '' : ` on host ${printable(r.host)}`}: ${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}, oldest first`)]
+  if (r.archived && r.key !== null) out.push(paint(c, 'dim', `(asked by ${printable(r.archived.sessionId)}, an archived session of this key)`))
   r.sessions.forEach((s, i) => {
     out.push('')
     out.push(`${paint(c, 'bold', `${i + 1}. ${printable(s.sessionId)}${s.part ? ` part ${s.part}` : ''}`)}  ${paint(c, 'dim', WHERE_TEXT[s.where] ?? s.where)}`)

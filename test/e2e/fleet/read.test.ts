@@ -126,6 +126,20 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'beta'])).stdout).toContain('Lineage of agent:main:main on host beta: 2 sessions')
   })
 
+  it('history and lineage of an archived sessionId (gamma\'s .reset. archives) equal the host\'s own; no --host needed, only gamma has it', async () => {
+    const archived = ['d8caeddb-04f7-465b-9b9e-21127366c273', '28bfe1c6-3dfd-46a2-8644-c20256d72837']
+    const stripH = (d: any) => ({...d, sessionFile: undefined})
+    const stripL = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})
+    for (const id of archived) {
+      const mine = expectDoc<any>(await fleet(['sessions', 'history', id, '--limit', '50', '--json']), 'sessions-history')
+      const theirs = json<SessionsHistoryResult>(ok(await local('gamma', ['sessions', 'history', id, '--limit', '50', '--json'])))
+      expect(theirs.archived).toMatchObject({sessionId: id, where: 'reset-archive'})
+      expect(stripH(mine)).toEqual(stripH({host: 'gamma', ...theirs}))
+      const lineage = expectDoc<any>(await fleet(['sessions', 'lineage', id, '--json']), 'sessions-lineage')
+      expect(stripL(lineage)).toEqual(stripL({host: 'gamma', ...json(ok(await local('gamma', ['sessions', 'lineage', id, '--json'])))}))
+    }
+  })
+
   it('sessions usage per host equals the host\'s own; --by host and the unprefixed fleet totals add up', async () => {
     const totals: Record<string, any> = {}
     for (const host of Object.keys(HOSTS)) {

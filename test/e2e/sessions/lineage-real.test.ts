@@ -13,7 +13,7 @@ import type {SessionsExportResult} from '../../../src/commands/sessions/export.j
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {escapeHtml} from '../../../src/sessions/export.js'
-import {baseEnv, copyFixture, json, jsonError, runCli, type RunResult, tempDir} from '../../support/cli.js'
+import {baseEnv, copyFixture, json, runCli, type RunResult, tempDir} from '../../support/cli.js'
 import {transcriptLines} from '../../support/state-files.js'
 
 const FIXTURE = 'openclaw-2026.4.27-reset-twice'
@@ -80,13 +80,15 @@ describe('sessions lineage, history --include-archived, export on a key real Ope
     expect(json<SessionsLineageResult>(await run(['sessions', 'lineage', IDS[2], '--json'])).sessions.map((s) => s.sessionId)).toEqual(IDS)
   })
 
-  it('the first sessionId, which names the live file, does not pass for the current session: history and export of it are not found', async () => {
-    // Only the index's sessionId names a key; a lookup by file name would show the third session's turn as the first's.
-    for (const args of [['sessions', 'history', IDS[0], '--json'], ['sessions', 'export', IDS[0], '--format', 'jsonl', '--out', path.join(tempDir(), 'x.jsonl'), '--json']]) {
-      const r = await run(args)
-      expect(r.code).toBe(1)
-      expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
-    }
+  it('the first sessionId, which names the live file, never resolves to the live file: history and export of it read its archive (by header)', async () => {
+    // Only headers say whose a file is; a lookup by file name would show the third session's turn as the first's.
+    const h = json<SessionsHistoryResult>(await run(['sessions', 'history', IDS[0], '--json']))
+    expect(h).toMatchObject({sessionId: IDS[0], sessionFile: path.join(sessionsDir, FILES[0]), archived: {sessionId: IDS[0], where: 'reset-archive'}})
+    expect(h.entries.filter((e) => e.type === 'message').map((e) => e.text)).toEqual(texts(FILES[0]))
+    const out = path.join(tempDir(), 'x.jsonl')
+    const r = await run(['sessions', 'export', IDS[0], '--format', 'jsonl', '--out', out, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(fs.readFileSync(out, 'utf8')).toBe(fs.readFileSync(path.join(sessionsDir, FILES[0]), 'utf8'))
   })
 
   it('history --include-archived: every message of the three files in order, with a boundary at each of the two resets', async () => {
