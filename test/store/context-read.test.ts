@@ -8,6 +8,7 @@ import {readTranscriptForContext} from '../../src/store/context-read.js'
 import {buildSessionContext, contextFromPath} from '../../src/store/context.js'
 import {readTranscript} from '../../src/store/transcript.js'
 import {COMPACTION, FIXTURES, tempDir} from '../support/cli.js'
+import {type ChainOp, chainOpArbs} from '../support/context-ops.js'
 
 /** What a turn sees: the context over a whole read, and over the lazy read (stubs allowed). */
 async function both(file: string) {
@@ -30,26 +31,10 @@ async function expectSameContext(file: string): Promise<number> {
 }
 
 // A generated transcript: pi's field order, chained like a real writer (torn lines are never chained onto).
-type Op =
-  | {op: 'user' | 'toolResult'; size: number}
-  | {op: 'assistant'; size: number; withModel: boolean; model: string}
-  | {op: 'thinking'; level: string; valid: boolean}
-  | {op: 'modelChange'; provider: string; valid: boolean}
-  | {op: 'compaction'; keep: number; keepOffPath: boolean}
-  | {op: 'custom'}
-  | {op: 'branch'; back: number}
-  | {op: 'torn'; cut: number}
-  | {op: 'blank'}
-  | {op: 'unicode'}
+type Op = ChainOp | {op: 'torn'; cut: number} | {op: 'blank'} | {op: 'unicode'}
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({op: fc.constantFrom('user' as const, 'toolResult' as const), size: fc.nat(300)}),
-  fc.record({op: fc.constant('assistant' as const), size: fc.nat(300), withModel: fc.boolean(), model: fc.constantFrom('m-1', 'm-2')}),
-  fc.record({op: fc.constant('thinking' as const), level: fc.constantFrom('off', 'low', 'high'), valid: fc.boolean()}),
-  fc.record({op: fc.constant('modelChange' as const), provider: fc.constantFrom('anthropic', 'other'), valid: fc.boolean()}),
-  fc.record({op: fc.constant('compaction' as const), keep: fc.nat(12), keepOffPath: fc.boolean()}),
-  fc.record({op: fc.constant('custom' as const)}),
-  fc.record({op: fc.constant('branch' as const), back: fc.nat(10)}),
+  ...chainOpArbs,
   fc.record({op: fc.constant('torn' as const), cut: fc.integer({min: 1, max: 200})}),
   fc.record({op: fc.constant('blank' as const)}),
   fc.record({op: fc.constant('unicode' as const)}),

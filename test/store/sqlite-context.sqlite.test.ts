@@ -11,6 +11,7 @@ import {readSessionForContext} from '../../src/store/sqlite/context.js'
 import {openAgentDb, type OpenedDb} from '../../src/store/sqlite/driver.js'
 import * as w from '../../src/store/sqlite/write.js'
 import {copyFixture} from '../support/cli.js'
+import {type ChainOp, chainOpArbs} from '../support/context-ops.js'
 import {describeSqlite, IMPORTED_96} from '../support/sqlite.js'
 
 const opened: OpenedDb[] = []
@@ -28,24 +29,8 @@ function mainSession(): {h: OpenedDb; sessionId: string} {
   return {h, sessionId: String(row!.s)}
 }
 
-type Op =
-  | {op: 'user'; size: number}
-  | {op: 'assistant'; size: number; withModel: boolean; model: string}
-  | {op: 'thinking'; level: string; valid: boolean}
-  | {op: 'modelChange'; provider: string; valid: boolean}
-  | {op: 'compaction'; keep: number; keepOffPath: boolean}
-  | {op: 'custom'}
-  | {op: 'branch'; back: number}
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  {arbitrary: fc.record({op: fc.constant('user' as const), size: fc.nat(200)}), weight: 3},
-  {arbitrary: fc.record({op: fc.constant('assistant' as const), size: fc.nat(200), withModel: fc.boolean(), model: fc.constantFrom('m-1', 'm-2')}), weight: 3},
-  fc.record({op: fc.constant('thinking' as const), level: fc.constantFrom('off', 'low', 'high'), valid: fc.boolean()}),
-  fc.record({op: fc.constant('modelChange' as const), provider: fc.constantFrom('anthropic', 'other'), valid: fc.boolean()}),
-  fc.record({op: fc.constant('compaction' as const), keep: fc.nat(12), keepOffPath: fc.boolean()}),
-  fc.record({op: fc.constant('custom' as const)}),
-  fc.record({op: fc.constant('branch' as const), back: fc.nat(10)}),
-)
+type Op = ChainOp
+const opArb: fc.Arbitrary<Op> = fc.oneof(...chainOpArbs)
 
 /** Entries as a writer chains them onto `leaf` (a branch moves the leaf back along the path, as pi's tree allows). */
 function entriesOf(ops: Op[], leaf: string, pathIds: string[]): object[] {
@@ -66,7 +51,7 @@ function entriesOf(ops: Op[], leaf: string, pathIds: string[]): object[] {
     cur = id
   }
   for (const o of ops) {
-    if (o.op === 'user') add({type: 'message', message: {role: 'user', content: `user ${n} ${'x'.repeat(o.size)}`, timestamp: n}})
+    if (o.op === 'user' || o.op === 'toolResult') add({type: 'message', message: {role: o.op, content: `${o.op} ${n} ${'x'.repeat(o.size)}`, timestamp: n}})
     else if (o.op === 'assistant') add({type: 'message', message: {role: 'assistant', content: [{type: 'text', text: `reply ${n} ${'y'.repeat(o.size)}`}], ...(o.withModel ? {provider: 'anthropic', model: o.model} : {}), timestamp: n}})
     else if (o.op === 'thinking') add({type: 'thinking_level_change', ...(o.valid ? {thinkingLevel: o.level} : {})})
     else if (o.op === 'modelChange') add({type: 'model_change', ...(o.valid ? {provider: o.provider} : {}), modelId: 'm'})
@@ -74,7 +59,7 @@ function entriesOf(ops: Op[], leaf: string, pathIds: string[]): object[] {
       const p = walk()
       add({type: 'compaction', summary: `summary at ${n}`, firstKeptEntryId: o.keepOffPath ? 'not-on-the-path' : p[Math.max(0, p.length - 1 - o.keep)], tokensBefore: n})
     } else if (o.op === 'custom') add({type: 'custom', customType: 'model-snapshot', data: {n}})
-    else {
+    else if (o.op === 'branch') {
       const p = walk()
       // Only back along entries written here (the fixture's own path stays as it is).
       const mine = p.filter((id) => parent.has(id))
