@@ -268,12 +268,16 @@ async function sqliteRows() {
   console.log(`\nSQLite era: node ${n24.version}, database ${(dbBytes / 1e6).toFixed(0)} MB; ${runs} runs each, openclaw ${peerRuns} (median / min / max wall ms, peak RSS)\n`)
   console.log('| command | median ms | min | max | peak RSS MiB |')
   console.log('|---|---|---|---|---|')
+  const results = []
   for (const [name, run] of rows) {
     const m = run()
+    results.push(m)
     if (m.skipped) console.log(`| ${name} | skipped: ${m.skipped} | | | |`)
     else if (m.failed) console.log(`| ${name} | failed: ${m.failed.replaceAll('|', '/')} | | | |`)
     else console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${Number.isNaN(m.rssMiB) ? '' : m.rssMiB.toFixed(0)} |`)
   }
+  const [ours, theirs] = results
+  if (ours?.median && theirs?.median) console.log(`\nratio openclaw / clawkit sessions list (SQLite): ${(theirs.median / ours.median).toFixed(2)}x faster (target: at least 10x)`)
 }
 
 /** Wall time of a plain command, runs+1 times (the first warms the page cache); median/min/max ms. */
