@@ -17,7 +17,7 @@ interface Candidate {
  * (unscoped keys belong to `storeAgentId`, the store's first agent). A function of its own, not a loop in a caller:
  * on 10 000 sessions V8 optimizes whatever function holds this loop, and Node waits at exit for a compile still running.
  */
-export function statsOfIndex(data: SessionStoreData, storeAgentId: string, opts: {newest?: number; ofAgent?: string} = {}): StoreStats {
+export function statsOfIndex(data: SessionStoreData, storeAgentId: string, opts: {newest?: number; ofAgent?: string; keys?: boolean} = {}): StoreStats {
   const n = opts.newest ?? 0
   const top: Candidate[] = []
   let sessions = 0
@@ -31,7 +31,7 @@ export function statsOfIndex(data: SessionStoreData, storeAgentId: string, opts:
     if (updatedAt !== null && (last === null || updatedAt > last)) last = updatedAt
     if (n > 0) pushNewest(top, {found: {storedKey: key, entry}, at: updatedAt ?? Number.NEGATIVE_INFINITY}, n)
   }
-  return {sessions, lastUpdatedAt: last, newest: top.map((c) => c.found), events: null}
+  return {sessions, lastUpdatedAt: last, newest: top.map((c) => c.found), events: null, ...(opts.keys ? {keys: Object.keys(data)} : {})}
 }
 
 /** Keep the n newest without sorting everything (10 000 sessions, 10 kept): insertion into a short sorted list. */

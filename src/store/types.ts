@@ -215,6 +215,8 @@ export interface StoreStats {
   newest: FoundEntry[]
   /** Transcript events (rows) when the backend counts them cheaply; null when it would have to read every transcript. */
   events: number | null
+  /** With `keys`: every key the store holds, as `sessions history` may match them (status cuts keys to be unique among these). */
+  keys?: string[]
 }
 
 export interface StatsOptions {
@@ -222,6 +224,8 @@ export interface StatsOptions {
   newest?: number
   /** A store several agents share: count only the keys of this agent (unscoped keys belong to the store's own agent). */
   ofAgent?: string
+  /** Also return every stored key (`keys`), whatever it counts as. */
+  keys?: boolean
   /**
    * The index as the caller already read it (doctor's scan of a JSON-era store, which status reuses): counted instead
    * of read a second time. A backend whose index is not one file ignores it.

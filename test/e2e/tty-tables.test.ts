@@ -1,30 +1,12 @@
 // Tables on a real terminal (util-linux `script` gives the CLI a pseudo-terminal of a set width): rows fit the width,
 // columns stay aligned, cut keys still name their session; piped output keeps OpenClaw's layout; --wide cuts nothing.
-import {spawn, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, json, jsonError, ROOT, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
-
-const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
-
-/** The CLI with stdout on a pseudo-terminal of `cols` columns; the terminal's \r\n become \n. */
-function onTty(cols: number, args: string[], env: Record<string, string>): Promise<{code: number | null; out: string}> {
-  const cmd = `stty cols ${cols} rows 50; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
-    let out = ''
-    child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, out: out.replaceAll('\r\n', '\n')})
-    })
-  })
-}
+import {baseEnv, json, jsonError, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
+import {columnStart, expectResolves, hasScript, keyCells, onTty, visible} from '../support/tty.js'
 
 const LONG_MODEL = 'claude-sonnet-4-5-20250929-experimental'
 const KEYS = [
@@ -50,13 +32,6 @@ function wideState(): string {
   return state
 }
 
-const visible = (s: string) => [...s].length
-
-/** The column a header starts at in the header line, and the same offset must start a cell in every row. */
-function columnStart(lines: string[], header: string): number {
-  const head = lines.find((l) => l.includes(header))!
-  return head.indexOf(header)
-}
 
 describe.skipIf(!hasScript)('tables on a terminal', () => {
   it('sessions list at 80 columns: no row wider than the terminal, long model names do not shift Tokens, cut keys resolve in history', async () => {
@@ -166,23 +141,6 @@ function stateWith(keys: string[], ageHours: (i: number) => number = (i) => i): 
   })
   fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2), {mode: 0o600})
   return state
-}
-
-/** The Key cell of every row of the table whose header line starts with `header`. */
-function keyCells(out: string, header: string): string[] {
-  const lines = out.trimEnd().split('\n')
-  const at = lines.findIndex((l) => l.startsWith(header))
-  const table = lines.slice(at)
-  const keyAt = columnStart(table, 'Key')
-  // Keys hold no spaces: the cell ends at the first one.
-  return table.slice(1).map((row) => [...row].slice(keyAt).join('').split(' ')[0]).filter((c) => c.length > 0)
-}
-
-/** `sessions history <shown>` names exactly `key`. */
-async function expectResolves(shown: string, key: string, state: string, env: Record<string, string>): Promise<void> {
-  const h = await runCli(['sessions', 'history', shown, '--json', '--state-dir', state], {env})
-  expect(h.code, `${shown}: ${h.stdout}`).toBe(0)
-  expect(json(h).key, shown).toBe(key)
 }
 
 // Two keys that share their first 54 characters; the older one is never among the rows shown.

@@ -56,6 +56,8 @@ describeSqlite('SessionStore contract, read side: the replica of SQLite-era host
           expect(mine.era).toBe('sqlite')
           expect({...(await mine.read())}).toEqual({...(await theirs.read())})
           expect(Object.keys(await mine.read())).toEqual(Object.keys(await theirs.read()))
+          // stats keys: at least every listed key (the database also holds rows it does not list, such as placeholders).
+          for (const st of [await mine.stats({keys: true}), await theirs.stats({keys: true})]) expect(st.keys).toEqual(expect.arrayContaining(Object.keys(await theirs.read())))
           expect((await mine.allSessions()).map(comparable)).toEqual((await theirs.allSessions()).map(comparable))
           for (const key of Object.keys(await theirs.read())) {
             keysSeen++

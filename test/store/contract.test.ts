@@ -100,6 +100,9 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     const given = await store.stats({newest: 1, index: storeDataFrom({'agent:main:z': {sessionId: 'z', updatedAt: 7}})})
     expect(given).toMatchObject({sessions: 1, lastUpdatedAt: 7})
     expect(given.newest.map((h) => h.storedKey)).toEqual(['agent:main:z'])
+    // keys: every stored key (what history may match, non-sessions too), only when asked.
+    expect((await store.stats({keys: true})).keys?.sort()).toEqual(Object.keys(await store.read()).sort())
+    expect((await store.stats()).keys).toBeUndefined()
   })
 
   it('updates under the lock: the mutator result passes through, a mixed-case stored key is found by its lowercase form', async () => {

@@ -106,12 +106,13 @@ async function sqliteAgent(state: OpenClawState, id: string, db: string, recent:
   const info: SqliteStoreFigures = {path: db, schemaVersion: null, databaseBytes: fileSize(db), walBytes: fileSize(`${db}-wal`), sessions: null, events: null}
   try {
     const store = state.storeFor({agentId: id, path: db}) as SqliteSessionStore
-    const st = await store.stats({newest: recent})
+    // Every key, not just the recent rows: the Sessions table cuts keys to be unique among what history can match.
+    const st = await store.stats({newest: recent, keys: allKeys !== undefined})
     info.schemaVersion = store.schemaVersion
     info.sessions = st.sessions
     info.events = st.events
     const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt}))
-    if (allKeys) for (const h of st.newest) allKeys.push(h.storedKey)
+    if (allKeys) for (const k of st.keys ?? st.newest.map((h) => h.storedKey)) allKeys.push(k)
     return {sessions: {count: st.sessions, last: st.lastUpdatedAt, top}, info, error: null}
   } catch (error) {
     return {sessions: {count: 0, last: null, top: []}, info, error: error instanceof Error ? error.message : String(error)}

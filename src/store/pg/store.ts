@@ -202,7 +202,8 @@ export class PgSessionStore implements SessionStore {
             )
           ).map((r) => ({storedKey: r.session_key, entry: r.entry}))
         : []
-    return {sessions: head?.n ?? 0, lastUpdatedAt: head?.last ?? null, newest, events: Number(head?.events ?? 0)}
+    const keys = opts.keys ? (await this.q<{session_key: string}>('SELECT session_key FROM clawkit_entries WHERE host = $1 AND agent_id = $2', this.keyArgs)).map((r) => r.session_key) : undefined
+    return {sessions: head?.n ?? 0, lastUpdatedAt: head?.last ?? null, newest, events: Number(head?.events ?? 0), ...(keys ? {keys} : {})}
   }
 
   /** OpenClaw's lookup (the lowercase key, else a legacy mixed-case spelling, newest first) over the matching rows only. */

@@ -390,6 +390,7 @@ export class SqliteSessionStore implements SessionStore {
       ...storeCounts(db),
       lastUpdatedAt: lastUpdatedAt(db),
       newest: newestEntries(db, this.ref.path, opts.newest ?? 0).map((h) => ({storedKey: h.key, entry: h.entry})),
+      ...(opts.keys ? {keys: db.prepare('SELECT session_key FROM session_nodes').all().map((r) => String(r.session_key))} : {}),
     }))
   }
 

@@ -1,0 +1,51 @@
+// Tables on a real terminal for the CLI tests: util-linux `script` gives the CLI a pseudo-terminal of a set width.
+import {spawn, spawnSync} from 'node:child_process'
+
+import {expect} from 'vitest'
+
+import {BIN, json, ROOT, runCli} from './cli.js'
+
+export const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
+const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
+
+/** The CLI with stdout on a pseudo-terminal of `cols` columns; the terminal's \r\n become \n. */
+export function onTty(cols: number, args: string[], env: Record<string, string>): Promise<{code: number | null; out: string}> {
+  const cmd = `stty cols ${cols} rows 50; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, out: out.replaceAll('\r\n', '\n')})
+    })
+  })
+}
+
+/** Width in code points (what the tables measure). */
+export const visible = (s: string) => [...s].length
+
+/** The column a header starts at in the header line, and the same offset must start a cell in every row. */
+export function columnStart(lines: string[], header: string): number {
+  const head = lines.find((l) => l.includes(header))!
+  return head.indexOf(header)
+}
+
+/** The Key cell of every row of the table whose header line starts with `header`. */
+export function keyCells(out: string, header: string): string[] {
+  const lines = out.trimEnd().split('\n')
+  const at = lines.findIndex((l) => l.startsWith(header))
+  const table = lines.slice(at)
+  const keyAt = columnStart(table, 'Key')
+  // Keys hold no spaces: the cell ends at the first one.
+  return table.slice(1).map((row) => [...row].slice(keyAt).join('').split(' ')[0]).filter((c) => c.length > 0)
+}
+
+/** `sessions history <shown>` names exactly `key`. */
+export async function expectResolves(shown: string, key: string, state: string, env: Record<string, string>): Promise<void> {
+  const h = await runCli(['sessions', 'history', shown, '--json', '--state-dir', state], {env})
+  expect(h.code, `${shown}: ${h.stdout}`).toBe(0)
+  expect(json(h).key, shown).toBe(key)
+}
+
