@@ -5,6 +5,7 @@
 import os from 'node:os'
 
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
+import {SQLITE_NODE_REQUIREMENT, sqliteSupported, SqliteUnavailableError} from '../store/sqlite/driver.js'
 import type {OpenClawState} from '../store/state.js'
 import {sha256 as newSha256} from '../util/hash.js'
 import type {AgentSession, SessionEntry, TranscriptMark} from '../store/types.js'
@@ -42,6 +43,16 @@ export interface SyncAgentResult {
   stale: {entries: number; transcripts: number}
 }
 
+/** An agent this sync left out whole: nothing of it was written, and the replica keeps what an earlier sync put there. */
+export interface SyncSkippedAgent {
+  agentId: string
+  era: 'sqlite'
+  storePath: string
+  /** The Node version (or later) that reads this agent's store. */
+  needsNode: string
+  reason: string
+}
+
 /** The `sync --json` document. */
 export interface SyncResult {
   host: string
@@ -52,6 +63,8 @@ export interface SyncResult {
   /** Schema version before and after; a dry run applies nothing (`to` equals `from`, `pending` lists what a sync would). */
   schema: {from: number; to: number; applied: string[]; pending: string[]}
   agents: SyncAgentResult[]
+  /** Agents not synced because this Node cannot read their store (a partial sync: exit 6); a sync on Node 22.15+ uploads them. */
+  skipped: SyncSkippedAgent[]
   total: {entriesUpserted: number; events: number; bytes: number; transcripts: SyncTranscriptCounts}
   durationMs: number
 }
@@ -333,7 +346,17 @@ export async function syncToFleet(state: OpenClawState, opts: SyncOptions): Prom
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   state.requireStateDir()
   // Every agent by default: a fleet view wants everything this host has.
-  const agents = opts.agent ? [state.requireAgent(opts.agent)] : state.allAgentIds()
+  const wanted = opts.agent ? [state.requireAgent(opts.agent)] : state.allAgentIds()
+  // A SQLite-era agent on a Node without node:sqlite is left out whole, before anything is written: the replica then
+  // shows it as an earlier sync left it (or not at all), never half uploaded, and the others still sync.
+  const skipped: SyncSkippedAgent[] = []
+  const agents = wanted.filter((agentId) => {
+    const ref = state.sessionStoreRef(agentId)
+    if (!state.isSqliteRef(ref) || sqliteSupported()) return true
+    skipped.push({agentId, era: 'sqlite', storePath: ref.path, needsNode: SQLITE_NODE_REQUIREMENT, reason: `its SQLite-era store needs Node ${SQLITE_NODE_REQUIREMENT} or later (node:sqlite and zstd); this is Node ${process.versions.node}`})
+    return false
+  })
+  if (agents.length === 0 && skipped.length > 0) throw new SqliteUnavailableError(skipped.length === 1 ? `Agent ${skipped[0].agentId}'s SQLite-era session store` : 'A SQLite-era session store (every agent here has one)')
   const dryRun = Boolean(opts.dryRun)
   const prune = Boolean(opts.prune)
   const batchRows = opts.batchRows ?? envInt('CLAWKIT_SYNC_BATCH_ROWS') ?? 1000
@@ -375,7 +398,7 @@ export async function syncToFleet(state: OpenClawState, opts: SyncOptions): Prom
       total.bytes += a.bytes
       for (const k of ['new', 'updated', 'rewritten', 'unchanged'] as const) total.transcripts[k] += a.transcripts[k]
     }
-    return {host, database: displayUrl(url), dryRun, prune, schema, agents: results, total, durationMs: Date.now() - started}
+    return {host, database: displayUrl(url), dryRun, prune, schema, agents: results, skipped, total, durationMs: Date.now() - started}
   } finally {
     // Ending the session releases the host lock too.
     await client.end().catch(() => {})

@@ -14,6 +14,7 @@ import {baseEnv, BIN, COMPACTION, copyFixture, json, jsonError, runCli, runProce
 import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {resetTwice} from '../../support/reset-twice.js'
+import {mixedEraState, SQLITE_OK} from '../../support/sqlite.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
 const clients: PgClient[] = []
@@ -287,6 +288,40 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     const again = await sync(state, url, ['--host', 'nul', '--prune'])
     expect(json(again).total.entriesUpserted).toBe(0)
     expect(json(again).agents.find((a) => a.agentId === 'work')!.pruned.entries).toEqual([])
+  })
+
+  // On a Node with node:sqlite the same dir syncs whole: sync.sqlite.test.ts covers that half.
+  it.skipIf(SQLITE_OK)('a host with a SQLite-era agent on Node 20 syncs its JSON-era agent, skips the SQLite one (one stderr line, `skipped` in --json, exit 6) and writes nothing of it', async () => {
+    const url = pg.db()
+    const state = mixedEraState()
+    const r = await sync(state, url, ['--host', 'mixed'])
+    const doc = expectDoc<any>(r, 'sync', 6)
+    expect(doc.agents.map((a: {agentId: string}) => a.agentId)).toEqual(['work'])
+    expect(doc.skipped).toEqual([{agentId: 'main', era: 'sqlite', storePath: path.join(state, 'agents/main/agent/openclaw-agent.sqlite'), needsNode: '22.15', reason: expect.stringContaining(`Node ${process.versions.node}`)}])
+    const lines = r.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/agent main .*needs Node 22\.15 or later/)
+    const c = await client(url)
+    // The JSON-era agent is on the replica, equal to the host; of the skipped one, not even its agent row.
+    expect((await checkReplica(c, 'mixed')).problems).toEqual([])
+    const s = openState(state)
+    try {
+      expect((await diffReplica(s, c, 'mixed', ['work'])).differences).toEqual([])
+    } finally {
+      s.close()
+    }
+    for (const table of ['clawkit_agents', 'clawkit_entries', 'clawkit_transcripts', 'clawkit_events']) {
+      expect((await c.query<{a: string}>(`SELECT DISTINCT agent_id AS a FROM ${table} WHERE host = 'mixed'`)).rows.map((x) => x.a), table).toEqual(['work'])
+    }
+    // The human output says so too, with the same exit code.
+    const text = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'mixed'], {env: baseEnv(tempDir())})
+    expect(text.code).toBe(6)
+    expect(text.stdout).toMatch(/skipped 1 agent/)
+    expect(text.stderr.trim().split('\n')).toHaveLength(1)
+    // Only the SQLite agent asked for: nothing to sync, the one-line E_NODE_TOO_OLD as before (exit 1).
+    const only = await sync(state, url, ['--host', 'mixed', '--agent', 'main'])
+    expect(only.code).toBe(1)
+    expect(jsonError(only).code).toBe('E_NODE_TOO_OLD')
   })
 
   it('bad input: an empty or control-character --host and a missing URL are usage errors (exit 2)', async () => {
