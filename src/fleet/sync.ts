@@ -88,9 +88,9 @@ export interface SyncOptions {
   onProgress?: (p: SyncProgress) => void
   /** Told what --prune is about to remove, before it is removed. */
   onPrune?: (agentId: string, what: {entries: string[]; transcripts: string[]}) => void
-  /** Rows per INSERT (default 1000; CLAWKIT_SYNC_BATCH_ROWS overrides, for tests of crash points). */
+  /** Rows (events or index entries) per INSERT (default 1000; CLAWKIT_SYNC_BATCH_ROWS overrides, for tests). */
   batchRows?: number
-  /** Bytes of event text per INSERT before it is sent anyway. */
+  /** Bytes of event or entry text per INSERT before it is sent anyway. */
   batchBytes?: number
   /** How long to wait for another sync of the same host to finish. */
   lockWaitMs?: number
@@ -453,34 +453,44 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     for (const row of r.rows) remoteEntries.set(row.k, row.h)
   }
   const sha256 = (text: string) => newSha256().update(text).digest('hex')
-  const changed: {key: string; json: string; sha: string; sessionId: string | null; updatedAt: number | null}[] = []
+  // Changed entries go up in batches while the index is read (the reader waits for each one), as the events do: a
+  // first sync of 10k real ~16 KB entries would otherwise hold ~170 MB of their JSON at once.
+  type EntryRow = {key: string; json: string; sha: string; sessionId: string | null; updatedAt: number | null}
+  let part = new Map<string, EntryRow>()
+  let partBytes = 0
+  const sendEntries = async () => {
+    const rows = [...part.values()]
+    part = new Map()
+    partBytes = 0
+    if (dryRun || rows.length === 0) return
+    await client.query(
+      `INSERT INTO clawkit_entries (host, agent_id, session_key, session_id, updated_at, entry, entry_sha256)
+       SELECT $1, $2, k, s, u, e::jsonb, h FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[]) AS x(k, s, u, e, h)
+       ON CONFLICT (host, agent_id, session_key) DO UPDATE SET session_id = EXCLUDED.session_id, updated_at = EXCLUDED.updated_at, entry = EXCLUDED.entry,
+         entry_sha256 = EXCLUDED.entry_sha256, synced_at = now()`,
+      [host, agentId, rows.map((c) => c.key), rows.map((c) => c.sessionId), rows.map((c) => c.updatedAt), rows.map((c) => c.json), rows.map((c) => c.sha)],
+    )
+  }
   const localKeys = new Set<string>()
-  await store.readRows((stored: string, entry: SessionEntry) => {
+  // Keys sent in this run: a key visited again (stored twice, or a store read again) is sent again, so that its last
+  // value is the one on the replica even when the replica's hash matched an earlier one.
+  const sent = new Set<string>()
+  await store.eachEntry(async (stored: string, entry: SessionEntry) => {
     const key = pgText(stored)
     localKeys.add(key)
     const json = JSON.stringify(entry)
     const sha = sha256(json)
-    if (remoteEntries.get(key) === sha) out.entriesUnchanged++
-    else {
-      const u = entry.updatedAt
-      changed.push({key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isSafeInteger(Math.trunc(u)) ? Math.trunc(u) : null})
-    }
-    return true
+    if (remoteEntries.get(key) === sha && !sent.has(key)) return
+    sent.add(key)
+    const u = entry.updatedAt
+    // A key twice in one statement would be an error (ON CONFLICT cannot update a row twice): the later value replaces it.
+    part.set(key, {key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isSafeInteger(Math.trunc(u)) ? Math.trunc(u) : null})
+    partBytes += json.length
+    if (part.size >= job.batchRows || partBytes >= job.batchBytes) await sendEntries()
   })
-  out.entriesUpserted = changed.length
-  if (!dryRun) {
-    for (let i = 0; i < changed.length; i += 500) {
-      const part = changed.slice(i, i + 500)
-      await client.query(
-        `INSERT INTO clawkit_entries (host, agent_id, session_key, session_id, updated_at, entry, entry_sha256)
-         SELECT $1, $2, k, s, u, e::jsonb, h FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[]) AS x(k, s, u, e, h)
-         ON CONFLICT (host, agent_id, session_key) DO UPDATE SET session_id = EXCLUDED.session_id, updated_at = EXCLUDED.updated_at, entry = EXCLUDED.entry,
-           entry_sha256 = EXCLUDED.entry_sha256, synced_at = now()`,
-        [host, agentId, part.map((c) => c.key), part.map((c) => c.sessionId), part.map((c) => c.updatedAt), part.map((c) => c.json), part.map((c) => c.sha)],
-      )
-    }
-  }
-  changed.length = 0
+  await sendEntries()
+  out.entriesUpserted = sent.size
+  out.entriesUnchanged = localKeys.size - sent.size
   const goneEntries = [...remoteEntries.keys()].filter((k) => !localKeys.has(k))
 
   // Transcripts: each from its high-water mark on.

@@ -293,6 +293,12 @@ export interface SessionStore {
    * which a backend may leave out of the entries it passes (the SQLite store does; the file store passes them all).
    */
   readRows<T>(project: (key: string, entry: SessionEntry) => T, opts?: {omit?: readonly string[]}): Promise<Map<string, T>>
+  /**
+   * `visit(key, entry)` for every object entry (readRows' values), awaiting each visit before reading on: a caller that
+   * ships entries elsewhere (sync) then holds its own batch, not the index. A key may be visited more than once (a
+   * backend may start over, or read in pages); its last visit holds the value read() would give.
+   */
+  eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void>
   /** How many sessions, the newest update, the newest rows and (where cheap) the events: status's per-agent figures. */
   stats(opts?: StatsOptions): Promise<StoreStats>
   /**

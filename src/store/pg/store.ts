@@ -238,6 +238,11 @@ export class PgSessionStore implements SessionStore {
     return out
   }
 
+  /** The replica's rows as readRows gives them (a reader of the replica, where the host's memory is not at stake). */
+  async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
+    for (const [k, e] of await this.readRows((_k, entry) => entry)) await visit(k, e)
+  }
+
   /**
    * How the host resolved the entry's transcript, as far as the replica tells: its own database (SQLite era), the
    * entry's sessionFile as stored, the same file name elsewhere (relocated), or named after the session id.

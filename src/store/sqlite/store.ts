@@ -40,7 +40,7 @@ import type {
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -81,6 +81,9 @@ export function isSqliteFile(file: string): boolean {
 export function sqliteLocator(dbPath: string, sessionId: string): string {
   return `${dbPath}#${sessionId}`
 }
+
+/** Keys per snapshot of eachEntry: a real entry is ~14 KB, so a page is a few MB at most. */
+const ENTRY_PAGE = 256
 
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
@@ -150,6 +153,20 @@ export class SqliteSessionStore implements SessionStore {
       for (const {key, entry} of iterateEntries(db, this.ref.path, opts.omit)) out.set(key, project(key, entry))
       return out
     })
+  }
+
+  /**
+   * In pages of keys, each read in its own snapshot and visited outside it (a visit may wait on the network, and a
+   * snapshot must not stay open meanwhile). A key written between pages is seen by the next call.
+   */
+  async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
+    let after: string | undefined
+    for (;;) {
+      const page = this.snap((db) => entriesPage(db, this.ref.path, after, ENTRY_PAGE))
+      for (const {key, entry} of page.entries) await visit(key, entry)
+      if (page.last === undefined) return
+      after = page.last
+    }
   }
 
   transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>): TranscriptRef {

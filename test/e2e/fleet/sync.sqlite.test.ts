@@ -11,7 +11,7 @@ import {loadSqlite} from '../../../src/store/sqlite/driver.js'
 import {SqliteSessionStore} from '../../../src/store/sqlite/store.js'
 import {OpenClawState} from '../../../src/store/state.js'
 import type {TranscriptMark} from '../../../src/store/types.js'
-import {baseEnv, BIN, copyFixture, json, runCli, runProcess, tempDir} from '../../support/cli.js'
+import {baseEnv, BIN, copyFixture, json, ROOT, runCli, runProcess, tempDir} from '../../support/cli.js'
 import {describePg, usePg} from '../../support/postgres.js'
 import {useServers} from '../../support/servers.js'
 import {DELETED_96, describeSqlite, IMPORTED_96, mixedEraState, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
@@ -147,6 +147,28 @@ describeSqlite('clawkit sync of SQLite-era stores', () => {
       } finally {
         st.close()
       }
+    })
+
+    it('a SQLite index larger than one page of entries (600 keys, pages of 256) is uploaded in small batches: every entry once, equal to the host', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      const state = path.join(tempDir(), 'sq')
+      const gen = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'gen-sqlite-store.js'), '--out', state, '--sessions', '600', '--big-events', '19'], {encoding: 'utf8'})
+      expect(gen.status, gen.stderr).toBe(0)
+      const env = baseEnv(tempDir(), {CLAWKIT_SYNC_BATCH_ROWS: '7'})
+      const r = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'pages', '--json'], {env, timeoutMs: 120_000})
+      expect(r.code, r.stderr).toBe(0)
+      expect(json(r).agents[0]).toMatchObject({era: 'sqlite', entriesUpserted: 600, entriesUnchanged: 0})
+      expect(Number((await c.query<{n: number}>("SELECT count(*)::int AS n FROM clawkit_entries WHERE host = 'pages'")).rows[0].n)).toBe(600)
+      const st = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: tempDir()}})
+      try {
+        expect((await diffReplica(st, c, 'pages')).differences).toEqual([])
+      } finally {
+        st.close()
+      }
+      const again = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'pages', '--json'], {env, timeoutMs: 120_000})
+      expect(json(again).agents[0]).toMatchObject({entriesUpserted: 0, entriesUnchanged: 600, events: 0})
     })
 
     it('after a real `agent -m` turn on the SQLite store, the next sync uploads exactly the new events (seq order, no rewrite)', async () => {

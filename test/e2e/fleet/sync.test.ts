@@ -47,6 +47,29 @@ async function expectReplicaEquals(c: PgClient, state: string, host: string): Pr
 
 const count = async (c: PgClient, table: string, host: string) => Number((await c.query<{n: number}>(`SELECT count(*)::int AS n FROM ${table} WHERE host = $1`, [host])).rows[0].n)
 
+/**
+ * A state dir whose agent main has `n` index entries of `padBytes` each (a real entry's bulk is its skillsSnapshot),
+ * written entry by entry exactly as JSON.stringify(store, null, 2) lays it out, with no transcripts.
+ */
+function largeIndexState(n: number, padBytes: number): string {
+  const state = path.join(tempDir(), 'state')
+  const dir = path.join(state, 'agents', 'main', 'sessions')
+  fs.mkdirSync(dir, {recursive: true, mode: 0o700})
+  const fd = fs.openSync(path.join(dir, 'sessions.json'), 'w', 0o600)
+  try {
+    for (let i = 0; i < n; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+      const entry = {sessionId: id, updatedAt: 1_770_000_000_000 + i, chatType: 'direct', skillsSnapshot: {prompt: `${i}:`.padEnd(padBytes, 'x')}}
+      const text = JSON.stringify({[`agent:main:explicit:${id}`]: entry}, null, 2)
+      fs.writeSync(fd, i === 0 ? text.slice(0, -2) : `,\n${text.slice(2, -2)}`)
+    }
+    fs.writeSync(fd, '\n}')
+  } finally {
+    fs.closeSync(fd)
+  }
+  return state
+}
+
 describePg('clawkit sync (real PostgreSQL)', () => {
   const pg = usePg()
   const setup = agentEnvs()
@@ -288,6 +311,27 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     const again = await sync(state, url, ['--host', 'nul', '--prune'])
     expect(json(again).total.entriesUpserted).toBe(0)
     expect(json(again).agents.find((a) => a.agentId === 'work')!.pruned.entries).toEqual([])
+  })
+
+  it('a first sync of a large index (2000 entries of 40 KB, 80 MB, as OpenClaw lays it out) holds one batch of entries at a time: it completes in a 48 MB heap', async () => {
+    const url = pg.db()
+    const n = 2000
+    const state = largeIndexState(n, 40 * 1024)
+    const batch = 16
+    // The bound: clawkit's own heap plus one batch of entries (16 x 40 KB) and the index reader's buffer fit in 48 MB,
+    // the 80 MB of changed entries do not; a sync that held them all at once dies of an out-of-memory error.
+    const env = baseEnv(tempDir(), {CLAWKIT_SYNC_BATCH_ROWS: String(batch), NODE_OPTIONS: '--max-old-space-size=48'})
+    const r = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'big', '--json'], {env, timeoutMs: 120_000})
+    expect(r.code, r.stderr.slice(0, 2000)).toBe(0)
+    expect(json(r).agents[0]).toMatchObject({agentId: 'main', entriesUpserted: n, entriesUnchanged: 0})
+    const c = await client(url)
+    expect(await count(c, 'clawkit_entries', 'big')).toBe(n)
+    // Every entry whole (the same JSON), and a second run sends none.
+    const bytes = (await c.query<{b: number}>("SELECT sum(length(entry->'skillsSnapshot'->>'prompt'))::bigint AS b FROM clawkit_entries WHERE host = 'big'")).rows[0].b
+    expect(Number(bytes)).toBe(n * 40 * 1024)
+    const again = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'big', '--json'], {env, timeoutMs: 120_000})
+    expect(again.code, again.stderr.slice(0, 2000)).toBe(0)
+    expect(json(again).agents[0]).toMatchObject({entriesUpserted: 0, entriesUnchanged: n})
   })
 
   // On a Node with node:sqlite the same dir syncs whole: sync.sqlite.test.ts covers that half.
