@@ -132,6 +132,17 @@ END
 $clawkit$;
 `,
   },
+  {
+    version: 4,
+    name: 'transcript marks keep the JSONL file\'s inode and ctime and the SQLite rewrite watermark',
+    // Size and mtime miss a same-size rewrite whose mtime was put back (cp -p, rsync -t); a SQLite header and last seq
+    // miss a destructive rewrite that kept both. Rows from before (NULL here) are hashed again once, never skipped.
+    sql: `
+ALTER TABLE clawkit_transcripts ADD COLUMN source_ino bigint;
+ALTER TABLE clawkit_transcripts ADD COLUMN source_ctime_ms double precision;
+ALTER TABLE clawkit_transcripts ADD COLUMN source_generation text;
+`,
+  },
 ]
 
 /**

@@ -162,6 +162,9 @@ interface RemoteTranscript {
   prefix_sha256: string | null
   source_size: number | null
   source_mtime_ms: number | null
+  source_ino: number | null
+  source_ctime_ms: number | null
+  source_generation: string | null
 }
 
 function markOf(r: RemoteTranscript): TranscriptMark {
@@ -171,6 +174,9 @@ function markOf(r: RemoteTranscript): TranscriptMark {
     ...(r.prefix_sha256 === null ? {} : {sha256: r.prefix_sha256}),
     ...(r.source_size === null ? {} : {size: r.source_size}),
     ...(r.source_mtime_ms === null ? {} : {mtimeMs: r.source_mtime_ms}),
+    ...(r.source_ino === null ? {} : {ino: r.source_ino}),
+    ...(r.source_ctime_ms === null ? {} : {ctimeMs: r.source_ctime_ms}),
+    ...(r.source_generation === null ? {} : {generation: r.source_generation}),
   }
 }
 
@@ -200,8 +206,6 @@ function metaOf(s: AgentSession, era: 'json' | 'sqlite'): Meta {
 const sameMeta = (m: Meta, r: RemoteTranscript) =>
   m.session_key === r.session_key && m.locator === r.locator && m.where === r.where && m.ended === r.ended && m.found_by === r.found_by && m.format === r.format && m.ended_at === (r.ended_at ? r.ended_at.toISOString() : null)
 
-/** SQLite marks count seq + 1 and carry the header's hash only; JSONL marks carry bytes and the prefix hash. */
-const markColumns = (m: TranscriptMark) => [m.seq, m.bytes ?? null, m.sha256 ?? null, m.size ?? null, m.mtimeMs ?? null]
 
 // Every statement below takes arrays (unnest), so that one batch is a handful of statements whatever the number of
 // transcripts in it: a store of many short sessions commits once per batch, not once per session.
@@ -215,13 +219,15 @@ ON CONFLICT (host, agent_id, session_id) DO UPDATE SET session_key = EXCLUDED.se
   ended = EXCLUDED.ended, ended_at = EXCLUDED.ended_at, found_by = EXCLUDED.found_by, format = EXCLUDED.format, synced_at = now()`
 
 const ADVANCE_TRANSCRIPTS = `UPDATE clawkit_transcripts t SET synced_seq = u.seq, synced_bytes = u.bytes, prefix_sha256 = u.sha, source_size = u.size, source_mtime_ms = u.mtime,
-  input_tokens = t.input_tokens + u.input, output_tokens = t.output_tokens + u.output, cache_read_tokens = t.cache_read_tokens + u.cache_read,
+  source_ino = u.ino, source_ctime_ms = u.ctime, source_generation = u.gen, input_tokens = t.input_tokens + u.input, output_tokens = t.output_tokens + u.output, cache_read_tokens = t.cache_read_tokens + u.cache_read,
   cache_write_tokens = t.cache_write_tokens + u.cache_write, total_tokens = t.total_tokens + u.total, cost_usd = t.cost_usd + u.cost, calls = t.calls + u.calls, synced_at = now()
-FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::float8[], $15::int[])
-  AS u(session_id, seq, bytes, sha, size, mtime, input, output, cache_read, cache_write, total, cost, calls)
+FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::float8[], $15::int[],
+    $16::bigint[], $17::float8[], $18::text[])
+  AS u(session_id, seq, bytes, sha, size, mtime, input, output, cache_read, cache_write, total, cost, calls, ino, ctime, gen)
 WHERE t.host = $1 AND t.agent_id = $2 AND t.session_id = u.session_id`
 
 const RESET_TRANSCRIPTS = `UPDATE clawkit_transcripts SET generation = generation + 1, synced_seq = 0, synced_bytes = NULL, prefix_sha256 = NULL, source_size = NULL, source_mtime_ms = NULL,
+  source_ino = NULL, source_ctime_ms = NULL, source_generation = NULL,
   input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0, total_tokens = 0, cost_usd = 0, calls = 0
 WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])`
 
@@ -311,6 +317,9 @@ class Batch {
           us((u) => u.totalTokens),
           us((u) => u.costUsd),
           us((u) => u.calls),
+          mk((m) => m.ino),
+          mk((m) => m.ctimeMs),
+          mk((m) => m.generation),
         ])
       }
     })
@@ -497,7 +506,9 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
   const remote = new Map<string, RemoteTranscript>()
   if (haveTables) {
     const r = await client.query<RemoteTranscript & Record<string, unknown>>(
-      `SELECT session_id, session_key, locator, "where", ended, ended_at, found_by, format, synced_seq, synced_bytes, prefix_sha256, source_size, source_mtime_ms
+      // A dry run against a schema before v4 has no such columns: its marks are read as ones written before them.
+      `SELECT session_id, session_key, locator, "where", ended, ended_at, found_by, format, synced_seq, synced_bytes, prefix_sha256, source_size, source_mtime_ms,
+         ${job.schemaFrom >= 4 || !dryRun ? 'source_ino, source_ctime_ms, source_generation' : 'NULL::bigint AS source_ino, NULL::float8 AS source_ctime_ms, NULL::text AS source_generation'}
        FROM clawkit_transcripts WHERE host = $1 AND agent_id = $2`,
       [host, agentId],
     )
@@ -548,7 +559,16 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
       }
     }
     const endMark = since.mark()
-    const markMoved = !r || since.rewritten || endMark.seq !== r.synced_seq || endMark.size !== (r.source_size ?? undefined) || endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) || endMark.sha256 !== (r.prefix_sha256 ?? undefined)
+    const markMoved =
+      !r ||
+      since.rewritten ||
+      endMark.seq !== r.synced_seq ||
+      endMark.size !== (r.source_size ?? undefined) ||
+      endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) ||
+      endMark.sha256 !== (r.prefix_sha256 ?? undefined) ||
+      endMark.ino !== (r.source_ino ?? undefined) ||
+      endMark.ctimeMs !== (r.source_ctime_ms ?? undefined) ||
+      endMark.generation !== (r.source_generation ?? undefined)
     // The last segment of a transcript is the only one whose mark has the source's size and mtime ("nothing left to
     // read"); one written before it never does, so a kill between batches cannot skip lines.
     if (seg.rows.length > 0 || seg.meta || flushed || markMoved) {

@@ -246,6 +246,18 @@ export interface TranscriptMark {
    */
   size?: number
   mtimeMs?: number
+  /**
+   * JSONL: the file's inode and ctime at that read. Size and mtime alone miss a rewrite at the same size whose mtime was
+   * put back (`cp -p`, `rsync -t`): ctime cannot be set back, and a file renamed into place is another inode. A mark
+   * without them (written before they were kept) is never taken for "nothing to read": its prefix is hashed again.
+   */
+  ino?: number
+  ctimeMs?: number
+  /**
+   * SQLite: the transcript's rewrite watermark (`transcript_rewrite_watermarks.generation`), which OpenClaw rotates on
+   * every destructive rewrite: a different one means the events were rewritten, whatever the header and last seq say.
+   */
+  generation?: string
 }
 
 /** The lines of a transcript after a mark (SessionStore.readSince). */

@@ -423,12 +423,14 @@ export function headerLine(db: SqlDatabase, sessionId: string): string | undefin
 }
 
 /** The session's first event as stored (decoded) and its highest seq: what a replica's high-water mark is checked by. */
-export function eventBounds(db: SqlDatabase, sessionId: string): {firstSeq: number; firstText: string; maxSeq: number} | undefined {
+export function eventBounds(db: SqlDatabase, sessionId: string): {firstSeq: number; firstText: string; maxSeq: number; generation?: string} | undefined {
   const row = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? ORDER BY seq ASC LIMIT 1`).get(sessionId)
   if (!row) return undefined
   const decoded = eventText(row as unknown as EventRow)
   const max = db.prepare('SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?').get(sessionId)
-  return {firstSeq: Number(row.seq), firstText: 'error' in decoded ? `undecodable: ${decoded.error}` : decoded.text, maxSeq: Number(max?.m)}
+  // The rewrite watermark (section 3.5): rotated by OpenClaw on every destructive rewrite of the session's events.
+  const gen = db.prepare('SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?').get(sessionId)?.generation
+  return {firstSeq: Number(row.seq), firstText: 'error' in decoded ? `undecodable: ${decoded.error}` : decoded.text, maxSeq: Number(max?.m), ...(typeof gen === 'string' ? {generation: gen} : {})}
 }
 
 /** Whether the session has any transcript event (a window may exist without them). */

@@ -325,11 +325,15 @@ export class SqliteSessionStore implements SessionStore {
     }
     const headerHash = sha256().update(bounds.firstText).digest('hex')
     const size = bounds.maxSeq + 1
+    const gen = bounds.generation === undefined ? {} : {generation: bounds.generation}
     let next = bounds.firstSeq
     let rewritten = false
     if (mark && mark.seq > 0) {
-      if (mark.sha256 !== headerHash || bounds.maxSeq < mark.seq - 1) rewritten = true
-      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256: headerHash, size})}
+      // The header and the last seq alone miss a destructive rewrite that kept both; its rotated watermark does not.
+      // A mark without one (written before it was kept, or before the first append created it) is judged as before.
+      const regenerated = mark.generation !== undefined && mark.generation !== bounds.generation
+      if (mark.sha256 !== headerHash || bounds.maxSeq < mark.seq - 1 || regenerated) rewritten = true
+      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256: headerHash, size, ...gen})}
       else next = mark.seq
     }
     let done = false
@@ -347,7 +351,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       done = true
     }
-    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...(done ? {size} : {})})}
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...gen, ...(done ? {size} : {})})}
   }
 
   /**

@@ -118,6 +118,33 @@ describeSqlite('clawkit sync of SQLite-era stores', () => {
       }
     })
 
+    it('a destructive rewrite of a SQLite transcript that keeps its header and last seq (only the watermark rotated) is re-synced, not skipped', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      const state = copyFixture(NATIVE_96)
+      const env = baseEnv(tempDir())
+      const sync = () => runCli(['sync', '--to', url, '--state-dir', state, '--host', 'wm', '--json'], {env, timeoutMs: 60_000})
+      expect((await sync()).code).toBe(0)
+      const sessionId = 'c0ffee00-0000-4000-8000-000000000096'
+      const {DatabaseSync} = loadSqlite('test') as unknown as {DatabaseSync: new (p: string) => {prepare(s: string): {run(...a: unknown[]): unknown; get(...a: unknown[]): Record<string, unknown>}; close(): void}}
+      const db = new DatabaseSync(dbOf(state))
+      // As OpenClaw's rewrite leaves it: an event's text changed under the same seq, the header and max(seq) kept, and
+      // the watermark rotated.
+      const ev = db.prepare("SELECT seq, event_json FROM transcript_events WHERE session_id = ? AND seq > 0 AND event_json LIKE '%\"type\":\"message\"%' ORDER BY seq LIMIT 1").get(sessionId)
+      const edited = String(ev.event_json).replace('"type":"message"', '"rewritten":true,"type":"message"')
+      db.prepare('UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = ?').run(edited, sessionId, ev.seq)
+      db.prepare("UPDATE transcript_rewrite_watermarks SET generation = '0123456789abcdef0123456789abcdef' WHERE session_id = ?").run(sessionId)
+      db.close()
+      const r = await sync()
+      expect(r.code, r.stderr).toBe(0)
+      expect(json(r).total.transcripts).toMatchObject({rewritten: 1})
+      const raw = (await c.query<{raw: string}>("SELECT raw FROM clawkit_events WHERE host = 'wm' AND session_id = $1 AND seq = $2", [sessionId, Number(ev.seq)])).rows[0].raw
+      expect(raw).toBe(edited)
+      expect((await checkReplica(c, 'wm')).problems).toEqual([])
+      expect(json(await sync()).total.transcripts).toMatchObject({rewritten: 0, updated: 0})
+    })
+
     it('a mixed host first synced on Node 20 (SQLite agent skipped, exit 6) then on Node 24: the skipped agent is uploaded whole, the other one untouched', async () => {
       const url = pg.db()
       const c = await connectPg(url)

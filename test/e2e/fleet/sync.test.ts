@@ -166,6 +166,75 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     await expectReplicaEquals(c, state, 'ed')
   })
 
+  it('a transcript rewritten at the same size with its mtime restored (cp -p in place, rsync -t by rename) is still re-synced: the mark holds ino and ctime', async () => {
+    const url = pg.db()
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(state, 'agents/main/sessions', `${MAIN_ID}.jsonl`)
+    // A whole-second mtime, so that restoring it below is exact.
+    const T = 1_770_000_000
+    fs.utimesSync(file, T, T)
+    expect((await sync(state, url, ['--host', 'cp'])).code).toBe(0)
+    const c = await client(url)
+    const mark = (await c.query<{size: number; mtime: number}>('SELECT source_size AS size, source_mtime_ms AS mtime FROM clawkit_transcripts WHERE host = $1 AND session_id = $2', ['cp', MAIN_ID])).rows[0]
+    const rawOf = async () => (await c.query<{raw: string}>("SELECT raw FROM clawkit_events WHERE host = 'cp' AND session_id = $1 AND raw LIKE '%Bootstrap%' ORDER BY seq LIMIT 1", [MAIN_ID])).rows[0].raw
+    expect(await rawOf()).toContain('[Bootstrap pending]')
+    for (const [how, word] of [
+      ['in place', '[Bootstrap PENDING]'],
+      ['by rename', '[Bootstrap Pending]'],
+    ] as const) {
+      const before = fs.readFileSync(file, 'utf8')
+      const after = before.replace(/\[Bootstrap (pending|PENDING)\]/, word)
+      expect(Buffer.byteLength(after)).toBe(Buffer.byteLength(before))
+      if (how === 'in place') fs.writeFileSync(file, after)
+      else {
+        fs.writeFileSync(`${file}.tmp`, after, {mode: 0o600})
+        fs.renameSync(`${file}.tmp`, file)
+      }
+      fs.utimesSync(file, T, T)
+      const st = fs.statSync(file)
+      // Size and mtime are exactly what the replica's mark holds: only the content (and ctime, ino) moved.
+      expect({size: st.size, mtime: st.mtimeMs}).toEqual({size: Number(mark.size), mtime: Number(mark.mtime)})
+      const r = await sync(state, url, ['--host', 'cp'])
+      expect(r.code, r.stderr).toBe(0)
+      expect(json(r).agents.find((a) => a.agentId === 'main')!.transcripts, how).toMatchObject({rewritten: 1})
+      expect(await rawOf(), how).toContain(word)
+      await expectReplicaEquals(c, state, 'cp')
+    }
+    // Nothing changed since: the next sync reads nothing of it.
+    expect(json(await sync(state, url, ['--host', 'cp'])).total.transcripts).toMatchObject({unchanged: 2, rewritten: 0})
+  })
+
+  it('a replica from before migration v4 (marks without ino/ctime): the upgrade hashes each transcript again once, re-uploads nothing unchanged, catches a rewrite that size and mtime hid', async () => {
+    const url = pg.db()
+    const state = copyFixture(TWO_AGENTS)
+    const work = path.join(state, 'agents/work/sessions/704f285c-af26-493e-ab33-9383ab17a8c0.jsonl')
+    const T = 1_770_000_000
+    fs.utimesSync(work, T, T)
+    expect((await sync(state, url, ['--host', 'v3'])).code).toBe(0)
+    const c = await client(url)
+    // Back to schema v3 as an older clawkit left it: no v4 columns, no v4 row.
+    await c.query('ALTER TABLE clawkit_transcripts DROP COLUMN source_ino, DROP COLUMN source_ctime_ms, DROP COLUMN source_generation')
+    await c.query('DELETE FROM clawkit_schema_migrations WHERE version = 4')
+    const events = await count(c, 'clawkit_events', 'v3')
+    // The work transcript rewritten at its size with its mtime put back, while the replica was on v3.
+    const st = fs.statSync(work)
+    const text = fs.readFileSync(work, 'utf8')
+    const i = text.indexOf('"type":"message"')
+    fs.writeFileSync(work, `${text.slice(0, i)}"type":"MESSAGE"${text.slice(i + 16)}`)
+    fs.utimesSync(work, T, T)
+    expect([fs.statSync(work).size, fs.statSync(work).mtimeMs]).toEqual([st.size, st.mtimeMs])
+    const r = await sync(state, url, ['--host', 'v3'])
+    expect(r.code, r.stderr).toBe(0)
+    const doc = json(r)
+    expect(doc.schema.applied).toEqual([expect.stringMatching(/^v4: /)])
+    expect(doc.agents.find((a) => a.agentId === 'main')).toMatchObject({events: 0, transcripts: {unchanged: 1, rewritten: 0}})
+    expect(doc.agents.find((a) => a.agentId === 'work')).toMatchObject({transcripts: {rewritten: 1}})
+    expect(await count(c, 'clawkit_events', 'v3')).toBe(events)
+    await expectReplicaEquals(c, state, 'v3')
+    const marks = (await c.query<{n: number}>("SELECT count(*)::int AS n FROM clawkit_transcripts WHERE host = 'v3' AND (source_ino IS NULL OR source_ctime_ms IS NULL)")).rows[0].n
+    expect(marks).toBe(0)
+  })
+
   it('--dry-run reports the counts a sync would upload and writes nothing, not even the schema', async () => {
     const url = pg.db()
     const state = copyFixture(TWO_AGENTS)
@@ -173,7 +242,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expectDoc(dry, 'sync')
     const c = await client(url)
     expect((await c.query("SELECT 1 FROM pg_tables WHERE tablename LIKE 'clawkit_%'")).rows).toEqual([])
-    expect(json(dry).schema).toMatchObject({from: 0, to: 0, applied: [], pending: [expect.stringMatching(/^v1: /), expect.stringMatching(/^v2: /), expect.stringMatching(/^v3: /)]})
+    expect(json(dry).schema).toMatchObject({from: 0, to: 0, applied: [], pending: [expect.stringMatching(/^v1: /), expect.stringMatching(/^v2: /), expect.stringMatching(/^v3: /), expect.stringMatching(/^v4: /)]})
     const real = await sync(state, url, ['--host', 'dr'])
     const strip = (d: any) => d.agents.map((a: any) => ({agentId: a.agentId, entries: a.entriesUpserted, transcripts: a.transcripts, events: a.events, bytes: a.bytes}))
     expect(strip(json(dry))).toEqual(strip(json(real)))
