@@ -10,6 +10,7 @@ import type {OpenClawState} from '../store/state.js'
 import {sha256 as newSha256} from '../util/hash.js'
 import type {AgentSession, SessionEntry, TranscriptMark} from '../store/types.js'
 import {addLineUsage, emptySums, eventRowOf, type EventRow, jsonbText, pgText, type UsageSums} from './events.js'
+import {SEARCH_TEXT_VERSION} from '../sessions/search.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
 import {migrate, MIGRATIONS, SchemaTooNewError, SCHEMA_VERSION, schemaVersion} from './schema.js'
 
@@ -165,6 +166,7 @@ interface RemoteTranscript {
   source_ino: number | null
   source_ctime_ms: number | null
   source_generation: string | null
+  search_text_version: number | null
 }
 
 function markOf(r: RemoteTranscript): TranscriptMark {
@@ -213,8 +215,10 @@ const INSERT_EVENTS = `INSERT INTO clawkit_events (host, agent_id, session_id, s
 SELECT $1, $2, * FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
 ON CONFLICT DO NOTHING`
 
-const UPSERT_TRANSCRIPTS = `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format)
-SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
+// A new row's events are all written by this clawkit: its search-text version. An existing row keeps its own (a reset
+// sets it, with the events it replaces).
+const UPSERT_TRANSCRIPTS = `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format, search_text_version)
+SELECT $1, $2, *, $11::int FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
 ON CONFLICT (host, agent_id, session_id) DO UPDATE SET session_key = EXCLUDED.session_key, locator = EXCLUDED.locator, "where" = EXCLUDED."where",
   ended = EXCLUDED.ended, ended_at = EXCLUDED.ended_at, found_by = EXCLUDED.found_by, format = EXCLUDED.format, synced_at = now()`
 
@@ -227,7 +231,7 @@ FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8
 WHERE t.host = $1 AND t.agent_id = $2 AND t.session_id = u.session_id`
 
 const RESET_TRANSCRIPTS = `UPDATE clawkit_transcripts SET generation = generation + 1, synced_seq = 0, synced_bytes = NULL, prefix_sha256 = NULL, source_size = NULL, source_mtime_ms = NULL,
-  source_ino = NULL, source_ctime_ms = NULL, source_generation = NULL,
+  source_ino = NULL, source_ctime_ms = NULL, source_generation = NULL, search_text_version = $4,
   input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0, total_tokens = 0, cost_usd = 0, calls = 0
 WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])`
 
@@ -286,12 +290,12 @@ class Batch {
       const fresh = segs.filter((g) => g.meta)
       if (fresh.length > 0) {
         const m = fresh.map((g) => g.meta!)
-        await client.query(UPSERT_TRANSCRIPTS, [host, agentId, col(fresh, (g) => g.sessionId), col(m, (x) => x.session_key), col(m, (x) => x.locator), col(m, (x) => x.where), col(m, (x) => x.ended), col(m, (x) => x.ended_at), col(m, (x) => x.found_by), col(m, (x) => x.format)])
+        await client.query(UPSERT_TRANSCRIPTS, [host, agentId, col(fresh, (g) => g.sessionId), col(m, (x) => x.session_key), col(m, (x) => x.locator), col(m, (x) => x.where), col(m, (x) => x.ended), col(m, (x) => x.ended_at), col(m, (x) => x.found_by), col(m, (x) => x.format), SEARCH_TEXT_VERSION])
       }
       const reset = segs.filter((g) => g.reset).map((g) => g.sessionId)
       if (reset.length > 0) {
         await client.query('DELETE FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])', [host, agentId, reset])
-        await client.query(RESET_TRANSCRIPTS, [host, agentId, reset])
+        await client.query(RESET_TRANSCRIPTS, [host, agentId, reset, SEARCH_TEXT_VERSION])
       }
       const ev = segs.flatMap((g) => g.rows.map((r) => ({id: g.sessionId, r})))
       if (ev.length > 0) {
@@ -508,7 +512,8 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     const r = await client.query<RemoteTranscript & Record<string, unknown>>(
       // A dry run against a schema before v4 has no such columns: its marks are read as ones written before them.
       `SELECT session_id, session_key, locator, "where", ended, ended_at, found_by, format, synced_seq, synced_bytes, prefix_sha256, source_size, source_mtime_ms,
-         ${job.schemaFrom >= 4 || !dryRun ? 'source_ino, source_ctime_ms, source_generation' : 'NULL::bigint AS source_ino, NULL::float8 AS source_ctime_ms, NULL::text AS source_generation'}
+         ${job.schemaFrom >= 4 || !dryRun ? 'source_ino, source_ctime_ms, source_generation' : 'NULL::bigint AS source_ino, NULL::float8 AS source_ctime_ms, NULL::text AS source_generation'},
+         ${job.schemaFrom >= 5 || !dryRun ? 'search_text_version' : '1 AS search_text_version'}
        FROM clawkit_transcripts WHERE host = $1 AND agent_id = $2`,
       [host, agentId],
     )
@@ -527,15 +532,19 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
     const r = remote.get(s.sessionId)
     const meta = metaOf(s, era)
+    // search_text written by another searchTextOf (SEARCH_TEXT_VERSION): the transcript is uploaded again whole, so
+    // that fleet search may narrow by it again (until then it reads that transcript in full).
+    const staleText = r !== undefined && r.search_text_version !== SEARCH_TEXT_VERSION
     let since
     try {
-      since = await store.readSince(s.transcript, r ? markOf(r) : undefined)
+      since = await store.readSince(s.transcript, r && !staleText ? markOf(r) : undefined)
     } catch (error) {
       if (vanished(error)) continue
       throw error
     }
     const metaMoved = !r || !sameMeta(meta, r)
-    let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || since.rewritten ? meta : undefined, reset: Boolean(r && since.rewritten), rows: [], sums: emptySums()}
+    const replace = since.rewritten || staleText
+    let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || replace ? meta : undefined, reset: Boolean(r && replace), rows: [], sums: emptySums()}
     let sent = 0
     let flushed = false
     for await (const line of since.lines) {
@@ -561,7 +570,7 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     const endMark = since.mark()
     const markMoved =
       !r ||
-      since.rewritten ||
+      replace ||
       endMark.seq !== r.synced_seq ||
       endMark.size !== (r.source_size ?? undefined) ||
       endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) ||
@@ -575,7 +584,7 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
       seg.mark = endMark
       batch.segments.push(seg)
     }
-    out.transcripts[!r ? 'new' : since.rewritten ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
+    out.transcripts[!r ? 'new' : replace ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
   }
   await batch.flush()
   await batch.drain()

@@ -375,9 +375,11 @@ export interface SessionStore {
    * that answers this filter. A superset: the caller still checks every candidate. With `lines`, the store also gave
    * every line of those sessions whose searched content may hold a needle (a line without searched content cannot hold
    * a hit; unreadable lines are not among them), so the caller need not read the transcripts. Only the fleet replica
-   * keeps such an index (a trigram index on `clawkit_events.search_text`).
+   * keeps such an index (a trigram index on `clawkit_events.search_text`). `searchTextVersion`: the version of the text
+   * the caller matches (SEARCH_TEXT_VERSION); only content indexed from that same text may rule anything out, so a
+   * session indexed by another version is a candidate without `lines` (read in full).
    */
-  contentCandidates?(filter: RawLineFilter): Promise<ContentCandidates | undefined>
+  contentCandidates?(filter: RawLineFilter, searchTextVersion: number): Promise<ContentCandidates | undefined>
   /**
    * The lines after `mark` (from the start without one), and the mark to resume from: the incremental reader of a
    * replica (clawkit sync). A transcript that no longer starts with what the mark covers is read again whole and says

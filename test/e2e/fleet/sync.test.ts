@@ -8,6 +8,7 @@ import {afterEach, expect, it} from 'vitest'
 import {checkReplica, diffReplica} from '../../../src/fleet/check.js'
 import {connectPg, type PgClient} from '../../../src/fleet/pg.js'
 import {SCHEMA_VERSION} from '../../../src/fleet/schema.js'
+import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search.js'
 import {OpenClawState} from '../../../src/store/state.js'
 import {agentEnvs, transcriptLines} from '../agent/setup.js'
 import {baseEnv, BIN, COMPACTION, copyFixture, json, jsonError, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
@@ -212,9 +213,9 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     fs.utimesSync(work, T, T)
     expect((await sync(state, url, ['--host', 'v3'])).code).toBe(0)
     const c = await client(url)
-    // Back to schema v3 as an older clawkit left it: no v4 columns, no v4 row.
-    await c.query('ALTER TABLE clawkit_transcripts DROP COLUMN source_ino, DROP COLUMN source_ctime_ms, DROP COLUMN source_generation')
-    await c.query('DELETE FROM clawkit_schema_migrations WHERE version = 4')
+    // Back to schema v3 as an older clawkit left it: no column or row of v4 and later.
+    await c.query('ALTER TABLE clawkit_transcripts DROP COLUMN source_ino, DROP COLUMN source_ctime_ms, DROP COLUMN source_generation, DROP COLUMN search_text_version')
+    await c.query('DELETE FROM clawkit_schema_migrations WHERE version >= 4')
     const events = await count(c, 'clawkit_events', 'v3')
     // The work transcript rewritten at its size with its mtime put back, while the replica was on v3.
     const st = fs.statSync(work)
@@ -226,13 +227,35 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     const r = await sync(state, url, ['--host', 'v3'])
     expect(r.code, r.stderr).toBe(0)
     const doc = json(r)
-    expect(doc.schema.applied).toEqual([expect.stringMatching(/^v4: /)])
+    expect(doc.schema.applied).toEqual([expect.stringMatching(/^v4: /), expect.stringMatching(/^v5: /)])
     expect(doc.agents.find((a) => a.agentId === 'main')).toMatchObject({events: 0, transcripts: {unchanged: 1, rewritten: 0}})
     expect(doc.agents.find((a) => a.agentId === 'work')).toMatchObject({transcripts: {rewritten: 1}})
     expect(await count(c, 'clawkit_events', 'v3')).toBe(events)
     await expectReplicaEquals(c, state, 'v3')
     const marks = (await c.query<{n: number}>("SELECT count(*)::int AS n FROM clawkit_transcripts WHERE host = 'v3' AND (source_ino IS NULL OR source_ctime_ms IS NULL)")).rows[0].n
     expect(marks).toBe(0)
+  })
+
+  it('transcripts whose search_text an older search-text version wrote are uploaded again whole (search_text as searchTextOf gives it now), once', async () => {
+    const url = pg.db()
+    const state = copyFixture(TWO_AGENTS)
+    expect((await sync(state, url, ['--host', 'stv'])).code).toBe(0)
+    const c = await client(url)
+    const textOf = async () => (await c.query<{t: string | null}>("SELECT string_agg(coalesce(search_text, '-'), '|' ORDER BY session_id, seq) AS t FROM clawkit_events WHERE host = 'stv'")).rows[0].t
+    const want = await textOf()
+    // As an older clawkit left the main transcript: other search_text, its version older.
+    await c.query("UPDATE clawkit_events SET search_text = 'older text' WHERE host = 'stv' AND session_id = $1", [MAIN_ID])
+    await c.query("UPDATE clawkit_transcripts SET search_text_version = $2 WHERE host = 'stv' AND session_id = $1", [MAIN_ID, SEARCH_TEXT_VERSION - 1])
+    const dry = await sync(state, url, ['--host', 'stv', '--dry-run'])
+    expect(json(dry).total.transcripts).toMatchObject({rewritten: 1, unchanged: 1})
+    const r = await sync(state, url, ['--host', 'stv'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).agents.find((a) => a.agentId === 'main')).toMatchObject({events: 17, transcripts: {rewritten: 1}})
+    expect(json(r).agents.find((a) => a.agentId === 'work')).toMatchObject({events: 0, transcripts: {unchanged: 1}})
+    expect(await textOf()).toBe(want)
+    expect((await c.query<{v: number}>("SELECT DISTINCT search_text_version AS v FROM clawkit_transcripts WHERE host = 'stv'")).rows).toEqual([{v: SEARCH_TEXT_VERSION}])
+    await expectReplicaEquals(c, state, 'stv')
+    expect(json(await sync(state, url, ['--host', 'stv'])).total).toMatchObject({events: 0, transcripts: {rewritten: 0}})
   })
 
   it('--dry-run reports the counts a sync would upload and writes nothing, not even the schema', async () => {
@@ -242,7 +265,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expectDoc(dry, 'sync')
     const c = await client(url)
     expect((await c.query("SELECT 1 FROM pg_tables WHERE tablename LIKE 'clawkit_%'")).rows).toEqual([])
-    expect(json(dry).schema).toMatchObject({from: 0, to: 0, applied: [], pending: [expect.stringMatching(/^v1: /), expect.stringMatching(/^v2: /), expect.stringMatching(/^v3: /), expect.stringMatching(/^v4: /)]})
+    expect(json(dry).schema).toMatchObject({from: 0, to: 0, applied: [], pending: [1, 2, 3, 4, 5].map((v) => expect.stringMatching(new RegExp(`^v${v}: `)))})
     const real = await sync(state, url, ['--host', 'dr'])
     const strip = (d: any) => d.agents.map((a: any) => ({agentId: a.agentId, entries: a.entriesUpserted, transcripts: a.transcripts, events: a.events, bytes: a.bytes}))
     expect(strip(json(dry))).toEqual(strip(json(real)))
