@@ -13,6 +13,8 @@ export const ExitCode = {
   doctorErrors: 4,
   /** store verify: the database differs from what OpenClaw imported (missing, extra or different events or keys). */
   storeDifferences: 5,
+  /** sync: a partial sync; the agents this Node cannot read were skipped (listed in `skipped`), the others synced. */
+  syncPartial: 6,
   /** The command did its work, but its output could not be written to stdout (a full disk): EX_IOERR of sysexits.h. */
   outputFailed: 74,
   /** agent: the turn hit --timeout and was aborted (the partial reply is kept), as timeout(1) reports. */

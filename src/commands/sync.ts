@@ -2,14 +2,14 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {UsageError} from '../errors.js'
+import {ExitCode, UsageError} from '../errors.js'
 import {resolveStoreUrl} from '../fleet/pg.js'
 import {syncToFleet, type SyncResult} from '../fleet/sync.js'
 import {printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {renderSync} from '../render/sync.js'
 
-export type {SyncAgentResult, SyncResult, SyncTranscriptCounts} from '../fleet/sync.js'
+export type {SyncAgentResult, SyncResult, SyncSkippedAgent, SyncTranscriptCounts} from '../fleet/sync.js'
 
 export default class Sync extends BaseCommand<typeof Sync> {
   static override summary = "Copy this host's sessions into a shared PostgreSQL (the fleet replica)"
@@ -62,6 +62,9 @@ export default class Sync extends BaseCommand<typeof Sync> {
         },
       })
       spinner?.stop()
+      // One line per agent left out, even under --json (the document lists them in `skipped`); exit 6 says "partial".
+      for (const s of result.skipped) process.stderr.write(`Warning: agent ${printable(s.agentId)} was not synced: ${printable(s.reason)}; run the sync with Node ${s.needsNode}+ to upload it.\n`)
+      if (result.skipped.length > 0) process.exitCode = ExitCode.syncPartial
       this.out(renderSync(result))
       return result
     } finally {

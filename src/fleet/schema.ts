@@ -132,6 +132,28 @@ END
 $clawkit$;
 `,
   },
+  {
+    version: 4,
+    name: 'transcript marks keep the JSONL file\'s inode and ctime and the SQLite rewrite watermark',
+    // Size and mtime miss a same-size rewrite whose mtime was put back (cp -p, rsync -t); a SQLite header and last seq
+    // miss a destructive rewrite that kept both. Rows from before (NULL here) are hashed again once, never skipped.
+    sql: `
+ALTER TABLE clawkit_transcripts ADD COLUMN source_ino bigint;
+ALTER TABLE clawkit_transcripts ADD COLUMN source_ctime_ms double precision;
+ALTER TABLE clawkit_transcripts ADD COLUMN source_generation text;
+`,
+  },
+  {
+    version: 5,
+    name: 'transcripts record which search-text version wrote their search_text',
+    // SEARCH_TEXT_VERSION (src/sessions/search.ts) of the clawkit that wrote the transcript's search_text: fleet search
+    // narrows by the text only where it is the reader's own version, and sync uploads the others again. Every row so
+    // far was written by version 1 (searchTextOf has not changed since search_text was added in v1).
+    sql: `
+ALTER TABLE clawkit_transcripts ADD COLUMN search_text_version integer;
+UPDATE clawkit_transcripts SET search_text_version = 1;
+`,
+  },
 ]
 
 /**

@@ -151,7 +151,7 @@ export class FleetState {
     let s = this.stores.get(k)
     if (!s) {
       const a = this.agentRows.find((r) => r.host === host && r.agentId === agentId)
-      s = new PgSessionStore(this.query, {host, agentId, storePath: a?.storePath ?? `pg:${host}/${agentId}`, era: a?.era ?? 'json', searchIndex: this.searchIndex})
+      s = new PgSessionStore(this.query, {host, agentId, storePath: a?.storePath ?? `pg:${host}/${agentId}`, era: a?.era ?? 'json', searchIndex: this.searchIndex, searchTextVersions: this.schemaVersion >= 5})
       this.stores.set(k, s)
     }
     return s

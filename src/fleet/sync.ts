@@ -5,10 +5,12 @@
 import os from 'node:os'
 
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
+import {SQLITE_NODE_REQUIREMENT, sqliteSupported, SqliteUnavailableError} from '../store/sqlite/driver.js'
 import type {OpenClawState} from '../store/state.js'
 import {sha256 as newSha256} from '../util/hash.js'
 import type {AgentSession, SessionEntry, TranscriptMark} from '../store/types.js'
 import {addLineUsage, emptySums, eventRowOf, type EventRow, jsonbText, pgText, type UsageSums} from './events.js'
+import {SEARCH_TEXT_VERSION} from '../sessions/search.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
 import {migrate, MIGRATIONS, SchemaTooNewError, SCHEMA_VERSION, schemaVersion} from './schema.js'
 
@@ -42,6 +44,16 @@ export interface SyncAgentResult {
   stale: {entries: number; transcripts: number}
 }
 
+/** An agent this sync left out whole: nothing of it was written, and the replica keeps what an earlier sync put there. */
+export interface SyncSkippedAgent {
+  agentId: string
+  era: 'sqlite'
+  storePath: string
+  /** The Node version (or later) that reads this agent's store. */
+  needsNode: string
+  reason: string
+}
+
 /** The `sync --json` document. */
 export interface SyncResult {
   host: string
@@ -52,6 +64,8 @@ export interface SyncResult {
   /** Schema version before and after; a dry run applies nothing (`to` equals `from`, `pending` lists what a sync would). */
   schema: {from: number; to: number; applied: string[]; pending: string[]}
   agents: SyncAgentResult[]
+  /** Agents not synced because this Node cannot read their store (a partial sync: exit 6); a sync on Node 22.15+ uploads them. */
+  skipped: SyncSkippedAgent[]
   total: {entriesUpserted: number; events: number; bytes: number; transcripts: SyncTranscriptCounts}
   durationMs: number
 }
@@ -75,9 +89,9 @@ export interface SyncOptions {
   onProgress?: (p: SyncProgress) => void
   /** Told what --prune is about to remove, before it is removed. */
   onPrune?: (agentId: string, what: {entries: string[]; transcripts: string[]}) => void
-  /** Rows per INSERT (default 1000; CLAWKIT_SYNC_BATCH_ROWS overrides, for tests of crash points). */
+  /** Rows (events or index entries) per INSERT (default 1000; CLAWKIT_SYNC_BATCH_ROWS overrides, for tests). */
   batchRows?: number
-  /** Bytes of event text per INSERT before it is sent anyway. */
+  /** Bytes of event or entry text per INSERT before it is sent anyway. */
   batchBytes?: number
   /** How long to wait for another sync of the same host to finish. */
   lockWaitMs?: number
@@ -149,6 +163,10 @@ interface RemoteTranscript {
   prefix_sha256: string | null
   source_size: number | null
   source_mtime_ms: number | null
+  source_ino: number | null
+  source_ctime_ms: number | null
+  source_generation: string | null
+  search_text_version: number | null
 }
 
 function markOf(r: RemoteTranscript): TranscriptMark {
@@ -158,6 +176,9 @@ function markOf(r: RemoteTranscript): TranscriptMark {
     ...(r.prefix_sha256 === null ? {} : {sha256: r.prefix_sha256}),
     ...(r.source_size === null ? {} : {size: r.source_size}),
     ...(r.source_mtime_ms === null ? {} : {mtimeMs: r.source_mtime_ms}),
+    ...(r.source_ino === null ? {} : {ino: r.source_ino}),
+    ...(r.source_ctime_ms === null ? {} : {ctimeMs: r.source_ctime_ms}),
+    ...(r.source_generation === null ? {} : {generation: r.source_generation}),
   }
 }
 
@@ -187,8 +208,6 @@ function metaOf(s: AgentSession, era: 'json' | 'sqlite'): Meta {
 const sameMeta = (m: Meta, r: RemoteTranscript) =>
   m.session_key === r.session_key && m.locator === r.locator && m.where === r.where && m.ended === r.ended && m.found_by === r.found_by && m.format === r.format && m.ended_at === (r.ended_at ? r.ended_at.toISOString() : null)
 
-/** SQLite marks count seq + 1 and carry the header's hash only; JSONL marks carry bytes and the prefix hash. */
-const markColumns = (m: TranscriptMark) => [m.seq, m.bytes ?? null, m.sha256 ?? null, m.size ?? null, m.mtimeMs ?? null]
 
 // Every statement below takes arrays (unnest), so that one batch is a handful of statements whatever the number of
 // transcripts in it: a store of many short sessions commits once per batch, not once per session.
@@ -196,19 +215,23 @@ const INSERT_EVENTS = `INSERT INTO clawkit_events (host, agent_id, session_id, s
 SELECT $1, $2, * FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
 ON CONFLICT DO NOTHING`
 
-const UPSERT_TRANSCRIPTS = `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format)
-SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
+// A new row's events are all written by this clawkit: its search-text version. An existing row keeps its own (a reset
+// sets it, with the events it replaces).
+const UPSERT_TRANSCRIPTS = `INSERT INTO clawkit_transcripts (host, agent_id, session_id, session_key, locator, "where", ended, ended_at, found_by, format, search_text_version)
+SELECT $1, $2, *, $11::int FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::text[], $10::text[])
 ON CONFLICT (host, agent_id, session_id) DO UPDATE SET session_key = EXCLUDED.session_key, locator = EXCLUDED.locator, "where" = EXCLUDED."where",
   ended = EXCLUDED.ended, ended_at = EXCLUDED.ended_at, found_by = EXCLUDED.found_by, format = EXCLUDED.format, synced_at = now()`
 
 const ADVANCE_TRANSCRIPTS = `UPDATE clawkit_transcripts t SET synced_seq = u.seq, synced_bytes = u.bytes, prefix_sha256 = u.sha, source_size = u.size, source_mtime_ms = u.mtime,
-  input_tokens = t.input_tokens + u.input, output_tokens = t.output_tokens + u.output, cache_read_tokens = t.cache_read_tokens + u.cache_read,
+  source_ino = u.ino, source_ctime_ms = u.ctime, source_generation = u.gen, input_tokens = t.input_tokens + u.input, output_tokens = t.output_tokens + u.output, cache_read_tokens = t.cache_read_tokens + u.cache_read,
   cache_write_tokens = t.cache_write_tokens + u.cache_write, total_tokens = t.total_tokens + u.total, cost_usd = t.cost_usd + u.cost, calls = t.calls + u.calls, synced_at = now()
-FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::float8[], $15::int[])
-  AS u(session_id, seq, bytes, sha, size, mtime, input, output, cache_read, cache_write, total, cost, calls)
+FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[], $8::float8[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::float8[], $15::int[],
+    $16::bigint[], $17::float8[], $18::text[])
+  AS u(session_id, seq, bytes, sha, size, mtime, input, output, cache_read, cache_write, total, cost, calls, ino, ctime, gen)
 WHERE t.host = $1 AND t.agent_id = $2 AND t.session_id = u.session_id`
 
 const RESET_TRANSCRIPTS = `UPDATE clawkit_transcripts SET generation = generation + 1, synced_seq = 0, synced_bytes = NULL, prefix_sha256 = NULL, source_size = NULL, source_mtime_ms = NULL,
+  source_ino = NULL, source_ctime_ms = NULL, source_generation = NULL, search_text_version = $4,
   input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_write_tokens = 0, total_tokens = 0, cost_usd = 0, calls = 0
 WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])`
 
@@ -267,12 +290,12 @@ class Batch {
       const fresh = segs.filter((g) => g.meta)
       if (fresh.length > 0) {
         const m = fresh.map((g) => g.meta!)
-        await client.query(UPSERT_TRANSCRIPTS, [host, agentId, col(fresh, (g) => g.sessionId), col(m, (x) => x.session_key), col(m, (x) => x.locator), col(m, (x) => x.where), col(m, (x) => x.ended), col(m, (x) => x.ended_at), col(m, (x) => x.found_by), col(m, (x) => x.format)])
+        await client.query(UPSERT_TRANSCRIPTS, [host, agentId, col(fresh, (g) => g.sessionId), col(m, (x) => x.session_key), col(m, (x) => x.locator), col(m, (x) => x.where), col(m, (x) => x.ended), col(m, (x) => x.ended_at), col(m, (x) => x.found_by), col(m, (x) => x.format), SEARCH_TEXT_VERSION])
       }
       const reset = segs.filter((g) => g.reset).map((g) => g.sessionId)
       if (reset.length > 0) {
         await client.query('DELETE FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND session_id = ANY($3::text[])', [host, agentId, reset])
-        await client.query(RESET_TRANSCRIPTS, [host, agentId, reset])
+        await client.query(RESET_TRANSCRIPTS, [host, agentId, reset, SEARCH_TEXT_VERSION])
       }
       const ev = segs.flatMap((g) => g.rows.map((r) => ({id: g.sessionId, r})))
       if (ev.length > 0) {
@@ -298,6 +321,9 @@ class Batch {
           us((u) => u.totalTokens),
           us((u) => u.costUsd),
           us((u) => u.calls),
+          mk((m) => m.ino),
+          mk((m) => m.ctimeMs),
+          mk((m) => m.generation),
         ])
       }
     })
@@ -333,7 +359,17 @@ export async function syncToFleet(state: OpenClawState, opts: SyncOptions): Prom
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   state.requireStateDir()
   // Every agent by default: a fleet view wants everything this host has.
-  const agents = opts.agent ? [state.requireAgent(opts.agent)] : state.allAgentIds()
+  const wanted = opts.agent ? [state.requireAgent(opts.agent)] : state.allAgentIds()
+  // A SQLite-era agent on a Node without node:sqlite is left out whole, before anything is written: the replica then
+  // shows it as an earlier sync left it (or not at all), never half uploaded, and the others still sync.
+  const skipped: SyncSkippedAgent[] = []
+  const agents = wanted.filter((agentId) => {
+    const ref = state.sessionStoreRef(agentId)
+    if (!state.isSqliteRef(ref) || sqliteSupported()) return true
+    skipped.push({agentId, era: 'sqlite', storePath: ref.path, needsNode: SQLITE_NODE_REQUIREMENT, reason: `its SQLite-era store needs Node ${SQLITE_NODE_REQUIREMENT} or later (node:sqlite and zstd); this is Node ${process.versions.node}`})
+    return false
+  })
+  if (agents.length === 0 && skipped.length > 0) throw new SqliteUnavailableError(skipped.length === 1 ? `Agent ${skipped[0].agentId}'s SQLite-era session store` : 'A SQLite-era session store (every agent here has one)')
   const dryRun = Boolean(opts.dryRun)
   const prune = Boolean(opts.prune)
   const batchRows = opts.batchRows ?? envInt('CLAWKIT_SYNC_BATCH_ROWS') ?? 1000
@@ -375,7 +411,7 @@ export async function syncToFleet(state: OpenClawState, opts: SyncOptions): Prom
       total.bytes += a.bytes
       for (const k of ['new', 'updated', 'rewritten', 'unchanged'] as const) total.transcripts[k] += a.transcripts[k]
     }
-    return {host, database: displayUrl(url), dryRun, prune, schema, agents: results, total, durationMs: Date.now() - started}
+    return {host, database: displayUrl(url), dryRun, prune, schema, agents: results, skipped, total, durationMs: Date.now() - started}
   } finally {
     // Ending the session releases the host lock too.
     await client.end().catch(() => {})
@@ -430,41 +466,54 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     for (const row of r.rows) remoteEntries.set(row.k, row.h)
   }
   const sha256 = (text: string) => newSha256().update(text).digest('hex')
-  const changed: {key: string; json: string; sha: string; sessionId: string | null; updatedAt: number | null}[] = []
+  // Changed entries go up in batches while the index is read (the reader waits for each one), as the events do: a
+  // first sync of 10k real ~16 KB entries would otherwise hold ~170 MB of their JSON at once.
+  type EntryRow = {key: string; json: string; sha: string; sessionId: string | null; updatedAt: number | null}
+  let part = new Map<string, EntryRow>()
+  let partBytes = 0
+  const sendEntries = async () => {
+    const rows = [...part.values()]
+    part = new Map()
+    partBytes = 0
+    if (dryRun || rows.length === 0) return
+    await client.query(
+      `INSERT INTO clawkit_entries (host, agent_id, session_key, session_id, updated_at, entry, entry_sha256)
+       SELECT $1, $2, k, s, u, e::jsonb, h FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[]) AS x(k, s, u, e, h)
+       ON CONFLICT (host, agent_id, session_key) DO UPDATE SET session_id = EXCLUDED.session_id, updated_at = EXCLUDED.updated_at, entry = EXCLUDED.entry,
+         entry_sha256 = EXCLUDED.entry_sha256, synced_at = now()`,
+      [host, agentId, rows.map((c) => c.key), rows.map((c) => c.sessionId), rows.map((c) => c.updatedAt), rows.map((c) => c.json), rows.map((c) => c.sha)],
+    )
+  }
   const localKeys = new Set<string>()
-  await store.readRows((stored: string, entry: SessionEntry) => {
+  // Keys sent in this run: a key visited again (stored twice, or a store read again) is sent again, so that its last
+  // value is the one on the replica even when the replica's hash matched an earlier one.
+  const sent = new Set<string>()
+  await store.eachEntry(async (stored: string, entry: SessionEntry) => {
     const key = pgText(stored)
     localKeys.add(key)
     const json = JSON.stringify(entry)
     const sha = sha256(json)
-    if (remoteEntries.get(key) === sha) out.entriesUnchanged++
-    else {
-      const u = entry.updatedAt
-      changed.push({key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isSafeInteger(Math.trunc(u)) ? Math.trunc(u) : null})
-    }
-    return true
+    if (remoteEntries.get(key) === sha && !sent.has(key)) return
+    sent.add(key)
+    const u = entry.updatedAt
+    // A key twice in one statement would be an error (ON CONFLICT cannot update a row twice): the later value replaces it.
+    part.set(key, {key, json: jsonbText(json), sha, sessionId: typeof entry.sessionId === 'string' ? pgText(entry.sessionId) : null, updatedAt: typeof u === 'number' && Number.isSafeInteger(Math.trunc(u)) ? Math.trunc(u) : null})
+    partBytes += json.length
+    if (part.size >= job.batchRows || partBytes >= job.batchBytes) await sendEntries()
   })
-  out.entriesUpserted = changed.length
-  if (!dryRun) {
-    for (let i = 0; i < changed.length; i += 500) {
-      const part = changed.slice(i, i + 500)
-      await client.query(
-        `INSERT INTO clawkit_entries (host, agent_id, session_key, session_id, updated_at, entry, entry_sha256)
-         SELECT $1, $2, k, s, u, e::jsonb, h FROM unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[]) AS x(k, s, u, e, h)
-         ON CONFLICT (host, agent_id, session_key) DO UPDATE SET session_id = EXCLUDED.session_id, updated_at = EXCLUDED.updated_at, entry = EXCLUDED.entry,
-           entry_sha256 = EXCLUDED.entry_sha256, synced_at = now()`,
-        [host, agentId, part.map((c) => c.key), part.map((c) => c.sessionId), part.map((c) => c.updatedAt), part.map((c) => c.json), part.map((c) => c.sha)],
-      )
-    }
-  }
-  changed.length = 0
+  await sendEntries()
+  out.entriesUpserted = sent.size
+  out.entriesUnchanged = localKeys.size - sent.size
   const goneEntries = [...remoteEntries.keys()].filter((k) => !localKeys.has(k))
 
   // Transcripts: each from its high-water mark on.
   const remote = new Map<string, RemoteTranscript>()
   if (haveTables) {
     const r = await client.query<RemoteTranscript & Record<string, unknown>>(
-      `SELECT session_id, session_key, locator, "where", ended, ended_at, found_by, format, synced_seq, synced_bytes, prefix_sha256, source_size, source_mtime_ms
+      // A dry run against a schema before v4 has no such columns: its marks are read as ones written before them.
+      `SELECT session_id, session_key, locator, "where", ended, ended_at, found_by, format, synced_seq, synced_bytes, prefix_sha256, source_size, source_mtime_ms,
+         ${job.schemaFrom >= 4 || !dryRun ? 'source_ino, source_ctime_ms, source_generation' : 'NULL::bigint AS source_ino, NULL::float8 AS source_ctime_ms, NULL::text AS source_generation'},
+         ${job.schemaFrom >= 5 || !dryRun ? 'search_text_version' : '1 AS search_text_version'}
        FROM clawkit_transcripts WHERE host = $1 AND agent_id = $2`,
       [host, agentId],
     )
@@ -483,15 +532,19 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
     job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
     const r = remote.get(s.sessionId)
     const meta = metaOf(s, era)
+    // search_text written by another searchTextOf (SEARCH_TEXT_VERSION): the transcript is uploaded again whole, so
+    // that fleet search may narrow by it again (until then it reads that transcript in full).
+    const staleText = r !== undefined && r.search_text_version !== SEARCH_TEXT_VERSION
     let since
     try {
-      since = await store.readSince(s.transcript, r ? markOf(r) : undefined)
+      since = await store.readSince(s.transcript, r && !staleText ? markOf(r) : undefined)
     } catch (error) {
       if (vanished(error)) continue
       throw error
     }
     const metaMoved = !r || !sameMeta(meta, r)
-    let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || since.rewritten ? meta : undefined, reset: Boolean(r && since.rewritten), rows: [], sums: emptySums()}
+    const replace = since.rewritten || staleText
+    let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || replace ? meta : undefined, reset: Boolean(r && replace), rows: [], sums: emptySums()}
     let sent = 0
     let flushed = false
     for await (const line of since.lines) {
@@ -515,14 +568,23 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
       }
     }
     const endMark = since.mark()
-    const markMoved = !r || since.rewritten || endMark.seq !== r.synced_seq || endMark.size !== (r.source_size ?? undefined) || endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) || endMark.sha256 !== (r.prefix_sha256 ?? undefined)
+    const markMoved =
+      !r ||
+      replace ||
+      endMark.seq !== r.synced_seq ||
+      endMark.size !== (r.source_size ?? undefined) ||
+      endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) ||
+      endMark.sha256 !== (r.prefix_sha256 ?? undefined) ||
+      endMark.ino !== (r.source_ino ?? undefined) ||
+      endMark.ctimeMs !== (r.source_ctime_ms ?? undefined) ||
+      endMark.generation !== (r.source_generation ?? undefined)
     // The last segment of a transcript is the only one whose mark has the source's size and mtime ("nothing left to
     // read"); one written before it never does, so a kill between batches cannot skip lines.
     if (seg.rows.length > 0 || seg.meta || flushed || markMoved) {
       seg.mark = endMark
       batch.segments.push(seg)
     }
-    out.transcripts[!r ? 'new' : since.rewritten ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
+    out.transcripts[!r ? 'new' : replace ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
   }
   await batch.flush()
   await batch.drain()

@@ -160,6 +160,13 @@ export function partsOf(e: Record<string, unknown>): Part[] {
 }
 
 /**
+ * Which searchTextOf wrote a replica row: bump it with any change to what searchTextOf (partsOf) returns. The replica
+ * records it per transcript (`clawkit_transcripts.search_text_version`); fleet search narrows by search_text only the
+ * transcripts of its own version and reads the others in full, and the next sync uploads those again.
+ */
+export const SEARCH_TEXT_VERSION = 1
+
+/**
  * The text `sessions search` reads in an entry, its parts joined by newlines, or null when it has none: what the fleet
  * replica stores as `clawkit_events.search_text`, so that its index narrows a search without ever missing a hit.
  */
@@ -355,7 +362,7 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
-    const candidates = !opts.scan && matcher.filter && store.contentCandidates ? await store.contentCandidates(matcher.filter) : undefined
+    const candidates = !opts.scan && matcher.filter && store.contentCandidates ? await store.contentCandidates(matcher.filter, SEARCH_TEXT_VERSION) : undefined
     if (candidates) narrowed = true
     for (const session of await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue

@@ -11,7 +11,7 @@ import {findEntryIn} from './entry-lookup.js'
 import {SqliteStoreError} from './era.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from './fs-util.js'
 import {findIdempotencyKey} from './idempotency.js'
-import {isEntryObject, projectEntries, readStoreEntry} from './index-scan.js'
+import {isEntryObject, projectEntries, readStoreEntry, visitEntries} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
@@ -221,6 +221,25 @@ export class FileSessionStore implements SessionStore {
       return (await projectEntries(this.ref.path, guarded, (text) => parseStoreText(text, this.ref.path), {file: STORE_FILE})) ?? new Map()
     } catch (error) {
       if (error instanceof CorruptFileError || (projectError !== undefined && error === projectError)) throw error
+      throw unreadableStore(this.ref.path, error)
+    }
+  }
+
+  async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
+    let visitError: unknown
+    const guarded = async (key: string, entry: SessionEntry) => {
+      try {
+        await visit(key, entry)
+      } catch (error) {
+        visitError = error
+        throw error
+      }
+    }
+    try {
+      await visitEntries(this.ref.path, guarded, (text) => parseStoreText(text, this.ref.path), {file: STORE_FILE})
+    } catch (error) {
+      // Only the reading is reported as an unreadable store; the visitor's own error (a failed upload) passes through.
+      if (error instanceof CorruptFileError || (visitError !== undefined && error === visitError)) throw error
       throw unreadableStore(this.ref.path, error)
     }
   }

@@ -158,7 +158,7 @@ function parseSlice(buf: Buffer, start: number, end: number): unknown {
  * is valid JSON with the same entries; a value's slice ends at the first `\n  }` after it, and a slice that ends early
  * (a nested brace at that indent) fails to parse and sends the whole file to JSON.parse instead.
  */
-async function visitLayout(fh: FileHandle, size: number, visit: (key: string, entry: SessionEntry) => void, chunkBytes: number, stats?: ScanStats): Promise<void> {
+async function visitLayout(fh: FileHandle, size: number, visit: (key: string, entry: SessionEntry) => void | Promise<void>, chunkBytes: number, stats?: ScanStats): Promise<void> {
   const bomLength = await layoutStart(fh, size)
   if (bomLength < 0) throw new NotOpenClawLayout()
   const r = new ChunkReader(fh, chunkBytes, stats)
@@ -192,7 +192,9 @@ async function visitLayout(fh: FileHandle, size: number, visit: (key: string, en
     const start = r.at + valueOffset
     const entry = parseSlice(r.buf, start, close + ENTRY_CLOSE.length)
     if (!isEntryObject(entry)) throw new NotOpenClawLayout()
-    visit(key, entry)
+    // Awaited only when the visitor is asynchronous (sync's upload): the read waits for it, so nothing piles up.
+    const pending = visit(key, entry)
+    if (pending) await pending
     r.at = close + ENTRY_CLOSE.length
     if (await r.startsWith(NEXT)) {
       r.at += NEXT.length - 1
@@ -326,4 +328,48 @@ export async function projectEntries<T>(
     if (row !== undefined) rows.set(key, row)
   }
   return rows
+}
+
+/**
+ * `visit(key, entry)` for every object entry of the index, awaiting each visit before reading on, so that a caller
+ * that sends entries elsewhere holds one batch of its own and this reader's buffer, never the index (OpenClaw's
+ * layout; anything else is parsed whole first, as projectEntries does). A file whose layout turns out irregular part
+ * of the way through is visited again whole: a key may be visited more than once, and its last visit holds its value.
+ * The file stays open while the visitor works (a reader never blocks OpenClaw's rename over it on POSIX).
+ */
+export async function visitEntries(
+  file: string,
+  visit: (key: string, entry: SessionEntry) => void | Promise<void>,
+  parseWhole: (text: string) => Record<string, unknown>,
+  opts: {chunkBytes?: number; minBytes?: number; file?: ReadWholeOptions} = {},
+): Promise<void> {
+  const fileOpts = opts.file ?? {what: 'Session store'}
+  let fh: FileHandle
+  let size: number
+  try {
+    ;({fh, stat: {size}} = await openRegular(file, fileOpts))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  let text: string
+  try {
+    if (size >= (opts.minBytes ?? SCAN_MIN_BYTES)) {
+      try {
+        await visitLayout(fh, size, visit, opts.chunkBytes ?? CHUNK_BYTES)
+        return
+      } catch (error) {
+        if (!(error instanceof NotOpenClawLayout)) throw error
+      }
+    }
+    if (fileOpts.maxBytes !== undefined && size > fileOpts.maxBytes) throw new FileTooLargeError(file, size, fileOpts.maxBytes, fileOpts)
+    text = (await fh.readFile()).toString('utf8')
+  } finally {
+    await fh.close()
+  }
+  const data = parseWhole(text)
+  for (const key of Object.keys(data)) {
+    const entry = data[key]
+    if (isEntryObject(entry)) await visit(key, entry)
+  }
 }

@@ -97,6 +97,10 @@ export class MemorySessionStore implements SessionStore {
     return out
   }
 
+  async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
+    for (const [k, e] of Object.entries(await this.read())) if (e && typeof e === 'object' && !Array.isArray(e)) await visit(k, e)
+  }
+
   async stats(opts: StatsOptions = {}): Promise<StoreStats> {
     return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
   }

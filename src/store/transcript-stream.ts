@@ -122,11 +122,20 @@ const empty = async function* (): AsyncGenerator<TranscriptLine> {}
  * rewritten or replaced, and it is read again from its start. Only complete lines are read, and only up to the size
  * seen at open: a writer appending meanwhile is read next time, never half.
  */
+/**
+ * Whether a finished read's mark still describes the file without reading it: size, mtime, inode and ctime all equal.
+ * ctime is what a same-size rewrite with its mtime put back (cp -p, rsync -t) cannot hide; the inode, a file renamed
+ * into place. A mark without them (an older one) does not qualify: its prefix is hashed again once.
+ */
+function sameSource(mark: TranscriptMark, st: {size: number; mtimeMs: number; ino: number; ctimeMs: number}): boolean {
+  return mark.size === st.size && mark.mtimeMs === st.mtimeMs && mark.ino !== undefined && mark.ino === st.ino && mark.ctimeMs !== undefined && mark.ctimeMs === st.ctimeMs
+}
+
 export async function readTranscriptSince(file: string, mark?: TranscriptMark): Promise<TranscriptSince> {
   // The common case of a periodic sync, most transcripts untouched: one stat, not an open, fstat and close.
   if (mark && mark.bytes !== undefined && mark.size !== undefined) {
     const st = await fsp.stat(file).catch(() => undefined)
-    if (st?.isFile() && st.size === mark.size && st.mtimeMs === mark.mtimeMs) return {rewritten: false, unchanged: true, lines: empty(), mark: () => ({...mark})}
+    if (st?.isFile() && sameSource(mark, st)) return {rewritten: false, unchanged: true, lines: empty(), mark: () => ({...mark})}
   }
   let opened
   try {
@@ -135,9 +144,8 @@ export async function readTranscriptSince(file: string, mark?: TranscriptMark): 
     throw fileError(error, file, 'read the transcript')
   }
   const {fh, stat} = opened
-  const size = stat.size
-  const mtimeMs = stat.mtimeMs
-  if (mark && mark.bytes !== undefined && mark.size === size && mark.mtimeMs === mtimeMs) {
+  const {size, mtimeMs, ino, ctimeMs} = stat
+  if (mark && mark.bytes !== undefined && sameSource(mark, stat)) {
     await fh.close()
     return {rewritten: false, unchanged: true, lines: empty(), mark: () => ({...mark})}
   }
@@ -208,6 +216,6 @@ export async function readTranscriptSince(file: string, mark?: TranscriptMark): 
     rewritten,
     unchanged: false,
     lines: lines(),
-    mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size, mtimeMs} : {})}),
+    mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size, mtimeMs, ino, ctimeMs} : {})}),
   }
 }

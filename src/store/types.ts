@@ -250,6 +250,18 @@ export interface TranscriptMark {
    */
   size?: number
   mtimeMs?: number
+  /**
+   * JSONL: the file's inode and ctime at that read. Size and mtime alone miss a rewrite at the same size whose mtime was
+   * put back (`cp -p`, `rsync -t`): ctime cannot be set back, and a file renamed into place is another inode. A mark
+   * without them (written before they were kept) is never taken for "nothing to read": its prefix is hashed again.
+   */
+  ino?: number
+  ctimeMs?: number
+  /**
+   * SQLite: the transcript's rewrite watermark (`transcript_rewrite_watermarks.generation`), which OpenClaw rotates on
+   * every destructive rewrite: a different one means the events were rewritten, whatever the header and last seq say.
+   */
+  generation?: string
 }
 
 /** The lines of a transcript after a mark (SessionStore.readSince). */
@@ -297,6 +309,12 @@ export interface SessionStore {
    * which a backend may leave out of the entries it passes (the SQLite store does; the file store passes them all).
    */
   readRows<T>(project: (key: string, entry: SessionEntry) => T, opts?: {omit?: readonly string[]}): Promise<Map<string, T>>
+  /**
+   * `visit(key, entry)` for every object entry (readRows' values), awaiting each visit before reading on: a caller that
+   * ships entries elsewhere (sync) then holds its own batch, not the index. A key may be visited more than once (a
+   * backend may start over, or read in pages); its last visit holds the value read() would give.
+   */
+  eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void>
   /** How many sessions, the newest update, the newest rows and (where cheap) the events: status's per-agent figures. */
   stats(opts?: StatsOptions): Promise<StoreStats>
   /**
@@ -361,9 +379,11 @@ export interface SessionStore {
    * that answers this filter. A superset: the caller still checks every candidate. With `lines`, the store also gave
    * every line of those sessions whose searched content may hold a needle (a line without searched content cannot hold
    * a hit; unreadable lines are not among them), so the caller need not read the transcripts. Only the fleet replica
-   * keeps such an index (a trigram index on `clawkit_events.search_text`).
+   * keeps such an index (a trigram index on `clawkit_events.search_text`). `searchTextVersion`: the version of the text
+   * the caller matches (SEARCH_TEXT_VERSION); only content indexed from that same text may rule anything out, so a
+   * session indexed by another version is a candidate without `lines` (read in full).
    */
-  contentCandidates?(filter: RawLineFilter): Promise<ContentCandidates | undefined>
+  contentCandidates?(filter: RawLineFilter, searchTextVersion: number): Promise<ContentCandidates | undefined>
   /**
    * The lines after `mark` (from the start without one), and the mark to resume from: the incremental reader of a
    * replica (clawkit sync). A transcript that no longer starts with what the mark covers is read again whole and says

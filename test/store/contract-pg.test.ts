@@ -7,6 +7,7 @@ import path from 'node:path'
 import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {FleetState} from '../../src/fleet/state.js'
+import {SEARCH_TEXT_VERSION} from '../../src/sessions/search.js'
 import {FileSessionStore} from '../../src/store/file-store.js'
 import {pgLocator, PgSessionStore} from '../../src/store/pg/store.js'
 import type {TranscriptEntry} from '../../src/store/transcript-types.js'
@@ -176,7 +177,7 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
 
   it('contentCandidates: the lines whose searched text holds the literal, in one query; over the cap only the sessions', async () => {
     const filter = {needles: ['between the'], ignoreCase: true}
-    const got = await store.contentCandidates(filter)
+    const got = await store.contentCandidates(filter, SEARCH_TEXT_VERSION)
     expect(got?.lines).toBeDefined()
     const expected: Record<string, number[]> = {}
     for (const s of await file.allSessions()) {
@@ -185,11 +186,15 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     expect(Object.fromEntries([...got!.lines!].map(([id, ls]) => [id, ls.map((l) => l.line)]))).toEqual(expected)
     expect([...got!.sessions].sort()).toEqual(Object.keys(expected).sort())
     const capped = new PgSessionStore(fleet.query, {host: 'h1', agentId: 'main', storePath: 'x', era: 'json', searchIndex: 'pg_trgm', contentLinesCap: 0})
-    const few = await capped.contentCandidates(filter)
+    const few = await capped.contentCandidates(filter, SEARCH_TEXT_VERSION)
     expect(few?.lines).toBeUndefined()
     expect([...few!.sessions].sort()).toEqual(Object.keys(expected).sort())
     // Two characters: the trigram index cannot answer, so there is no narrowing at all.
-    expect(await store.contentCandidates({needles: ['be'], ignoreCase: true})).toBeUndefined()
+    expect(await store.contentCandidates({needles: ['be'], ignoreCase: true}, SEARCH_TEXT_VERSION)).toBeUndefined()
+    // A reader of another search-text version may rule nothing out by this text: every transcript, none with lines.
+    const other = await store.contentCandidates(filter, SEARCH_TEXT_VERSION + 1)
+    expect(other?.lines?.size ?? 0).toBe(0)
+    expect([...other!.sessions].sort()).toEqual((await file.allSessions()).map((s) => s.sessionId).sort())
   })
 
   it('finds a message by its idempotency key; none for another key or a missing transcript', async () => {

@@ -74,6 +74,23 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect([...rows.values()]).toEqual([`${MAIN}=${MAIN_ID}`, `${EXPLICIT}=0a1b2c3d-0000-4000-8000-000000000001`])
   })
 
+  it('eachEntry: the entries read() gives, each visit awaited before the next entry is read', async () => {
+    const {store} = make()
+    const seen: [string, unknown][] = []
+    const log: string[] = []
+    await store.eachEntry(async (key, entry) => {
+      log.push(`start ${key}`)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      seen.push([key, entry])
+      log.push(`end ${key}`)
+    })
+    expect(seen).toEqual(Object.entries(await store.read()))
+    expect(log).toEqual([`start ${MAIN}`, `end ${MAIN}`, `start ${EXPLICIT}`, `end ${EXPLICIT}`])
+    // A failing visit ends the walk with its own error, not an unreadable-store one.
+    const boom = new Error('upload failed')
+    await expect(store.eachEntry(() => Promise.reject(boom))).rejects.toBe(boom)
+  })
+
   it('stats: the sessions, the newest update and the newest rows; global, unknown and non-object rows are not sessions; a shared store counts one agent\'s keys; an index in hand is counted, not read again', async () => {
     const {store} = make()
     const data = await store.read()

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import {CorruptFileError} from '../../src/errors.js'
 import {parseStoreText, serializeStore} from '../../src/store/file-store.js'
-import {projectEntries} from '../../src/store/index-scan.js'
+import {projectEntries, visitEntries} from '../../src/store/index-scan.js'
 import type {SessionEntry} from '../../src/store/types.js'
 import {Rng, seedFromEnv} from '../reliability/support/prng.js'
 import {COMPACTION, copyFixture, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
@@ -164,5 +164,50 @@ describe('projectEntries: the index read entry by entry gives what a whole JSON.
 
   it('a missing index is undefined (an empty store to callers)', async () => {
     expect(await projectEntries(path.join(tempDir(), 'none.json'), project, () => ({}))).toBeUndefined()
+  })
+})
+
+describe('visitEntries: the index handed to an asynchronous visitor entry by entry', () => {
+  async function visited(file: string, chunkBytes: number) {
+    const out = new Map<string, unknown>()
+    let inFlight = 0
+    let most = 0
+    await visitEntries(
+      file,
+      async (key, entry) => {
+        most = Math.max(most, ++inFlight)
+        await new Promise((resolve) => setImmediate(resolve))
+        out.set(key, entry)
+        inFlight--
+      },
+      (text) => parseStoreText(text, file),
+      {chunkBytes, minBytes: 0},
+    )
+    return {rows: [...out], most}
+  }
+
+  it('generated stores (duplicates included) and a layout found irregular only at its end: each key\'s last visit is what a whole parse gives, one visit at a time', async () => {
+    for (let round = 0; round < 30; round++) {
+      const data: Record<string, SessionEntry> = {}
+      for (let i = rand(30); i >= 0; i--) data[`agent:main:k${rand(20)}`] = randomEntry() as SessionEntry
+      const file = path.join(tempDir(), 'sessions.json')
+      // A key stored twice (its later value wins), and a layout the scan refuses only after it visited every entry.
+      const pretty = serializeStore(data)
+      const first = Object.keys(data)[0]
+      const dup = `${pretty.slice(0, -2)},\n  ${JSON.stringify(first)}: {\n    "sessionId": "dup",\n    "updatedAt": 9\n  }\n}`
+      for (const text of [pretty, pretty.replace(/\n}$/, '\n}\n\n'), dup, `${pretty.slice(0, -2)}\n  ,"agent:main:late": {"sessionId": "z", "updatedAt": 1}\n}`]) {
+        fs.writeFileSync(file, text)
+        const {rows, most} = await visited(file, 1 + rand(200))
+        const expected = viaWholeParse(text, file).map(([k, r]) => [k, (r as {entry: unknown}).entry])
+        expect(rows.sort(), text.slice(0, 200)).toEqual(expected.sort())
+        expect(most).toBe(1)
+      }
+    }
+  })
+
+  it('a missing index visits nothing', async () => {
+    let n = 0
+    await visitEntries(path.join(tempDir(), 'none.json'), () => void n++, () => ({}))
+    expect(n).toBe(0)
   })
 })

@@ -55,3 +55,14 @@ export function mockedStateCopy(fixture: string, mockUrl: string): string {
   fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
   return state
 }
+
+/**
+ * A host in the middle of an upgrade: agent `main` of a real 2026.9.6 state dir (SQLite era) beside agent `work` of a
+ * real 2026.4.27 one (JSON era: sessions.json and its transcript), in one state dir.
+ */
+export function mixedEraState(): string {
+  const state = copyFixture(NATIVE_96)
+  const json = copyFixture('openclaw-2026.4.27-two-agents')
+  fs.cpSync(path.join(json, 'agents', 'work'), path.join(state, 'agents', 'work'), {recursive: true})
+  return state
+}

@@ -90,6 +90,8 @@ export interface PgStoreOptions {
   searchIndex?: 'pg_trgm' | 'fts' | 'none'
   /** The most candidate lines contentCandidates hands over at once (default CONTENT_LINES_CAP). */
   contentLinesCap?: number
+  /** Whether transcripts record their search-text version (schema v5 and later; the default); without, nothing is narrowed. */
+  searchTextVersions?: boolean
 }
 
 export class PgSessionStore implements SessionStore {
@@ -109,9 +111,11 @@ export class PgSessionStore implements SessionStore {
     this.era = opts.era
     this.searchIndex = opts.searchIndex ?? 'none'
     this.contentLinesCap = opts.contentLinesCap ?? CONTENT_LINES_CAP
+    this.searchTextVersions = opts.searchTextVersions ?? true
   }
 
   private readonly contentLinesCap: number
+  private readonly searchTextVersions: boolean
   private asciiFolding: Promise<boolean> | undefined
 
   /** Whether the database's lower() folds the ASCII letters as the search matcher does, and nothing more of them. */
@@ -128,19 +132,29 @@ export class PgSessionStore implements SessionStore {
    * literal on more lines than CONTENT_LINES_CAP gives only the sessions (the caller then reads each of them). A word
    * index cannot answer a substring, so without pg_trgm there is no answer and every transcript is read.
    */
-  async contentCandidates(filter: RawLineFilter): Promise<ContentCandidates | undefined> {
+  async contentCandidates(filter: RawLineFilter, searchTextVersion: number): Promise<ContentCandidates | undefined> {
     if (this.searchIndex !== 'pg_trgm' || filter.needles.length === 0 || filter.needles.some((n) => n.length < 3)) return undefined
+    // Before migration v5 no row says which searchTextOf wrote its search_text: nothing may be ruled out by it.
+    if (!this.searchTextVersions) return undefined
     // The index folds case by the database's locale: where that is not ASCII's (a Turkish locale lowers I to a dotless
     // i), a line the matcher would find could be missing from the candidates, so no narrowing there.
     if (filter.ignoreCase && !(await this.foldsAscii())) return undefined
+    // Transcripts whose search_text another version wrote (an older clawkit's, not yet synced again) may hold a hit
+    // their text lacks: candidates without lines, read in full.
+    const stale = (
+      await this.q<{session_id: string}>('SELECT session_id FROM clawkit_transcripts WHERE host = $1 AND agent_id = $2 AND search_text_version IS DISTINCT FROM $3', [...this.keyArgs, searchTextVersion])
+    ).map((r) => r.session_id)
     const like = filter.needles.map(containsPattern)
-    const rows = await this.q<{session_id: string; seq: number; raw: string}>(
-      'SELECT session_id, seq, raw FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[]) ORDER BY session_id, seq LIMIT $4',
-      [...this.keyArgs, like, this.contentLinesCap + 1],
-    )
+    const current = 'host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[]) AND session_id <> ALL($4::text[])'
+    const rows = await this.q<{session_id: string; seq: number; raw: string}>(`SELECT session_id, seq, raw FROM clawkit_events WHERE ${current} ORDER BY session_id, seq LIMIT $5`, [
+      ...this.keyArgs,
+      like,
+      stale,
+      this.contentLinesCap + 1,
+    ])
     if (rows.length > this.contentLinesCap) {
-      const ids = await this.q<{session_id: string}>('SELECT DISTINCT session_id FROM clawkit_events WHERE host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[])', [...this.keyArgs, like])
-      return {sessions: new Set(ids.map((r) => r.session_id))}
+      const ids = await this.q<{session_id: string}>(`SELECT DISTINCT session_id FROM clawkit_events WHERE ${current}`, [...this.keyArgs, like, stale])
+      return {sessions: new Set([...ids.map((r) => r.session_id), ...stale])}
     }
     const lines = new Map<string, TranscriptLine[]>()
     for (const r of rows) {
@@ -148,7 +162,7 @@ export class PgSessionStore implements SessionStore {
       if (!list) lines.set(r.session_id, (list = []))
       list.push(PgSessionStore.lineOf(r.seq, r.raw))
     }
-    return {sessions: new Set(lines.keys()), lines}
+    return {sessions: new Set([...lines.keys(), ...stale]), lines}
   }
 
   private get keyArgs(): [string, string] {
@@ -237,6 +251,11 @@ export class PgSessionStore implements SessionStore {
     const out = new Map<string, T>()
     for (const r of rows) out.set(r.session_key, project(r.session_key, r.entry))
     return out
+  }
+
+  /** The replica's rows as readRows gives them (a reader of the replica, where the host's memory is not at stake). */
+  async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
+    for (const [k, e] of await this.readRows((_k, entry) => entry)) await visit(k, e)
   }
 
   /**

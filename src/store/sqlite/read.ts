@@ -96,14 +96,16 @@ export interface Participant {
  * (session-accessor.sqlite-participant-projection). A namespace that is not a JSON object is skipped: OpenClaw refuses
  * the whole read and asks for its doctor, clawkit keeps listing (its doctor reports the row).
  */
-export function participantsByKey(db: SqlDatabase, key?: string): Map<string, Participant[]> {
+export function participantsByKey(db: SqlDatabase, key?: string | {from: string; through: string}): Map<string, Participant[]> {
   const out = new Map<string, Participant[]>()
   if (!db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session_participants'").get()) return out
   const order = 'ORDER BY session_key, first_prompted_at, actor_id, identity_namespace'
   const rows =
     key === undefined
       ? db.prepare(`SELECT session_key, identity_namespace, actor_id FROM session_participants ${order}`).all()
-      : db.prepare(`SELECT session_key, identity_namespace, actor_id FROM session_participants WHERE session_key = ? ${order}`).all(key)
+      : typeof key === 'object'
+        ? db.prepare(`SELECT session_key, identity_namespace, actor_id FROM session_participants WHERE session_key >= ? AND session_key <= ? ${order}`).all(key.from, key.through)
+        : db.prepare(`SELECT session_key, identity_namespace, actor_id FROM session_participants WHERE session_key = ? ${order}`).all(key)
   for (const r of rows) {
     let ns: unknown
     try {
@@ -181,6 +183,26 @@ export function* iterateEntries(db: SqlDatabase, dbPath: string, omit: readonly 
     const hit = entryOfNode(dbPath, row, placeholder, people)
     if (hit) yield hit
   }
+}
+
+/**
+ * Up to `limit` nodes after the key `after` (session_key order), as iterateEntries projects them; `last` is the last key
+ * looked at (undefined once there are no more), so that a page of skipped rows does not end the walk.
+ */
+export function entriesPage(db: SqlDatabase, dbPath: string, after: string | undefined, limit: number): {entries: {key: string; entry: SessionEntry}[]; last: string | undefined} {
+  const rows =
+    after === undefined
+      ? db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes ORDER BY session_key LIMIT ?`).all(limit)
+      : db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE session_key > ? ORDER BY session_key LIMIT ?`).all(after, limit)
+  if (rows.length === 0) return {entries: [], last: undefined}
+  const placeholder = windowCheck(db)
+  const people = participantsByKey(db, {from: String(rows[0].session_key), through: String(rows.at(-1)!.session_key)})
+  const entries: {key: string; entry: SessionEntry}[] = []
+  for (const row of rows) {
+    const hit = entryOfNode(dbPath, row, placeholder, people)
+    if (hit) entries.push(hit)
+  }
+  return {entries, last: rows.length < limit ? undefined : String(rows.at(-1)!.session_key)}
 }
 
 /** The node stored under exactly this key, if it is listed. */
@@ -401,12 +423,14 @@ export function headerLine(db: SqlDatabase, sessionId: string): string | undefin
 }
 
 /** The session's first event as stored (decoded) and its highest seq: what a replica's high-water mark is checked by. */
-export function eventBounds(db: SqlDatabase, sessionId: string): {firstSeq: number; firstText: string; maxSeq: number} | undefined {
+export function eventBounds(db: SqlDatabase, sessionId: string): {firstSeq: number; firstText: string; maxSeq: number; generation?: string} | undefined {
   const row = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? ORDER BY seq ASC LIMIT 1`).get(sessionId)
   if (!row) return undefined
   const decoded = eventText(row as unknown as EventRow)
   const max = db.prepare('SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?').get(sessionId)
-  return {firstSeq: Number(row.seq), firstText: 'error' in decoded ? `undecodable: ${decoded.error}` : decoded.text, maxSeq: Number(max?.m)}
+  // The rewrite watermark (section 3.5): rotated by OpenClaw on every destructive rewrite of the session's events.
+  const gen = db.prepare('SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?').get(sessionId)?.generation
+  return {firstSeq: Number(row.seq), firstText: 'error' in decoded ? `undecodable: ${decoded.error}` : decoded.text, maxSeq: Number(max?.m), ...(typeof gen === 'string' ? {generation: gen} : {})}
 }
 
 /** Whether the session has any transcript event (a window may exist without them). */

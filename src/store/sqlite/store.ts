@@ -41,7 +41,7 @@ import {readSessionForContext} from './context.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
-import {entriesBySessionId, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {
   appendChained,
   appendEvents,
@@ -82,6 +82,9 @@ export function isSqliteFile(file: string): boolean {
 export function sqliteLocator(dbPath: string, sessionId: string): string {
   return `${dbPath}#${sessionId}`
 }
+
+/** Keys per snapshot of eachEntry: a real entry is ~14 KB, so a page is a few MB at most. */
+const ENTRY_PAGE = 256
 
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
@@ -151,6 +154,20 @@ export class SqliteSessionStore implements SessionStore {
       for (const {key, entry} of iterateEntries(db, this.ref.path, opts.omit)) out.set(key, project(key, entry))
       return out
     })
+  }
+
+  /**
+   * In pages of keys, each read in its own snapshot and visited outside it (a visit may wait on the network, and a
+   * snapshot must not stay open meanwhile). A key written between pages is seen by the next call.
+   */
+  async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
+    let after: string | undefined
+    for (;;) {
+      const page = this.snap((db) => entriesPage(db, this.ref.path, after, ENTRY_PAGE))
+      for (const {key, entry} of page.entries) await visit(key, entry)
+      if (page.last === undefined) return
+      after = page.last
+    }
   }
 
   transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>): TranscriptRef {
@@ -309,11 +326,15 @@ export class SqliteSessionStore implements SessionStore {
     }
     const headerHash = sha256().update(bounds.firstText).digest('hex')
     const size = bounds.maxSeq + 1
+    const gen = bounds.generation === undefined ? {} : {generation: bounds.generation}
     let next = bounds.firstSeq
     let rewritten = false
     if (mark && mark.seq > 0) {
-      if (mark.sha256 !== headerHash || bounds.maxSeq < mark.seq - 1) rewritten = true
-      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256: headerHash, size})}
+      // The header and the last seq alone miss a destructive rewrite that kept both; its rotated watermark does not.
+      // A mark without one (written before it was kept, or before the first append created it) is judged as before.
+      const regenerated = mark.generation !== undefined && mark.generation !== bounds.generation
+      if (mark.sha256 !== headerHash || bounds.maxSeq < mark.seq - 1 || regenerated) rewritten = true
+      else if (bounds.maxSeq < mark.seq) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: mark.seq, sha256: headerHash, size, ...gen})}
       else next = mark.seq
     }
     let done = false
@@ -331,7 +352,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       done = true
     }
-    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...(done ? {size} : {})})}
+    return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...gen, ...(done ? {size} : {})})}
   }
 
   /**

@@ -4,6 +4,9 @@
 // (`pg:<host>/<agent>#<sessionId>` instead of the host's path) and ageMs (taken at each run's own now).
 import {beforeAll, describe, expect, it} from 'vitest'
 
+import {connectPg} from '../../../src/fleet/pg.js'
+import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search.js'
+
 import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
 import {fleetRunners, seedHost} from '../../support/fleet-seed.js'
@@ -189,6 +192,29 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
       expect(all.count).toBe(total)
       expect(total, pattern).toBeGreaterThan(0)
     }
+  })
+
+  it('sessions search on rows an older clawkit wrote (an older search-text version): their transcripts are read in full, so a hit their search_text lacks is still found', async () => {
+    const db = pg.db()
+    await seedHost(db, {host: 'old', stateDir: HOSTS.alpha})
+    const c = await connectPg(db)
+    try {
+      // As an older searchTextOf may have left them: the text of the hits missing from search_text, and the
+      // transcripts marked with the version that wrote it.
+      const hits = await c.query("UPDATE clawkit_events SET search_text = NULL WHERE host = 'old' AND search_text ILIKE '%bootstrap%'")
+      expect(hits.rowCount).toBeGreaterThan(0)
+      await c.query("UPDATE clawkit_transcripts SET search_text_version = $1 WHERE host = 'old'", [SEARCH_TEXT_VERSION - 1])
+    } finally {
+      await c.end()
+    }
+    const run = (args: string[]) => runCli(['sessions', 'search', 'bootstrap', '--all-agents', '--limit', 'all', ...args, '--json'], {env: env()})
+    const theirs = json<SessionsSearchResult>(ok(await run(['--store-url', db])))
+    const mine = json<SessionsSearchResult>(ok(await local('alpha', ['sessions', 'search', 'bootstrap', '--all-agents', '--limit', 'all', '--json'])))
+    expect(mine.count).toBeGreaterThan(0)
+    const norm = (h: any) => ({...h, transcript: undefined, host: undefined})
+    expect(theirs.hits.map(norm)).toEqual(mine.hits.map(norm))
+    // The index still serves the rows of the current version (none here): the search went through it.
+    expect(theirs.replicaIndex).toBe('pg_trgm')
   })
 
   it('status --store-url: every host, its last sync and lag, its agents with their era; --json', async () => {

@@ -1,5 +1,6 @@
 // The SQLite era in the fleet: readSince of OpenClaw's database (seq marks, the header's hash) and `clawkit sync` of real
 // OpenClaw 2026.9.6 state dirs (native and imported) into a real PostgreSQL: consistent, equal to the host, idempotent.
+import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
@@ -10,10 +11,10 @@ import {loadSqlite} from '../../../src/store/sqlite/driver.js'
 import {SqliteSessionStore} from '../../../src/store/sqlite/store.js'
 import {OpenClawState} from '../../../src/store/state.js'
 import type {TranscriptMark} from '../../../src/store/types.js'
-import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
+import {baseEnv, BIN, copyFixture, json, ROOT, runCli, runProcess, tempDir} from '../../support/cli.js'
 import {describePg, usePg} from '../../support/postgres.js'
 import {useServers} from '../../support/servers.js'
-import {DELETED_96, describeSqlite, IMPORTED_96, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
+import {DELETED_96, describeSqlite, IMPORTED_96, mixedEraState, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
 import type {SyncResult} from '../../../src/fleet/sync.js'
 
 const clients: PgClient[] = []
@@ -25,6 +26,15 @@ const servers = useServers({mock: true})
 
 /** A fixture copy whose provider is the mock and whose workspace is inside the copy. */
 const sqliteState = (fixture: string) => mockedStateCopy(fixture, servers.mock.url)
+
+/** A `node` on PATH older than 22.15 (the suite's own Node 20 when npm test runs this file on Node 24), if any. */
+function nodeWithoutSqlite(): string | undefined {
+  const r = spawnSync('node', ['-p', 'process.execPath + " " + process.versions.node'], {encoding: 'utf8'})
+  if (r.status !== 0) return undefined
+  const [bin, version] = r.stdout.trim().split(' ')
+  const [a, b] = version.split('.').map(Number)
+  return a < 22 || (a === 22 && b < 15) ? bin : undefined
+}
 
 const dbOf = (state: string) => path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
 
@@ -106,6 +116,86 @@ describeSqlite('clawkit sync of SQLite-era stores', () => {
         const again = await runCli(['sync', '--to', url, '--state-dir', state, '--host', host, '--json'], {env, timeoutMs: 60_000})
         expect(json(again).total).toMatchObject({events: 0, entriesUpserted: 0, transcripts: {new: 0, updated: 0, rewritten: 0}})
       }
+    })
+
+    it('a destructive rewrite of a SQLite transcript that keeps its header and last seq (only the watermark rotated) is re-synced, not skipped', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      const state = copyFixture(NATIVE_96)
+      const env = baseEnv(tempDir())
+      const sync = () => runCli(['sync', '--to', url, '--state-dir', state, '--host', 'wm', '--json'], {env, timeoutMs: 60_000})
+      expect((await sync()).code).toBe(0)
+      const sessionId = 'c0ffee00-0000-4000-8000-000000000096'
+      const {DatabaseSync} = loadSqlite('test') as unknown as {DatabaseSync: new (p: string) => {prepare(s: string): {run(...a: unknown[]): unknown; get(...a: unknown[]): Record<string, unknown>}; close(): void}}
+      const db = new DatabaseSync(dbOf(state))
+      // As OpenClaw's rewrite leaves it: an event's text changed under the same seq, the header and max(seq) kept, and
+      // the watermark rotated.
+      const ev = db.prepare("SELECT seq, event_json FROM transcript_events WHERE session_id = ? AND seq > 0 AND event_json LIKE '%\"type\":\"message\"%' ORDER BY seq LIMIT 1").get(sessionId)
+      const edited = String(ev.event_json).replace('"type":"message"', '"rewritten":true,"type":"message"')
+      db.prepare('UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = ?').run(edited, sessionId, ev.seq)
+      db.prepare("UPDATE transcript_rewrite_watermarks SET generation = '0123456789abcdef0123456789abcdef' WHERE session_id = ?").run(sessionId)
+      db.close()
+      const r = await sync()
+      expect(r.code, r.stderr).toBe(0)
+      expect(json(r).total.transcripts).toMatchObject({rewritten: 1})
+      const raw = (await c.query<{raw: string}>("SELECT raw FROM clawkit_events WHERE host = 'wm' AND session_id = $1 AND seq = $2", [sessionId, Number(ev.seq)])).rows[0].raw
+      expect(raw).toBe(edited)
+      expect((await checkReplica(c, 'wm')).problems).toEqual([])
+      expect(json(await sync()).total.transcripts).toMatchObject({rewritten: 0, updated: 0})
+    })
+
+    it('a mixed host first synced on Node 20 (SQLite agent skipped, exit 6) then on Node 24: the skipped agent is uploaded whole, the other one untouched', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      const state = mixedEraState()
+      const env = baseEnv(tempDir())
+      const old = nodeWithoutSqlite()
+      // Without an old Node here, `--agent work` leaves the replica exactly as the partial sync does (work only).
+      const first = old
+        ? await runProcess<SyncResult>(old, [BIN, 'sync', '--to', url, '--state-dir', state, '--host', 'mx', '--json'], {env, timeoutMs: 60_000})
+        : await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'mx', '--agent', 'work', '--json'], {env, timeoutMs: 60_000})
+      expect(first.code, first.stderr).toBe(old ? 6 : 0)
+      if (old) expect(json<SyncResult>(first).skipped.map((s) => s.agentId)).toEqual(['main'])
+      expect((await c.query<{a: string}>("SELECT agent_id AS a FROM clawkit_agents WHERE host = 'mx'")).rows.map((x) => x.a)).toEqual(['work'])
+      const r = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'mx', '--json'], {env, timeoutMs: 60_000})
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toBe('')
+      const doc = json(r)
+      expect(doc.skipped).toEqual([])
+      expect(doc.agents.find((a) => a.agentId === 'main')).toMatchObject({era: 'sqlite', transcripts: {updated: 0, rewritten: 0, unchanged: 0}})
+      expect(doc.agents.find((a) => a.agentId === 'main')!.transcripts.new).toBeGreaterThan(0)
+      expect(doc.agents.find((a) => a.agentId === 'work')).toMatchObject({era: 'json', events: 0, entriesUpserted: 0})
+      expect((await checkReplica(c, 'mx')).problems).toEqual([])
+      const st = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: tempDir()}})
+      try {
+        expect((await diffReplica(st, c, 'mx')).differences).toEqual([])
+      } finally {
+        st.close()
+      }
+    })
+
+    it('a SQLite index larger than one page of entries (600 keys, pages of 256) is uploaded in small batches: every entry once, equal to the host', async () => {
+      const url = pg.db()
+      const c = await connectPg(url)
+      clients.push(c)
+      const state = path.join(tempDir(), 'sq')
+      const gen = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'gen-sqlite-store.js'), '--out', state, '--sessions', '600', '--big-events', '19'], {encoding: 'utf8'})
+      expect(gen.status, gen.stderr).toBe(0)
+      const env = baseEnv(tempDir(), {CLAWKIT_SYNC_BATCH_ROWS: '7'})
+      const r = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'pages', '--json'], {env, timeoutMs: 120_000})
+      expect(r.code, r.stderr).toBe(0)
+      expect(json(r).agents[0]).toMatchObject({era: 'sqlite', entriesUpserted: 600, entriesUnchanged: 0})
+      expect(Number((await c.query<{n: number}>("SELECT count(*)::int AS n FROM clawkit_entries WHERE host = 'pages'")).rows[0].n)).toBe(600)
+      const st = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: tempDir()}})
+      try {
+        expect((await diffReplica(st, c, 'pages')).differences).toEqual([])
+      } finally {
+        st.close()
+      }
+      const again = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'pages', '--json'], {env, timeoutMs: 120_000})
+      expect(json(again).agents[0]).toMatchObject({entriesUpserted: 0, entriesUnchanged: 600, events: 0})
     })
 
     it('after a real `agent -m` turn on the SQLite store, the next sync uploads exactly the new events (seq order, no rewrite)', async () => {
