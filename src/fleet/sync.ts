@@ -5,7 +5,7 @@
 import os from 'node:os'
 
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
-import {SQLITE_NODE_REQUIREMENT, sqliteSupported, SqliteUnavailableError} from '../store/sqlite/driver.js'
+import {SQLITE_NODE_REQUIREMENT, sqliteSupported, SqliteUnavailableError} from '../store/sqlite/support.js'
 import type {OpenClawState} from '../store/state.js'
 import {sha256 as newSha256} from '../util/hash.js'
 import type {AgentSession, SessionEntry, TranscriptMark} from '../store/types.js'

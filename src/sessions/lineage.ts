@@ -73,6 +73,15 @@ export interface KeyLineage {
 }
 
 /**
+ * A lineage (oldest first, the current session last) with one more ended session put where its end falls: before the
+ * first session that ended later, and always before the current one.
+ */
+function inOrder(sessions: ReadSession[], extra: ReadSession): ReadSession[] {
+  const at = sessions.findIndex((s) => s.ended === 'current' || (s.endedAt !== undefined && extra.endedAt !== undefined && s.endedAt > extra.endedAt))
+  return at < 0 ? [...sessions, extra] : [...sessions.slice(0, at), extra, ...sessions.slice(at)]
+}
+
+/**
  * The key a user means and every session it has had, also when its entry is gone (only archives left). The sessionId
  * of an archived session stands for the key it served (resolveForReading has the order).
  */
@@ -88,7 +97,7 @@ export async function keyLineage(state: OpenClawState, target: string, opts: {ag
       const sessions = await a.store.sessionsOf(a.key)
       // allSessions tied it to the key (a trajectory sidecar, an archive row); the key's lineage lists it as well.
       const listed = sessions.some((s) => s.transcript.locator === a.session.transcript.locator)
-      return {key: a.key, agentId: a.agentId, store: a.store, sessions: listed ? sessions : [...sessions, own], archived: a.archived}
+      return {key: a.key, agentId: a.agentId, store: a.store, sessions: listed ? sessions : inOrder(sessions, own), archived: a.archived}
     }
     key = t.current.key
     agentId = t.current.agentId

@@ -35,6 +35,9 @@ export function requiredLiterals(source: string): string[] | undefined {
         else if (next === 'u') i += 4
         else if (next === 'x') i += 2
         else if (next === 'c') i += 1
+        // A backreference takes every digit after it under the u flag (\10 is group ten, never group one and "0"; a
+        // group that does not exist is a syntax error there, so no digit of it can be a literal).
+        else if (next >= '1' && next <= '9') while (/[0-9]/.test(chars[i + 1] ?? '')) i++
         continue
       }
       i = literal(next, i)

@@ -24,6 +24,9 @@ describe('requiredLiterals (the runs every match of a --regex holds)', () => {
     ['\\p{Lu}+abc', ['abc']],
     ['(?<y>\\d{4})-\\k<y>x', ['-', 'x']],
     ['(?<=pre)fix', ['fix']],
+    // Group ten's backreference: its 0 is no literal (a review found `0xyz` taken as the needle, and hits lost).
+    ['(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\\10xyz', ['xyz']],
+    ['(a)\\1b', ['b']],
   ])('%s gives %j', (source, expected) => {
     expect(requiredLiterals(source)).toEqual(expected)
   })
@@ -49,10 +52,11 @@ const WRITERS: ((s: string) => string)[] = [
 
 const atom = fc.oneof(
   fc.constantFrom('a', 'b', 'k', 'S', 'x', 'Z', '0', ' ', '-', '\u00e9', '\u212a', '\u017f', '<', '"', '/', '\\.', '\\\\', '\\/', '\\n', '\\d', '\\w', '\\s', '\\b', '\\x41', '\\u00e9', '.', '[ab]', '[^a]'),
-  fc.constantFrom('(a|b)', '(?:xa)', '(?=a)', '(?!b)', '(k)'),
+  fc.constantFrom('(a|b)', '(?:xa)', '(?=a)', '(?!b)', '(k)', '\\1', '\\10', '\\11'),
 )
 const quantified = fc.tuple(atom, fc.constantFrom('', '', '', '?', '*', '+', '{2}', '{0,1}', '+?')).map(([a, q]) => (a.startsWith('(?=') || a.startsWith('(?!') || a === '\\b' ? a : a + q))
-const pattern = fc.array(quantified, {minLength: 1, maxLength: 8}).map((parts) => parts.join(''))
+// Ten or more groups up front, so that two-digit backreferences (\\10, \\11) name a group and compile.
+const pattern = fc.tuple(fc.boolean(), fc.array(quantified, {minLength: 1, maxLength: 8})).map(([groups, parts]) => (groups ? '(a?)'.repeat(11) : '') + parts.join(''))
 const text = fc.array(fc.constantFrom('a', 'b', 'k', 'K', 's', 'S', 'x', 'X', 'z', 'Z', '0', '7', ' ', '-', '.', '\\', '/', '\n', '\u00e9', '\u00c9', '\u212a', '\u017f', '<', '"', 'A'), {maxLength: 24}).map((cs) => cs.join(''))
 
 const esc = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')

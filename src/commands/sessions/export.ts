@@ -27,7 +27,7 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     out: Flags.string({description: 'write to this file (jsonl with --include-archived: a directory takes one file per session)', helpValue: '<file>'}),
     force: Flags.boolean({description: 'overwrite an existing --out file'}),
     'include-archived': Flags.boolean({description: 'every session the key has had, oldest first, with a boundary at each reset'}),
-    redact: Flags.boolean({description: 'also mask strings that look like API keys or tokens inside messages (always on with --store-url)'}),
+    redact: Flags.boolean({description: 'also mask strings that look like API keys or tokens inside messages (always on with --store-url, where the host config\'s own credentials are unknown)'}),
     'store-url': storeUrlFlag,
     host: hostFlags.host,
   }
@@ -45,8 +45,8 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
       out: this.flags.out,
       force: this.flags.force,
       includeArchived: this.flags['include-archived'],
-      // The replica holds no host's openclaw.json, so the credentials it names cannot be removed by value there: the
-      // export masks every key- and token-shaped string instead, as --redact does.
+      // The replica holds no host's openclaw.json, so the credentials it names cannot be removed by value there (one that
+      // is not shaped like a key stays: README, Fleets): the export masks every key- and token-shaped string, always.
       redact: this.flags.redact || storeUrl !== undefined,
     }
     let result: SessionsExportResult

