@@ -276,51 +276,32 @@ export async function projectEntries<T>(
   parseWhole: (text: string) => Record<string, unknown>,
   opts: {chunkBytes?: number; minBytes?: number; stats?: ScanStats; file?: ReadWholeOptions} = {},
 ): Promise<Map<string, T> | undefined> {
-  const fileOpts = opts.file ?? {what: 'Session store'}
-  let fh: FileHandle
-  let size: number
-  try {
-    ;({fh, stat: {size}} = await openRegular(file, fileOpts))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
-  let text: string
-  try {
-    if (size >= (opts.minBytes ?? SCAN_MIN_BYTES)) {
-      // A Map keeps a repeated key at its first position with its last value, as JSON.parse does; values left out are
-      // dropped at the end, so that a left-out duplicate still replaces the earlier value.
-      const rows = new Map<string, T | undefined>()
-      let arrayIndexKeys = false
-      try {
-        await visitLayout(
-          fh,
-          size,
-          (key, entry) => {
-            if (!arrayIndexKeys && isArrayIndex(key)) arrayIndexKeys = true
-            rows.set(key, project(key, entry))
-          },
-          opts.chunkBytes ?? CHUNK_BYTES,
-          opts.stats,
-        )
-        const ordered = arrayIndexKeys ? [...[...rows.keys()].filter(isArrayIndex).sort((a, b) => Number(a) - Number(b)), ...[...rows.keys()].filter((k) => !isArrayIndex(k))] : rows.keys()
-        const out = new Map<string, T>()
-        for (const k of ordered) {
-          const row = rows.get(k)
-          if (row !== undefined) out.set(k, row)
-        }
-        return out
-      } catch (error) {
-        if (!(error instanceof NotOpenClawLayout)) throw error
-      }
+  const got = await scanOrRead(file, opts, async (fh, size) => {
+    // A Map keeps a repeated key at its first position with its last value, as JSON.parse does; values left out are
+    // dropped at the end, so that a left-out duplicate still replaces the earlier value.
+    const rows = new Map<string, T | undefined>()
+    let arrayIndexKeys = false
+    await visitLayout(
+      fh,
+      size,
+      (key, entry) => {
+        if (!arrayIndexKeys && isArrayIndex(key)) arrayIndexKeys = true
+        rows.set(key, project(key, entry))
+      },
+      opts.chunkBytes ?? CHUNK_BYTES,
+      opts.stats,
+    )
+    const ordered = arrayIndexKeys ? [...[...rows.keys()].filter(isArrayIndex).sort((a, b) => Number(a) - Number(b)), ...[...rows.keys()].filter((k) => !isArrayIndex(k))] : rows.keys()
+    const out = new Map<string, T>()
+    for (const k of ordered) {
+      const row = rows.get(k)
+      if (row !== undefined) out.set(k, row)
     }
-    if (fileOpts.maxBytes !== undefined && size > fileOpts.maxBytes) throw new FileTooLargeError(file, size, fileOpts.maxBytes, fileOpts)
-    text = (await fh.readFile()).toString('utf8')
-  } finally {
-    // Closed before the parse: an open handle can make a writer's rename over the file fail on Windows.
-    await fh.close()
-  }
-  const data = parseWhole(text)
+    return out
+  })
+  if (got === undefined) return undefined
+  if ('scanned' in got) return got.scanned
+  const data = parseWhole(got.text)
   const rows = new Map<string, T>()
   for (const key of Object.keys(data)) {
     const entry = data[key]
@@ -343,33 +324,42 @@ export async function visitEntries(
   parseWhole: (text: string) => Record<string, unknown>,
   opts: {chunkBytes?: number; minBytes?: number; file?: ReadWholeOptions} = {},
 ): Promise<void> {
+  const got = await scanOrRead(file, opts, (fh, size) => visitLayout(fh, size, visit, opts.chunkBytes ?? CHUNK_BYTES))
+  if (got === undefined || 'scanned' in got) return
+  const data = parseWhole(got.text)
+  for (const key of Object.keys(data)) {
+    const entry = data[key]
+    if (isEntryObject(entry)) await visit(key, entry)
+  }
+}
+
+/**
+ * The index file's reading, shared by both readers: `scan` over the open file when it is large enough for the layout
+ * scan and the layout holds, else the whole text (a small file, or one whose layout turned out irregular). Undefined
+ * when the file does not exist. The file is closed before the whole text is parsed.
+ */
+async function scanOrRead<T>(file: string, opts: {minBytes?: number; file?: ReadWholeOptions}, scan: (fh: FileHandle, size: number) => Promise<T>): Promise<{scanned: T} | {text: string} | undefined> {
   const fileOpts = opts.file ?? {what: 'Session store'}
   let fh: FileHandle
   let size: number
   try {
     ;({fh, stat: {size}} = await openRegular(file, fileOpts))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
-  let text: string
   try {
     if (size >= (opts.minBytes ?? SCAN_MIN_BYTES)) {
       try {
-        await visitLayout(fh, size, visit, opts.chunkBytes ?? CHUNK_BYTES)
-        return
+        return {scanned: await scan(fh, size)}
       } catch (error) {
         if (!(error instanceof NotOpenClawLayout)) throw error
       }
     }
     if (fileOpts.maxBytes !== undefined && size > fileOpts.maxBytes) throw new FileTooLargeError(file, size, fileOpts.maxBytes, fileOpts)
-    text = (await fh.readFile()).toString('utf8')
+    return {text: (await fh.readFile()).toString('utf8')}
   } finally {
+    // Closed before the parse: an open handle can make a writer's rename over the file fail on Windows.
     await fh.close()
-  }
-  const data = parseWhole(text)
-  for (const key of Object.keys(data)) {
-    const entry = data[key]
-    if (isEntryObject(entry)) await visit(key, entry)
   }
 }
