@@ -63,7 +63,10 @@ export default class Sync extends BaseCommand<typeof Sync> {
       })
       spinner?.stop()
       // One line per agent left out, even under --json (the document lists them in `skipped`); exit 6 says "partial".
-      for (const s of result.skipped) process.stderr.write(`Warning: agent ${printable(s.agentId)} was not synced: ${printable(s.reason)}; run the sync with Node ${s.needsNode}+ to upload it.\n`)
+      for (const s of result.skipped) {
+        const what = s.needsNode ? `run the sync with Node ${s.needsNode}+ to upload it` : 'run "clawkit doctor" on this host, then sync again'
+        process.stderr.write(`Warning: agent ${printable(s.agentId)} was not synced: ${printable(s.reason.replace(/\s+$/, ''))}; ${what}.\n`)
+      }
       if (result.skipped.length > 0) process.exitCode = ExitCode.syncPartial
       this.out(renderSync(result))
       return result

@@ -47,10 +47,12 @@ export interface SyncAgentResult {
 /** An agent this sync left out whole: nothing of it was written, and the replica keeps what an earlier sync put there. */
 export interface SyncSkippedAgent {
   agentId: string
-  era: 'sqlite'
+  era: 'json' | 'sqlite'
   storePath: string
-  /** The Node version (or later) that reads this agent's store. */
-  needsNode: string
+  /** Set when the running Node cannot read this agent's store: the Node version (or later) that can. */
+  needsNode?: string
+  /** Set when the store could not be read (a corrupt index, a damaged or locked database): the error's code. */
+  code?: string
   reason: string
 }
 
@@ -400,9 +402,22 @@ export async function syncToFleet(state: OpenClawState, opts: SyncOptions): Prom
         .catch(fail('record the host'))
     }
     const results: SyncAgentResult[] = []
+    let firstReadError: unknown
     for (const agentId of agents) {
-      results.push(await syncAgent(state, client, {host, agentId, dryRun, prune, batchRows, batchBytes, schemaFrom: schema.from, opts}).catch(fail(`sync agent ${agentId}`)))
+      try {
+        results.push(await syncAgent(state, client, {host, agentId, dryRun, prune, batchRows, batchBytes, schemaFrom: schema.from, opts}))
+      } catch (error) {
+        // One agent's store that cannot be read now does not hold back the others: it is reported and left as the
+        // replica has it (batches already committed stay: each is whole with its high-water mark). A failure of the
+        // replica itself, or anything unforeseen, still ends the sync.
+        if (!(error instanceof ClawkitError) || !AGENT_READ_ERRORS.has(error.code ?? '')) fail(`sync agent ${agentId}`)(error)
+        const ref = state.sessionStoreRef(agentId)
+        skipped.push({agentId, era: state.isSqliteRef(ref) ? 'sqlite' : 'json', storePath: ref.path, code: (error as ClawkitError).code, reason: (error as Error).message})
+        firstReadError ??= error
+      }
     }
+    // Nothing synced and a store unreadable: that is the sync's failure, as before (exit 1 with its own error).
+    if (results.length === 0 && firstReadError !== undefined) throw firstReadError
     if (!dryRun) await client.query('UPDATE clawkit_hosts SET last_sync_at = now() WHERE host = $1', [host]).catch(fail('record the sync'))
     const total: SyncResult['total'] = {entriesUpserted: 0, events: 0, bytes: 0, transcripts: {new: 0, updated: 0, rewritten: 0, unchanged: 0}}
     for (const a of results) {
@@ -417,6 +432,26 @@ export async function syncToFleet(state: OpenClawState, opts: SyncOptions): Prom
     await client.end().catch(() => {})
   }
 }
+
+/**
+ * Errors that say one agent's store cannot be read at the moment (corrupt, too large, not a file, damaged, locked, or
+ * another agent's database): sync skips that agent (exit 6, `skipped`) rather than the whole host.
+ */
+const AGENT_READ_ERRORS = new Set([
+  'E_CORRUPT_STORE',
+  'E_STORE_UNREADABLE',
+  'E_STORE_TOO_DEEP',
+  'E_FILE_TOO_LARGE',
+  'E_NOT_A_FILE',
+  'E_SQLITE_CORRUPT',
+  'E_SQLITE_BUSY',
+  'E_SQLITE_READONLY',
+  'E_SQLITE_INVALID_ROW',
+  'E_SQLITE_NOT_AGENT_DB',
+  'E_SQLITE_STORE',
+  'E_SQLITE_SCHEMA_NEWER',
+  'E_SQLITE_SCHEMA_OLDER',
+])
 
 interface AgentJob {
   host: string
@@ -523,68 +558,75 @@ async function syncAgent(state: OpenClawState, client: PgClient, job: AgentJob):
   const local = new Set<string>()
   const batch = new Batch(client, host, agentId, dryRun)
   let n = 0
-  for (const s of sessions) {
-    n++
-    // A session id is one transcript on the replica; a second transcript naming the same id (a copy left beside an
-    // archive) would be a second history under one key, so the first one listed (the key's own) wins.
-    if (local.has(s.sessionId)) continue
-    local.add(s.sessionId)
-    job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
-    const r = remote.get(s.sessionId)
-    const meta = metaOf(s, era)
-    // search_text written by another searchTextOf (SEARCH_TEXT_VERSION): the transcript is uploaded again whole, so
-    // that fleet search may narrow by it again (until then it reads that transcript in full).
-    const staleText = r !== undefined && r.search_text_version !== SEARCH_TEXT_VERSION
-    let since
-    try {
-      since = await store.readSince(s.transcript, r && !staleText ? markOf(r) : undefined)
-    } catch (error) {
-      if (vanished(error)) continue
-      throw error
-    }
-    const metaMoved = !r || !sameMeta(meta, r)
-    const replace = since.rewritten || staleText
-    let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || replace ? meta : undefined, reset: Boolean(r && replace), rows: [], sums: emptySums()}
-    let sent = 0
-    let flushed = false
-    for await (const line of since.lines) {
-      const e = eventRowOf(line)
-      seg.rows.push(e)
-      const b = Buffer.byteLength(e.raw)
-      batch.rows++
-      batch.bytes += b
-      out.bytes += b
-      out.events++
-      sent++
-      addLineUsage(seg.sums, line)
-      if (batch.rows >= job.batchRows || batch.bytes >= job.batchBytes) {
-        // The mark after exactly these rows; mid-read it never carries size/mtime (TranscriptSince.mark).
-        seg.mark = since.mark()
-        batch.segments.push(seg)
-        await batch.flush()
-        flushed = true
-        seg = {sessionId: s.sessionId, reset: false, rows: [], sums: emptySums()}
-        job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
+  try {
+    for (const s of sessions) {
+      n++
+      // A session id is one transcript on the replica; a second transcript naming the same id (a copy left beside an
+      // archive) would be a second history under one key, so the first one listed (the key's own) wins.
+      if (local.has(s.sessionId)) continue
+      local.add(s.sessionId)
+      job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
+      const r = remote.get(s.sessionId)
+      const meta = metaOf(s, era)
+      // search_text written by another searchTextOf (SEARCH_TEXT_VERSION): the transcript is uploaded again whole, so
+      // that fleet search may narrow by it again (until then it reads that transcript in full).
+      const staleText = r !== undefined && r.search_text_version !== SEARCH_TEXT_VERSION
+      let since
+      try {
+        since = await store.readSince(s.transcript, r && !staleText ? markOf(r) : undefined)
+      } catch (error) {
+        if (vanished(error)) continue
+        throw error
       }
+      const metaMoved = !r || !sameMeta(meta, r)
+      const replace = since.rewritten || staleText
+      let seg: Segment = {sessionId: s.sessionId, meta: metaMoved || replace ? meta : undefined, reset: Boolean(r && replace), rows: [], sums: emptySums()}
+      let sent = 0
+      let flushed = false
+      for await (const line of since.lines) {
+        const e = eventRowOf(line)
+        seg.rows.push(e)
+        const b = Buffer.byteLength(e.raw)
+        batch.rows++
+        batch.bytes += b
+        out.bytes += b
+        out.events++
+        sent++
+        addLineUsage(seg.sums, line)
+        if (batch.rows >= job.batchRows || batch.bytes >= job.batchBytes) {
+          // The mark after exactly these rows; mid-read it never carries size/mtime (TranscriptSince.mark).
+          seg.mark = since.mark()
+          batch.segments.push(seg)
+          await batch.flush()
+          flushed = true
+          seg = {sessionId: s.sessionId, reset: false, rows: [], sums: emptySums()}
+          job.opts.onProgress?.({agentId, transcript: n, transcripts: sessions.length, events: out.events, bytes: out.bytes})
+        }
+      }
+      const endMark = since.mark()
+      const markMoved =
+        !r ||
+        replace ||
+        endMark.seq !== r.synced_seq ||
+        endMark.size !== (r.source_size ?? undefined) ||
+        endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) ||
+        endMark.sha256 !== (r.prefix_sha256 ?? undefined) ||
+        endMark.ino !== (r.source_ino ?? undefined) ||
+        endMark.ctimeMs !== (r.source_ctime_ms ?? undefined) ||
+        endMark.generation !== (r.source_generation ?? undefined)
+      // The last segment of a transcript is the only one whose mark has the source's size and mtime ("nothing left to
+      // read"); one written before it never does, so a kill between batches cannot skip lines.
+      if (seg.rows.length > 0 || seg.meta || flushed || markMoved) {
+        seg.mark = endMark
+        batch.segments.push(seg)
+      }
+      out.transcripts[!r ? 'new' : replace ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
     }
-    const endMark = since.mark()
-    const markMoved =
-      !r ||
-      replace ||
-      endMark.seq !== r.synced_seq ||
-      endMark.size !== (r.source_size ?? undefined) ||
-      endMark.mtimeMs !== (r.source_mtime_ms ?? undefined) ||
-      endMark.sha256 !== (r.prefix_sha256 ?? undefined) ||
-      endMark.ino !== (r.source_ino ?? undefined) ||
-      endMark.ctimeMs !== (r.source_ctime_ms ?? undefined) ||
-      endMark.generation !== (r.source_generation ?? undefined)
-    // The last segment of a transcript is the only one whose mark has the source's size and mtime ("nothing left to
-    // read"); one written before it never does, so a kill between batches cannot skip lines.
-    if (seg.rows.length > 0 || seg.meta || flushed || markMoved) {
-      seg.mark = endMark
-      batch.segments.push(seg)
-    }
-    out.transcripts[!r ? 'new' : replace ? 'rewritten' : sent > 0 || metaMoved ? 'updated' : 'unchanged']++
+  } catch (error) {
+    // A batch may still be on its way to the server: it ends (committed or rolled back) before the caller goes on
+    // with this connection, for instance to the next agent when this one's store could not be read.
+    await batch.drain().catch(() => {})
+    throw error
   }
   await batch.flush()
   await batch.drain()

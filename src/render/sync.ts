@@ -13,6 +13,6 @@ export function renderSync(r: SyncResult): string {
     if (a.pruned.entries.length + a.pruned.transcripts.length > 0) lines.push(`    ${r.dryRun ? 'would prune' : 'pruned'} ${a.pruned.entries.length} entries, ${a.pruned.transcripts.length} transcripts`)
     if (a.stale.entries + a.stale.transcripts > 0) lines.push(`    kept on the replica, gone here: ${a.stale.entries} entries, ${a.stale.transcripts} transcripts (--prune removes them)`)
   }
-  if (r.skipped.length > 0) lines.push(`  ${r.dryRun ? 'would skip' : 'skipped'} ${r.skipped.length} agent${r.skipped.length === 1 ? '' : 's'} this Node cannot read: ${r.skipped.map((s) => printable(s.agentId)).join(', ')} (partial sync)`)
+  if (r.skipped.length > 0) lines.push(`  ${r.dryRun ? 'would skip' : 'skipped'} ${r.skipped.length} agent${r.skipped.length === 1 ? '' : 's'} whose store could not be read here: ${r.skipped.map((s) => printable(s.agentId)).join(', ')} (partial sync)`)
   return `${lines.join('\n')}\n`
 }

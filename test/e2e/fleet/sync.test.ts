@@ -460,6 +460,39 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(jsonError(only).code).toBe('E_NODE_TOO_OLD')
   })
 
+  it('one agent\'s corrupt sessions.json does not hold back the host: the other agent syncs, the corrupt one is reported (exit 6, `skipped` with its code) and syncs once it is repaired', async () => {
+    const url = pg.db()
+    const state = copyFixture(TWO_AGENTS)
+    const workIndex = sessionsJsonPath(state, 'work')
+    const good = fs.readFileSync(workIndex)
+    fs.writeFileSync(workIndex, good.subarray(0, Math.floor(good.length / 2)))
+    const r = await sync(state, url, ['--host', 'torn'])
+    const doc = expectDoc<any>(r, 'sync', 6)
+    expect(doc.agents.map((a: {agentId: string}) => a.agentId)).toEqual(['main'])
+    expect(doc.skipped).toEqual([{agentId: 'work', era: 'json', storePath: workIndex, code: 'E_CORRUPT_STORE', reason: expect.stringContaining(workIndex)}])
+    const lines = r.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^Warning: agent work was not synced: .*is not valid JSON.*run "clawkit doctor" on this host, then sync again\.$/)
+    const c = await client(url)
+    expect((await checkReplica(c, 'torn')).problems).toEqual([])
+    const s = openState(state)
+    try {
+      expect((await diffReplica(s, c, 'torn', ['main'])).differences).toEqual([])
+    } finally {
+      s.close()
+    }
+    // Only the corrupt agent asked for: the sync fails with that store's own error, exit 1, as before.
+    const only = await sync(state, url, ['--host', 'torn', '--agent', 'work'])
+    expect(only.code).toBe(1)
+    expect(jsonError(only).code).toBe('E_CORRUPT_STORE')
+    // Repaired: the next sync uploads it, and the host equals the replica.
+    fs.writeFileSync(workIndex, good)
+    const again = expectDoc<any>(await sync(state, url, ['--host', 'torn']), 'sync')
+    expect(again.skipped).toEqual([])
+    expect(again.agents.find((a: {agentId: string}) => a.agentId === 'work').entriesUpserted).toBeGreaterThan(0)
+    await expectReplicaEquals(c, state, 'torn')
+  })
+
   it('bad input: an empty or control-character --host and a missing URL are usage errors (exit 2)', async () => {
     const state = copyFixture(TWO_AGENTS)
     const url = 'postgres://nobody@127.0.0.1:1/x'
