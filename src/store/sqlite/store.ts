@@ -6,12 +6,11 @@ import fs from 'node:fs'
 import {ClawkitError} from '../../errors.js'
 import {ChainMutexes} from '../chain-mutex.js'
 import {compileGrep} from '../grep.js'
-import {pathToLeaf} from '../context.js'
 import {emptyStoreData} from '../file-store.js'
 import {openRegularSync} from '../safe-open.js'
 import {sha256} from '../../util/hash.js'
 import {normalizeSessionKey} from '../session-key.js'
-import {type AppendResult, isEntry, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
+import {type AppendResult, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
   AgentSession,
@@ -39,7 +38,7 @@ import type {
 } from '../types.js'
 import {readSessionForContext} from './context.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
-import {type EventRow, eventText, openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
+import {openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
 import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
 import {

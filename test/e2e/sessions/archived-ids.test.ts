@@ -13,7 +13,7 @@ import type {SessionsHistoryResult} from '../../../src/commands/sessions/history
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import {baseEnv, copyFixture, json, jsonError, runCli, type RunResult, tempDir} from '../../support/cli.js'
 import {expectDoc} from '../../support/schema-check.js'
-import {agentEnvs, providerConfig} from '../agent/setup.js'
+import {agentEnvs} from '../agent/setup.js'
 import {diffSnapshots, isEmptyDiff, snapshot, transcriptLines} from '../../support/state-files.js'
 
 const FIXTURE = 'openclaw-2026.4.27-reset-twice'
