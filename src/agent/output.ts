@@ -31,8 +31,10 @@ export interface AgentRunResult {
   /** With --deliver, when delivery failed (the turn itself is stored; exit code 1). */
   deliveryError?: {code: string; message: string}
   /**
-   * The turn is stored in its transcript but a later step failed (the index update on a full disk): the error
-   * envelope's fields, beside the reply. The exit code is error.exitCode.
+   * The reply came back but a later step failed, beside the reply: the index update on a full disk (the turn is
+   * stored), or the transcript refused part of the turn (a database locked past the wait, a session another writer
+   * moved on): the message then says what is stored and names the file in clawkit's data dir that holds the rest.
+   * The error envelope's fields; the exit code is error.exitCode.
    */
   error?: {code: string; message: string; exitCode: number; suggestions?: string[]}
 }

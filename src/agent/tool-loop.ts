@@ -213,8 +213,9 @@ export async function runToolLoop(a: ToolLoopArgs): Promise<ToolLoopOutcome> {
       addUsage(call.usage)
       out.postCompactionTokens = undefined
       out.stopReason = mapStopReason(call.stopReason)
-      await writer.append([{type: 'message', message: assistantMessage(model, call, startedAt, {stopReason: out.stopReason})}])
+      // The reply's text first: it has been streamed to the user, and a turn whose store refuses it still returns it.
       out.finalText = textOf(call.content, '')
+      await writer.append([{type: 'message', message: assistantMessage(model, call, startedAt, {stopReason: out.stopReason})}])
       const pending = call.content.filter((b) => b.type === 'toolCall') as Array<{id: string; name: string; arguments: Record<string, unknown>}>
       if (out.stopReason !== 'toolUse' || pending.length === 0) break
       // Every call gets a result entry, even when aborted mid-way, so no tool call is ever left unpaired.

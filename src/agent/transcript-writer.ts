@@ -62,27 +62,59 @@ export class TranscriptWriter {
     return this.cached.context
   }
 
-  /** Chain entries onto the leaf; the first assistant message flushes the header and everything buffered. */
+  /**
+   * Chain entries onto the leaf; the first assistant message flushes the header and everything buffered. The leaf
+   * moves only once the entries are stored: after a failed write the next entry would otherwise name a parent that is
+   * not in the transcript (a broken chain here, a projection OpenClaw must rebuild in the SQLite era). A failed write
+   * ends the writer: its entries are kept in `unstored` and every later append throws the same error, so a turn never
+   * stores entries after a gap.
+   */
   async append(items: NewEntry[]): Promise<TranscriptEntry[]> {
+    if (this.failure) throw this.failure.error
     const chained = chainEntries(items, this.leafId, this.ids)
+    const before = {entries: this.entries.length, path: [...this.path], leafId: this.leafId}
     this.entries.push(...chained)
     // Without a leaf id (an empty file, or a last entry with no id) the new entries start a root of their own.
     if (!this.leafId) this.path.length = 0
     this.path.push(...chained)
     this.leafId = chained.at(-1)?.id ?? this.leafId
+    let lines: Array<TranscriptHeader | TranscriptEntry> | undefined
     if (!this.flushed) {
-      this.pending.push(...chained)
-      const hasAssistant = this.pending.some((e) => e.type === 'message' && (e as {message?: {role?: string}}).message?.role === 'assistant')
-      if (!hasAssistant) return chained
-      const lines = [this.header!, ...this.pending]
-      this.pending = []
-      this.flushed = true
-      await this.tx.write(lines)
-      return chained
+      const pending = [...this.pending, ...chained]
+      const hasAssistant = pending.some((e) => e.type === 'message' && (e as {message?: {role?: string}}).message?.role === 'assistant')
+      if (!hasAssistant) {
+        this.pending = pending
+        return chained
+      }
+      lines = [this.header!, ...pending]
+    } else lines = chained
+    try {
+      await this.tx.write(lines, {fenceTornLine: this.flushed && this.needsNewline})
+    } catch (error) {
+      this.entries.length = before.entries
+      this.path.splice(0, this.path.length, ...before.path)
+      this.leafId = before.leafId
+      this.failure = {error, unstored: lines, parentId: before.leafId ?? null}
+      throw error
     }
-    const fenceTornLine = this.needsNewline
-    this.needsNewline = false
-    await this.tx.write(chained, {fenceTornLine})
+    if (this.flushed) this.needsNewline = false
+    this.pending = []
+    this.flushed = true
+    this.storedThisTurn.push(...lines.filter((l): l is TranscriptEntry => l.type !== 'session'))
     return chained
+  }
+
+  /** This turn's entries that reached the transcript, in order. */
+  readonly storedThisTurn: TranscriptEntry[] = []
+
+  /**
+   * Set when a write failed: the error, the lines that were not stored (the header first when the transcript was to
+   * be created), and the stored entry the first of them chains onto.
+   */
+  failure?: {error: unknown; unstored: Array<TranscriptHeader | TranscriptEntry>; parentId: string | null}
+
+  /** The stored leaf's id: what the next entry chains onto. */
+  get leaf(): string | null {
+    return this.leafId
   }
 }

@@ -20,6 +20,7 @@ import {normalizeThinkingLevel, type ThinkingLevel} from './thinking.js'
 import {runToolLoop, type TurnStatus} from './tool-loop.js'
 import type {ToolPolicy} from './tools.js'
 import {TranscriptWriter} from './transcript-writer.js'
+import {saveUnstoredTurn} from './unstored.js'
 import {applyRunUsage, promptTokensOf, type TurnUsage} from './usage-apply.js'
 
 export const DEFAULT_TIMEOUT_SECONDS = 600
@@ -305,10 +306,20 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   if (writer.isNew || before.model?.provider !== model.provider || before.model?.modelId !== model.model) settings.push({type: 'model_change', provider: model.provider, modelId: model.model})
   if (writer.isNew || before.thinkingLevel !== thinking) settings.push({type: 'thinking_level_change', thinkingLevel: thinking})
   if (writer.isNew) settings.push({type: 'custom', customType: 'model-snapshot', data: {timestamp: Date.now(), provider: model.provider, modelApi: model.api, modelId: model.model}})
-  await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
+  try {
+    await writer.append([...settings, {type: 'message', message: {role: 'user', content: [{type: 'text', text: opts.message}], timestamp: Date.now()}}])
+  } catch (error) {
+    // Nothing was sent or stored yet: the store's own error, with that said.
+    if (!(error instanceof ClawkitError)) throw error
+    throw new ClawkitError(`${error.message.replace(/\.?$/, '.')} The message was not sent to the model, and nothing of this turn was stored.`, {code: error.code, exitCode: error.exitCode, suggestions: error.suggestions, cause: error})
+  }
 
   const client = await openModelClient(a.sdk, model, opts.env ?? process.env, controller.signal)
   const run = await runToolLoop({writer, client, model, policy, workspaceDir, thinking, signal: controller.signal, abortReason: a.getAbortReason, onText: opts.onText, onStatus: opts.onStatus})
+  // A write failed after the model answered: what was stored stays (the transcript is consistent up to it), the rest
+  // is saved outside the state dir, and the index is not touched (it would be another write to a store that just
+  // refused one, and its counters would describe entries that are not there).
+  if (writer.failure) throw notStored(a, writer, model, run, client.elapsedMs())
 
   // 3. Index update under the store lock with OpenClaw's token semantics, whatever happened above.
   const indexUpdate = a.store.update((data) => {
@@ -327,7 +338,7 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
     })
     data[hit?.storedKey ?? a.selected.key] = next
     return next
-  })
+  }, {onWait: opts.onLockWait})
   let result: SessionEntry | undefined
   let indexError: unknown
   try {
@@ -364,6 +375,70 @@ async function runLocked(a: LockedArgs): Promise<AgentTurnResult> {
   // which file failed and where the turn is, and carries the turn so that --json can still print the reply.
   if (indexError !== undefined) throw new TurnStoredError(turn, a.store.ref.path, indexError)
   return turn
+}
+
+function isMessageOf(e: {type: string}, role: string): boolean {
+  return e.type === 'message' && (e as {message?: {role?: string}}).message?.role === role
+}
+
+/** The error for a turn whose entries could not all be stored: what is in the session, what is not and where it went. */
+function notStored(a: LockedArgs, writer: TranscriptWriter, model: ResolvedModel, run: Awaited<ReturnType<typeof runToolLoop>>, modelMs: number): TurnNotStoredError {
+  const failure = writer.failure!
+  const cause = failure.error
+  const base = cause instanceof ClawkitError ? cause : (fileError(cause, a.transcript, 'write') as Error)
+  const lost = failure.unstored.filter((e) => e.type !== 'session')
+  const file = saveUnstoredTurn(
+    {agentId: a.selected.agentId, sessionKey: a.selected.key, sessionId: a.sessionId, transcript: a.transcript, parentId: failure.parentId, reason: base instanceof Error ? base.message : String(base)},
+    failure.unstored,
+    a.opts.env ?? process.env,
+  )
+  const userKept = writer.storedThisTurn.some((e) => isMessageOf(e, 'user'))
+  const userLost = lost.some((e) => isMessageOf(e, 'user'))
+  const replyLost = lost.some((e) => isMessageOf(e, 'assistant'))
+  const kept = userKept ? `Your message is stored in ${a.transcript}` : `Nothing of this turn is stored in ${a.transcript}`
+  const what = replyLost ? (userLost ? 'your message and the reply were not stored' : 'the reply was not stored') : `${lost.length} ${lost.length === 1 ? 'entry' : 'entries'} of this turn ${lost.length === 1 ? 'was' : 'were'} not stored`
+  const turn: AgentTurnResult = {
+    text: run.finalText,
+    agentId: a.selected.agentId,
+    sessionKey: a.selected.key,
+    sessionId: a.sessionId,
+    sessionFile: a.transcript,
+    storeRef: a.selected.ref,
+    provider: model.provider,
+    model: model.model,
+    contextTokens: model.contextWindow,
+    usage: run.usage,
+    lastCallUsage: run.lastCall,
+    promptTokens: promptTokensOf(run.lastCall, run.postCompactionTokens),
+    compactionCount: run.compactions,
+    compactionsThisRun: run.compactions,
+    aborted: run.aborted,
+    abortReason: run.aborted ? (a.getAbortReason() ?? 'interrupted') : undefined,
+    stopReason: run.stopReason,
+    durationMs: Date.now() - a.started,
+    modelMs,
+    toolCalls: run.toolCalls,
+  }
+  const message = `${(base instanceof Error ? base.message : String(base)).replace(/\.?$/, '.')} ${kept}; ${what}: saved to ${file}.`
+  return new TurnNotStoredError(turn, message, {
+    code: base instanceof ClawkitError ? base.code : 'E_UNEXPECTED',
+    exitCode: base instanceof ClawkitError ? base.exitCode : ExitCode.failure,
+    cause,
+    suggestions: [
+      `${file} holds what was not stored (its first line says where it belonged)`,
+      userKept ? 'the session continues from your message: the next turn, by clawkit or OpenClaw, picks up from there' : 'the session is as it was before this turn',
+    ],
+  })
+}
+
+/** The model answered (and the reply may have been shown) but the transcript refused part of the turn; see notStored. */
+export class TurnNotStoredError extends ClawkitError {
+  readonly turn: AgentTurnResult
+
+  constructor(turn: AgentTurnResult, message: string, opts: {code: string; exitCode: number; cause: unknown; suggestions: string[]}) {
+    super(message, opts)
+    this.turn = turn
+  }
 }
 
 /** The turn is stored in its transcript, but the index update after it failed (a full disk). */

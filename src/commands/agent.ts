@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
-import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnStoredError} from '../agent/turn.js'
+import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnNotStoredError, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {ExitCode, UsageError} from '../errors.js'
@@ -77,6 +77,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
     const reply = createLineEscaper()
     try {
       let stored: {code: string; message: string; exitCode: number; suggestions?: string[]} | undefined
+      let notStored = false
       const result = await runAgentTurn({
         state,
         message,
@@ -97,9 +98,11 @@ export default class Agent extends BaseCommand<typeof Agent> {
           if (s === 'waiting' || s === 'compacting') spinner?.start()
           else spinner?.stop()
         },
-        onLockWait: ({lockPath, holderPid, timeoutMs}) => {
+        onLockWait: ({lockPath, holderPid, timeoutMs, database}) => {
           spinner?.stop()
-          process.stderr.write(`Waiting for ${holderPid === undefined ? 'another process' : `pid ${holderPid}`} (an OpenClaw run or another clawkit) to finish with this session; its lock is ${lockPath}. Giving up after ${Number((timeoutMs / 1000).toFixed(1))} s.\n`)
+          const limit = `Giving up after ${Number((timeoutMs / 1000).toFixed(1))} s.`
+          if (database) process.stderr.write(`Waiting for another writer of ${lockPath} (OpenClaw maintenance or another tool holds its write lock) to store this turn. ${limit}\n`)
+          else process.stderr.write(`Waiting for ${holderPid === undefined ? 'another process' : `pid ${holderPid}`} (an OpenClaw run or another clawkit) to finish with this session; its lock is ${lockPath}. ${limit}\n`)
         },
         onText: json
           ? undefined
@@ -113,8 +116,10 @@ export default class Agent extends BaseCommand<typeof Agent> {
               atLineStart = d.endsWith('\n')
             },
       }).catch((error: unknown) => {
-        // The turn is in the transcript but the index update failed: the reply is still the user's, in --json too.
-        if (!(error instanceof TurnStoredError)) throw error
+        // The turn is in the transcript but the index update failed, or the transcript refused part of the turn (saved
+        // outside the state dir): either way the reply is still the user's, in --json too.
+        if (!(error instanceof TurnStoredError || error instanceof TurnNotStoredError)) throw error
+        notStored = error instanceof TurnNotStoredError
         stored = describeError(error)
         return error.turn
       })
@@ -137,8 +142,9 @@ export default class Agent extends BaseCommand<typeof Agent> {
         // cannot be trusted, and the user must be told that nothing was sent rather than find out from the chat.
         if (f.deliver && !result.aborted) {
           const notSent = 'The reply was not delivered.'
-          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), 'it was not delivered because the session index is in an unknown state: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted']}
-          doc.deliveryError = {code: 'E_NOT_DELIVERED', message: `${notSent} The turn is stored, but the session index could not be updated, so no delivery was attempted.`}
+          const why = notStored ? 'the turn could not be stored in its session' : 'the session index is in an unknown state'
+          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), `it was not delivered because ${why}: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted`]}
+          doc.deliveryError = {code: 'E_NOT_DELIVERED', message: `${notSent} ${notStored ? 'The turn could not be stored in its session' : 'The turn is stored, but the session index could not be updated'}, so no delivery was attempted.`}
         }
         doc.error = stored
         process.exitCode = stored.exitCode

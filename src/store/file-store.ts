@@ -265,7 +265,7 @@ export class FileSessionStore implements SessionStore {
         if (text === undefined || next !== stripBom(text)) await writeFileAtomic(this.ref.path, next)
         return result
       },
-      {timeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS},
+      {timeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, onWait: opts.onWait},
     )
   }
 

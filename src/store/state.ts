@@ -1,5 +1,6 @@
 // One resolved OpenClaw state dir: where it is and why, its config, its agents and their session stores.
 import fs from 'node:fs'
+import path from 'node:path'
 
 import {normalizeAgentId} from '../config/agent-id.js'
 import {
@@ -14,7 +15,7 @@ import {
 import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
 import {UsageError} from '../errors.js'
 import {configSecrets, registerSecrets} from '../render/redact.js'
-import {loadSettings} from '../settings.js'
+import {clawkitDirs, loadSettings} from '../settings.js'
 import {assertNoOrphanWal, findSqliteStore} from './era.js'
 import {loadSqlite} from './sqlite/driver.js'
 import {FileSessionStore} from './file-store.js'
@@ -185,7 +186,7 @@ export class OpenClawState {
     if (this.isSqliteRef(ref)) {
       // One connection per database for the whole command; close() ends them.
       let s = this.sqliteStores.get(ref.path)
-      if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref, {stateDir: this.stateDir})))
+      if (!s) this.sqliteStores.set(ref.path, (s = new SqliteSessionStore(ref, {stateDir: this.stateDir, lockDir: path.join(clawkitDirs(this.env).data, 'locks')})))
       return s
     }
     return new FileSessionStore(ref, {sqliteStore: () => findSqliteStore(this.stateDir, ref.agentId)})

@@ -65,6 +65,8 @@ export interface StoreRef {
 export interface UpdateOptions {
   /** How long to wait for the store lock before failing with LockTimeoutError. */
   lockTimeoutMs?: number
+  /** Told once when the update has to wait for another writer (the index lock, or a locked database). */
+  onWait?: TranscriptLockOptions['onWait']
 }
 
 /**
@@ -92,8 +94,11 @@ export interface TranscriptLockOptions {
   timeoutMs?: number
   /** Abort the wait for the lock (Ctrl-C, --timeout): fails with E_LOCK_WAIT_ABORTED. */
   signal?: AbortSignal
-  /** Told once the lock turns out to be held by someone else. */
-  onWait?: (info: {lockPath: string; holderPid?: number; timeoutMs: number}) => void
+  /**
+   * Told once the lock turns out to be held by someone else. `database` is set when the wait is for a SQLite
+   * database's write lock (`lockPath` is then the database): OpenClaw maintenance or another tool in a transaction.
+   */
+  onWait?: (info: {lockPath: string; holderPid?: number; timeoutMs: number; database?: boolean}) => void
 }
 
 export interface TranscriptAppendOptions {

@@ -72,3 +72,35 @@ describe('TranscriptWriter.context()', () => {
     })
   })
 })
+
+describe('TranscriptWriter after a failed write', () => {
+  it.each(BACKENDS)('(%s store) the leaf stays on the last stored entry, the failed lines are kept, and no later append is written after the gap', async (_name, make) => {
+    const {store, sessionFile} = make()
+    const user = (text: string) => ({type: 'message' as const, message: {role: 'user' as const, content: [{type: 'text' as const, text}], timestamp: 1}})
+    await store.withTranscript(store.transcriptOf({sessionId: 's', sessionFile}), async (real) => {
+      // The real transcript, whose second write fails once (a locked database, a full disk) and would then work again.
+      let writes = 0
+      const tx: LockedTranscript = {
+        ...real,
+        write: async (lines, o) => {
+          if (++writes === 2) throw Object.assign(new Error('disk full'), {code: 'ENOSPC'})
+          return real.write(lines, o)
+        },
+      }
+      const writer = await TranscriptWriter.open(tx, 's', '/w')
+      const [stored] = await writer.append([user('stored')])
+      await expect(writer.append([user('refused')])).rejects.toThrow('disk full')
+      expect(writer.leaf).toBe(stored.id)
+      expect(writer.storedThisTurn.map((e) => e.id)).toEqual([stored.id])
+      expect(writer.failure?.parentId).toBe(stored.id)
+      expect(writer.failure?.unstored.map((e) => (e as {parentId?: string}).parentId)).toEqual([stored.id])
+      expect(writer.entries.at(-1)?.id).toBe(stored.id)
+      await expect(writer.append([user('after the gap')])).rejects.toThrow('disk full')
+      expect(writes).toBe(2)
+    })
+    const raw: string[] = []
+    for await (const l of store.readLines(store.transcriptOf({sessionId: 's', sessionFile}))) raw.push(l.raw)
+    expect(raw.filter((t) => t.includes('"text":"stored"'))).toHaveLength(1)
+    expect(raw.filter((t) => t.includes('refused') || t.includes('after the gap'))).toEqual([])
+  })
+})

@@ -274,6 +274,21 @@ describeSqlite('SQLite-era writes (store-sqlite.md §3-§6)', () => {
     expect(one(h.db, 'SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?', EXPLICIT).m).toBe(7)
   })
 
+  it('strict (every clawkit writer): an event that would not continue the active branch is refused with E_SQLITE_CHAIN; nothing is written and the projection stays current', () => {
+    const h = open(copyFixture(NATIVE_96))
+    const s0 = one(h.db, 'SELECT * FROM session_transcript_index_state WHERE session_id = ?', EXPLICIT)
+    const leaf = w.currentLeaf(h.db, EXPLICIT)
+    const orphan = {type: 'message', id: 'orphan-1', parentId: 'never-stored', timestamp: new Date(1_795_700_003_000).toISOString(), message: {role: 'assistant', content: 'error'}}
+    expect(() => w.appendEvents(h, EXPLICIT, [orphan], {expectedLeaf: leaf, strict: true})).toThrow(expect.objectContaining({code: 'E_SQLITE_CHAIN'}))
+    expect(one(h.db, 'SELECT * FROM session_transcript_index_state WHERE session_id = ?', EXPLICIT)).toEqual(s0)
+    expect(one(h.db, 'SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?', EXPLICIT).m).toBe(6)
+    // A batch whose second event skips the first is refused whole.
+    const first = {type: 'message', id: 'ok-1', parentId: leaf, timestamp: new Date(1_795_700_003_000).toISOString(), message: {role: 'user', content: 'one'}}
+    expect(() => w.appendEvents(h, EXPLICIT, [first, {...orphan, parentId: leaf}], {strict: true})).toThrow(expect.objectContaining({code: 'E_SQLITE_CHAIN'}))
+    expect(one(h.db, 'SELECT max(seq) AS m FROM transcript_events WHERE session_id = ?', EXPLICIT).m).toBe(6)
+    expect(w.currentLeaf(h.db, EXPLICIT)).toBe(leaf)
+  })
+
   it('a leaf that is not the last event (an opaque entry after it) is refused with E_SQLITE_LEAF_MISMATCH; a leaf that moved since the turn began with E_SQLITE_LEAF_MOVED', () => {
     const h = open(copyFixture(NATIVE_96))
     const leaf = w.currentLeaf(h.db, EXPLICIT)

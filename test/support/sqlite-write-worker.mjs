@@ -4,6 +4,8 @@
 //   node sqlite-write-worker.mjs append <db> <sid> <n> <tag> -> n appends, each its own BEGIN IMMEDIATE
 //   node sqlite-write-worker.mjs hang <db> <sid> <n>       -> BEGIN IMMEDIATE, n appends, prints "inside", never commits
 //   node sqlite-write-worker.mjs owner <stateDir>          -> {owner, refusal}: findStateOwner and assertNoGatewayOwner
+//   node sqlite-write-worker.mjs hold <db> <ms>            -> BEGIN IMMEDIATE (no write), prints "inside", ROLLBACK after ms
+//                                                             (a maintenance pass holding the write lock, as OpenClaw's do)
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -32,6 +34,18 @@ try {
     w.appendEventsTx(h.db, sid, w.chainNew(Array.from({length: Number(n)}, (_, i) => user(`doomed ${i}`)), leaf, new Date()))
     process.stdout.write('inside\n')
     setInterval(() => {}, 1000)
+  } else if (mode === 'hold') {
+    const [ms] = rest
+    const {DatabaseSync} = process.getBuiltinModule('node:sqlite')
+    const d = new DatabaseSync(db)
+    d.exec('PRAGMA busy_timeout = 5000')
+    d.exec('BEGIN IMMEDIATE')
+    process.stdout.write('inside\n')
+    setTimeout(() => {
+      d.exec('ROLLBACK')
+      d.close()
+      process.stdout.write('released\n')
+    }, Number(ms))
   } else if (mode === 'owner') {
     // Who owns the state dir <db> (here a state dir, not a database): the probe, then the refusal it leads to.
     const owner = w.findStateOwner(db) ?? null

@@ -56,11 +56,17 @@ export function loadSqlite(what = 'A SQLite-era session store (OpenClaw 2026.7 a
   }
 }
 
-/** The database could not be opened or read as an OpenClaw agent database. Exit 1; the file is never changed. */
+/** What clawkit was doing when SQLite failed: errors say which, since a failed write is not a damaged store. */
+export type SqliteAction = 'read' | 'write'
+
+/**
+ * The database could not be opened, read or written as an OpenClaw agent database. Exit 1; a failed write is rolled
+ * back whole, so the file holds what it held before. The message names what was attempted (read or write).
+ */
 export class SqliteStoreOpenError extends ClawkitError {
   readonly path: string
-  constructor(path: string, detail: string, code = 'E_SQLITE_OPEN', suggestions?: string[]) {
-    super(`Cannot read the SQLite session store ${path}: ${detail}`, {code, exitCode: ExitCode.failure, suggestions: suggestions ?? ['Run "clawkit doctor" to inspect it; nothing was changed.']})
+  constructor(path: string, detail: string, code = 'E_SQLITE_OPEN', suggestions?: string[], action: SqliteAction = 'read') {
+    super(`Cannot ${action === 'write' ? 'write to' : 'read'} the SQLite session store ${path}: ${detail}`, {code, exitCode: ExitCode.failure, suggestions: suggestions ?? ['Run "clawkit doctor" to inspect it; nothing was changed.']})
     this.path = path
   }
 }
@@ -138,18 +144,32 @@ export function openAgentDb(path: string, opts: OpenOptions = {}): OpenedDb {
   }
 }
 
-/** A SQLite failure as one line: corrupt, locked or read-only stores are named, never shown as stack traces. */
-export function mapSqliteError(path: string, error: unknown): ClawkitError {
+/** SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock this one needs (not damage). */
+export function isSqliteBusy(error: unknown): boolean {
+  if (error instanceof ClawkitError) return error.code === 'E_SQLITE_BUSY'
+  const errcode = (error as {errcode?: unknown})?.errcode
+  // The primary result code is the low byte of the extended one (SQLITE_BUSY 5, SQLITE_LOCKED 6).
+  if (typeof errcode === 'number') return (errcode & 0xff) === 5 || (errcode & 0xff) === 6
+  return /database is locked|database table is locked|SQLITE_BUSY|SQLITE_LOCKED/i.test(describeSqliteError(error))
+}
+
+/**
+ * A SQLite failure as one line: corrupt, locked or read-only stores are named, never shown as stack traces. `action`
+ * says what was attempted; `waitedMs` how long a busy write waited for the lock (a read waits the busy timeout).
+ */
+export function mapSqliteError(path: string, error: unknown, opts: {action?: SqliteAction; waitedMs?: number} = {}): ClawkitError {
   if (error instanceof ClawkitError) return error
+  const action = opts.action ?? 'read'
   const msg = describeSqliteError(error)
-  if (/database is locked|SQLITE_BUSY/i.test(msg)) {
-    return new SqliteStoreOpenError(path, `the database is locked by another writer (waited ${BUSY_TIMEOUT_MS / 1000} s). ${msg}`, 'E_SQLITE_BUSY', ['Retry when the gateway or other OpenClaw process is idle.'])
+  if (isSqliteBusy(error)) {
+    const waited = Math.round((opts.waitedMs ?? BUSY_TIMEOUT_MS) / 1000)
+    return new SqliteStoreOpenError(path, `the database is locked by another writer (waited ${waited} s). ${msg}`, 'E_SQLITE_BUSY', ['Retry when the gateway or other OpenClaw process is idle.'], action)
   }
-  if (/readonly|read-only/i.test(msg)) return new SqliteStoreOpenError(path, `the database is read-only. ${msg}`, 'E_SQLITE_READONLY', ['Check the file and directory permissions.'])
+  if (/readonly|read-only/i.test(msg)) return new SqliteStoreOpenError(path, `the database is read-only. ${msg}`, 'E_SQLITE_READONLY', ['Check the file and directory permissions.'], action)
   if (/malformed|not a database|corrupt|disk image/i.test(msg)) {
-    return new SqliteStoreOpenError(path, `the database is damaged (${msg}).`, 'E_SQLITE_CORRUPT', ['Run "clawkit doctor" to inspect it, and restore it from a backup; nothing was changed.'])
+    return new SqliteStoreOpenError(path, `the database is damaged (${msg}).`, 'E_SQLITE_CORRUPT', ['Run "clawkit doctor" to inspect it, and restore it from a backup; nothing was changed.'], action)
   }
-  return new SqliteStoreOpenError(path, msg)
+  return new SqliteStoreOpenError(path, msg, undefined, undefined, action)
 }
 
 /** One row of transcript_events as stored. */

@@ -2,11 +2,13 @@
 // the same SessionStore interface as the JSON files: reads here and in read.ts, writes from write.ts (the block at the
 // end of the class).
 import fs from 'node:fs'
+import path from 'node:path'
 
 import {ClawkitError} from '../../errors.js'
 import {ChainMutexes} from '../chain-mutex.js'
 import {compileGrep} from '../grep.js'
 import {emptyStoreData} from '../file-store.js'
+import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {openRegularSync} from '../safe-open.js'
 import {sha256} from '../../util/hash.js'
 import {normalizeSessionKey} from '../session-key.js'
@@ -55,6 +57,7 @@ import {
   resetSession,
   SQLITE_HEADER_VERSION,
   writeEntryChangesTx,
+  type WriteWait,
 } from './write.js'
 
 /**
@@ -94,11 +97,18 @@ export class SqliteSessionStore implements SessionStore {
   /** The state dir whose ownership locks are checked before the first write (none for a database named by path). */
   private readonly stateDir?: string
 
+  /**
+   * Where clawkit keeps its per-session write locks for this database (clawkit's data dir, never the state dir). Unset
+   * (library use), a session's writers take turns only within this process.
+   */
+  private readonly lockDir?: string
+
   /** `checkAgent: false` for a database named by path (`--store`), whose schema_meta may name any agent. */
-  constructor(ref: StoreRef, opts: {checkAgent?: boolean; stateDir?: string} = {}) {
+  constructor(ref: StoreRef, opts: {checkAgent?: boolean; stateDir?: string; lockDir?: string} = {}) {
     this.ref = ref
     this.checkAgent = opts.checkAgent ?? true
     this.stateDir = opts.stateDir
+    this.lockDir = opts.lockDir
   }
 
   /** One read-only connection per store, opened on first use and kept until close() (the command's end). */
@@ -417,8 +427,11 @@ export class SqliteSessionStore implements SessionStore {
   // -------------------------------------------------------------------------------------------------------------
   // Writes (write.ts): each act is one BEGIN IMMEDIATE transaction on a write connection of its own, opened after the
   // check that no OpenClaw gateway or `agent --local` run owns the state dir. withTranscript holds no transaction
-  // across its callback (a model call would keep OpenClaw's writers waiting past their busy timeout): its appends each
-  // check that the leaf is still the one the caller chained onto (write.ts header, docs/sqlite-writes.md).
+  // across its callback (a model call would keep OpenClaw's writers waiting past their busy timeout); it holds
+  // clawkit's own lock of the session instead (sessionLock), so two clawkit writers of one session take turns as
+  // they do on a JSONL transcript's lock, and its appends still check that the leaf is the one the caller chained onto
+  // (another program may append meanwhile; write.ts header, docs/sqlite-writes.md). Appends are strict: an event
+  // that would not continue the active branch is refused rather than left for OpenClaw to rebuild.
 
   private writer?: OpenedDb
   private readonly transcriptLocks = new ChainMutexes()
@@ -431,21 +444,51 @@ export class SqliteSessionStore implements SessionStore {
     return this.writer
   }
 
-  async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, _opts?: UpdateOptions): Promise<T> {
+  /** How a write of this store waits for a locked database: announced through the caller's onWait. */
+  private waitFor(onWait?: TranscriptLockOptions['onWait'], signal?: AbortSignal): WriteWait {
+    return {signal, onWait: onWait && ((i) => onWait({lockPath: i.path, timeoutMs: i.timeoutMs, database: true}))}
+  }
+
+  /**
+   * Run `fn` holding clawkit's lock of one session of this database. OpenClaw 2026.9.6 has no per-session lock file
+   * (its gateway queues a session's writers in-process, and `agent --local` owns the whole state dir), so two clawkit
+   * processes would otherwise interleave two turns: the second would chain onto the first's user message and the
+   * first's reply would then be refused (issue 25). The lock is OpenClaw's JSON-era protocol (O_EXCL file with pid,
+   * stale reclaim, 10 s acquire timeout) on a file in clawkit's data dir named by a hash of the database's real path
+   * and the session id: clawkit's files never go into the state dir, and every clawkit of this user finds the same one.
+   */
+  private sessionLock<T>(sessionId: string, fn: () => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
+    if (!this.lockDir) return this.transcriptLocks.run(sqliteLocator(this.ref.path, sessionId), fn, opts.signal)
+    let real = this.ref.path
+    try {
+      real = fs.realpathSync(this.ref.path)
+    } catch {
+      // A database that vanished fails at its first read or write, with the store's own error.
+    }
+    const file = path.join(this.lockDir, `sqlite-session-${sha256().update(`${real}\n${sessionId}`).digest('hex').slice(0, 32)}`)
+    return withLock(file, fn, {timeoutMs: opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, signal: opts.signal, onWait: opts.onWait})
+  }
+
+  async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {
     const h = this.w
-    return immediateAsync(h, async () => {
-      const lazy = lazyEntries(h.db)
-      const result = await mutator(lazy.data)
-      const {before, after} = lazy.changes()
-      writeEntryChangesTx(h.db, this.ref.agentId, before, after)
-      return result
-    })
+    return immediateAsync(
+      h,
+      async () => {
+        const lazy = lazyEntries(h.db)
+        const result = await mutator(lazy.data)
+        const {before, after} = lazy.changes()
+        writeEntryChangesTx(h.db, this.ref.agentId, before, after)
+        return result
+      },
+      this.waitFor(opts.onWait),
+    )
   }
 
   withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
     const sessionId = this.sessionIdOf(t)
-    return this.transcriptLocks.run(
-      t.locator,
+    const wait = this.waitFor(opts.onWait, opts.signal)
+    return this.sessionLock(
+      sessionId,
       async () => {
         const h = this.w
         // The leaf this caller's appends chain onto: undefined while the session has no events at all.
@@ -456,10 +499,14 @@ export class SqliteSessionStore implements SessionStore {
         }
         // The first events of a session: refused if another writer started the transcript meanwhile.
         const startTranscript = (events: object[]) =>
-          immediateWrite(h, () => {
-            if (hasEvents(h.db, sessionId)) throw new ClawkitError(`Session ${sessionId} moved on while this command ran (another writer started its transcript); nothing was written. Run it again.`, {code: 'E_SQLITE_LEAF_MOVED'})
-            return appendEventsTx(h.db, sessionId, events)
-          })
+          immediateWrite(
+            h,
+            () => {
+              if (hasEvents(h.db, sessionId)) throw new ClawkitError(`Session ${sessionId} moved on while this command ran (another writer started its transcript); nothing was written. Run it again.`, {code: 'E_SQLITE_LEAF_MOVED'})
+              return appendEventsTx(h.db, sessionId, events, {strict: true})
+            },
+            wait,
+          )
         const tx: LockedTranscript = {
           ref: t,
           readContext: async () => this.snap((db) => readSessionForContext(db, sessionId, t.locator)),
@@ -471,7 +518,7 @@ export class SqliteSessionStore implements SessionStore {
               leaf = (entries.at(-1)?.id as string | undefined) ?? null
               return {created: true, entries: entries as unknown as TranscriptEntry[]}
             }
-            const done = appendChained(h, sessionId, items, {expectedLeaf: leaf, date})
+            const done = appendChained(h, sessionId, items, {expectedLeaf: leaf, date, strict: true, wait})
             leaf = (done.entries.at(-1)?.id as string | undefined) ?? leaf
             return {created: false, entries: done.entries as unknown as TranscriptEntry[]}
           },
@@ -483,7 +530,7 @@ export class SqliteSessionStore implements SessionStore {
               // The caller's header (pi's version 3) becomes the one OpenClaw 2026.9.6 writes for a new session.
               startTranscript(isHeader(first) ? firstEvents(rest, first) : firstEvents([first, ...rest]))
             } else {
-              appendEvents(h, sessionId, lines, {expectedLeaf: leaf})
+              appendEvents(h, sessionId, lines, {expectedLeaf: leaf, strict: true, wait})
             }
             if (typeof last === 'string') leaf = last
           },
@@ -491,7 +538,7 @@ export class SqliteSessionStore implements SessionStore {
         }
         return fn(tx)
       },
-      opts.signal,
+      opts,
     )
   }
 
@@ -516,9 +563,26 @@ export class SqliteSessionStore implements SessionStore {
     })
   }
 
+  /**
+   * Under the session's lock, as the JSON era's reset holds the transcript's: a reset waits for a clawkit turn on the
+   * session to end instead of rotating the session under it (whose index update would then point the key back at the
+   * old id). Another reset may rotate the session while this one waits: the lock is then taken again for the new id.
+   */
   async reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
-    const done = resetSession(this.w, {agentId: this.ref.agentId, key: normalizeSessionKey(key), now: opts.now, cwd: opts.cwd})
-    const kept = this.snap((db) => hasEvents(db, done.previousSessionId))
+    const k = normalizeSessionKey(key)
+    const currentId = () => this.snap((db) => planSessionReset(db, k).previousSessionId)
+    let done: ReturnType<typeof resetSession> | undefined
+    for (let round = 1; !done; round++) {
+      const id = currentId()
+      done = await this.sessionLock(id, async () => {
+        if (currentId() !== id) return undefined
+        return resetSession(this.w, {agentId: this.ref.agentId, key: k, now: opts.now, cwd: opts.cwd})
+      })
+      if (!done && round >= 50) {
+        throw new ClawkitError(`Session ${k} changed 50 times while this reset waited for its lock; nothing was reset.`, {code: 'E_SESSION_ROTATING', suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.']})
+      }
+    }
+    const kept = this.snap((db) => hasEvents(db, done!.previousSessionId))
     return {
       key: done.key,
       previousSessionId: done.previousSessionId,

@@ -10,11 +10,13 @@
 //   structuredClone(before); const r = await mutator(after); writeEntryChangesTx(h.db, agentId, before, after); return r })`.
 //   Only keys whose entry changed are written; removing a key is refused (OpenClaw's delete rehomes windows).
 // - `withTranscript(t, fn)`: holds NO transaction across `fn` (a model call would keep OpenClaw's writers waiting past
-//   their 5 s busy timeout). It captures `currentLeaf(db, sessionId)` once; `LockedTranscript.append(items)` is
+//   their 5 s busy timeout), but clawkit's own lock of the session (store.ts sessionLock: two clawkit writers of one
+//   session take turns). It captures `currentLeaf(db, sessionId)` once; `LockedTranscript.append(items)` is
 //   `appendChained(h, sessionId, items, {expectedLeaf})` and `write(lines)` is `appendEvents(h, sessionId, lines,
 //   {expectedLeaf})`, each its own transaction that refuses (E_SQLITE_LEAF_MOVED) when another writer moved the leaf
-//   meanwhile (after each of its own appends the turn's expectedLeaf becomes its last id): the optimistic form of the
-//   JSON era's transcript lock. `readContext` is the read side's;
+//   meanwhile (after each of its own appends the turn's expectedLeaf becomes its last id), against writers outside
+//   clawkit. Its appends are `strict` (an event that does not extend the projection is refused, never left for
+//   OpenClaw's rebuild) and wait for a locked database up to WRITE_WAIT_MS. `readContext` is the read side's;
 //   `findIdempotencyKey(key)` is `findIdempotencyKey(db, sessionId, key)`.
 // - `append(t, items)`: `appendChained(h, sessionId, items)`.
 // - `findIdempotencyKey(t, key)`: `findIdempotencyKey(db, sessionId, key)` (a read, no transaction).
@@ -36,7 +38,7 @@ import {randomUUID} from '../random-id.js'
 import {resetClearedFields, resetEntry} from '../reset.js'
 import type {NewEntry} from '../transcript.js'
 import type {IdempotencyHit, SessionEntry, SessionStoreData} from '../types.js'
-import {eventText, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
+import {BUSY_TIMEOUT_MS, eventText, isSqliteBusy, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
 
 /** The transcript header version OpenClaw 2026.9.6 writes for new sessions. */
 export const SQLITE_HEADER_VERSION = 4
@@ -52,16 +54,64 @@ function requireTx(db: SqlDatabase): void {
 }
 
 /** node:sqlite's own failures (busy, read-only, corrupt, constraint) get the store's one-line mapping; others pass. */
-function mapWriteError(path: string, error: unknown): unknown {
+function mapWriteError(path: string, error: unknown, waitedMs?: number): unknown {
   const code = (error as {code?: unknown})?.code
-  return code === 'ERR_SQLITE_ERROR' || typeof (error as {errcode?: unknown})?.errcode === 'number' ? mapSqliteError(path, error) : error
+  return code === 'ERR_SQLITE_ERROR' || typeof (error as {errcode?: unknown})?.errcode === 'number' ? mapSqliteError(path, error, {action: 'write', waitedMs}) : error
 }
 
-function begin(h: Pick<OpenedDb, 'db' | 'path'>): void {
+function envMs(name: string, fallback: number): number {
+  const raw = process.env[name]
+  const n = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw)
+  return Number.isFinite(n) && n >= 0 ? n : fallback
+}
+
+/**
+ * How long one clawkit write waits in all for another writer's lock. OpenClaw's own policy (sqlite-transaction.ts,
+ * sqlite-busy-timeout.ts in 2026.9.6) is one BEGIN IMMEDIATE under busy_timeout 5000, retried every 25 ms until that
+ * 5 s deadline: enough inside the gateway, whose writers queue in-process (runOpenClawAgentWriteAdmission) and never
+ * meet each other's locks. clawkit is another process, so OpenClaw's 1-17 s maintenance transactions reach it as
+ * SQLITE_BUSY; it makes OpenClaw's attempt again and again, up to this total, because the write it is making is often
+ * a reply the user has already seen. CLAWKIT_SQLITE_WRITE_WAIT_MS changes it (0: OpenClaw's single attempt).
+ */
+export const WRITE_WAIT_MS = envMs('CLAWKIT_SQLITE_WRITE_WAIT_MS', 60_000)
+
+/** How a write waits for another writer: told once when the wait begins, ended by its signal. */
+export interface WriteWait {
+  /** The total wait (default WRITE_WAIT_MS); never less than one attempt of OpenClaw's busy timeout. */
+  waitMs?: number
+  /** Called once, when OpenClaw's first attempt found the database locked and clawkit keeps waiting. */
+  onWait?: (info: {path: string; waitedMs: number; timeoutMs: number}) => void
+  /** Stop waiting (Ctrl-C, a turn's --timeout): the busy error is thrown after the attempt in progress. */
+  signal?: AbortSignal
+}
+
+/**
+ * BEGIN IMMEDIATE with OpenClaw's busy timeout per attempt, repeated while another writer holds the lock and the wait
+ * lasts. Each attempt blocks (SQLite's busy handler sleeps and retries inside it); the last one is shortened so the
+ * total stays near `waitMs`. A failure names the write and how long it waited.
+ */
+function begin(h: Pick<OpenedDb, 'db' | 'path'>, wait: WriteWait = {}): void {
+  const started = Date.now()
+  const limit = wait.waitMs ?? WRITE_WAIT_MS
+  let shortened = false
   try {
-    h.db.exec('BEGIN IMMEDIATE')
-  } catch (error) {
-    throw mapSqliteError(h.path, error)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        h.db.exec('BEGIN IMMEDIATE')
+        return
+      } catch (error) {
+        const waited = Date.now() - started
+        if (!isSqliteBusy(error) || waited >= limit || wait.signal?.aborted) throw mapSqliteError(h.path, error, {action: 'write', waitedMs: waited})
+        if (attempt === 1) wait.onWait?.({path: h.path, waitedMs: waited, timeoutMs: limit})
+        const left = limit - waited
+        if (left < BUSY_TIMEOUT_MS) {
+          h.db.exec(`PRAGMA busy_timeout = ${Math.max(1, Math.ceil(left))}`)
+          shortened = true
+        }
+      }
+    }
+  } finally {
+    if (shortened && h.db.isOpen) h.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   }
 }
 
@@ -74,8 +124,8 @@ function rollback(h: Pick<OpenedDb, 'db' | 'path'>, error: unknown): never {
  * `fn` (which may await) inside one BEGIN IMMEDIATE transaction, rolled back whole on any error. A mutator's own
  * error comes back as thrown; SQLite's are mapped to one line naming the database.
  */
-export async function immediateAsync<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T | Promise<T>): Promise<T> {
-  begin(h)
+export async function immediateAsync<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T | Promise<T>, wait?: WriteWait): Promise<T> {
+  begin(h, wait)
   try {
     const result = await fn()
     h.db.exec('COMMIT')
@@ -86,8 +136,8 @@ export async function immediateAsync<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: ()
 }
 
 /** The synchronous form every act below uses. */
-export function immediateWrite<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T): T {
-  begin(h)
+export function immediateWrite<T>(h: Pick<OpenedDb, 'db' | 'path'>, fn: () => T, wait?: WriteWait): T {
+  begin(h, wait)
   try {
     const result = fn()
     h.db.exec('COMMIT')
@@ -343,8 +393,8 @@ export function writeEntryTx(db: SqlDatabase, p: WriteEntryParams): Json {
 }
 
 /** `writeEntryTx` as one BEGIN IMMEDIATE transaction. */
-export function writeEntry(h: Pick<OpenedDb, 'db' | 'path'>, p: WriteEntryParams): Json {
-  return immediateWrite(h, () => writeEntryTx(h.db, p))
+export function writeEntry(h: Pick<OpenedDb, 'db' | 'path'>, p: WriteEntryParams, wait?: WriteWait): Json {
+  return immediateWrite(h, () => writeEntryTx(h.db, p), wait)
 }
 
 /**
@@ -530,6 +580,15 @@ export interface AppendOptions {
   expectedLeaf?: string | null
   /** The clock for the window's transcript_updated_at (default Date.now()). */
   now?: number
+  /**
+   * Refuse (E_SQLITE_CHAIN, nothing written) an event that does not continue the active branch, instead of marking the
+   * projection for OpenClaw's rebuild as OpenClaw's own appender does. clawkit's writers always chain onto the leaf, so
+   * an event that does not is a bug or a parent that was never stored; writing it would leave `needs_rebuild` set,
+   * which stops OpenClaw's next turn ("projection is rebuilding") and clawkit's (E_SQLITE_PROJECTION_STALE).
+   */
+  strict?: boolean
+  /** How the transaction waits for another writer (default: WRITE_WAIT_MS, silently). */
+  wait?: WriteWait
 }
 
 export interface AppendOutcome {
@@ -586,7 +645,12 @@ export function appendEventsTx(db: SqlDatabase, sessionId: string, events: reado
     const json = JSON.stringify(e)
     insertEvent.run(sessionId, seq, json, createdAt, Buffer.byteLength(json, 'utf8'))
     touchWindow.run(createdAt, sessionId)
-    if (!index(seq, e, createdAt)) indexed = false
+    if (!index(seq, e, createdAt)) {
+      if (opts.strict) {
+        throw writeError(`Event ${id} (seq ${seq}) would not continue session ${sessionId}'s active branch (its parent is ${typeof e.parentId === 'string' ? e.parentId : 'missing'}), so OpenClaw would have to rebuild the session's index; nothing was written.`, 'E_SQLITE_CHAIN')
+      }
+      indexed = false
+    }
     const m = isRecord(e.message) ? e.message : undefined
     let idem = typeof m?.idempotencyKey === 'string' && m.idempotencyKey.trim() ? m.idempotencyKey.trim() : null
     if (idem && keyOwner.get(sessionId, idem)) idem = null
@@ -603,7 +667,7 @@ export function appendEventsTx(db: SqlDatabase, sessionId: string, events: reado
 
 /** `appendEventsTx` as one BEGIN IMMEDIATE transaction. */
 export function appendEvents(h: Pick<OpenedDb, 'db' | 'path'>, sessionId: string, events: readonly object[], opts: AppendOptions = {}): AppendOutcome {
-  return immediateWrite(h, () => appendEventsTx(h.db, sessionId, events, opts))
+  return immediateWrite(h, () => appendEventsTx(h.db, sessionId, events, opts), opts.wait)
 }
 
 /**
@@ -661,8 +725,8 @@ export function appendChained(h: Pick<OpenedDb, 'db' | 'path'>, sessionId: strin
       throw writeError(`Session ${sessionId} moved on while this turn ran (another writer appended); nothing was written. Run the turn again.`, 'E_SQLITE_LEAF_MOVED')
     }
     const entries = chainNew(items, leaf, opts.date ?? new Date(opts.now ?? Date.now()))
-    return {...appendEventsTx(h.db, sessionId, entries, {now: opts.now}), entries}
-  })
+    return {...appendEventsTx(h.db, sessionId, entries, {now: opts.now, strict: opts.strict}), entries}
+  }, opts.wait)
 }
 
 /**
@@ -702,6 +766,7 @@ export interface NewSessionParams {
   entry?: Partial<SessionEntry>
   /** Entries chained after the header (user/assistant messages, model_change, ...). */
   items?: readonly NewEntry[]
+  wait?: WriteWait
 }
 
 /**
@@ -717,9 +782,9 @@ export function newSession(h: Pick<OpenedDb, 'db' | 'path'>, p: NewSessionParams
     if (h.db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(sessionId)) throw writeError(`Session id ${sessionId} is taken already; nothing was written.`, 'E_SESSION_EXISTS')
     const entry = writeEntryTx(h.db, {agentId: p.agentId, key: p.key, entry: {...p.entry, sessionId, updatedAt: t, sessionStartedAt: t, lastInteractionAt: t, lastActivityAt: t} as SessionEntry})
     const events = [makeSqliteHeader(sessionId, p.cwd, now), ...chainNew(p.items ?? [], null, now)]
-    appendEventsTx(h.db, sessionId, events, {now: t})
+    appendEventsTx(h.db, sessionId, events, {now: t, strict: true})
     return {sessionId, entry, events}
-  })
+  }, p.wait)
 }
 
 export interface SqliteResetPlan {
@@ -755,6 +820,7 @@ export interface ResetParams {
   cwd: string
   /** Default: a random UUID. */
   newSessionId?: string
+  wait?: WriteWait
 }
 
 export interface SqliteResetOutcome {
@@ -774,9 +840,9 @@ export function resetSession(h: Pick<OpenedDb, 'db' | 'path'>, p: ResetParams): 
     const previousSessionId = node.entry.sessionId
     if (h.db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(newId)) throw writeError(`Session id ${newId} is taken already; nothing was written.`, 'E_SESSION_EXISTS')
     const entry = writeEntryTx(h.db, {agentId: p.agentId, key: p.key, entry: resetSqliteEntry(node.entry, newId, now)})
-    appendEventsTx(h.db, newId, [makeSqliteHeader(newId, p.cwd, now)], {now: now.getTime()})
+    appendEventsTx(h.db, newId, [makeSqliteHeader(newId, p.cwd, now)], {now: now.getTime(), strict: true})
     return {key: p.key, previousSessionId, sessionId: newId, entry}
-  })
+  }, p.wait)
 }
 
 // ---------------------------------------------------------------------------------------------------------------

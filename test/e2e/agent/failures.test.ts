@@ -6,7 +6,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {BIN, json, jsonError, ROOT, runCli, TWO_AGENTS} from '../../support/cli.js'
+import type {AgentRunResult} from '../../../src/agent/output.js'
+import {BIN, json, jsonError, ROOT, runCli, startCli, TWO_AGENTS, waitUntil} from '../../support/cli.js'
 import {type AgentEnv, agentEnvs, expectLinearChain, providerConfig, sessionFile, store, transcriptLines, userTexts} from './setup.js'
 
 const make = agentEnvs()
@@ -337,6 +338,30 @@ describe('concurrency', () => {
     expect(userTexts(second).slice(-2)).toEqual(order)
     const [r1first, r2first] = a.mock.messageRequests()
     expect(r2first.receivedAt).toBeGreaterThanOrEqual(r1first.finishedAt!)
+  })
+})
+
+describe('a transcript that refuses the reply', () => {
+  it('the transcript stops being writable while the model answers: exit 1, the error says the message is stored and where the unstored reply was saved; nothing is chained onto it', async () => {
+    const a = await make({fixture: TWO_AGENTS, mock: {delayMs: 1500}})
+    const file = sessionFile(a.state, 'agent:main:main')
+    const turn = startCli(['agent', '--agent', 'main', '-m', 'refused reply', '--json', '--state-dir', a.state], {env: a.env})
+    await waitUntil(() => a.mock.messageRequests().length > 0, 'the turn to call the model')
+    // The message is in the file by now; the file then moves away and a directory takes its name.
+    fs.renameSync(file, `${file}.moved`)
+    fs.mkdirSync(file)
+    const r = await turn.exited
+    expect(r.code, r.stdout + r.stderr).toBe(1)
+    const doc = json<AgentRunResult>(r)
+    expect(doc.payloads.map((p) => p.text).join('')).toBe('Echo: refused reply')
+    expect(doc.error?.message).toMatch(/Your message is stored in .*; the reply was not stored: saved to \S+\.ndjson\.$/)
+    const saved = /saved to (\S+\.ndjson)/.exec(doc.error!.message)![1]
+    expect(saved.startsWith(path.join(a.home, '.local', 'share', 'clawkit', 'unstored'))).toBe(true)
+    const [head, ...entries] = fs.readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const kept = transcriptLines(`${file}.moved`)
+    expect(kept.at(-1).message).toMatchObject({role: 'user', content: [{type: 'text', text: 'refused reply'}]})
+    expect(head).toMatchObject({type: 'clawkit-unstored-turn', sessionKey: 'agent:main:main', parentId: kept.at(-1).id})
+    expect(entries.map((e) => [e.parentId, e.message.role])).toEqual([[kept.at(-1).id, 'assistant']])
   })
 })
 
