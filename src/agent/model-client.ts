@@ -1,6 +1,6 @@
 // The HTTP side of a turn's model calls: the SDK client over clawkit's fetch, the time spent in calls, and why a call could not connect.
 import type {Env} from '../config/paths.js'
-import {networkCause} from '../render/net-error.js'
+import {networkCause} from '../text/net-error.js'
 import type {ResolvedModel} from './model.js'
 import {type CallResult, readModelStream, type StreamHooks} from './model-stream.js'
 

@@ -4,7 +4,7 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
 import {FleetState} from '../fleet/state.js'
 import {stripAnsi} from '../render/ansi.js'
-import {redactDeep, redactText} from '../render/redact.js'
+import {redactDeep, redactText} from '../text/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
 import {OpenClawState} from '../store/state.js'
@@ -163,7 +163,7 @@ export function reportError(info: ErrorEnvelope['error'], err: unknown, json: bo
 
 /**
  * Every error clawkit reports (stderr line, --json envelope, deliveryError) is described here, so this is where
- * secrets echoed by a server are taken out (render/redact.ts), whoever produced the text.
+ * secrets echoed by a server are taken out (text/redact.ts), whoever produced the text.
  */
 export function describeError(err: unknown, ctx: ErrorContext = {}): ErrorEnvelope['error'] {
   return redactDeep(describeErrorRaw(err, ctx))

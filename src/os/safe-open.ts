@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import fsp, {type FileHandle} from 'node:fs/promises'
 
 import {ClawkitError} from '../errors.js'
-import {formatBytes} from './bytes.js'
+import {formatBytes} from '../text/bytes.js'
 
 const C = fs.constants
 /** O_NONBLOCK and O_NOCTTY do not exist on Windows, where a FIFO cannot be opened this way anyway. */

@@ -1,15 +1,15 @@
 // `sessions export`: a session (or every session of its key) as Markdown, one self-contained HTML page, or the JSONL as
 // stored. Transcripts are streamed line by line through the store (SessionStore.readLines) and written as they are
 // rendered, so a 1 GiB transcript is never held in memory. Nothing written leaves without the config's credentials
-// removed (redactKnownSecrets); --redact also masks credential-shaped strings (render/redact.ts PATTERNS).
+// removed (redactKnownSecrets); --redact also masks credential-shaped strings (text/redact.ts PATTERNS).
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {UsageError} from '../errors.js'
-import {secretRedactor, textRedactor} from '../render/redact.js'
+import {secretRedactor, textRedactor} from '../text/redact.js'
 import type {OpenClawState} from '../store/state.js'
-import {transcriptFileName} from '../store/transcript.js'
+import {transcriptFileName} from '../store/file/transcript.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionStore} from '../store/types.js'
 import {localTime} from './format.js'

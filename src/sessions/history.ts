@@ -1,6 +1,6 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
 import type {OpenClawState} from '../store/state.js'
-import type {TranscriptLocation, TranscriptReadResult} from '../store/transcript.js'
+import type {TranscriptLocation, TranscriptReadResult} from '../store/file/transcript.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionWhere} from '../store/types.js'
 import {keyLineage} from './lineage.js'

@@ -7,7 +7,7 @@ import path from 'node:path'
 
 import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
 import {randomUUID} from './random-id.js'
-import {describePathKind, openRegularSync} from './safe-open.js'
+import {describePathKind, openRegularSync} from '../os/safe-open.js'
 
 export interface LockPayload {
   pid?: number

@@ -3,7 +3,7 @@ import {ClawkitError, NotFoundError} from '../errors.js'
 import {archiveTimestamp} from './fs-util.js'
 import {findEntryIn} from './entry-lookup.js'
 import {randomUUID} from './random-id.js'
-import {makeHeader, transcriptFileName} from './transcript.js'
+import {makeHeader, transcriptFileName} from './file/transcript.js'
 import type {TranscriptHeader} from './transcript-types.js'
 import type {FoundEntry, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStoreData, TranscriptRef} from './types.js'
 

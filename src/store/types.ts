@@ -1,6 +1,6 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
-import type {ContextRead} from './context-read.js'
-import type {AppendResult, NewEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from './transcript.js'
+import type {ContextRead} from './file/context-read.js'
+import type {AppendResult, NewEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from './file/transcript.js'
 import type {BadLine, TranscriptHeader} from './transcript-types.js'
 
 /** One row of sessions.json. Only the fields clawkit reads are typed; every other field is preserved as-is. */

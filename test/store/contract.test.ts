@@ -6,10 +6,10 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {FileSessionStore, storeDataFrom} from '../../src/store/file-store.js'
+import {FileSessionStore, storeDataFrom} from '../../src/store/file/store.js'
 import {archiveTimestamp} from '../../src/store/fs-util.js'
-import {MemorySessionStore} from '../../src/store/memory-store.js'
-import {isTranscriptFileName} from '../../src/store/transcript.js'
+import {MemorySessionStore} from '../../src/store/file/memory-store.js'
+import {isTranscriptFileName} from '../../src/store/file/transcript.js'
 import type {TranscriptEntry} from '../../src/store/transcript-types.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'

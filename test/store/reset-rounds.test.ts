@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import {findEntryIn} from '../../src/store/entry-lookup.js'
 import {type ResetBackend, runReset} from '../../src/store/reset.js'
-import {storeDataFrom} from '../../src/store/file-store.js'
+import {storeDataFrom} from '../../src/store/file/store.js'
 import type {SessionEntry, SessionStoreData} from '../../src/store/types.js'
 
 const KEY = 'agent:main:main'

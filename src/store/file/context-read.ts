@@ -5,7 +5,7 @@
 // line of a 50 MB transcript cost ~0.4 s and ~190 MB of heap per turn (BENCHMARKS.md). Lines that start the way pi
 // writes them (`{"type":…,"id":…,"parentId":…,`) become stubs holding just those three fields; the path is followed
 // over stubs, and a stub is parsed when the context needs it. buildSessionContext over the result gives what it gives
-// over a whole read (test/store/context-read.test.ts checks this on generated transcripts).
+// over a whole read (test/store/file/context-read.test.ts checks this on generated transcripts).
 //
 // The assumption: the lines on the leaf's path before the last compaction are well-formed JSON with unique ids.
 // Every stub the context needs is parsed and checked against its prefix, and a failure falls back to the whole read;
@@ -14,11 +14,11 @@
 // append failed part-way and which kept chaining in memory), a broken line reusing an earlier entry's id, or JSON
 // with duplicate id/parentId keys. In those cases the lazy read follows the broken line's prefix, where a whole read
 // drops the line. Fuzzing ~16 000 generated transcripts with every other kind of damage found no difference.
-import {pathToLeaf} from './context.js'
-import {readRegularFileSync} from './safe-open.js'
+import {pathToLeaf} from '../context.js'
+import {readRegularFileSync} from '../../os/safe-open.js'
 import {lineRanges, parseLine} from './line-reader.js'
 import {isEntry, isHeader, parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
-import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry, type TranscriptHeader} from './transcript-types.js'
+import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry, type TranscriptHeader} from '../transcript-types.js'
 
 /** Smaller files are read whole: the saving is for long sessions, and below this it is a few milliseconds. */
 export const LAZY_READ_MIN_BYTES = 4 * 1024 * 1024

@@ -3,13 +3,13 @@
 // memory and searched there by the SIMD finder (grep-simd.ts). Without SIMD it is grepTranscriptLines itself.
 import fs from 'node:fs'
 
-import {fileError} from '../errors.js'
-import {compileBlockGrep} from './grep.js'
-import {SimdBlock} from './grep-simd.js'
-import {openRegularSync} from './safe-open.js'
+import {fileError} from '../../errors.js'
+import {compileBlockGrep} from '../grep.js'
+import {SimdBlock} from '../grep-simd.js'
+import {openRegularSync} from '../../os/safe-open.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
 import {grepTranscriptLines, hitLines} from './transcript-stream.js'
-import type {RawLineFilter, TranscriptLine} from './types.js'
+import type {RawLineFilter, TranscriptLine} from '../types.js'
 
 /** Bytes read at once: per read overhead is then negligible next to the copy. */
 const BLOCK = 1024 * 1024

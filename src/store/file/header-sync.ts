@@ -3,9 +3,9 @@
 // thread pool, ~0.2 ms apiece and ~120 MB copied for 1863 keys. Same result as readTranscriptHeader.
 import fs from 'node:fs'
 
-import {openRegularSync} from './safe-open.js'
+import {openRegularSync} from '../../os/safe-open.js'
 import {isHeader, parseLine, TRANSCRIPT_FILE} from './transcript.js'
-import type {TranscriptHeader} from './transcript-types.js'
+import type {TranscriptHeader} from '../transcript-types.js'
 
 /** readTranscriptHeader reads no further than this for the first line (then parses what it has, as a torn line). */
 const MAX_HEADER_BYTES = 1024 * 1024

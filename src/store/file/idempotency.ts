@@ -1,11 +1,11 @@
 // The file backend's idempotency lookup: grep a transcript for the message that carries a delivery's key.
 import fs from 'node:fs'
 
-import {isEnoent} from './fs-util.js'
-import {openRegularSync} from './safe-open.js'
+import {isEnoent} from '../fs-util.js'
+import {openRegularSync} from '../../os/safe-open.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
 import {grepFd} from './transcript-stream.js'
-import type {IdempotencyHit} from './types.js'
+import type {IdempotencyHit} from '../types.js'
 
 /** The hit when this transcript line is a message carrying the key (every backend's test for one line). */
 export function idempotencyHitOf(line: unknown, key: string): IdempotencyHit | undefined {

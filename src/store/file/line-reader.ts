@@ -6,8 +6,8 @@
 import fs from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 
-import {fileError} from '../errors.js'
-import type {BadLine} from './transcript-types.js'
+import {fileError} from '../../errors.js'
+import type {BadLine} from '../transcript-types.js'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing

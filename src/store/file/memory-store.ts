@@ -1,20 +1,20 @@
 // The in-memory twin of the file backend: the same SessionStore contract, with rows and entries kept as JSON values.
 // Used by tests (test/store/contract.test.ts runs the same cases on both), never by the CLI.
-import {FileSystemError} from '../errors.js'
-import {ChainMutexes} from './chain-mutex.js'
-import {compileGrep} from './grep.js'
-import {sha256} from '../util/hash.js'
+import {FileSystemError} from '../../errors.js'
+import {ChainMutexes} from '../chain-mutex.js'
+import {compileGrep} from '../grep.js'
+import {sha256} from '../../util/hash.js'
 
-import {pathToLeaf} from './context.js'
-import {findEntryIn} from './entry-lookup.js'
+import {pathToLeaf} from '../context.js'
+import {findEntryIn} from '../entry-lookup.js'
 import {idempotencyHitOf} from './idempotency.js'
-import {storeDataFrom} from './file-store.js'
-import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
-import {transcriptTopicId} from './session-key.js'
+import {storeDataFrom} from './store.js'
+import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
+import {transcriptTopicId} from '../session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
-import {headerVersion} from './transcript-migrations.js'
-import type {TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+import {headerVersion} from '../transcript-migrations.js'
+import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import {statsOfIndex} from './stats.js'
 import type {
   AgentSession,
@@ -38,7 +38,7 @@ import type {
   TranscriptMark,
   TranscriptSince,
   TranscriptRef,
-} from './types.js'
+} from '../types.js'
 
 /** A JSON value copied, as a write to disk and a read back would copy it: no caller ever shares an object with the store. */
 function copy<T>(v: T): T {

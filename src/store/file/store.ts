@@ -4,18 +4,18 @@ import type {FileHandle} from 'node:fs/promises'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../errors.js'
-import {stripBom} from './bom.js'
+import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../../errors.js'
+import {stripBom} from '../../text/bom.js'
 import {readTranscriptForContext} from './context-read.js'
-import {findEntryIn} from './entry-lookup.js'
-import {SqliteStoreError} from './era.js'
-import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from './fs-util.js'
+import {findEntryIn} from '../entry-lookup.js'
+import {SqliteStoreError} from '../era.js'
+import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from '../fs-util.js'
 import {findIdempotencyKey} from './idempotency.js'
 import {isEntryObject, projectEntries, readStoreEntry, visitEntries} from './index-scan.js'
-import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
-import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './reset.js'
-import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
-import {transcriptTopicId} from './session-key.js'
+import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
+import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
+import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from '../../os/safe-open.js'
+import {transcriptTopicId} from '../session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {grepFileLines} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
@@ -45,7 +45,7 @@ import type {
   TranscriptSince,
   TranscriptRef,
   UpdateOptions,
-} from './types.js'
+} from '../types.js'
 
 /**
  * Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. JSON.parse reads arrays nested
@@ -199,7 +199,7 @@ export class FileSessionStore implements SessionStore {
     return findEntryIn(parseStoreText(text, this.ref.path), key)
   }
 
-  /** A large index entry by entry, in chunks (src/store/index-scan.ts): 10 000 real entries make a ~170 MB index. */
+  /** A large index entry by entry, in chunks (src/store/file/index-scan.ts): 10 000 real entries make a ~170 MB index. */
   /** Counted from `opts.index` when the caller read the index already (status, from doctor's scan), else one read. */
   async stats(opts: StatsOptions = {}): Promise<StoreStats> {
     return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)

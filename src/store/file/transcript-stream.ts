@@ -4,13 +4,13 @@ import type {Hash} from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 
-import {fileError} from '../errors.js'
-import {sha256} from '../util/hash.js'
-import {compileGrep} from './grep.js'
-import {openRegular, openRegularSync} from './safe-open.js'
+import {fileError} from '../../errors.js'
+import {sha256} from '../../util/hash.js'
+import {compileGrep} from '../grep.js'
+import {openRegular, openRegularSync} from '../../os/safe-open.js'
 import {forwardBlocks, forwardLines, isBlankLine, parseLine} from './line-reader.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
-import type {RawLineFilter, TranscriptLine, TranscriptMark, TranscriptSince} from './types.js'
+import type {RawLineFilter, TranscriptLine, TranscriptMark, TranscriptSince} from '../types.js'
 
 /** trajectoryKey reads this much of the sidecar: its first event. */
 const CHUNK = 64 * 1024

@@ -3,22 +3,22 @@ import fs from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import path from 'node:path'
 
-import {ClawkitError, fileError, UsageError} from '../errors.js'
-import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from './fs-util.js'
-import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from './lock.js'
-import {openRegular, readRegularFile, regularFileSize, TRANSCRIPT_ADVICE} from './safe-open.js'
-import {transcriptTopicId} from './session-key.js'
+import {ClawkitError, fileError, UsageError} from '../../errors.js'
+import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from '../fs-util.js'
+import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
+import {openRegular, readRegularFile, regularFileSize, TRANSCRIPT_ADVICE} from '../../os/safe-open.js'
+import {transcriptTopicId} from '../session-key.js'
 import {
   type BadLine,
   CURRENT_TRANSCRIPT_VERSION,
   type EntryBase,
   type TranscriptEntry,
   type TranscriptHeader,
-} from './transcript-types.js'
+} from '../transcript-types.js'
 import {isBlankLine, linesFromEnd, type ParsedLine, parseLine, preview, readFirstLine, type ReadStats, textLines} from './line-reader.js'
-import {newEntryId} from './random-id.js'
-import {ENTRY_IDS_SINCE, headerVersion, migrateEntries} from './transcript-migrations.js'
-import type {SessionEntry} from './types.js'
+import {newEntryId} from '../random-id.js'
+import {ENTRY_IDS_SINCE, headerVersion, migrateEntries} from '../transcript-migrations.js'
+import type {SessionEntry} from '../types.js'
 
 /** How transcripts are opened: regular files only (a FIFO would hang the read, a directory fail with a bare EISDIR). */
 export const TRANSCRIPT_FILE = {what: 'Transcript', advice: TRANSCRIPT_ADVICE}
@@ -201,7 +201,7 @@ export function isEntry(v: unknown): v is EntryBase {
   return typeof e?.type === 'string' && e.type !== 'session'
 }
 
-export {migrateEntries} from './transcript-migrations.js'
+export {migrateEntries} from '../transcript-migrations.js'
 
 function buildResult(file: string, lines: ParsedLine[], size: number, missingFinalNewline: boolean, partial: boolean, header?: TranscriptHeader): TranscriptReadResult {
   const badLines: BadLine[] = []

@@ -4,11 +4,11 @@
 // copy would be lost on the next sync (or worse, believed).
 import {ClawkitError, ExitCode} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
-import {emptyStoreData, findEntryIn} from '../file-store.js'
-import {idempotencyHitOf} from '../idempotency.js'
-import {isBlankLine} from '../line-reader.js'
+import {emptyStoreData, findEntryIn} from '../file/store.js'
+import {idempotencyHitOf} from '../file/idempotency.js'
+import {isBlankLine} from '../file/line-reader.js'
 import {normalizeSessionKey} from '../session-key.js'
-import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../transcript.js'
+import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../file/transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {
   ContentCandidates,

@@ -6,8 +6,8 @@
 // Published archive files (`agents/<id>/sessions/<archive_name>`) are not listed: 2026.9.6 publishes every row as a
 // file byte-identical to its blob and keeps the row, so a file only duplicates a row (docs/sqlite-writes.md).
 
-import {parseLine} from '../line-reader.js'
-import type {TailOptions, TranscriptReadResult} from '../transcript.js'
+import {parseLine} from '../file/line-reader.js'
+import type {TailOptions, TranscriptReadResult} from '../file/transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {KeySession, TranscriptLine, TranscriptRef} from '../types.js'
 import type {SqlDatabase} from './driver.js'

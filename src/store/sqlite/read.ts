@@ -2,7 +2,7 @@
 // session_nodes, and a transcript's last events read backwards by seq. Every function runs inside the caller's
 // BEGIN ... COMMIT (see snapshot()), so one read sees one WAL snapshot.
 import {ClawkitError, ExitCode} from '../../errors.js'
-import type {TranscriptReadResult} from '../transcript.js'
+import type {TranscriptReadResult} from '../file/transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {LineGrep} from '../grep.js'

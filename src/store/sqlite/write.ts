@@ -36,7 +36,7 @@ import {ClawkitError, ExitCode, NotFoundError} from '../../errors.js'
 import {processesHoldingFile} from '../lock.js'
 import {randomUUID} from '../random-id.js'
 import {resetClearedFields, resetEntry} from '../reset.js'
-import type {NewEntry} from '../transcript.js'
+import type {NewEntry} from '../file/transcript.js'
 import type {IdempotencyHit, SessionEntry, SessionStoreData} from '../types.js'
 import {BUSY_TIMEOUT_MS, eventText, isSqliteBusy, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
 

@@ -6,9 +6,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {projectEntries, readStoreEntry} from '../../src/store/index-scan.js'
-import {parseStoreText} from '../../src/store/file-store.js'
-import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {projectEntries, readStoreEntry} from '../../../src/store/file/index-scan.js'
+import {parseStoreText} from '../../../src/store/file/store.js'
+import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 const BOM = '\uFEFF'
 

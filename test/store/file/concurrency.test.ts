@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {ROOT, tempDir} from '../support/cli.js'
+import {ROOT, tempDir} from '../../support/cli.js'
 
 function run(script: string, args: string[]): Promise<number | null> {
   return new Promise((resolve, reject) => {

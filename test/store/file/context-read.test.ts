@@ -4,11 +4,11 @@ import path from 'node:path'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 
-import {readTranscriptForContext} from '../../src/store/context-read.js'
-import {buildSessionContext, contextFromPath} from '../../src/store/context.js'
-import {readTranscript} from '../../src/store/transcript.js'
-import {COMPACTION, FIXTURES, tempDir} from '../support/cli.js'
-import {type ChainOp, chainOpArbs} from '../support/context-ops.js'
+import {readTranscriptForContext} from '../../../src/store/file/context-read.js'
+import {buildSessionContext, contextFromPath} from '../../../src/store/context.js'
+import {readTranscript} from '../../../src/store/file/transcript.js'
+import {COMPACTION, FIXTURES, tempDir} from '../../support/cli.js'
+import {type ChainOp, chainOpArbs} from '../../support/context-ops.js'
 
 /** What a turn sees: the context over a whole read, and over the lazy read (stubs allowed). */
 async function both(file: string) {

@@ -3,12 +3,12 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {CorruptFileError} from '../../src/errors.js'
-import {parseStoreText, serializeStore} from '../../src/store/file-store.js'
-import {projectEntries, visitEntries} from '../../src/store/index-scan.js'
-import type {SessionEntry} from '../../src/store/types.js'
-import {Rng, seedFromEnv} from '../reliability/support/prng.js'
-import {COMPACTION, copyFixture, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {CorruptFileError} from '../../../src/errors.js'
+import {parseStoreText, serializeStore} from '../../../src/store/file/store.js'
+import {projectEntries, visitEntries} from '../../../src/store/file/index-scan.js'
+import type {SessionEntry} from '../../../src/store/types.js'
+import {Rng, seedFromEnv} from '../../reliability/support/prng.js'
+import {COMPACTION, copyFixture, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 const project = (key: string, value: unknown) => (value && typeof value === 'object' && !Array.isArray(value) ? {key, sessionId: (value as SessionEntry).sessionId, entry: value} : undefined)
 

@@ -5,9 +5,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {openSessionStore} from '../../src/store/state.js'
-import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {useServers} from '../support/servers.js'
+import {openSessionStore} from '../../../src/store/state.js'
+import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {useServers} from '../../support/servers.js'
 
 const servers = useServers({mock: true, channels: true})
 

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 /** An untouched row as a hand editor or another tool may have written it: raw text, spliced in. */
 const RAW_ROW = `{"sessionId": "numbers-1", "updatedAt": 1, "bigId": 1234567890123456789, "price": 1.50, "exp": 1e3, "neg0": -0, "accent": "caf\\u00e9", "slash": "a\\/b", "zUnknown": {"nested": [1, 2.0, true, null]}, "aFirst": "order kept"}`

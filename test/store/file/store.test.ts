@@ -4,10 +4,10 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {CorruptFileError} from '../../src/errors.js'
-import {FileSessionStore, serializeStore} from '../../src/store/file-store.js'
-import {readStoreEntry} from '../../src/store/index-scan.js'
-import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {CorruptFileError} from '../../../src/errors.js'
+import {FileSessionStore, serializeStore} from '../../../src/store/file/store.js'
+import {readStoreEntry} from '../../../src/store/file/index-scan.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 describe('sessions.json file store', () => {
   it('round-trips every fixture store byte for byte (unknown fields and key order survive)', async () => {

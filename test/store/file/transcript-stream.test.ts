@@ -1,4 +1,4 @@
-// The streaming line reader behind export and lineage (store/transcript-stream.ts), on real files: lines that cross
+// The streaming line reader behind export and lineage (store/file/transcript-stream.ts), on real files: lines that cross
 // its 64 KiB reads, a multi-byte character split by a read, CRLF endings, blank lines, a torn last line, a BOM-less
 // header, and a missing file.
 import fs from 'node:fs'
@@ -6,9 +6,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {grepFileLines} from '../../src/store/grep-scan.js'
-import {grepTranscriptLines, streamTranscriptLines} from '../../src/store/transcript-stream.js'
-import {tempDir} from '../support/cli.js'
+import {grepFileLines} from '../../../src/store/file/grep-scan.js'
+import {grepTranscriptLines, streamTranscriptLines} from '../../../src/store/file/transcript-stream.js'
+import {tempDir} from '../../support/cli.js'
 
 async function collect(file: string) {
   const out = []

@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {buildSessionContext, COMPACTION_SUMMARY_PREFIX, toLlmMessages} from '../../src/store/context.js'
+import {buildSessionContext, COMPACTION_SUMMARY_PREFIX, toLlmMessages} from '../../../src/store/context.js'
 import {
   appendEntries,
   isTranscriptFileName,
@@ -11,8 +11,8 @@ import {
   readTranscript,
   resolveTranscriptPath,
   tailTranscript,
-} from '../../src/store/transcript.js'
-import {COMPACTION, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+} from '../../../src/store/file/transcript.js'
+import {COMPACTION, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 function fixtureTranscript(fixture: string, id: string): string {
   const state = copyFixture(fixture)

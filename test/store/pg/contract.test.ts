@@ -6,15 +6,15 @@ import path from 'node:path'
 
 import {afterAll, beforeAll, expect, it} from 'vitest'
 
-import {FleetState} from '../../src/fleet/state.js'
-import {SEARCH_TEXT_VERSION} from '../../src/sessions/search.js'
-import {FileSessionStore} from '../../src/store/file-store.js'
-import {pgLocator, PgSessionStore} from '../../src/store/pg/store.js'
-import type {TranscriptEntry} from '../../src/store/transcript-types.js'
-import type {KeySession, SessionStore, TranscriptLine} from '../../src/store/types.js'
-import {COMPACTION, copyFixture, sessionsJsonPath} from '../support/cli.js'
-import {seedHost} from '../support/fleet-seed.js'
-import {describePg, usePg} from '../support/postgres.js'
+import {FleetState} from '../../../src/fleet/state.js'
+import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search.js'
+import {FileSessionStore} from '../../../src/store/file/store.js'
+import {pgLocator, PgSessionStore} from '../../../src/store/pg/store.js'
+import type {TranscriptEntry} from '../../../src/store/transcript-types.js'
+import type {KeySession, SessionStore, TranscriptLine} from '../../../src/store/types.js'
+import {COMPACTION, copyFixture, sessionsJsonPath} from '../../support/cli.js'
+import {seedHost} from '../../support/fleet-seed.js'
+import {describePg, usePg} from '../../support/postgres.js'
 
 const MAIN = 'agent:main:main'
 const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
@@ -103,7 +103,7 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
 
   it('a tail of a 20 000-event transcript fetches a few pages from its end, never the whole transcript', async () => {
     const url = pg.cluster.url(new URL(fleet.url).pathname.slice(1))
-    const {connectPg} = await import('../../src/fleet/pg.js')
+    const {connectPg} = await import('../../../src/fleet/pg.js')
     const c = await connectPg(url)
     try {
       // A host of its own, so that the other cases' host keeps exactly the fixture's transcripts.
@@ -117,7 +117,7 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
       await c.end()
     }
     let fetched = 0
-    const {PgSessionStore} = await import('../../src/store/pg/store.js')
+    const {PgSessionStore} = await import('../../../src/store/pg/store.js')
     const counting = new PgSessionStore(async (text, values) => {
       const rows = await fleet.query(text, values)
       fetched += rows.length

@@ -5,11 +5,11 @@ import zlib from 'node:zlib'
 
 import {afterEach, expect, it} from 'vitest'
 
-import {SqliteSessionStore} from '../../src/store/sqlite/store.js'
-import type {TranscriptLine} from '../../src/store/types.js'
-import {copyFixture} from '../support/cli.js'
-import {dbPath, openDb} from '../support/sqlite-expect.js'
-import {describeSqlite, DELETED_96} from '../support/sqlite.js'
+import {SqliteSessionStore} from '../../../src/store/sqlite/store.js'
+import type {TranscriptLine} from '../../../src/store/types.js'
+import {copyFixture} from '../../support/cli.js'
+import {dbPath, openDb} from '../../support/sqlite-expect.js'
+import {describeSqlite, DELETED_96} from '../../support/sqlite.js'
 
 const DELETED_ID = 'ddfebd8b-b803-4493-b99d-22be141b040c'
 const KEY = 'agent:main:scratch-1'

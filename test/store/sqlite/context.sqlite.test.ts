@@ -6,13 +6,13 @@ import path from 'node:path'
 import fc from 'fast-check'
 import {afterEach, expect, it} from 'vitest'
 
-import {buildSessionContext, contextFromPath} from '../../src/store/context.js'
-import {readSessionForContext} from '../../src/store/sqlite/context.js'
-import {openAgentDb, type OpenedDb} from '../../src/store/sqlite/driver.js'
-import * as w from '../../src/store/sqlite/write.js'
-import {copyFixture} from '../support/cli.js'
-import {type ChainOp, chainOpArbs} from '../support/context-ops.js'
-import {describeSqlite, IMPORTED_96} from '../support/sqlite.js'
+import {buildSessionContext, contextFromPath} from '../../../src/store/context.js'
+import {readSessionForContext} from '../../../src/store/sqlite/context.js'
+import {openAgentDb, type OpenedDb} from '../../../src/store/sqlite/driver.js'
+import * as w from '../../../src/store/sqlite/write.js'
+import {copyFixture} from '../../support/cli.js'
+import {type ChainOp, chainOpArbs} from '../../support/context-ops.js'
+import {describeSqlite, IMPORTED_96} from '../../support/sqlite.js'
 
 const opened: OpenedDb[] = []
 afterEach(() => {

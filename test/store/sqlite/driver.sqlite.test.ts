@@ -7,9 +7,9 @@ import path from 'node:path'
 
 import {expect, it} from 'vitest'
 
-import {eventText, loadSqlite, openAgentDb, type EventRow} from '../../src/store/sqlite/driver.js'
-import {copyFixture, ROOT} from '../support/cli.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {eventText, loadSqlite, openAgentDb, type EventRow} from '../../../src/store/sqlite/driver.js'
+import {copyFixture, ROOT} from '../../support/cli.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
 
 const dbOf = (state: string, agent = 'main') => path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex')

@@ -5,8 +5,8 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {OpenClawState} from '../../src/store/state.js'
-import {copyFixture, TWO_AGENTS} from '../support/cli.js'
+import {OpenClawState} from '../../../src/store/state.js'
+import {copyFixture, TWO_AGENTS} from '../../support/cli.js'
 
 /** The two-agents fixture with agent main migrated: its database exists beside the legacy sessions dir. */
 function migratedState(): string {

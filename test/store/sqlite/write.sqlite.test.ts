@@ -7,10 +7,10 @@ import path from 'node:path'
 
 import {afterEach, expect, it} from 'vitest'
 
-import {openAgentDb, type OpenedDb, type SqlDatabase} from '../../src/store/sqlite/driver.js'
-import * as w from '../../src/store/sqlite/write.js'
-import {copyFixture, ROOT, tempDir} from '../support/cli.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {openAgentDb, type OpenedDb, type SqlDatabase} from '../../../src/store/sqlite/driver.js'
+import * as w from '../../../src/store/sqlite/write.js'
+import {copyFixture, ROOT, tempDir} from '../../support/cli.js'
+import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
 
 const EXPLICIT = 'c0ffee00-0000-4000-8000-000000000096'
 const WORKER = path.join(ROOT, 'test', 'support', 'sqlite-write-worker.mjs')

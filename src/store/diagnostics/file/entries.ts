@@ -3,9 +3,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {clause} from '../../../render/sentence.js'
-import {isEntryObject} from '../../index-scan.js'
-import {NotRegularFileError} from '../../safe-open.js'
+import {clause} from '../../../text/sentence.js'
+import {isEntryObject} from '../../file/index-scan.js'
+import {NotRegularFileError} from '../../../os/safe-open.js'
 import {buildMainSessionKey} from '../../session-key.js'
 import type {SessionEntry} from '../../types.js'
 import {finiteNumber} from '../../../util/values.js'

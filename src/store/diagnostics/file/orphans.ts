@@ -1,10 +1,10 @@
 // Transcripts no index entry references: an entry's own file under another name, empty leftovers to archive, and
 // conversations to re-attach under the key OpenClaw uses for explicit session ids.
 import {lookupContextWindow} from '../../../config/config.js'
-import {isEntryObject} from '../../index-scan.js'
-import {NotRegularFileError} from '../../safe-open.js'
+import {isEntryObject} from '../../file/index-scan.js'
+import {NotRegularFileError} from '../../../os/safe-open.js'
 import {buildExplicitSessionKey} from '../../session-key.js'
-import {isSafeSessionId, tailTranscript} from '../../transcript.js'
+import {isSafeSessionId, tailTranscript} from '../../file/transcript.js'
 import type {SessionEntry} from '../../types.js'
 import {finiteNumber} from '../../../util/values.js'
 import {finding} from '../finding.js'

@@ -3,7 +3,7 @@
 import path from 'node:path'
 
 import {resolveWorkspaceDir} from '../../../config/config.js'
-import type {NotRegularFileError} from '../../safe-open.js'
+import type {NotRegularFileError} from '../../../os/safe-open.js'
 import type {SessionEntry} from '../../types.js'
 import {finding} from '../finding.js'
 import {repairTranscript} from './repairs.js'
