@@ -3,8 +3,8 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import {buildExplicitSessionKey, buildMainSessionKey, normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import {assertSafeSessionId} from '../store/file/transcript.js'
 import type {StoreRef} from '../store/types.js'
+import {assertSafeSessionId} from '../store/session-id.js'
 
 export interface SessionSelector {
   to?: string

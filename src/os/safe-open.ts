@@ -168,7 +168,3 @@ export async function regularFileSize(file: string, opts: RegularFileOptions): P
   await fh.close().catch(() => {})
   return stat.size
 }
-
-/** Advice for a transcript path that is not a regular file. */
-export const TRANSCRIPT_ADVICE = 'Move it out of the sessions directory (the session then reads as empty) or put the real transcript file in its place.'
-export const STORE_ADVICE = 'Point --store or session.store at a sessions.json file, or move this one out of the way (clawkit then sees no sessions).'

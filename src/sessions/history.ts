@@ -1,10 +1,12 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
 import type {OpenClawState} from '../store/state.js'
-import type {TranscriptLocation, TranscriptReadResult} from '../store/file/transcript.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
-import type {SessionWhere} from '../store/types.js'
+import type {SessionWhere, TranscriptLocation, TranscriptReadResult} from '../store/types.js'
 import {keyLineage} from './lineage.js'
+import {HISTORY_MESSAGE_TYPES, isHistoryMessage} from './messages.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
+
+export {HISTORY_MESSAGE_TYPES, isHistoryMessage}
 
 export interface HistoryToolCall {
   id: string
@@ -75,13 +77,6 @@ export interface HistorySession {
   ended: string
   endedAt: string | null
   start: number
-}
-
-/** Entry types that count toward --limit: what a person calls a message. */
-export const HISTORY_MESSAGE_TYPES: ReadonlySet<string> = new Set(['message', 'compaction', 'branch_summary', 'custom_message'])
-
-export function isHistoryMessage(e: TranscriptEntry): boolean {
-  return HISTORY_MESSAGE_TYPES.has(e.type)
 }
 
 function textOf(content: unknown): string | undefined {

@@ -7,7 +7,7 @@ import {parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key
 import type {OpenClawState} from '../store/state.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
 import type {AgentSession, KeySession, SessionStore, SessionWhere} from '../store/types.js'
-import {isHistoryMessage} from './history.js'
+import {isHistoryMessage} from './messages.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
 
 export interface UsageTotals {

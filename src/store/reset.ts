@@ -3,9 +3,10 @@ import {ClawkitError, NotFoundError} from '../errors.js'
 import {archiveTimestamp} from './fs-util.js'
 import {findEntryIn} from './entry-lookup.js'
 import {randomUUID} from './random-id.js'
-import {makeHeader, transcriptFileName} from './file/transcript.js'
 import type {TranscriptHeader} from './transcript-types.js'
 import type {FoundEntry, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStoreData, TranscriptRef} from './types.js'
+import {makeHeader} from './entries.js'
+import {transcriptFileName} from './session-id.js'
 
 /**
  * Fields a reset clears. The counters follow the gateway's `sessions.reset` (zeros with totalTokensFresh), per-run

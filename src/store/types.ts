@@ -1,7 +1,70 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
-import type {ContextRead} from './file/context-read.js'
-import type {AppendResult, NewEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from './file/transcript.js'
-import type {BadLine, TranscriptHeader} from './transcript-types.js'
+import type {ContextRead} from './context-path.js'
+import type {BadLine, TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+
+/** How a transcript ref was reached from its entry, and so what its locator names. */
+export type TranscriptLocation =
+  /** sessionFile resolved inside the sessions dir. */
+  | 'session-file'
+  /** sessionFile pointed elsewhere (a moved or copied state dir); the same file name exists locally and is used. */
+  | 'relocated'
+  /** No usable sessionFile: derived from sessionId (and topic). */
+  | 'derived'
+  /** A SQLite-era session: its events in the agent database (locator `<db path>#<sessionId>`). */
+  | 'sqlite'
+  /** A deleted or reset SQLite-era session kept whole in session_transcript_archives (`<db path>#archive/<name>`). */
+  | 'sqlite-archive'
+
+export interface TranscriptReadResult {
+  file: string
+  header?: TranscriptHeader
+  /** Header version as stored (1 when absent). */
+  version: number
+  entries: TranscriptEntry[]
+  /** Raw JSONL text of each entry, parallel to `entries` (migrated v1 entries have none). */
+  rawLines: (string | undefined)[]
+  badLines: BadLine[]
+  /** Extra `type:"session"` lines after the first (pi's duplicate-header quirk); ignored. */
+  duplicateHeaders: number
+  /** The first parsed line was not a session header: pi treats the file as empty. */
+  badHeader: boolean
+  /** The file does not end with "\n" (a torn or hand-edited tail). */
+  missingFinalNewline: boolean
+  size: number
+  /** Tail reads: true when lines exist before the ones returned (with `exactPartial`: counted entries). */
+  partial: boolean
+}
+
+/** What a read cost, for tests: every byte must be read once and copied at most once, whatever the line lengths. */
+export interface ReadStats {
+  reads: number
+  bytesRead: number
+  /** Bytes copied to join the pieces of a line that spans reads. */
+  bytesCopied: number
+}
+
+export interface TailOptions {
+  /** Stop once this many entries accepted by `count` have been collected. */
+  limit: number
+  /** Which entries count toward the limit (default: every entry). */
+  count?: (e: TranscriptEntry) => boolean
+  /**
+   * Make `partial` exact: past the limit, read back over entries that do not count until one that does (partial) or
+   * the start of the file. Without it, any line before the window makes `partial` true. Lines before the window
+   * are judged by their leading `"type"` where they have one, so `count` may then see only an entry's type.
+   */
+  exactPartial?: boolean
+  /** Filled in with what the read cost (tests). */
+  stats?: ReadStats
+}
+
+/** An entry without the base fields; appendEntries fills id, parentId and timestamp. */
+export type NewEntry = {type: string; [k: string]: unknown}
+
+export interface AppendResult {
+  entries: TranscriptEntry[]
+  created: boolean
+}
 
 /** One row of sessions.json. Only the fields clawkit reads are typed; every other field is preserved as-is. */
 export interface SessionEntry {

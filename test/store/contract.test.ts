@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {FileSessionStore, storeDataFrom} from '../../src/store/file/store.js'
+import {FileSessionStore} from '../../src/store/file/store.js'
 import {archiveTimestamp} from '../../src/store/fs-util.js'
 import {MemorySessionStore} from '../../src/store/file/memory-store.js'
 import {isTranscriptFileName} from '../../src/store/file/transcript.js'
@@ -14,6 +14,7 @@ import type {TranscriptEntry} from '../../src/store/transcript-types.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'
 import {transcriptLines} from '../support/state-files.js'
+import {storeDataFrom} from '../../src/store/index-data.js'
 
 const MAIN = 'agent:main:main'
 const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'

@@ -5,8 +5,9 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {LockTimeoutError} from '../../src/errors.js'
-import {acquireLock, inspectLock, lockPathFor, readProcessStartTime, withLock} from '../../src/store/lock.js'
+import {acquireLock, inspectLock, lockPathFor, withLock} from '../../src/store/lock.js'
 import {tempDir} from '../support/cli.js'
+import {readProcessStartTime} from '../../src/os/process.js'
 
 const children: ReturnType<typeof spawn>[] = []
 afterEach(() => {

@@ -12,9 +12,9 @@ import {randomUUID} from '../random-id.js'
 import {mapSqliteError, openAgentDb, type SqlDatabase} from '../sqlite/driver.js'
 import {readColdSessionIds, readNodes, readWindowsByKey, streamEvents, type WindowRow} from '../sqlite/export-read.js'
 import type {OpenClawState} from '../state.js'
-import {SAFE_SESSION_ID_RE} from '../file/transcript.js'
 import {downgradeConfig} from './config-downgrade.js'
 import {agentPaths, eraOf, legacyFiles, type StoreEra} from './locate.js'
+import {SAFE_SESSION_ID_RE} from '../session-id.js'
 
 export interface ExportedTranscript {
   sessionId: string

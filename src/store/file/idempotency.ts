@@ -5,14 +5,8 @@ import {isEnoent} from '../fs-util.js'
 import {openRegularSync} from '../../os/safe-open.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
 import {grepFd} from './transcript-stream.js'
+import {idempotencyHitOf} from '../entries.js'
 import type {IdempotencyHit} from '../types.js'
-
-/** The hit when this transcript line is a message carrying the key (every backend's test for one line). */
-export function idempotencyHitOf(line: unknown, key: string): IdempotencyHit | undefined {
-  const v = line as {id?: unknown; message?: {idempotencyKey?: unknown; openclawMessageMeta?: Record<string, unknown>}} | null
-  if (v?.message?.idempotencyKey === key && typeof v.id === 'string') return {entryId: v.id, meta: v.message.openclawMessageMeta}
-  return undefined
-}
 
 /**
  * Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey), forward

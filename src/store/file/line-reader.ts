@@ -1,57 +1,14 @@
 // The one line reader of JSONL transcripts: how a line is split off (in memory, forward in blocks, backward from the
-// end) and parsed. Every transcript reader of the file backend goes through it: tail (backward), the whole read and
-// the agent's context read (in memory), doctor's scan (in memory, or its edges), streams, grep and the idempotency
-// lookup (forward). They keep their own strategy (what to read, what to parse); what a line is, where it starts, its
-// number, whether it is torn and how it parses are decided here once.
+// end); how it parses is ../lines.ts, which every backend shares. Every transcript reader of the file backend goes
+// through it: tail (backward), the whole read and the agent's context read (in memory), doctor's scan (in memory, or
+// its edges), streams, grep and the idempotency lookup (forward). They keep their own strategy (what to read, what to
+// parse); what a line is, where it starts, its number and whether it is torn are decided here once.
 import fs from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 
 import {fileError} from '../../errors.js'
-import type {BadLine} from '../transcript-types.js'
-
-// ---------------------------------------------------------------------------------------------------------------
-// Parsing
-
-export interface ParsedLine {
-  /** The exact line as stored (without its newline). */
-  raw: string
-  offset: number
-  value?: unknown
-  bad?: BadLine
-}
-
-export function preview(s: string): string {
-  return s.length > 200 ? `${s.slice(0, 200)}\u2026` : s
-}
-
-/** One line as pi reads it: JSON, an object, else a bad line (torn when it is an unterminated last line). */
-export function parseLine(raw: string, offset: number, lineNo: number, torn: boolean): ParsedLine {
-  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return {raw, offset, bad: {line: lineNo, offset, reason: torn ? 'torn' : 'invalid-json', preview: preview(text)}}
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return {raw, offset, bad: {line: lineNo, offset, reason: 'not-an-object', preview: preview(text)}}
-  }
-  return {raw, offset, value}
-}
-
-/** A line pi skips: only whitespace (`raw.trim() === ''`). */
-export function isBlankLine(raw: string): boolean {
-  return raw.trim() === ''
-}
-
-/** The same test on bytes, without decoding them (the ASCII whitespace a JSONL writer can leave). */
-export function isBlankBytes(buf: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = buf[i]
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0b && c !== 0x0c) return false
-  }
-  return true
-}
+import {isBlankBytes, isBlankLine} from '../lines.js'
+import type {ReadStats} from '../types.js'
 
 // ---------------------------------------------------------------------------------------------------------------
 // In memory
@@ -182,14 +139,6 @@ export function* forwardLines(fd: number, file: string): Generator<TextLine> {
 const CHUNK = 64 * 1024
 /** Reads of one long line grow to this size, so that a 100 MB line takes a few dozen reads, not thousands. */
 const MAX_CHUNK = 8 * 1024 * 1024
-
-/** What a read cost, for tests: every byte must be read once and copied at most once, whatever the line lengths. */
-export interface ReadStats {
-  reads: number
-  bytesRead: number
-  /** Bytes copied to join the pieces of a line that spans reads. */
-  bytesCopied: number
-}
 
 export async function readAt(fh: FileHandle, buf: Buffer, pos: number, stats?: ReadStats): Promise<number> {
   let got = 0

@@ -7,38 +7,17 @@ import {sha256} from '../../util/hash.js'
 
 import {pathToLeaf} from '../context.js'
 import {findEntryIn} from '../entry-lookup.js'
-import {idempotencyHitOf} from './idempotency.js'
-import {storeDataFrom} from './store.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
 import {transcriptTopicId} from '../session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
-import {type AppendResult, badEntrySessionId, chainEntries, isHeader, isSafeSessionId, isTranscriptFileName, type NewEntry, type TailOptions, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {isTranscriptFileName} from './transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import {statsOfIndex} from './stats.js'
-import type {
-  AgentSession,
-  FoundEntry,
-  IdempotencyHit,
-  KeySession,
-  LockedTranscript,
-  RawLineFilter,
-  ResetOptions,
-  ResetOutcome,
-  ResetPlan,
-  SessionEntry,
-  SessionStore,
-  SessionStoreData,
-  StatsOptions,
-  StoreRef,
-  StoreStats,
-  TranscriptAppendOptions,
-  TranscriptLine,
-  TranscriptLockOptions,
-  TranscriptMark,
-  TranscriptSince,
-  TranscriptRef,
-} from '../types.js'
+import type {AgentSession, AppendResult, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince} from '../types.js'
+import {chainEntries, idempotencyHitOf, isHeader} from '../entries.js'
+import {storeDataFrom} from '../index-data.js'
+import {badEntrySessionId, isSafeSessionId, transcriptFileName} from '../session-id.js'
 
 /** A JSON value copied, as a write to disk and a read back would copy it: no caller ever shares an object with the store. */
 function copy<T>(v: T): T {

@@ -8,44 +8,23 @@ import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../.
 import {stripBom} from '../../text/bom.js'
 import {readTranscriptForContext} from './context-read.js'
 import {findEntryIn} from '../entry-lookup.js'
+import {emptyStoreData} from '../index-data.js'
 import {SqliteStoreError} from '../era.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from '../fs-util.js'
 import {findIdempotencyKey} from './idempotency.js'
 import {isEntryObject, projectEntries, readStoreEntry, visitEntries} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
-import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from '../../os/safe-open.js'
+import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize} from '../../os/safe-open.js'
 import {transcriptTopicId} from '../session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
 import {grepFileLines} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
 import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
-import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
+import {appendEntriesLocked, isTranscriptFileName, resolveTranscriptPath, tailTranscript, TRANSCRIPT_FILE} from './transcript.js'
 import {statsOfIndex} from './stats.js'
-import type {
-  AgentSession,
-  FoundEntry,
-  IdempotencyHit,
-  KeySession,
-  LockedTranscript,
-  RawLineFilter,
-  ResetOptions,
-  ResetOutcome,
-  ResetPlan,
-  SessionEntry,
-  SessionStore,
-  SessionStoreData,
-  StatsOptions,
-  StoreRef,
-  StoreStats,
-  TranscriptAppendOptions,
-  TranscriptLine,
-  TranscriptLockOptions,
-  TranscriptMark,
-  TranscriptSince,
-  TranscriptRef,
-  UpdateOptions,
-} from '../types.js'
+import type {AgentSession, AppendResult, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import {isSafeSessionId, transcriptFileName} from '../session-id.js'
 
 /**
  * Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. JSON.parse reads arrays nested
@@ -70,23 +49,6 @@ export function serializeStore(data: SessionStoreData, file = 'sessions.json'): 
     const which = row === undefined ? 'a row' : `the row ${JSON.stringify(row.length > 120 ? `${row.slice(0, 120)}…` : row)}`
     throw new ClawkitError(`Cannot write ${file}: ${which} is nested too deeply to be written back as JSON (thousands of levels). Nothing was written. Remove or flatten that row by hand (its transcript is not affected).`, {code: 'E_STORE_TOO_DEEP', cause: error})
   }
-}
-
-/**
- * An empty index with no prototype. Keys are user data and may be spelled `__proto__`, `constructor` or `toString`: on
- * a plain object `data["__proto__"] = entry` sets the prototype instead of a row (the row is then lost on write), and
- * `data["constructor"]` reads Object. Every index object a writer sees comes from here or from storeDataFrom.
- */
-export function emptyStoreData(): SessionStoreData {
-  return Object.create(null) as SessionStoreData
-}
-
-/** A null-prototype copy of parsed entries (JSON.parse and Object.fromEntries give plain objects). */
-export function storeDataFrom(entries: Iterable<readonly [string, unknown]> | object): SessionStoreData {
-  const out = emptyStoreData() as Record<string, unknown>
-  // Assignment into a null-prototype object makes `__proto__` an ordinary own key, as JSON.parse itself does.
-  for (const [k, v] of Symbol.iterator in entries ? (entries as Iterable<readonly [string, unknown]>) : Object.entries(entries)) out[k] = v
-  return out as SessionStoreData
 }
 
 /** Parse sessions.json text; an unparseable or non-object file is a CorruptFileError, never an empty store. */
@@ -121,6 +83,9 @@ export function parseStoreText(text: string, file: string): SessionStoreData {
  */
 export const MAX_WHOLE_INDEX_BYTES = 500 * 1024 * 1024
 
+/** Advice for a sessions.json path that is not a regular file. */
+const STORE_ADVICE = 'Point --store or session.store at a sessions.json file, or move this one out of the way (clawkit then sees no sessions).'
+
 export const STORE_FILE = {what: 'Session store', advice: STORE_ADVICE, maxBytes: MAX_WHOLE_INDEX_BYTES}
 
 /** EISDIR, EACCES, ENAMETOOLONG…: name the file and the reason instead of a bare errno message. */
@@ -142,8 +107,6 @@ export async function readStoreFile(file: string): Promise<{data: SessionStoreDa
   }
   return {data: parseStoreText(text, file), text, exists: true}
 }
-
-export {findEntryIn}
 
 /** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024

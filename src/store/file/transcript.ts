@@ -1,29 +1,28 @@
-// Transcript files: locate them from an index entry, read them whole or from the end, and append OpenClaw-style entries.
+// Transcript files of the JSON layout: locate them from an index entry, read them whole or from the end, and append
+// OpenClaw-style entries. What every backend says of lines and entries (parsing, header and entry tests, chaining,
+// safe ids) is in the store's root (lines.ts, entries.ts, session-id.ts).
 import fs from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import path from 'node:path'
 
-import {ClawkitError, fileError, UsageError} from '../../errors.js'
+import {ClawkitError, fileError} from '../../errors.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent} from '../fs-util.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
-import {openRegular, readRegularFile, regularFileSize, TRANSCRIPT_ADVICE} from '../../os/safe-open.js'
+import {openRegular, readRegularFile, regularFileSize} from '../../os/safe-open.js'
 import {transcriptTopicId} from '../session-key.js'
-import {
-  type BadLine,
-  CURRENT_TRANSCRIPT_VERSION,
-  type EntryBase,
-  type TranscriptEntry,
-  type TranscriptHeader,
-} from '../transcript-types.js'
-import {isBlankLine, linesFromEnd, type ParsedLine, parseLine, preview, readFirstLine, type ReadStats, textLines} from './line-reader.js'
-import {newEntryId} from '../random-id.js'
+import {chainEntries, isEntry, isHeader} from '../entries.js'
+import {isBlankLine, type ParsedLine, parseLine, preview} from '../lines.js'
+import {badEntrySessionId, isSafeSessionId, transcriptFileName} from '../session-id.js'
+import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import {ENTRY_IDS_SINCE, headerVersion, migrateEntries} from '../transcript-migrations.js'
-import type {SessionEntry} from '../types.js'
+import type {AppendResult, NewEntry, ReadStats, SessionEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from '../types.js'
+import {linesFromEnd, readFirstLine, textLines} from './line-reader.js'
+
+/** Advice for a transcript path that is not a regular file. */
+const TRANSCRIPT_ADVICE = 'Move it out of the sessions directory (the session then reads as empty) or put the real transcript file in its place.'
 
 /** How transcripts are opened: regular files only (a FIFO would hang the read, a directory fail with a bare EISDIR). */
 export const TRANSCRIPT_FILE = {what: 'Transcript', advice: TRANSCRIPT_ADVICE}
-
-export const SAFE_SESSION_ID_RE = /^[a-z0-9][a-z0-9._-]{0,127}$/i
 
 /** Files beside transcripts that are never transcripts themselves (trajectory, checkpoints, archives, locks, backups). */
 const SIDE_FILE_RES = [
@@ -46,38 +45,6 @@ export function isTranscriptFileName(name: string): boolean {
   return name.endsWith('.jsonl') && !isSideFile(name)
 }
 
-export function isSafeSessionId(id: string): boolean {
-  return SAFE_SESSION_ID_RE.test(id.trim())
-}
-
-export function assertSafeSessionId(id: string): string {
-  const trimmed = id.trim()
-  if (!SAFE_SESSION_ID_RE.test(trimmed)) {
-    throw new UsageError(`Invalid session ID: ${JSON.stringify(id).slice(0, 140)}. Session ids are 1-128 characters of letters, digits, ".", "_" and "-", starting with a letter or digit.`, 'E_BAD_SESSION_ID')
-  }
-  return trimmed
-}
-
-/** `<sessionId>[-topic-<encoded topic>].jsonl`, OpenClaw's file name for a new transcript. */
-export function transcriptFileName(sessionId: string, topicId?: string | number): string {
-  const id = assertSafeSessionId(sessionId)
-  if (topicId === undefined || topicId === '') return `${id}.jsonl`
-  const topic = typeof topicId === 'number' ? String(topicId) : encodeURIComponent(topicId)
-  return `${id}-topic-${topic}.jsonl`
-}
-
-export type TranscriptLocation =
-  /** sessionFile resolved inside the sessions dir. */
-  | 'session-file'
-  /** sessionFile pointed elsewhere (a moved or copied state dir); the same file name exists locally and is used. */
-  | 'relocated'
-  /** No usable sessionFile: derived from sessionId (and topic). */
-  | 'derived'
-  /** A SQLite-era session: its events in the agent database (locator `<db path>#<sessionId>`). */
-  | 'sqlite'
-  /** A deleted or reset SQLite-era session kept whole in session_transcript_archives (`<db path>#archive/<name>`). */
-  | 'sqlite-archive'
-
 export interface ResolvedTranscript {
   path: string
   location: TranscriptLocation
@@ -99,11 +66,6 @@ function realpathOr(p: string): string {
   } catch {
     return p
   }
-}
-
-/** An index entry whose sessionId cannot name a transcript (every backend names transcripts after it). */
-export function badEntrySessionId(sessionId: string, key?: string): UsageError {
-  return new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
 }
 
 /**
@@ -167,41 +129,7 @@ function assertConfined(realDir: string, file: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Parsing
-
-export type {ParsedLine} from './line-reader.js'
-export {parseLine}
-
-export interface TranscriptReadResult {
-  file: string
-  header?: TranscriptHeader
-  /** Header version as stored (1 when absent). */
-  version: number
-  entries: TranscriptEntry[]
-  /** Raw JSONL text of each entry, parallel to `entries` (migrated v1 entries have none). */
-  rawLines: (string | undefined)[]
-  badLines: BadLine[]
-  /** Extra `type:"session"` lines after the first (pi's duplicate-header quirk); ignored. */
-  duplicateHeaders: number
-  /** The first parsed line was not a session header: pi treats the file as empty. */
-  badHeader: boolean
-  /** The file does not end with "\n" (a torn or hand-edited tail). */
-  missingFinalNewline: boolean
-  size: number
-  /** Tail reads: true when lines exist before the ones returned (with `exactPartial`: counted entries). */
-  partial: boolean
-}
-
-export function isHeader(v: unknown): v is TranscriptHeader {
-  return Boolean(v) && (v as {type?: unknown}).type === 'session' && typeof (v as {id?: unknown}).id === 'string'
-}
-
-export function isEntry(v: unknown): v is EntryBase {
-  const e = v as EntryBase
-  return typeof e?.type === 'string' && e.type !== 'session'
-}
-
-export {migrateEntries} from '../transcript-migrations.js'
+// Reading
 
 function buildResult(file: string, lines: ParsedLine[], size: number, missingFinalNewline: boolean, partial: boolean, header?: TranscriptHeader): TranscriptReadResult {
   const badLines: BadLine[] = []
@@ -279,27 +207,10 @@ export function parseTranscript(file: string, buf: Buffer): TranscriptReadResult
 
 const MAX_HEADER_BYTES = 1024 * 1024
 
-export type {ReadStats} from './line-reader.js'
-
 async function readHeaderLine(fh: FileHandle, size: number, stats?: ReadStats): Promise<{header?: TranscriptHeader; endOffset: number}> {
   const first = await readFirstLine(fh, size, MAX_HEADER_BYTES, stats)
   const parsed = parseLine(first.raw, 0, 1, !first.complete)
   return {header: isHeader(parsed.value) ? parsed.value : undefined, endOffset: first.endOffset}
-}
-
-export interface TailOptions {
-  /** Stop once this many entries accepted by `count` have been collected. */
-  limit: number
-  /** Which entries count toward the limit (default: every entry). */
-  count?: (e: TranscriptEntry) => boolean
-  /**
-   * Make `partial` exact: past the limit, read back over entries that do not count until one that does (partial) or
-   * the start of the file. Without it, any line before the window makes `partial` true. Lines before the window
-   * are judged by their leading `"type"` where they have one, so `count` may then see only an entry's type.
-   */
-  exactPartial?: boolean
-  /** Filled in with what the read cost (tests). */
-  stats?: ReadStats
 }
 
 /** `{"type":"<t>"` at the start of a line, as every JSONL writer of OpenClaw and pi lays entries out. */
@@ -376,15 +287,6 @@ async function tailTranscriptUnnamed(file: string, opts: TailOptions): Promise<T
 // ---------------------------------------------------------------------------------------------------------------
 // Writing
 
-export {newEntryId}
-
-export function makeHeader(sessionId: string, cwd: string, now = new Date()): TranscriptHeader {
-  return {type: 'session', version: CURRENT_TRANSCRIPT_VERSION, id: sessionId, timestamp: now.toISOString(), cwd}
-}
-
-/** An entry without the base fields; appendEntries fills id, parentId and timestamp. */
-export type NewEntry = {type: string; [k: string]: unknown}
-
 /** The session header of a transcript (its first line), or undefined when the first line is not one. */
 export async function readTranscriptHeader(file: string): Promise<TranscriptHeader | undefined> {
   const {fh, stat} = await openRegular(file, TRANSCRIPT_FILE)
@@ -404,11 +306,6 @@ export interface AppendOptions {
   now?: () => Date
 }
 
-export interface AppendResult {
-  entries: TranscriptEntry[]
-  created: boolean
-}
-
 /** The id of the last entry in the file (the leaf), read from the end. */
 export async function readLeafId(file: string): Promise<{leafId: string | null; ids: Set<string>; hasEntries: boolean; missingFinalNewline: boolean}> {
   try {
@@ -419,22 +316,6 @@ export async function readLeafId(file: string): Promise<{leafId: string | null; 
     if (isEnoent(error)) return {leafId: null, ids: new Set(), hasEntries: false, missingFinalNewline: false}
     throw error
   }
-}
-
-/**
- * Serialize entries in pi's field order (type, id, parentId, timestamp, then the rest) and chain them onto `leafId`.
- * Custom entries keep pi's literal order (type, customType, data, id, parentId, timestamp).
- */
-export function chainEntries(items: NewEntry[], leafId: string | null, ids: Set<string>, now: () => Date = () => new Date()): TranscriptEntry[] {
-  let parent = leafId
-  return items.map((item) => {
-    const id = newEntryId(ids)
-    const timestamp = now().toISOString()
-    const {type, ...rest} = item
-    const entry = type === 'custom' ? {type, ...rest, id, parentId: parent, timestamp} : {type, id, parentId: parent, timestamp, ...rest}
-    parent = id
-    return entry as TranscriptEntry
-  })
 }
 
 /**

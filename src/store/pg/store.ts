@@ -4,37 +4,14 @@
 // copy would be lost on the next sync (or worse, believed).
 import {ClawkitError, ExitCode} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
-import {emptyStoreData, findEntryIn} from '../file/store.js'
-import {idempotencyHitOf} from '../file/idempotency.js'
-import {isBlankLine} from '../file/line-reader.js'
 import {normalizeSessionKey} from '../session-key.js'
-import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../file/transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {
-  ContentCandidates,
-  RawLineFilter,
-  StatsOptions,
-  StoreStats,
-  TranscriptMark,
-  TranscriptSince,
-  AgentSession,
-  FoundEntry,
-  IdempotencyHit,
-  KeySession,
-  LockedTranscript,
-  ResetOptions,
-  ResetOutcome,
-  ResetPlan,
-  SessionEntry,
-  SessionStore,
-  SessionStoreData,
-  StoreRef,
-  TranscriptAppendOptions,
-  TranscriptLine,
-  TranscriptLockOptions,
-  TranscriptRef,
-  UpdateOptions,
-} from '../types.js'
+import type {AgentSession, AppendResult, ContentCandidates, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLocation, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import {emptyStoreData} from '../index-data.js'
+import {findEntryIn} from '../entry-lookup.js'
+import {idempotencyHitOf, isEntry} from '../entries.js'
+import {isBlankLine, parseLine} from '../lines.js'
+import {badEntrySessionId, isSafeSessionId} from '../session-id.js'
 
 /** A query on the fleet database; errors come back as one line without the password (FleetState.query). */
 export type PgQuery = <R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>

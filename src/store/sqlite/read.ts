@@ -2,11 +2,10 @@
 // session_nodes, and a transcript's last events read backwards by seq. Every function runs inside the caller's
 // BEGIN ... COMMIT (see snapshot()), so one read sees one WAL snapshot.
 import {ClawkitError, ExitCode} from '../../errors.js'
-import type {TranscriptReadResult} from '../file/transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {LineGrep} from '../grep.js'
-import type {RawLineFilter, SessionEntry, TranscriptLine} from '../types.js'
+import type {RawLineFilter, SessionEntry, TranscriptLine, TranscriptReadResult} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
 /** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (section 3.1 invariant 4). */

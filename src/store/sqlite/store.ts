@@ -7,37 +7,12 @@ import path from 'node:path'
 import {ClawkitError} from '../../errors.js'
 import {ChainMutexes} from '../chain-mutex.js'
 import {compileGrep} from '../grep.js'
-import {emptyStoreData} from '../file/store.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {openRegularSync} from '../../os/safe-open.js'
 import {sha256} from '../../util/hash.js'
 import {normalizeSessionKey} from '../session-key.js'
-import {type AppendResult, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../file/transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {
-  AgentSession,
-  FoundEntry,
-  IdempotencyHit,
-  KeySession,
-  LockedTranscript,
-  RawLineFilter,
-  ResetOptions,
-  ResetOutcome,
-  ResetPlan,
-  SessionEntry,
-  SessionStore,
-  SessionStoreData,
-  StatsOptions,
-  StoreRef,
-  StoreStats,
-  TranscriptAppendOptions,
-  TranscriptLine,
-  TranscriptLockOptions,
-  TranscriptMark,
-  TranscriptSince,
-  TranscriptRef,
-  UpdateOptions,
-} from '../types.js'
+import type {AgentSession, AppendResult, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {readSessionForContext} from './context.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
@@ -59,6 +34,8 @@ import {
   writeEntryChangesTx,
   type WriteWait,
 } from './write.js'
+import {emptyStoreData} from '../index-data.js'
+import {isHeader} from '../entries.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the

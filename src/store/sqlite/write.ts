@@ -33,12 +33,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {ClawkitError, ExitCode, NotFoundError} from '../../errors.js'
-import {processesHoldingFile} from '../lock.js'
 import {randomUUID} from '../random-id.js'
 import {resetClearedFields, resetEntry} from '../reset.js'
-import type {NewEntry} from '../file/transcript.js'
-import type {IdempotencyHit, SessionEntry, SessionStoreData} from '../types.js'
+import type {IdempotencyHit, NewEntry, SessionEntry, SessionStoreData} from '../types.js'
 import {BUSY_TIMEOUT_MS, eventText, isSqliteBusy, mapSqliteError, type OpenedDb, type SqlDatabase, type SqlValue} from './driver.js'
+import {isPidAlive, processesHoldingFile} from '../../os/process.js'
 
 /** The transcript header version OpenClaw 2026.9.6 writes for new sessions. */
 export const SQLITE_HEADER_VERSION = 4
@@ -872,16 +871,6 @@ function readPayload(file: string): {pid?: number; role?: string; port?: number}
   }
 }
 
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /**
  * Who owns the state dir, without touching OpenClaw's locks. OpenClaw holds `gateway.state.lock.sqlite` and
  * `gateway.<hash8>.lock.sqlite` with an exclusive SQLite transaction for the owner's whole life (sqlite-coordinator),
@@ -904,7 +893,7 @@ export function findStateOwner(stateDir: string): StateOwner | undefined {
     const payload = readPayload(lock.slice(0, -'.sqlite'.length))
     const holders = processesHoldingFile(lock)?.filter((pid) => pid !== process.pid)
     if (holders === undefined) {
-      if (payload?.pid !== undefined && payload.pid !== process.pid && pidAlive(payload.pid)) return {lock, pids: [payload.pid], role: payload.role, port: payload.port}
+      if (payload?.pid !== undefined && payload.pid !== process.pid && isPidAlive(payload.pid)) return {lock, pids: [payload.pid], role: payload.role, port: payload.port}
       continue
     }
     if (holders.length > 0) return {lock, pids: holders, role: payload?.role, port: payload?.port}

@@ -4,15 +4,9 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {buildSessionContext, COMPACTION_SUMMARY_PREFIX, toLlmMessages} from '../../../src/store/context.js'
-import {
-  appendEntries,
-  isTranscriptFileName,
-  makeHeader,
-  readTranscript,
-  resolveTranscriptPath,
-  tailTranscript,
-} from '../../../src/store/file/transcript.js'
+import {appendEntries, isTranscriptFileName, readTranscript, resolveTranscriptPath, tailTranscript} from '../../../src/store/file/transcript.js'
 import {COMPACTION, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {makeHeader} from '../../../src/store/entries.js'
 
 function fixtureTranscript(fixture: string, id: string): string {
   const state = copyFixture(fixture)

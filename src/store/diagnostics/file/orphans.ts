@@ -4,7 +4,7 @@ import {lookupContextWindow} from '../../../config/config.js'
 import {isEntryObject} from '../../file/index-scan.js'
 import {NotRegularFileError} from '../../../os/safe-open.js'
 import {buildExplicitSessionKey} from '../../session-key.js'
-import {isSafeSessionId, tailTranscript} from '../../file/transcript.js'
+import {tailTranscript} from '../../file/transcript.js'
 import type {SessionEntry} from '../../types.js'
 import {finiteNumber} from '../../../util/values.js'
 import {finding} from '../finding.js'
@@ -14,6 +14,7 @@ import {inspectTranscriptSync, type TranscriptInspection} from './transcript-sca
 import type {PlannedFinding} from '../types.js'
 import type {StoreContext} from '../context.js'
 import {notAFile} from './transcripts.js'
+import {isSafeSessionId} from '../../session-id.js'
 
 /** What the entry checks learned that the orphan checks need (file/entries.ts). */
 export interface IndexFacts {

@@ -5,10 +5,10 @@ import path from 'node:path'
 
 import {fileError} from '../../../errors.js'
 import {startsWithBom, UTF8_BOM} from '../../../text/bom.js'
-import {emptyStoreData, parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../../file/store.js'
+import {parseStoreText, readStoreFile, serializeStore, STORE_FILE} from '../../file/store.js'
 import {archiveTimestamp, writeFileAtomic} from '../../fs-util.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, reclaimStaleLock, withLock} from '../../lock.js'
-import {isBlankLine, lineRanges, parseLine} from '../../file/line-reader.js'
+import {lineRanges} from '../../file/line-reader.js'
 import {readRegularFile} from '../../../os/safe-open.js'
 import {TRANSCRIPT_FILE} from '../../file/transcript.js'
 import {CURRENT_TRANSCRIPT_VERSION} from '../../transcript-types.js'
@@ -17,6 +17,8 @@ import type {SessionStoreData} from '../../types.js'
 import {liveStore} from './live.js'
 import {inspectTranscript} from './transcript-scan.js'
 import type {LiveStore} from '../types.js'
+import {emptyStoreData} from '../../index-data.js'
+import {isBlankLine, parseLine} from '../../lines.js'
 
 /** `sessions.json.bak.<ms>`, OpenClaw's rotation name, never overwriting an existing backup. */
 export function storeBackupPath(storePath: string, now = Date.now()): string {

@@ -4,14 +4,16 @@ import path from 'node:path'
 
 import {CorruptFileError} from '../../../errors.js'
 import {startsWithBom} from '../../../text/bom.js'
-import {parseStoreText, STORE_FILE, storeDataFrom} from '../../file/store.js'
+import {parseStoreText, STORE_FILE} from '../../file/store.js'
 import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../../file/index-scan.js'
 import {LOCK_SCRATCH_RE} from '../../lock.js'
 import {openRegularSync, readRegularFileSync} from '../../../os/safe-open.js'
 import {transcriptTopicId} from '../../session-key.js'
 import type {OpenClawState} from '../../state.js'
-import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../../file/transcript.js'
+import {isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../../file/transcript.js'
 import type {SessionEntry, SessionStoreData} from '../../types.js'
+import {storeDataFrom} from '../../index-data.js'
+import {isSafeSessionId} from '../../session-id.js'
 
 export interface FileInfo {
   name: string

@@ -2,8 +2,9 @@
 import fs from 'node:fs'
 
 import {openRegularSync} from '../../../os/safe-open.js'
-import {parseLine, textLines} from '../../file/line-reader.js'
+import {textLines} from '../../file/line-reader.js'
 import {TRANSCRIPT_FILE} from '../../file/transcript.js'
+import {parseLine} from '../../lines.js'
 
 /** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
 export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024
