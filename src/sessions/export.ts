@@ -1,5 +1,5 @@
 // `sessions export`: a session (or every session of its key) as Markdown, one self-contained HTML page, or the JSONL as
-// stored. Transcripts are streamed line by line through the store (SessionStore.readLines) and written as they are
+// stored. Transcripts are streamed line by line through the store (SessionReader.readLines) and written as they are
 // rendered, so a 1 GiB transcript is never held in memory. Nothing written leaves without the config's credentials
 // removed (redactKnownSecrets); --redact also masks credential-shaped strings (text/redact.ts PATTERNS).
 import fs from 'node:fs'
@@ -8,9 +8,9 @@ import path from 'node:path'
 
 import {UsageError} from '../errors.js'
 import {secretRedactor, textRedactor} from '../text/redact.js'
-import type {OpenClawState} from '../store/state.js'
+import type {ReadableState} from '../store/state.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
-import type {SessionStore} from '../store/types.js'
+import type {SessionReader} from '../store/types.js'
 import {localTime} from './format.js'
 import {type HistoryEntry, toHistoryEntry} from './history.js'
 import {isHistoryMessage} from './messages.js'
@@ -172,7 +172,7 @@ async function fileSink(file: string, force: boolean): Promise<Sink> {
 interface ExportWhat {
   key: string | null
   agentId: string
-  store: SessionStore
+  store: SessionReader
   model?: string
   sessions: ReadSession[]
   archived?: ArchivedSessionInfo
@@ -182,7 +182,7 @@ interface ExportWhat {
  * The key and the sessions to export: the current one, or every one the key has had. The sessionId of an archived
  * session exports that archive (resolveForReading has the order), or with --include-archived its key's whole lineage.
  */
-async function sessionsToExport(state: OpenClawState, target: string, opts: ExportOptions): Promise<ExportWhat> {
+async function sessionsToExport(state: ReadableState, target: string, opts: ExportOptions): Promise<ExportWhat> {
   if (opts.includeArchived) {
     const l = await keyLineage(state, target, {agent: opts.agent})
     const entry = l.key === null ? undefined : (await l.store.findEntry(l.key))?.entry
@@ -213,7 +213,7 @@ function modelOf(e: {model?: string; modelProvider?: string} | undefined): strin
   return e.modelProvider ? `${e.modelProvider}/${e.model}` : e.model
 }
 
-export async function exportSession(state: OpenClawState, target: string, opts: ExportOptions): Promise<SessionsExportResult> {
+export async function exportSession(state: ReadableState, target: string, opts: ExportOptions): Promise<SessionsExportResult> {
   const what = await sessionsToExport(state, target, opts)
   const clean = opts.redact ? textRedactor() : secretRedactor()
   const perSession = opts.format === 'jsonl' && opts.includeArchived && opts.out !== undefined && fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()
@@ -271,7 +271,7 @@ export async function exportSession(state: OpenClawState, target: string, opts: 
 }
 
 /** The lines as stored, one per line, secrets removed: a line whose value holds none is byte for byte the original. */
-async function writeJsonl(store: SessionStore, s: ReadSession, sink: Sink, clean: (s: string) => string): Promise<number> {
+async function writeJsonl(store: SessionReader, s: ReadSession, sink: Sink, clean: (s: string) => string): Promise<number> {
   if (!s.transcript.exists) return 0
   let n = 0
   for await (const l of store.readLines(s.transcript)) {
@@ -307,7 +307,7 @@ abstract class Doc {
   protected abstract sessionHead(s: ReadSession): string
   protected abstract entry(e: HistoryEntry): string
 
-  async session(store: SessionStore, s: ReadSession, heads: boolean): Promise<number> {
+  async session(store: SessionReader, s: ReadSession, heads: boolean): Promise<number> {
     if (heads) await this.sink.write(this.sessionHead(s))
     let n = 0
     if (!s.transcript.exists) return 0

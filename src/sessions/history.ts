@@ -1,5 +1,5 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
-import type {OpenClawState} from '../store/state.js'
+import type {ReadableState} from '../store/state.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionWhere, TranscriptLocation, TranscriptReadResult} from '../store/types.js'
 import {keyLineage} from './lineage.js'
@@ -152,7 +152,7 @@ function windowOf(tail: TranscriptReadResult, limit: number): {start: number; tr
   return {start, truncated: tail.partial || tail.entries.slice(0, start).some(isHistoryMessage)}
 }
 
-async function archivedHistory(state: OpenClawState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
+async function archivedHistory(state: ReadableState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
   const l = await keyLineage(state, target, {agent: opts.agent})
   const current = l.sessions.at(-1)!
   // Newest session first, each read from its end, until --limit messages are in hand: older ones are never opened.
@@ -207,7 +207,7 @@ async function archivedHistory(state: OpenClawState, target: string, opts: Histo
   return result
 }
 
-export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
+export async function sessionHistory(state: ReadableState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
   if (opts.includeArchived) return archivedHistory(state, target, opts, limit)
   // A key, a current sessionId, then an archived sessionId (resolveForReading): an archive is read like a live transcript.

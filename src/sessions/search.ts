@@ -5,8 +5,8 @@
 import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import {normalizeSessionKey} from '../store/session-key.js'
-import type {OpenClawState} from '../store/state.js'
-import type {AgentSession, RawLineFilter, SessionStore, SessionWhere, TranscriptLine} from '../store/types.js'
+import type {ReadableState} from '../store/state.js'
+import type {AgentSession, RawLineFilter, SessionReader, SessionWhere, TranscriptLine} from '../store/types.js'
 import {requiredLiterals} from './regex-literals.js'
 import {parseWhen} from './usage.js'
 
@@ -303,7 +303,7 @@ function snippetOf(text: string, all: SearchMatch[]): {snippet: string; matches:
 interface Target {
   host?: string
   agentId: string
-  store: SessionStore
+  store: SessionReader
   session: AgentSession
   /** Its candidate lines, when the store's content index handed them over (contentCandidates). */
   lines?: TranscriptLine[]
@@ -317,7 +317,7 @@ function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: numb
   return (a.host ?? '').localeCompare(b.host ?? '') || a.agentId.localeCompare(b.agentId) || a.sessionId.localeCompare(b.sessionId) || b.line - a.line || a.order - b.order
 }
 
-export async function sessionsSearch(state: OpenClawState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
+export async function sessionsSearch(state: ReadableState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
   const {narrowed: _n, ...result} = await searchOver([{state, agents}], pattern, opts)
@@ -327,9 +327,9 @@ export async function sessionsSearch(state: OpenClawState, pattern: string, opts
 /**
  * `sessions search --store-url`: the same search over hosts of the fleet replica (every agent of each unless --agent),
  * hits tagged with their host. The replica's own index on the searched text may narrow which transcripts are read
- * (`SessionStore.contentCandidates`); every candidate is still checked by the same matcher, so hits are a scan's.
+ * (`SessionReader.contentCandidates`); every candidate is still checked by the same matcher, so hits are a scan's.
  */
-export async function fleetSearch(hosts: readonly {host: string; state: OpenClawState}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult> {
+export async function fleetSearch(hosts: readonly {host: string; state: ReadableState}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const sources = hosts.map(({host, state}) => ({host, state, agents: opts.agent ? state.allAgentIds().filter((id) => id === normalizeAgentId(opts.agent!)) : state.allAgentIds()}))
   if (opts.agent && sources.every((s) => s.agents.length === 0)) throw new UsageError(`Unknown agent id "${opts.agent}": no host read in the fleet replica has it.`, 'E_UNKNOWN_AGENT')
@@ -337,7 +337,7 @@ export async function fleetSearch(hosts: readonly {host: string; state: OpenClaw
   return {...result, hosts: hosts.map((h) => h.host), replicaIndex: narrowed ? 'pg_trgm' : 'none'}
 }
 
-async function searchOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult & {narrowed: boolean}> {
+async function searchOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult & {narrowed: boolean}> {
   const now = opts.now ?? new Date()
   const role = opts.role as SearchRole | undefined
   if (role !== undefined && !SEARCH_ROLES.includes(role)) throw new UsageError(`--role "${opts.role}" is not one of ${SEARCH_ROLES.join(', ')}`, 'E_BAD_FLAG')
@@ -362,7 +362,7 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
-    const candidates = !opts.scan && matcher.filter && store.contentCandidates ? await store.contentCandidates(matcher.filter, SEARCH_TEXT_VERSION) : undefined
+    const candidates = !opts.scan && matcher.filter && store.capabilities.contentIndex ? await store.contentCandidates(matcher.filter, SEARCH_TEXT_VERSION) : undefined
     if (candidates) narrowed = true
     for (const session of await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue
@@ -432,7 +432,7 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
       engines.get(t.agentId)!.scan++
       return
     }
-    const indexed = tokens && t.store.indexedLines ? await t.store.indexedLines(t.session.transcript, tokens) : undefined
+    const indexed = tokens && t.store.capabilities.fullText ? await t.store.indexedLines(t.session.transcript, tokens) : undefined
     if (indexed) {
       for (const l of indexed) searchLine(t, l)
       engines.get(t.agentId)!.fts++

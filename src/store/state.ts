@@ -22,7 +22,7 @@ import {FileSessionStore} from './file/store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
 import {assertNoGatewayOwner} from './sqlite/write.js'
 import {resolveStorePath} from './store-path.js'
-import type {SessionStore, StoreRef} from './types.js'
+import type {SessionReader, SessionStore, StoreRef} from './types.js'
 
 export interface OpenStateOptions {
   stateDir?: string
@@ -40,7 +40,30 @@ export interface OpenStateOptions {
   storeFactory?: (ref: StoreRef) => SessionStore
 }
 
-export class OpenClawState {
+/**
+ * A state dir as the reading cores (list rows, history, lineage, export, usage, search) see it: its config, its agents
+ * and each agent's store as a SessionReader. OpenClawState is one; so is each host of the fleet replica
+ * (fleet/state.ts FleetHostState), whose stores have no writes, so a writing core cannot be handed one.
+ */
+export interface ReadableState {
+  readonly config: OpenClawConfig
+  /** The agent a command works on when none is named. */
+  readonly activeAgentId: string
+  /** Fails when a state dir the user named does not exist. */
+  requireStateDir(): void
+  /** Every agent there is (configured or found). */
+  allAgentIds(): string[]
+  /** A user-supplied agent id, validated against allAgentIds (a usage error otherwise). */
+  requireAgent(raw: string): string
+  /** Where the agent's sessions are read from (its database in the SQLite era, else its sessions.json). */
+  sessionStoreRef(agentId: string): StoreRef
+  /** Whether a ref names a SQLite-era store (rows are then built the SQLite era's way). */
+  isSqliteRef(ref: StoreRef): boolean
+  store(agentId: string): SessionReader
+  storeFor(ref: StoreRef): SessionReader
+}
+
+export class OpenClawState implements ReadableState {
   readonly stateDir: string
   readonly stateDirSource: StateDirSource | 'clawkit-settings'
   readonly stateDirReason: string

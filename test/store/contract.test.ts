@@ -15,6 +15,7 @@ import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'
 import {transcriptLines} from '../support/state-files.js'
 import {storeDataFrom} from '../../src/store/index-data.js'
+import {appendTo} from '../../src/store/append.js'
 
 const MAIN = 'agent:main:main'
 const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
@@ -179,9 +180,9 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
   it('appends with OpenClaw ids and parent chain: a new transcript starts with the header, later appends chain onto the leaf', async () => {
     const {store, linesAt} = make()
     const t = store.transcriptOf({sessionId: 'new-session'}, 'agent:main:new')
-    await expect(store.append(t, [{type: 'custom', customType: 'x', data: {}}])).rejects.toThrow(/header/)
+    await expect(appendTo(store, t, [{type: 'custom', customType: 'x', data: {}}])).rejects.toThrow(/header/)
     const header = {type: 'session' as const, version: 3, id: 'new-session', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w'}
-    const first = await store.append(t, [{type: 'message', message: {role: 'user', content: 'hi', timestamp: 1}}, {type: 'custom', customType: 'x', data: {a: 1}}], {header})
+    const first = await appendTo(store, t, [{type: 'message', message: {role: 'user', content: 'hi', timestamp: 1}}, {type: 'custom', customType: 'x', data: {a: 1}}], {header})
     expect(first.created).toBe(true)
     expect(first.entries[0].id).toMatch(/^[0-9a-f]{8}$/)
     expect(first.entries[0].parentId).toBeNull()
@@ -204,7 +205,7 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
   it('finds a message by its idempotency key, with or without the lock; none in a missing transcript', async () => {
     const {store} = make()
     const t = store.transcriptOf((await store.findEntry(EXPLICIT))!.entry, EXPLICIT)
-    const res = await store.append(t, [{type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'sent'}], idempotencyKey: 'k-1', openclawMessageMeta: {channel: 'slack'}}}])
+    const res = await appendTo(store, t, [{type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'sent'}], idempotencyKey: 'k-1', openclawMessageMeta: {channel: 'slack'}}}])
     expect(await store.findIdempotencyKey(t, 'k-1')).toEqual({entryId: res.entries[0].id, meta: {channel: 'slack'}})
     expect(await store.withTranscript(t, (tx) => tx.findIdempotencyKey('k-1'))).toEqual({entryId: res.entries[0].id, meta: {channel: 'slack'}})
     expect(await store.findIdempotencyKey(t, 'k-2')).toBeUndefined()
@@ -253,7 +254,7 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     const {store, linesAt} = make()
     const first = await store.reset(MAIN, {now: new Date('2026-12-01T10:00:00.000Z'), cwd: '/w'})
     const mid = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    await store.append(mid, [{type: 'message', message: {role: 'user', content: 'between the resets', timestamp: 1}}])
+    await appendTo(store, mid, [{type: 'message', message: {role: 'user', content: 'between the resets', timestamp: 1}}])
     const second = await store.reset(MAIN, {now: new Date('2026-12-02T10:00:00.000Z'), cwd: '/w'})
     const lineage = await store.sessionsOf(MAIN)
     expect(lineage.map((s) => [s.sessionId, s.where, s.ended])).toEqual([
@@ -380,7 +381,7 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(again.lines).toEqual([])
     expect(again.since.rewritten).toBe(false)
 
-    await store.append(t, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
+    await appendTo(store, t, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
     const next = await read(again.mark)
     expect(next.since.rewritten).toBe(false)
     expect(next.lines.map((l) => l.line)).toEqual([stored.length + 1])

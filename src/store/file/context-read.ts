@@ -19,7 +19,7 @@ import {pathToLeaf} from '../context.js'
 import {readRegularFileSync} from '../../os/safe-open.js'
 import {lineRanges} from './line-reader.js'
 import {parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
-import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry, type TranscriptHeader} from '../transcript-types.js'
+import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry} from '../transcript-types.js'
 import {parseLine} from '../lines.js'
 import {isEntry, isHeader} from '../entries.js'
 

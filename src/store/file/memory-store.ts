@@ -6,7 +6,7 @@ import {compileGrep} from '../grep.js'
 import {sha256} from '../../util/hash.js'
 
 import {pathToLeaf} from '../context.js'
-import {findEntryIn} from '../entry-lookup.js'
+import {entriesWithSessionId, findEntryIn} from '../entry-lookup.js'
 import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
 import {transcriptTopicId} from '../session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
@@ -33,6 +33,7 @@ export interface MemoryStoreOptions {
 
 export class MemorySessionStore implements SessionStore {
   readonly ref: StoreRef
+  readonly capabilities = {fullText: false, contentIndex: false}
   private index: SessionStoreData | undefined
   /** Locator → header and entries, in order. */
   private readonly transcripts = new Map<string, object[]>()
@@ -68,6 +69,10 @@ export class MemorySessionStore implements SessionStore {
 
   async findEntry(key: string): Promise<FoundEntry | undefined> {
     return findEntryIn(await this.read(), key)
+  }
+
+  async findBySessionId(sessionId: string): Promise<FoundEntry[]> {
+    return entriesWithSessionId(await this.read(), sessionId)
   }
 
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
@@ -186,10 +191,6 @@ export class MemorySessionStore implements SessionStore {
     return {entries, created}
   }
 
-  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions = {}): Promise<AppendResult> {
-    return this.withTranscript(t, (tx) => tx.append(items, opts))
-  }
-
   async findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {
     for (const line of this.transcripts.get(t.locator) ?? []) {
       const hit = idempotencyHitOf(line, key)
@@ -286,6 +287,14 @@ export class MemorySessionStore implements SessionStore {
       done = true
     }
     return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size} : {})})}
+  }
+
+  async indexedLines(): Promise<undefined> {
+    return undefined
+  }
+
+  async contentCandidates(): Promise<undefined> {
+    return undefined
   }
 
   private resetBackend(): ResetBackend {

@@ -7,7 +7,7 @@ import path from 'node:path'
 import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../../errors.js'
 import {stripBom} from '../../text/bom.js'
 import {readTranscriptForContext} from './context-read.js'
-import {findEntryIn} from '../entry-lookup.js'
+import {entriesWithSessionId, findEntryIn} from '../entry-lookup.js'
 import {emptyStoreData} from '../index-data.js'
 import {SqliteStoreError} from '../era.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from '../fs-util.js'
@@ -23,7 +23,7 @@ import {readTranscriptHeaderSync} from './header-sync.js'
 import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isTranscriptFileName, resolveTranscriptPath, tailTranscript, TRANSCRIPT_FILE} from './transcript.js'
 import {statsOfIndex} from './stats.js'
-import type {AgentSession, AppendResult, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {isSafeSessionId, transcriptFileName} from '../session-id.js'
 
 /**
@@ -118,6 +118,8 @@ export interface FileStoreOptions {
 
 export class FileSessionStore implements SessionStore {
   readonly ref: StoreRef
+  /** The JSON layout keeps no index of its own beyond sessions.json: search reads the transcripts. */
+  readonly capabilities = {fullText: false, contentIndex: false}
   private readonly opts: FileStoreOptions
 
   constructor(ref: StoreRef, opts: FileStoreOptions = {}) {
@@ -160,6 +162,11 @@ export class FileSessionStore implements SessionStore {
       await fh.close()
     }
     return findEntryIn(parseStoreText(text, this.ref.path), key)
+  }
+
+  /** Read whole: sessions.json keeps no index of session ids. */
+  async findBySessionId(sessionId: string): Promise<FoundEntry[]> {
+    return entriesWithSessionId(await this.read(), sessionId)
   }
 
   /** A large index entry by entry, in chunks (src/store/file/index-scan.ts): 10 000 real entries make a ~170 MB index. */
@@ -281,10 +288,6 @@ export class FileSessionStore implements SessionStore {
     return withLock(file, () => fn(tx), {timeoutMs: opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, signal: opts.signal, onWait: opts.onWait})
   }
 
-  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions & {lockTimeoutMs?: number} = {}): Promise<AppendResult> {
-    return this.withTranscript(t, (tx) => tx.append(items, opts), {timeoutMs: opts.lockTimeoutMs})
-  }
-
   findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {
     return findIdempotencyKey(t.locator, key)
   }
@@ -343,6 +346,14 @@ export class FileSessionStore implements SessionStore {
 
   readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
     return readTranscriptSince(t.locator, mark)
+  }
+
+  async indexedLines(): Promise<undefined> {
+    return undefined
+  }
+
+  async contentCandidates(): Promise<undefined> {
+    return undefined
   }
 
   private resetBackend(): ResetBackend {

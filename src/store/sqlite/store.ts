@@ -12,7 +12,7 @@ import {openRegularSync} from '../../os/safe-open.js'
 import {sha256} from '../../util/hash.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {AgentSession, AppendResult, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {readSessionForContext} from './context.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
@@ -68,6 +68,8 @@ const ENTRY_PAGE = 256
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
   readonly ref: StoreRef
+  /** OpenClaw's FTS5 table answers indexedLines; there is no content index over the whole agent. */
+  readonly capabilities = {fullText: true, contentIndex: false}
   private opened?: OpenedDb
   private readonly checkAgent: boolean
 
@@ -287,6 +289,10 @@ export class SqliteSessionStore implements SessionStore {
       if (!page.more) return
       after = page.last
     }
+  }
+
+  async contentCandidates(): Promise<undefined> {
+    return undefined
   }
 
   /** OpenClaw's FTS5 index, where its projection covers the whole session (read.ts ftsEventLines). */
@@ -517,10 +523,6 @@ export class SqliteSessionStore implements SessionStore {
       },
       opts,
     )
-  }
-
-  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions & {lockTimeoutMs?: number} = {}): Promise<AppendResult> {
-    return this.withTranscript(t, (tx) => tx.append(items, opts))
   }
 
   async findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {

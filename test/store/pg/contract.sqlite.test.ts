@@ -5,7 +5,7 @@ import {afterAll, beforeAll, expect, it} from 'vitest'
 import {FleetState} from '../../../src/fleet/state.js'
 import {OpenClawState} from '../../../src/store/state.js'
 import type {TranscriptEntry} from '../../../src/store/transcript-types.js'
-import type {KeySession, SessionStore, TranscriptLine} from '../../../src/store/types.js'
+import type {KeySession, SessionReader, TranscriptLine} from '../../../src/store/types.js'
 import {baseEnv, copyFixture, runCli, tempDir} from '../../support/cli.js'
 import {seedHost} from '../../support/fleet-seed.js'
 import {describePg, usePg} from '../../support/postgres.js'
@@ -13,7 +13,7 @@ import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
 
 const comparable = (s: Omit<KeySession, 'foundBy'> & {foundBy: string; key?: string | null}) => ({sessionId: s.sessionId, where: s.where, ended: s.ended, endedAt: s.endedAt, foundBy: s.foundBy, exists: s.transcript.exists, ...('key' in s ? {key: s.key} : {})})
 
-async function lines(store: SessionStore, t: KeySession['transcript']): Promise<TranscriptLine[]> {
+async function lines(store: SessionReader, t: KeySession['transcript']): Promise<TranscriptLine[]> {
   const out: TranscriptLine[] = []
   for await (const l of store.readLines(t)) out.push(l)
   return out

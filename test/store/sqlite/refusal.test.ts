@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 
 import {OpenClawState} from '../../../src/store/state.js'
 import {copyFixture, TWO_AGENTS} from '../../support/cli.js'
+import {appendTo} from '../../../src/store/append.js'
 
 /** The two-agents fixture with agent main migrated: its database exists beside the legacy sessions dir. */
 function migratedState(): string {
@@ -29,7 +30,7 @@ describe('FileSessionStore of a SQLite-era agent', () => {
     const before = listing(sessions)
     const t = s.transcriptOf({sessionId: 'abc12345-0000-4000-8000-000000000001'}, 'agent:main:explicit:abc')
     const msg = {type: 'message', message: {role: 'user', content: 'hi'}}
-    await expect(s.append(t, [msg])).rejects.toMatchObject({code: 'E_SQLITE_STORE'})
+    await expect(appendTo(s, t, [msg])).rejects.toMatchObject({code: 'E_SQLITE_STORE'})
     await expect(s.withTranscript(t, (tx) => tx.append([msg]))).rejects.toMatchObject({code: 'E_SQLITE_STORE'})
     await expect(s.withTranscript(t, (tx) => tx.write([msg]))).rejects.toMatchObject({code: 'E_SQLITE_STORE'})
     await expect(s.reset('agent:main:main', {now: new Date(), cwd: state})).rejects.toMatchObject({code: 'E_SQLITE_STORE'})
@@ -41,7 +42,7 @@ describe('FileSessionStore of a SQLite-era agent', () => {
     const s = OpenClawState.open({stateDir: state, ignoreSettings: true}).store('work')
     const hit = await s.findEntry('agent:work:main')
     const t = s.transcriptOf(hit!.entry, 'agent:work:main')
-    await s.append(t, [{type: 'message', message: {role: 'user', content: 'hi'}}])
+    await appendTo(s, t, [{type: 'message', message: {role: 'user', content: 'hi'}}])
     expect(fs.readFileSync(t.locator, 'utf8')).toContain('"content":"hi"')
   })
 })
