@@ -2,7 +2,8 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
-import {FleetState} from '../fleet/state.js'
+import {requireStoreUrlFor} from '../fleet/flags.js'
+import {FleetState, type FleetHostState} from '../fleet/state.js'
 import {stripAnsi} from '../render/ansi.js'
 import {redactDeep, redactText} from '../text/redact.js'
 import {printable, printableLines} from '../render/safe.js'
@@ -11,6 +12,9 @@ import {OpenClawState} from '../store/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** The fleet flags of the read commands (fleet/flags.ts), as the base command reads them. */
+type FleetReadFlags = {'store-url'?: string; host?: string; 'all-hosts'?: boolean}
 
 /** The `--json` error document: `{"error": {code, message, exitCode, suggestions?}}` on stdout. */
 export interface ErrorEnvelope {
@@ -79,13 +83,38 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * The fleet replica named by --store-url, connected for the command (closed at its end). A state dir flag beside it
    * would be ignored, so it is refused: the user meant one or the other.
    */
-  protected async openFleet(url: string): Promise<FleetState> {
+  private async openFleet(url: string): Promise<FleetState> {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
     const local = f['state-dir'] !== undefined ? '--state-dir' : f.profile !== undefined ? '--profile' : f.dev ? '--dev' : undefined
     if (local) throw new UsageError(`--store-url reads the fleet replica; ${local} names a local state dir: give one or the other`, 'E_FLAG_CONFLICT')
     const fleet = await FleetState.open(url.trim())
     this.fleets.push(fleet)
     return fleet
+  }
+
+  /**
+   * The fleet replica a read command was pointed at with --store-url, connected; undefined for the local store. The
+   * fleet flags are checked first (--host or --all-hosts without --store-url is a usage error).
+   */
+  protected async fleetFromFlags(): Promise<FleetState | undefined> {
+    const f = this.flags as FleetReadFlags
+    requireStoreUrlFor(f)
+    return f['store-url'] ? this.openFleet(f['store-url']) : undefined
+  }
+
+  /** With --store-url: the hosts a fleet-wide read covers (--host, else every host that has synced). */
+  protected async fleetHostsFromFlags(): Promise<{host: string; state: FleetHostState}[] | undefined> {
+    const fleet = await this.fleetFromFlags()
+    const f = this.flags as FleetReadFlags
+    return fleet?.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state}))
+  }
+
+  /** With --store-url: the one host a single-session read means (--host, the only host, else where `target` resolves). */
+  protected async fleetHostFor(target: string): Promise<FleetHostState | undefined> {
+    const fleet = await this.fleetFromFlags()
+    if (!fleet) return undefined
+    const f = this.flags as FleetReadFlags & {agent?: string}
+    return (await import('../fleet/pick.js')).pickHost(fleet, {host: f.host, agent: f.agent}, target)
   }
 
   /**

@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {colorEnabled} from '../render/color.js'
 import {terminalWidth} from '../render/fit.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../fleet/flags.js'
+import {hostFlags, storeUrlFlag} from '../fleet/flags.js'
 import type {FleetStatusResult} from '../fleet/status.js'
 import {getStatus, type StatusResult} from '../status/status.js'
 import {renderFleetStatus, renderStatus} from '../render/status.js'
@@ -28,10 +28,10 @@ export default class Status extends BaseCommand<typeof Status> {
 
   async run(): Promise<StatusResult | FleetStatusResult> {
     const f = this.flags
-    requireStoreUrlFor(f)
-    if (f['store-url']) {
+    const replica = await this.fleetFromFlags()
+    if (replica) {
       const {fleetStatus} = await import('../fleet/status.js')
-      const fleet = await fleetStatus(await this.openFleet(f['store-url']), {host: f.host})
+      const fleet = await fleetStatus(replica, {host: f.host})
       if (!this.jsonEnabled()) process.stdout.write(renderFleetStatus(fleet, colorEnabled()))
       return fleet
     }

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {positiveIntegerFlag} from '../../flags.js'
 import {sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 import {renderHistory} from '../../render/sessions/history.js'
@@ -41,15 +41,9 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
       throw new UsageError('Give the session once: either as an argument or with --session', 'E_FLAG_CONFLICT')
     }
     const limit = positiveIntegerFlag('--limit', this.flags.limit, {example: 10}) as number
-    requireStoreUrlFor(this.flags)
+    const host = await this.fleetHostFor(target)
     const opts = {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']}
-    let result: SessionsHistoryResult
-    if (this.flags['store-url']) {
-      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(this.flags['store-url']), {host: this.flags.host, agent: this.flags.agent}, target)
-      result = {host: host.host, ...(await sessionHistory(host, target, opts))}
-    } else {
-      result = await sessionHistory(this.openState(), target, opts)
-    }
+    const result: SessionsHistoryResult = host ? {host: host.host, ...(await sessionHistory(host, target, opts))} : await sessionHistory(this.openState(), target, opts)
     if (!this.jsonEnabled()) {
       if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
       else process.stdout.write(renderHistory(result))

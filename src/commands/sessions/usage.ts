@@ -2,7 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
 import {renderUsage} from '../../render/sessions/usage.js'
 
@@ -33,15 +33,9 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
 
   async run(): Promise<SessionsUsageResult> {
     const f = this.flags
-    requireStoreUrlFor(f)
+    const hosts = await this.fleetHostsFromFlags()
     const opts = {by: f.by, since: f.since, until: f.until, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
-    let result: SessionsUsageResult
-    if (f['store-url']) {
-      const fleet = await this.openFleet(f['store-url'])
-      result = await fleetUsage(fleet.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state})), {...opts, prefixHost: f.host === undefined})
-    } else {
-      result = await sessionsUsage(this.openState(), opts)
-    }
+    const result: SessionsUsageResult = hosts ? await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined}) : await sessionsUsage(this.openState(), opts)
     if (!this.jsonEnabled()) process.stdout.write(await renderUsage(result, {bars: Boolean(process.stdout.isTTY)}))
     return result
   }
