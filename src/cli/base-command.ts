@@ -65,11 +65,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private readonly states: OpenClawState[] = []
 
-  /** Resolve the OpenClaw state dir and config from the global flags. */
-  protected openState(opts: {tolerateConfigError?: boolean} = {}): OpenClawState {
+  /**
+   * Resolve the OpenClaw state dir and config from the global flags. A state dir the user named must exist, for every
+   * command (exit 2, E_STATE_DIR_NOT_FOUND): a typo must not read as "no sessions" or "$0.0000". Only doctor, whose job
+   * is to report it, passes `allowMissing`.
+   */
+  protected openState(opts: {tolerateConfigError?: boolean; allowMissing?: boolean} = {}): OpenClawState {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
     const state = OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
     this.states.push(state)
+    if (!opts.allowMissing) state.requireStateDir()
     return state
   }
 
