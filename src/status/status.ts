@@ -73,7 +73,18 @@ export interface StatusResult {
   configPath: string
   configExists: boolean
   configError: string | null
-  agents: {defaultId: string; agents: AgentStatus[]; totalSessions: number; bootstrapPendingCount: number}
+  agents: {
+    defaultId: string
+    agents: AgentStatus[]
+    /** Sessions of the stores that could be read: those of `unreadable` agents are not in it. */
+    totalSessions: number
+    bootstrapPendingCount: number
+    /**
+     * Agents whose store could not be read (their `storeError`): their `sessionsCount` is 0 because nothing was
+     * counted, not because they have no sessions, and `totalSessions`, `sessions.count` and `recent` leave them out.
+     */
+    unreadable: string[]
+  }
   sessions: {
     paths: string[]
     count: number
@@ -207,7 +218,13 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     configPath: state.configPath,
     configExists: state.configExists,
     configError: state.configError ? state.configError.message : null,
-    agents: {defaultId: state.defaultAgentId, agents, totalSessions: count, bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length},
+    agents: {
+      defaultId: state.defaultAgentId,
+      agents,
+      totalSessions: count,
+      bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length,
+      unreadable: agents.filter((a) => a.storeError !== null).map((a) => a.id),
+    },
     sessions: {
       // The stores read: a SQLite-era agent's database, not its sessionsPath (the legacy location).
       paths: [...new Set(agents.map((a) => a.sqliteStore ?? a.sessionsPath))],
