@@ -179,7 +179,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   for (const id of agentIds) {
     const st = await agentStoreStats(state, scans, id, {recent: RECENT_LIMIT, allKeys: opts.allKeys})
     const agentCount = st.count
-    const agentRecent = st.top.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
+    const agentRecent = st.top.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now, c.era), c.entry))
     for (const c of st.top) pushTop(recentTop, c, RECENT_LIMIT)
     totals.files += st.transcripts.files
     totals.bytes += st.transcripts.bytes
@@ -208,7 +208,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   // default when nothing is configured, rather than "unknown".
   const defaultsRef = chooseModel(state.config, state.defaultAgentId)
   const defaultsCtx = finiteNumber(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
-  const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
+  const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now, c.era), c.entry))
   const newest = recent[0]
   const open = findings.filter((f) => !f.fixed)
   const gateway = await gatewayPromise
