@@ -1,6 +1,7 @@
 // `clawkit agent -m "..."`: one agent turn in an OpenClaw session, reply streamed to stdout.
 import {Flags} from '@oclif/core'
 
+import {keptInSession, ModelCallError} from '../agent/api-errors.js'
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
@@ -75,6 +76,8 @@ export default class Agent extends BaseCommand<typeof Agent> {
     let atLineStart = true
     let newCall = false
     const reply = createLineEscaper()
+    // The session the turn runs in, once chosen: a failed model call's error names it (the message is kept there).
+    let sessionKey: string | undefined
     try {
       let stored: {code: string; message: string; exitCode: number; suggestions?: string[]} | undefined
       const result = await runAgentTurn({
@@ -88,6 +91,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
         allowExec: f['allow-exec'],
         signal: controller.signal,
         onSession: (sel) => {
+          sessionKey = sel.key
           // Only a selector-less run says which session it picked; stderr, so --json stdout stays one document.
           const note = describeDefaultSession(sel, sel.defaultReason === 'clawkit-settings' ? settingsPath(state.env) : undefined)
           if (note) process.stderr.write(`${note}\n`)
@@ -113,6 +117,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
               atLineStart = d.endsWith('\n')
             },
       }).catch((error: unknown) => {
+        if (error instanceof ModelCallError && sessionKey !== undefined) throw keptInSession(error, sessionKey)
         // The turn is in the transcript but the index update failed: the reply is still the user's, in --json too.
         if (!(error instanceof TurnStoredError)) throw error
         stored = describeError(error)
