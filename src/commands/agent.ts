@@ -7,6 +7,7 @@ import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../cli/base-command.js'
+import {withHintContext} from '../cli/hint-context.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {createLineEscaper, printable} from '../render/safe.js'
@@ -142,7 +143,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
         // cannot be trusted, and the user must be told that nothing was sent rather than find out from the chat.
         if (f.deliver && !result.aborted) {
           const notSent = 'The reply was not delivered.'
-          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), 'it was not delivered because the session index is in an unknown state: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted']}
+          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), withHintContext('it was not delivered because the session index is in an unknown state: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted')]}
           doc.deliveryError = {code: 'E_NOT_DELIVERED', message: `${notSent} The turn is stored, but the session index could not be updated, so no delivery was attempted.`}
         }
         doc.error = stored

@@ -1,4 +1,5 @@
 // The human output of `clawkit status`: its result as text (the command chooses when to print it).
+import {hintInContext} from '../cli/hint-context.js'
 import {paint} from './color.js'
 import {keyCutter, renderFitted, wrapHanging} from './fit.js'
 import {printable} from './safe.js'
@@ -35,7 +36,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   }
   const more = (value: string) => (Number.isFinite(width) ? L.push(...wrapHanging(INDENT, INDENT, value, width)) : L.push(`${INDENT}${value}`))
   row('State dir', `${printable(s.stateDir)} (${printable(s.stateDirReason)})`)
-  row('Config', `${printable(s.configPath)}${s.configExists ? '' : ' (not found; defaults apply)'}${s.configError ? paint(color, 'red', ' (invalid: run clawkit doctor)') : ''}`)
+  row('Config', `${printable(s.configPath)}${s.configExists ? '' : ' (not found; defaults apply)'}${s.configError ? paint(color, 'red', hintInContext(' (invalid: run "clawkit doctor")')) : ''}`)
   // A store that could not be read counted nothing: its count is unknown, never 0 (nor "no activity").
   const unread = s.agents.unreadable
   const unreadNames = unread.map(printable).join(', ')
@@ -51,7 +52,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   row('Defaults', `model ${printable(s.sessions.defaults.model ?? 'unknown')} (${formatTokensK(s.sessions.defaults.contextTokens)} ctx)`)
   const d = s.doctor
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
-  row('Doctor', `${health} · cheap checks; run "clawkit doctor" for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
+  row('Doctor', `${health} · cheap checks; ${hintInContext('run "clawkit doctor"')} for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
   const g = s.gateway
   row('Gateway', g.reachable ? paint(color, 'yellow', `listening on ${g.host}:${g.port} (${g.connectLatencyMs} ms, port from ${g.portSource})`) : `not listening on ${g.host}:${g.port}: ${g.error} (port from ${g.portSource})`)
   if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))

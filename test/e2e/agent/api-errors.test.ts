@@ -28,7 +28,8 @@ describe('model API errors', () => {
       const error = jsonError(r)
       // The turn had begun: the message stays in the session with the error after it, and the error says so.
       expect(error).toMatchObject({code: c.code, message: `${c.message}. ${KEPT}`, exitCode: 1})
-      expect(error.suggestions).toEqual([SEE, ...(c.hint === undefined ? [] : [c.hint])])
+      // Each command the hint names carries the run's --state-dir (hint-context.ts).
+      expect(error.suggestions).toEqual([SEE.replaceAll('agent:main:main"', `agent:main:main --state-dir ${a.state}"`), ...(c.hint === undefined ? [] : [c.hint])])
       expect(a.mock.messageRequests()).toHaveLength(c.times)
 
       const last = transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1)
