@@ -1,6 +1,6 @@
 // Typed errors shared by the core library; commands map them to exit codes and JSON error envelopes.
 
-/** Documented process exit codes (README "Exit codes"). */
+/** Documented process exit codes (docs/cli.md, "Exit codes"). */
 export const ExitCode = {
   ok: 0,
   /** Runtime failure: unknown session, corrupt file, lock timeout, API or channel failure. */

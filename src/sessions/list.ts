@@ -247,7 +247,7 @@ const isDefaultRuntime = (id: string | undefined) => id === undefined || id === 
 /**
  * The runtime a row reports (2026.9.6 resolveModelAgentRuntimeMetadata): the session's persisted harness (a locked
  * model selection's, else agentRuntimeOverride, else agentHarnessId) as `session`, else the policy default
- * `{auto, implicit}`. Config-driven runtime policies and ACP backends are not modelled (README, sessions list).
+ * `{auto, implicit}`. Config-driven runtime policies and ACP backends are not modelled (docs/sessions.md, sessions list).
  */
 function agentRuntimeOf(entry: SessionEntry): {id: string; source: string} {
   const pinned = entry.modelSelectionLocked === true && !(typeof entry.pluginOwnerId === 'string' && entry.pluginOwnerId.trim()) ? runtimeId(entry.agentHarnessId) : undefined

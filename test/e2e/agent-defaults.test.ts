@@ -22,7 +22,7 @@ function writeSettings(home: string, settings: unknown): string {
   return file
 }
 
-describe('agent with no selector (README: clawkit agent -m "hello")', () => {
+describe('agent with no selector (the README\'s clawkit agent -m "...")', () => {
   it('no config and no settings: runs in the default agent\'s main session and says so on stderr', async () => {
     const a = await make()
     const r = await a.run(['agent', '-m', 'hello'])

@@ -331,7 +331,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(outs[3].stderr).toMatch(/does not exist/)
   })
 
-  it('least rights (README "Fleets"): the owner role migrates once, then a sync role with only row rights syncs, rewrites and prunes', async () => {
+  it('least rights (docs/fleet.md, "Setting up a fleet database"): the owner role migrates once, then a sync role with only row rights syncs, rewrites and prunes', async () => {
     const c0 = pg.cluster
     const db = `fleet${Date.now() % 100000}`
     c0.psql(`CREATE DATABASE ${db}`)
