@@ -24,12 +24,12 @@ function shellWord(value: string): string {
 
 /**
  * `text` with the context added to every quoted `"clawkit <command> ..."` it holds, except where the command already
- * names a state dir, or is one that takes none (`--help`, `help`, `autocomplete`).
+ * names a state dir, or is one that reads none (`--help`, `help`, `autocomplete`, a command's `--help`).
  */
 export function withHintContext(text: string): string {
   if (!context || !text.includes('"clawkit ')) return text
   return text.replace(/"clawkit ([^"]*)"/g, (whole, cmd: string) => {
-    if (/^(--|help\b|autocomplete\b)/.test(cmd) || /(^|\s)--(state-dir|profile|dev|store-url)\b/.test(cmd)) return whole
+    if (/^(--|help\b|autocomplete\b)/.test(cmd) || /(^|\s)--(state-dir|profile|dev|store-url|help)\b/.test(cmd)) return whole
     return `"clawkit ${cmd} ${context}"`
   })
 }
