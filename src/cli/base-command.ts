@@ -7,6 +7,7 @@ import {stripAnsi} from '../render/ansi.js'
 import {redactDeep, redactText} from '../render/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
+import {setHintContext, withHintContext} from './hint-context.js'
 import {OpenClawState} from '../store/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -53,6 +54,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    // The commands hints suggest act on the state dir this run was given (hint-context.ts).
+    setHintContext(flags as {'state-dir'?: string; profile?: string; dev?: boolean})
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {
@@ -65,11 +68,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private readonly states: OpenClawState[] = []
 
-  /** Resolve the OpenClaw state dir and config from the global flags. */
-  protected openState(opts: {tolerateConfigError?: boolean} = {}): OpenClawState {
+  /**
+   * Resolve the OpenClaw state dir and config from the global flags. A state dir the user named must exist, for every
+   * command (exit 2, E_STATE_DIR_NOT_FOUND): a typo must not read as "no sessions" or "$0.0000". Only doctor, whose job
+   * is to report it, passes `allowMissing`.
+   */
+  protected openState(opts: {tolerateConfigError?: boolean; allowMissing?: boolean} = {}): OpenClawState {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
     const state = OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
     this.states.push(state)
+    if (!opts.allowMissing) state.requireStateDir()
     return state
   }
 
@@ -166,7 +174,10 @@ export function reportError(info: ErrorEnvelope['error'], err: unknown, json: bo
  * secrets echoed by a server are taken out (render/redact.ts), whoever produced the text.
  */
 export function describeError(err: unknown, ctx: ErrorContext = {}): ErrorEnvelope['error'] {
-  return redactDeep(describeErrorRaw(err, ctx))
+  const info = describeErrorRaw(err, ctx)
+  // A command the message or hint suggests keeps the user's --state-dir, --profile or --dev.
+  const inContext = {...info, message: withHintContext(info.message), ...(info.suggestions ? {suggestions: info.suggestions.map(withHintContext)} : {})}
+  return redactDeep(inContext)
 }
 
 function describeErrorRaw(err: unknown, ctx: ErrorContext): ErrorEnvelope['error'] {

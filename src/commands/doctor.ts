@@ -35,7 +35,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
   async run(): Promise<DoctorResult> {
     refuseReplicaWrite(this.flags, this.flags.fix ? 'clawkit doctor --fix' : 'clawkit doctor (it checks the host\'s own files)')
     const f = this.flags
-    const state = this.openState({tolerateConfigError: true})
+    const state = this.openState({tolerateConfigError: true, allowMissing: true})
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     const repair = f.fix || f.yes
     const result = await runDoctor(state, {

@@ -319,6 +319,8 @@ function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: numb
 
 export async function sessionsSearch(state: OpenClawState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  // A named state dir that does not exist is an error, not zero hits or a $0 total (as for list and history).
+  state.requireStateDir()
   const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
   const {narrowed: _n, ...result} = await searchOver([{state, agents}], pattern, opts)
   return result

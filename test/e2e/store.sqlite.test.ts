@@ -7,7 +7,7 @@ import {expect, it} from 'vitest'
 
 import {eventText, type EventRow, openAgentDb, type SqlDatabase} from '../../src/store/sqlite/driver.js'
 import {baseEnv, copyFixture, type DocOf, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {describeSqlite, IMPORTED_96, mixedEraState, NATIVE_96} from '../support/sqlite.js'
 import {diffSnapshots, snapshot} from '../support/state-files.js'
 
 const dbPath = (state: string, agent = 'main') => path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
@@ -204,17 +204,32 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     expect([...snapshot(parent).keys()].filter((k) => k.includes('evil'))).toEqual([])
   })
 
-  it('a database without sessions beside a sessions.json (not imported yet) is the JSON era: the agent is skipped, not exported empty', async () => {
+  it('a database without sessions beside a sessions.json (not imported yet) is the JSON era: the agent is skipped, not exported empty, and with nothing else to export the run exits 66 writing nothing', async () => {
     const state = copyFixture(NATIVE_96)
     withDb(dbPath(state), (db) => db.exec('DELETE FROM session_nodes'), true)
     fs.mkdirSync(path.join(state, 'agents', 'main', 'sessions'))
     fs.writeFileSync(path.join(state, 'agents', 'main', 'sessions', 'sessions.json'), '{}')
     const out = path.join(tempDir(), 'export')
-    const doc = json(await store(['export', '--out', out, '--json'], state))
-    expect(doc.agents).toEqual([])
-    expect(doc.skippedAgents).toEqual([{agentId: 'main', era: 'json', reason: 'its database has no sessions: its sessions.json (not imported yet) is the store'}])
-    expect(fs.existsSync(path.join(out, 'agents', 'main'))).toBe(false)
+    const r = await store(['export', '--out', out, '--json'], state)
+    expect(r.code).toBe(66)
+    expect(JSON.parse(r.stdout).error).toMatchObject({code: 'E_NOTHING_TO_EXPORT', exitCode: 66})
+    expect(JSON.parse(r.stdout).error.message).toContain('main: its database has no sessions: its sessions.json (not imported yet) is the store')
+    expect(fs.existsSync(out)).toBe(false)
+    expect(fs.readdirSync(path.dirname(out))).toEqual([])
     expect(json(await store(['info', '--json'], state)).agents[0].era).toBe('json')
+  })
+
+  it('a state dir mid-upgrade (main SQLite era, work JSON era): main is exported, work skipped with its reason, exit 0', async () => {
+    const state = mixedEraState()
+    const out = path.join(tempDir(), 'export')
+    const r = await store(['export', '--out', out, '--json'], state)
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).agents.map((a) => a.agentId)).toEqual(['main'])
+    expect(json(r).skippedAgents).toEqual([{agentId: 'work', era: 'json', reason: 'no SQLite store: its sessions are already in the JSON era'}])
+    // Asked for the JSON-era agent alone, there is nothing to export: exit 66 and no --out.
+    const alone = path.join(tempDir(), 'work-only')
+    expect((await store(['export', '--out', alone, '--agent', 'work'], state)).code).toBe(66)
+    expect(fs.existsSync(alone)).toBe(false)
   })
 
   it('refuses a non-empty --out, an existing file and a dir inside the state dir (exit 2), and writes nothing', async () => {

@@ -3,6 +3,7 @@ import {paint} from '../color.js'
 import {printable} from '../safe.js'
 import {localTime} from '../../sessions/format.js'
 import type {SearchHit, SessionsSearchResult} from '../../sessions/search.js'
+import {hintInContext} from '../../cli/hint-context.js'
 
 /** The snippet with its matches highlighted (on a terminal) and made inert: control and bidi characters escaped. */
 function marked(h: SearchHit, color: boolean): string {
@@ -26,6 +27,6 @@ export function renderSearch(r: SessionsSearchResult, color: boolean): string {
   const scope = `${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ''})${r.hosts ? ` on ${r.hosts.length} host(s) of the fleet replica` : ''}`
   if (r.count === 0) out.push(`No match for "${printable(r.pattern)}" in ${scope}.`)
   else out.push(`${r.count} hit${r.count === 1 ? '' : 's'}${r.hits.length < r.count ? `, newest ${r.hits.length} shown (--limit)` : ''} in ${scope}.`)
-  if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; run "clawkit doctor".`))
+  if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; ${hintInContext('run "clawkit doctor"')}.`))
   return `${out.join('\n')}\n`
 }

@@ -4,6 +4,7 @@ import {printable} from '../safe.js'
 import {renderTable} from '../table.js'
 import {localTime} from '../../sessions/format.js'
 import type {SessionsUsageResult, UsageRow} from '../../sessions/usage.js'
+import {hintInContext} from '../../cli/hint-context.js'
 
 const usd = (n: number, estimated: boolean) => `$${n.toFixed(4)}${estimated ? '*' : ''}`
 const when = (iso: string | null) => (iso ? printable(localTime(iso)) : '-')
@@ -27,7 +28,7 @@ export async function renderUsage(r: SessionsUsageResult, opts: {bars?: boolean}
   out.push(await renderTable(head.map((h) => ({header: h})), rows, c))
   if (r.total.estimated || r.rows.some((x) => x.estimated)) out.push('* estimated from the model prices in openclaw.json (the messages recorded no cost)')
   if (r.unpricedCalls > 0) out.push(paint(c, 'yellow', `! ${r.unpricedCalls} call(s) recorded no cost and their model has no price in openclaw.json: counted as $0.`))
-  if (r.badLines > 0) out.push(paint(c, 'yellow', `! ${r.badLines} unreadable line(s) skipped; run "clawkit doctor".`))
+  if (r.badLines > 0) out.push(paint(c, 'yellow', `! ${r.badLines} unreadable line(s) skipped; ${hintInContext('run "clawkit doctor"')}.`))
   if (opts.bars && (r.by === 'day' || r.by === 'month') && r.rows.length > 0) {
     const max = Math.max(...r.rows.map((x) => x.costUsd))
     out.push('')

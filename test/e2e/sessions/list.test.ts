@@ -124,7 +124,7 @@ describe('sessions list', () => {
     const cases: [string[], string][] = [
       [['--agent', 'main', '--all-agents'], '--agent and --all-agents cannot be used together'],
       [['--store', '/tmp/x.json', '--agent', 'main'], '--store cannot be combined with --agent or --all-agents'],
-      [['--agent', 'nobody'], 'Unknown agent id "nobody". Use "openclaw agents list" to see configured agents.'],
+      [['--agent', 'nobody'], 'Unknown agent id "nobody"; the agents here are main, work.'],
       [['--active', '0'], '--active must be a positive integer (minutes)'],
     ]
     for (const [flags, message] of cases) {
