@@ -39,6 +39,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     dev: Flags.boolean({description: 'use the OpenClaw dev profile (~/.openclaw-dev)', helpGroup: 'GLOBAL'}),
   }
 
+  /**
+   * A hint for words the command does not take as arguments, given them and the command's argv (after its name), for
+   * commands where a stray word has a likely cause (`agent hello` forgot -m). Default: the command's --help.
+   */
+  static strayArgumentsHint?: (args: string[], argv: readonly string[]) => string
+
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
 
@@ -123,8 +129,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.exitCode = typeof err.oclif?.exit === 'number' ? err.oclif.exit : 0
       return
     }
-    const flags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
-    const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags)})
+    const ctor = this.ctor as typeof BaseCommand
+    const flags = {...ctor.baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
+    const argumentsHint = ctor.strayArgumentsHint && ((args: string[]) => ctor.strayArgumentsHint!(args, this.argv))
+    const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags), argumentsHint})
     reportError(info, err, this.jsonEnabled())
   }
 }
@@ -133,6 +141,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 export interface ErrorContext {
   commandId?: string
   flagNames?: string[]
+  /** The command's hint for stray arguments (BaseCommand.strayArgumentsHint). */
+  argumentsHint?: (args: string[]) => string
 }
 
 /** Whether argv asks for --json (before any `--`), or CLAWKIT_CONTENT_TYPE=json does, as oclif's jsonEnabled decides. */
@@ -208,6 +218,8 @@ function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[
       suggestions: [near ? `did you mean ${near}? Or ${help}.` : `${help}.`],
     }
   }
+  const stray = (e as {args?: unknown}).args
+  if (Array.isArray(stray) && /^Unexpected arguments?: /.test(e.message)) return unexpectedArguments(ctx.commandId, stray.map(String), ctx.argumentsHint)
   const lines = stripAnsi(e.message)
     .split('\n')
     .map((l) => l.trim())
@@ -215,4 +227,19 @@ function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[
   // oclif names a missing flag without its dashes ("Missing required flag target").
   const message = lines.join('; ').replace(/\s+/g, ' ').replace(/^(Missing required flag) (?!-)(\S+)/, '$1 --$2')
   return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message, exitCode, suggestions: [`${help}.`]}
+}
+
+/**
+ * Words a command does not take, in oclif's own words (`Unexpected argument: extra`), whether its parser found them
+ * after the command's flags or the command lookup met them right after its name (`sessions list extra`, which oclif
+ * takes for an unknown command "sessions list extra"): one report for both, with the command's own hint if it has one.
+ */
+export function unexpectedArguments(commandId: string | undefined, args: string[], hint?: (args: string[]) => string): ErrorEnvelope['error'] {
+  const help = commandId ? `run "clawkit ${commandWords(commandId)} --help" for its flags and arguments.` : 'run "clawkit --help" for the commands.'
+  return {
+    code: 'E_USAGE',
+    message: `Unexpected argument${args.length === 1 ? '' : 's'}: ${args.join(', ')}`,
+    exitCode: ExitCode.usage,
+    suggestions: [hint ? hint(args) : help],
+  }
 }

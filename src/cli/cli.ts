@@ -24,7 +24,7 @@ import Sync from '../commands/sync.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
-import {commandWords, describeError, jsonRequested, reportError} from './base-command.js'
+import {type BaseCommand, commandWords, describeError, jsonRequested, reportError, unexpectedArguments} from './base-command.js'
 import {ExitCode} from '../errors.js'
 import {closest} from '../suggest.js'
 
@@ -76,8 +76,32 @@ export async function execute(opts: {dir: string; args?: string[]}): Promise<voi
     }
     // oclif's "command x not found", and plugin-help's "Command x not found." for `clawkit help x`.
     const unknown = e instanceof Errors.CLIError ? /^command (\S+) not found\.?$/i.exec(e.message) : null
-    reportError(unknown ? unknownCommand(argv, unknown[1]) : describeError(error), error, jsonRequested(argv))
+    reportError(unknown ? (strayArguments(argv) ?? unknownCommand(argv, unknown[1])) : describeError(error), error, jsonRequested(argv))
   }
+}
+
+/**
+ * Words typed after a command that has no subcommands and takes no arguments there: oclif joins every word before the
+ * first flag into the command id (`sessions list extra` looks up "sessions:list:extra"), so what is a stray argument
+ * reaches here as an unknown command. Reported as the command's parser reports one found after its flags.
+ */
+function strayArguments(argv: readonly string[]): ReturnType<typeof describeError> | undefined {
+  if (argv[0] === 'help') return undefined
+  const words: string[] = []
+  for (const a of argv) {
+    if (a === '--' || a.startsWith('-') || a.includes('=')) break
+    words.push(a)
+  }
+  for (let k = words.length - 1; k >= 1; k--) {
+    const id = words.slice(0, k).join(':')
+    const command = COMMANDS[id]
+    if (!command) continue
+    // `sessions extra`: sessions has subcommands, so the word is more likely one of them, misspelt.
+    if (Object.keys(COMMANDS).some((other) => other.startsWith(`${id}:`))) return undefined
+    const hint = (command as typeof BaseCommand).strayArgumentsHint
+    return unexpectedArguments(id, words.slice(k), hint && ((args) => hint(args, argv.slice(k))))
+  }
+  return undefined
 }
 
 /**
