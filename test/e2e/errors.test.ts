@@ -112,6 +112,28 @@ describe('stray arguments', () => {
   })
 })
 
+describe('-h', () => {
+  it('is --help, as git, gh and rg users expect: for a command, a topic command, a subcommand, among flags; no command gives -h another meaning', async () => {
+    for (const [id, c] of Object.entries(MANIFEST.commands)) {
+      for (const [name, flag] of Object.entries(c.flags)) expect(flag.char, `${id} --${name}`).not.toBe('h')
+    }
+    // oclif takes -h (package.json additionalHelpFlags) before it looks the command up, as it takes --help: one sample of
+    // each shape (a command, a topic's command, a subcommand with an argument, one with a one-letter flag) stands for all.
+    for (const words of [['status'], ['sessions'], ['sessions', 'history'], ['agent']]) {
+      const [short, long] = await Promise.all([runCli([...words, '-h']), runCli([...words, '--help'])])
+      expect(short.code, words.join(' ')).toBe(0)
+      expect(short.stderr, words.join(' ')).toBe('')
+      expect(short.stdout, words.join(' ')).toBe(long.stdout)
+      expect(short.stdout, words.join(' ')).toContain(`$ clawkit ${words.join(' ')} `)
+    }
+    const root = await runCli(['-h'])
+    expect(root.code).toBe(0)
+    expect(root.stdout).toBe((await runCli(['--help'])).stdout)
+    // Among a command's flags, as --help is.
+    expect((await runCli(['sessions', 'list', '--limit', '3', '-h'])).stdout).toBe((await runCli(['sessions', 'list', '--help'])).stdout)
+  })
+})
+
 describe('unknown flags', () => {
   it('print one line and a did-you-mean of the closest flag, not 22 lines of usage', async () => {
     const state = copyFixture(TWO_AGENTS)
