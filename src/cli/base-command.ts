@@ -8,6 +8,15 @@ import {redactDeep, redactText} from '../render/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
 import {OpenClawState} from '../store/state.js'
+import {writePaged} from './pager.js'
+
+/**
+ * The flag of the commands whose human output can be long (history, lineage, search, usage, list, doctor), which page
+ * it on a terminal (src/cli/pager.ts).
+ */
+export const pagerFlags = {
+  'no-pager': Flags.boolean({description: 'print long output as it is; on a terminal it is otherwise paged through $CLAWKIT_PAGER, $PAGER or less'}),
+}
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -100,6 +109,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected out(text: string): void {
     if (!this.jsonEnabled()) process.stdout.write(printableLines(text.endsWith('\n') ? text : `${text}\n`))
+  }
+
+  /**
+   * Human output that can be long (already rendered and terminal-safe): through the pager when stdout is a terminal and
+   * the text does not fit on the screen, unless --no-pager; as it is otherwise. Nothing under --json.
+   */
+  protected async page(text: string): Promise<void> {
+    if (!this.jsonEnabled()) await writePaged(text, {disabled: (this.flags as {'no-pager'?: boolean})['no-pager']})
   }
 
   /**

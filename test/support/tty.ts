@@ -8,9 +8,9 @@ import {BIN, json, ROOT, runCli} from './cli.js'
 export const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
 
-/** The CLI with stdout on a pseudo-terminal of `cols` columns; the terminal's \r\n become \n. */
-export function onTty(cols: number, args: string[], env: Record<string, string>): Promise<{code: number | null; out: string}> {
-  const cmd = `stty cols ${cols} rows 50; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
+/** The CLI with stdout on a pseudo-terminal of `cols` columns (and `rows` lines, default 50); the terminal's \r\n become \n. */
+export function onTty(cols: number, args: string[], env: Record<string, string>, opts: {rows?: number} = {}): Promise<{code: number | null; out: string}> {
+  const cmd = `stty cols ${cols} rows ${opts.rows ?? 50}; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
     let out = ''

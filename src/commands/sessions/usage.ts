@@ -1,7 +1,7 @@
 // `clawkit sessions usage`: token and cost totals across keys, resets and archives, grouped as asked.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
@@ -31,6 +31,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     wide: Flags.boolean({description: 'print every column in full (on a terminal, columns are otherwise left out or cut to fit its width)'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsUsageResult> {
@@ -44,7 +45,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     } else {
       result = await sessionsUsage(this.openState(), opts)
     }
-    if (!this.jsonEnabled()) process.stdout.write(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
+    if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
     return result
   }
 }
