@@ -91,7 +91,8 @@ export function renderUsage(r: SessionsUsageResult, opts: {width?: number; bars?
     return row
   }
   const rows = r.rows.map((x, i) => cells(x, groups[i], printable(`${x.sessionId ?? ''}${x.where && x.where !== 'live' ? ` (${x.where})` : ''}`), printable(x.host ?? '')))
-  rows.push(cells(r.total, 'Total', '', ''))
+  // "Total" opens the row, in the Host column when there is one.
+  rows.push(hostColumn ? cells(r.total, '', '', 'Total') : cells(r.total, 'Total', '', ''))
   const hidden: string[] = []
   out.push(renderFitted(columns, rows, {width, color: c, hidden}))
   out.push(...hiddenNote(hidden, width))
