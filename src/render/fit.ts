@@ -1,6 +1,7 @@
 // Tables for a terminal: columns sized to their content and, when a row would be wider than the terminal, the
-// columns that may give way are cut (with `…`) in a fixed order, so no line wraps and every column stays aligned.
-// Piped output does not come here: it keeps OpenClaw's fixed padEnd layout (render/columns.ts).
+// columns that may give way are cut (with `…`) or left out in a fixed order, so no line wraps and every column stays
+// aligned. Piped, the tables OpenClaw also prints (sessions list, status) keep its fixed padEnd layout
+// (render/columns.ts); clawkit's own (sessions usage) come here with no width limit, every column in full.
 import {stripAnsi} from './ansi.js'
 import {paint, type Style} from './color.js'
 import {printable} from './safe.js'
