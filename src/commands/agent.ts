@@ -27,6 +27,16 @@ export default class Agent extends BaseCommand<typeof Agent> {
     '<%= config.bin %> agent --to +15555550123 --thinking low --message-file prompt.txt',
     '<%= config.bin %> agent --agent main -m "Post the nightly summary" --deliver --channel telegram --reply-to -1001234567890',
   ]
+  /**
+   * `agent hello` forgot -m; `agent -m hello world` forgot the quotes: either way the hint shows the one command that
+   * sends what was typed.
+   */
+  static override strayArgumentsHint = (args: string[], argv: readonly string[]): string => {
+    const at = argv.findIndex((a) => a === '-m' || a === '--message')
+    const words = at >= 0 && argv[at + 1] !== undefined ? [argv[at + 1], ...args] : args
+    return `the message is one argument of -m, in quotes: clawkit agent -m "${words.join(' ')}"`
+  }
+
   static override flags = {
     'store-url': refusedStoreUrlFlag,
     message: Flags.string({char: 'm', description: 'message to send', helpValue: '<text>'}),

@@ -5,6 +5,7 @@ import {keyCutter, renderFitted, wrapHanging} from './fit.js'
 import {printable} from './safe.js'
 import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import type {FleetStatusResult} from '../fleet/status.js'
+import {GATEWAY_REFUSED} from '../status/gateway.js'
 import type {StatusResult} from '../status/status.js'
 
 function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
@@ -16,6 +17,17 @@ function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
     cell += ` · ${pct}% cached`
   }
   return cell
+}
+
+/**
+ * Whether a gateway answered: "not listening" already says that nothing did, so a refused connect adds only its cause
+ * (the --json `error` keeps the probe's whole phrase); any other failure (no answer in time, a network error) is named.
+ */
+function gatewayLine(g: StatusResult['gateway'], color: boolean): string {
+  const at = `${g.host}:${g.port}`
+  if (g.reachable) return paint(color, 'yellow', `listening on ${at} (${g.connectLatencyMs} ms, port from ${g.portSource})`)
+  if (g.error === GATEWAY_REFUSED) return `not listening on ${at} (connection refused, port from ${g.portSource})`
+  return `not reachable on ${at}: ${g.error} (port from ${g.portSource})`
 }
 
 /**
@@ -54,7 +66,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
   row('Doctor', `${health} · cheap checks; ${hintInContext('run "clawkit doctor"')} for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
   const g = s.gateway
-  row('Gateway', g.reachable ? paint(color, 'yellow', `listening on ${g.host}:${g.port} (${g.connectLatencyMs} ms, port from ${g.portSource})`) : `not listening on ${g.host}:${g.port}: ${g.error} (port from ${g.portSource})`)
+  row('Gateway', gatewayLine(g, color))
   if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))

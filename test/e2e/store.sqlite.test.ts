@@ -77,6 +77,19 @@ describeSqlite('store info (SQLite era)', () => {
     expect(doc.migrationRuns[0]).toMatchObject({status: 'completed', reasons: [], agents: ['main', 'work'], moves: 8})
   })
 
+  it('human output: the values of every agent\'s labelled rows start in one column, the longest label ("import archive") included', async () => {
+    const state = copyFixture(IMPORTED_96)
+    const r = await store(['info'], state)
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.stdout.split('\n').filter((l) => /^ {2}[a-z]/.test(l) && !l.startsWith('  session-sqlite-'))
+    const labels = rows.map((l) => /^ {2}([a-z]+(?: [a-z]+)?) +/.exec(l)![1])
+    expect(new Set(labels)).toEqual(new Set(['database', 'schema', 'contents', 'size', 'import archive', 'migration runs']))
+    const starts = new Set(rows.map((l) => /^ {2}[a-z]+(?: [a-z]+)? +/.exec(l)![0].length))
+    expect(starts.size, r.stdout).toBe(1)
+    // Two spaces after the longest label, as after each of the others at least.
+    expect([...starts][0]).toBe(2 + 'migration runs'.length + 2)
+  })
+
   it('a sessions.json beside the database is a never-imported leftover (era mixed); a run without completedAt is failed', async () => {
     const state = copyFixture(NATIVE_96)
     const sessions = path.join(state, 'agents', 'main', 'sessions')
@@ -107,7 +120,7 @@ describeSqlite('store info on a damaged database', () => {
     const work = doc.agents.find((a) => a.agentId === 'work')
     expect(work).toMatchObject({era: 'sqlite', db: null, dbError: {code: 'E_SQLITE_CORRUPT'}})
     expect(doc.agents.find((a) => a.agentId === 'main')).toMatchObject({era: 'sqlite', dbError: null, db: {userVersion: 23}})
-    expect((await store(['info'], state)).stdout).toMatch(/database {5}unreadable: Cannot read the SQLite session store .*damaged/)
+    expect((await store(['info'], state)).stdout).toMatch(/^ {2}database +unreadable: Cannot read the SQLite session store .*damaged/m)
   })
 })
 

@@ -1,7 +1,7 @@
 // `clawkit sessions list`: the sessions of one agent, several agents or an explicit store, newest first.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
@@ -30,6 +30,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsListResult> {
@@ -41,7 +42,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const result = f['store-url']
       ? await (await import('../../fleet/list.js')).listFleetSessions(await this.openFleet(f['store-url']), {...opts, host: f.host, allHosts: f['all-hosts']})
       : await listSessions(this.openState(), opts)
-    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
+    if (!this.jsonEnabled()) await this.page(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }
 }

@@ -289,6 +289,8 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(dry.code, dry.stderr).toBe(0)
     expect(dry.stderr).toContain('Would remove')
     expect(dry.stderr).toContain(workId)
+    // One of each, in the singular.
+    expect(dry.stdout).toContain('    would prune 1 entry, 1 transcript\n')
     expect(await count(c, 'clawkit_transcripts', 'pr')).toBe(2)
     const pruned = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'pr', '--prune'], {env: baseEnv(tempDir())})
     expect(pruned.code, pruned.stderr).toBe(0)
