@@ -1,6 +1,6 @@
 // Typed errors shared by the core library; commands map them to exit codes and JSON error envelopes.
 
-/** Documented process exit codes (README "Exit codes"). */
+/** Documented process exit codes (docs/cli.md, "Exit codes"). */
 export const ExitCode = {
   ok: 0,
   /** Runtime failure: unknown session, corrupt file, lock timeout, API or channel failure. */
@@ -15,6 +15,11 @@ export const ExitCode = {
   storeDifferences: 5,
   /** sync: a partial sync; the agents this Node cannot read were skipped (listed in `skipped`), the others synced. */
   syncPartial: 6,
+  /**
+   * Nothing to work on, which is neither a success nor a failure: `store verify` on a state dir OpenClaw never imported,
+   * `store export` with no SQLite store to export. EX_NOINPUT of sysexits.h (the input the command reads is not there).
+   */
+  nothingToDo: 66,
   /** The command did its work, but its output could not be written to stdout (a full disk): EX_IOERR of sysexits.h. */
   outputFailed: 74,
   /** agent: the turn hit --timeout and was aborted (the partial reply is kept), as timeout(1) reports. */

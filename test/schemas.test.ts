@@ -168,7 +168,7 @@ describe('every --json document validates against its schema', () => {
   it('store export|info|verify: their error envelopes (their documents need a SQLite store: schemas.sqlite.test.ts)', async () => {
     expect(expectError(await run('store', 'export', '--json'), 'store-export').code).toBe('E_USAGE')
     expect(expectError(await run('store', 'info', '--agent', 'nope', '--json'), 'store-info').exitCode).toBe(2)
-    expect(expectError(await run('store', 'verify', '--json'), 'store-verify').code).toBe('E_NOTHING_TO_VERIFY')
+    expect(expectError(await run('store', 'verify', '--json'), 'store-verify')).toMatchObject({code: 'E_NOTHING_TO_VERIFY', exitCode: 66})
   })
 
   it('status --store-url: its error envelope (its document needs a PostgreSQL replica: test/e2e/fleet/read.test.ts)', async () => {

@@ -28,8 +28,25 @@ export function apiLocation(model: ResolvedModel): string {
   return model.baseURL ?? 'https://api.anthropic.com'
 }
 
+/**
+ * A model call that failed once the turn had begun: by then the user's message is in the transcript, and the tool loop
+ * appends an assistant entry with `stopReason: "error"` after it (what OpenClaw leaves for a failed call). Every error
+ * this module makes is one, so the command can say what was kept (keptInSession).
+ */
+export class ModelCallError extends ClawkitError {}
+
+/**
+ * The error as the user reads it after a failed turn: what failed, that the message stayed in the session with the
+ * error after it (the next turn sends the message again as context and skips the error), and how to see or undo that.
+ */
+export function keptInSession(error: ModelCallError, sessionKey: string): ClawkitError {
+  const message = `${error.message.replace(/\.?$/, '.')} Your message is kept in session ${sessionKey}, followed by this error (OpenClaw keeps a failed turn the same way).`
+  const see = `"clawkit sessions history ${sessionKey}" shows it; "clawkit sessions reset ${sessionKey}" starts the session afresh`
+  return new ClawkitError(message, {code: error.code, exitCode: error.exitCode, cause: error, suggestions: [see, ...(error.suggestions ?? []).filter((h) => !h.includes('sessions reset'))]})
+}
+
 /** One clawkit error per kind of API failure, each with what to do about it; the SDK has already retried. */
-export function describeApiError(error: unknown, model: ResolvedModel): ClawkitError {
+export function describeApiError(error: unknown, model: ResolvedModel): ModelCallError {
   // By class name: instanceof would need the SDK's classes here, and the SDK loads lazily (scripts/bundle.js keeps names).
   const e = error as SdkError & {constructor: {name: string}}
   const name = e?.constructor?.name ?? 'Error'
@@ -42,20 +59,20 @@ export function describeApiError(error: unknown, model: ResolvedModel): ClawkitE
   const msg = apiMessageOf(e)
   const label = status ? `${status}${type ? ` ${type}` : ''}` : (type ?? 'stream error')
   if (status === 401 || status === 403) {
-    return new ClawkitError(`The model API rejected the key (${label}): ${msg}`, {code: 'E_API_AUTH', suggestions: [`Check ANTHROPIC_API_KEY or models.providers.${model.provider}.apiKey.`]})
+    return new ModelCallError(`The model API rejected the key (${label}): ${msg}`, {code: 'E_API_AUTH', suggestions: [`Check ANTHROPIC_API_KEY or models.providers.${model.provider}.apiKey.`]})
   }
-  if (status === 429) return new ClawkitError(`The model API is rate limiting this key (${label}) and retries did not help: ${msg}`, {code: 'E_API_RATE_LIMIT', suggestions: ['Wait a little and run the command again.']})
+  if (status === 429) return new ModelCallError(`The model API is rate limiting this key (${label}) and retries did not help: ${msg}`, {code: 'E_API_RATE_LIMIT', suggestions: ['Wait a little and run the command again.']})
   if ((status && status >= 500) || type === 'overloaded_error' || type === 'api_error') {
-    return new ClawkitError(`The model API failed (${label}) and retries did not help: ${msg}`, {code: 'E_API_UNAVAILABLE', suggestions: ['Try again later.']})
+    return new ModelCallError(`The model API failed (${label}) and retries did not help: ${msg}`, {code: 'E_API_UNAVAILABLE', suggestions: ['Try again later.']})
   }
-  return new ClawkitError(`The model API returned an error (${label}): ${msg}`, {code: 'E_API'})
+  return new ModelCallError(`The model API returned an error (${label}): ${msg}`, {code: 'E_API'})
 }
 
-export function connectionError(where: string, cause: string, note = ''): ClawkitError {
-  return new ClawkitError(`Could not reach the model API at ${where}: ${cause}${note}`, {code: 'E_API_CONNECTION', suggestions: ['Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.']})
+export function connectionError(where: string, cause: string, note = ''): ModelCallError {
+  return new ModelCallError(`Could not reach the model API at ${where}: ${cause}${note}`, {code: 'E_API_CONNECTION', suggestions: ['Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.']})
 }
 
-export class ContextOverflowError extends ClawkitError {
+export class ContextOverflowError extends ModelCallError {
   constructor(detail: string) {
     super(`Context overflow: the prompt is too large for the model even after compaction (${detail}). The transcript is intact.`, {
       code: 'E_CONTEXT_OVERFLOW',

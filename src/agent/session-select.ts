@@ -74,7 +74,7 @@ export async function selectSession(state: OpenClawState, sel: SessionSelector):
     const key = groupLike(to) ? `agent:main:${normalizeSessionKey(to.replace(/^(group|channel):/i, (m) => m.toLowerCase()))}` : buildMainSessionKey('main')
     return {agentId: 'main', key, ref: state.sessionStoreRef('main'), how: 'to'}
   }
-  // No selector at all: the README's `clawkit agent -m "hello"`. clawkit's own `agent` setting, else OpenClaw's default
+  // No selector at all: the README's `clawkit agent -m "..."`. clawkit's own `agent` setting, else OpenClaw's default
   // agent, and that agent's main session (session.mainKey is ignored by OpenClaw 2026.4.x: the key is always `main`).
   const fromSettings = state.preferredAgent !== undefined
   if (fromSettings && !state.allAgentIds().includes(state.preferredAgent!)) {

@@ -8,7 +8,17 @@ import {stripAnsi} from '../render/ansi.js'
 import {redactDeep, redactText} from '../text/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
+import {setHintContext, withHintContext} from './hint-context.js'
 import {OpenClawState} from '../store/state.js'
+import {writePaged} from './pager.js'
+
+/**
+ * The flag of the commands whose human output can be long (history, lineage, search, usage, list, doctor), which page
+ * it on a terminal (src/cli/pager.ts).
+ */
+export const pagerFlags = {
+  'no-pager': Flags.boolean({description: 'print long output as it is; on a terminal it is otherwise paged through $CLAWKIT_PAGER, $PAGER or less'}),
+}
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -43,6 +53,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     dev: Flags.boolean({description: 'use the OpenClaw dev profile (~/.openclaw-dev)', helpGroup: 'GLOBAL'}),
   }
 
+  /**
+   * A hint for words the command does not take as arguments, given them and the command's argv (after its name), for
+   * commands where a stray word has a likely cause (`agent hello` forgot -m). Default: the command's --help.
+   */
+  static strayArgumentsHint?: (args: string[], argv: readonly string[]) => string
+
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
 
@@ -57,6 +73,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    // The commands hints suggest act on the state dir this run was given (hint-context.ts).
+    setHintContext(flags as {'state-dir'?: string; profile?: string; dev?: boolean})
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {
@@ -69,11 +87,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private readonly states: OpenClawState[] = []
 
-  /** Resolve the OpenClaw state dir and config from the global flags. */
-  protected openState(opts: {tolerateConfigError?: boolean} = {}): OpenClawState {
+  /**
+   * Resolve the OpenClaw state dir and config from the global flags. A state dir the user named must exist, for every
+   * command (exit 2, E_STATE_DIR_NOT_FOUND): a typo must not read as "no sessions" or "$0.0000". Only doctor, whose job
+   * is to report it, passes `allowMissing`.
+   */
+  protected openState(opts: {tolerateConfigError?: boolean; allowMissing?: boolean} = {}): OpenClawState {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
     const state = OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev, tolerateConfigError: opts.tolerateConfigError})
     this.states.push(state)
+    if (!opts.allowMissing) state.requireStateDir()
     return state
   }
 
@@ -126,6 +149,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
+   * Human output that can be long (already rendered and terminal-safe): through the pager when stdout is a terminal and
+   * the text does not fit on the screen, unless --no-pager; as it is otherwise. Nothing under --json.
+   */
+  protected async page(text: string): Promise<void> {
+    if (!this.jsonEnabled()) await writePaged(text, {disabled: (this.flags as {'no-pager'?: boolean})['no-pager']})
+  }
+
+  /**
    * Plain `JSON.stringify(..., null, 2)` plus one newline, written straight to stdout. oclif's default runs the
    * document through a regex colorizer that costs ~1 s on a 10k-session list and would put ANSI codes into
    * what scripts parse whenever a theme is configured. The newline is a write of its own: appended to the text it
@@ -152,8 +183,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.exitCode = typeof err.oclif?.exit === 'number' ? err.oclif.exit : 0
       return
     }
-    const flags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
-    const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags)})
+    const ctor = this.ctor as typeof BaseCommand
+    const flags = {...ctor.baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
+    const argumentsHint = ctor.strayArgumentsHint && ((args: string[]) => ctor.strayArgumentsHint!(args, this.argv))
+    const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags), argumentsHint})
     reportError(info, err, this.jsonEnabled())
   }
 }
@@ -162,6 +195,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 export interface ErrorContext {
   commandId?: string
   flagNames?: string[]
+  /** The command's hint for stray arguments (BaseCommand.strayArgumentsHint). */
+  argumentsHint?: (args: string[]) => string
 }
 
 /** Whether argv asks for --json (before any `--`), or CLAWKIT_CONTENT_TYPE=json does, as oclif's jsonEnabled decides. */
@@ -195,7 +230,10 @@ export function reportError(info: ErrorEnvelope['error'], err: unknown, json: bo
  * secrets echoed by a server are taken out (text/redact.ts), whoever produced the text.
  */
 export function describeError(err: unknown, ctx: ErrorContext = {}): ErrorEnvelope['error'] {
-  return redactDeep(describeErrorRaw(err, ctx))
+  const info = describeErrorRaw(err, ctx)
+  // A command the message or hint suggests keeps the user's --state-dir, --profile or --dev.
+  const inContext = {...info, message: withHintContext(info.message), ...(info.suggestions ? {suggestions: info.suggestions.map(withHintContext)} : {})}
+  return redactDeep(inContext)
 }
 
 function describeErrorRaw(err: unknown, ctx: ErrorContext): ErrorEnvelope['error'] {
@@ -237,6 +275,8 @@ function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[
       suggestions: [near ? `did you mean ${near}? Or ${help}.` : `${help}.`],
     }
   }
+  const stray = (e as {args?: unknown}).args
+  if (Array.isArray(stray) && /^Unexpected arguments?: /.test(e.message)) return unexpectedArguments(ctx.commandId, stray.map(String), ctx.argumentsHint)
   const lines = stripAnsi(e.message)
     .split('\n')
     .map((l) => l.trim())
@@ -244,4 +284,19 @@ function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[
   // oclif names a missing flag without its dashes ("Missing required flag target").
   const message = lines.join('; ').replace(/\s+/g, ' ').replace(/^(Missing required flag) (?!-)(\S+)/, '$1 --$2')
   return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message, exitCode, suggestions: [`${help}.`]}
+}
+
+/**
+ * Words a command does not take, in oclif's own words (`Unexpected argument: extra`), whether its parser found them
+ * after the command's flags or the command lookup met them right after its name (`sessions list extra`, which oclif
+ * takes for an unknown command "sessions list extra"): one report for both, with the command's own hint if it has one.
+ */
+export function unexpectedArguments(commandId: string | undefined, args: string[], hint?: (args: string[]) => string): ErrorEnvelope['error'] {
+  const help = commandId ? `run "clawkit ${commandWords(commandId)} --help" for its flags and arguments.` : 'run "clawkit --help" for the commands.'
+  return {
+    code: 'E_USAGE',
+    message: `Unexpected argument${args.length === 1 ? '' : 's'}: ${args.join(', ')}`,
+    exitCode: ExitCode.usage,
+    suggestions: [hint ? hint(args) : help],
+  }
 }

@@ -24,9 +24,10 @@ import Sync from '../commands/sync.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
-import {commandWords, describeError, jsonRequested, reportError} from './base-command.js'
+import {type BaseCommand, commandWords, describeError, jsonRequested, reportError, unexpectedArguments} from './base-command.js'
 import {ExitCode} from '../errors.js'
 import {closest} from '../suggest.js'
+import {writePaged} from './pager.js'
 
 export {ranCommand} from './base-command.js'
 
@@ -66,9 +67,12 @@ export const COMMANDS: Record<string, Command.Class> = {
  */
 export async function execute(opts: {dir: string; args?: string[]}): Promise<void> {
   const argv = opts.args ?? process.argv.slice(2)
+  // Help is long (a command's flags fill a screen) and printed by oclif in pieces: held, then paged as a whole.
+  const help = process.stdout.isTTY && !argv.includes('--no-pager') && !jsonRequested(argv) && helpRequested(argv) ? holdStdout() : undefined
   try {
     await run(argv, opts.dir)
   } catch (error) {
+    help?.release(false)
     const e = error as Error & {code?: string; oclif?: {exit?: number | false}}
     if (e?.code === 'EEXIT') {
       process.exitCode = typeof e.oclif?.exit === 'number' ? e.oclif.exit : 0
@@ -76,8 +80,72 @@ export async function execute(opts: {dir: string; args?: string[]}): Promise<voi
     }
     // oclif's "command x not found", and plugin-help's "Command x not found." for `clawkit help x`.
     const unknown = e instanceof Errors.CLIError ? /^command (\S+) not found\.?$/i.exec(e.message) : null
-    reportError(unknown ? unknownCommand(argv, unknown[1]) : describeError(error), error, jsonRequested(argv))
+    reportError(unknown ? (strayArguments(argv) ?? unknownCommand(argv, unknown[1])) : describeError(error), error, jsonRequested(argv))
   }
+  if (help) await writePaged(help.release(true))
+}
+
+/**
+ * Whether oclif will show help for `argv`, as its own run decides (main.js helpAddition, then a topic that is no
+ * command): no arguments, --help or -h before any `--`, the help command, or a topic alone (`clawkit store`).
+ */
+function helpRequested(argv: readonly string[]): boolean {
+  if (argv.length === 0 || argv[0] === 'help') return true
+  const end = argv.indexOf('--')
+  if ((end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')) return true
+  const words = argv.filter((a) => !a.startsWith('-'))
+  return words.length === 1 && !COMMANDS[words[0]] && Object.keys(COMMANDS).some((id) => id.startsWith(`${words[0]}:`))
+}
+
+/**
+ * Holds what is written to stdout until `release`: the held text is returned (true), or written out at once (false,
+ * on an error, so that nothing is lost before the error's own lines).
+ */
+function holdStdout(): {release(keep: boolean): string} {
+  const write = process.stdout.write
+  const chunks: string[] = []
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
+    const done = rest.find((x): x is () => void => typeof x === 'function')
+    if (done) process.nextTick(done)
+    return true
+  }) as typeof process.stdout.write
+  let released = false
+  return {
+    release(keep: boolean): string {
+      if (released) return ''
+      released = true
+      process.stdout.write = write
+      const text = chunks.join('')
+      if (keep) return text
+      if (text) process.stdout.write(text)
+      return ''
+    },
+  }
+}
+
+/**
+ * Words typed after a command that has no subcommands and takes no arguments there: oclif joins every word before the
+ * first flag into the command id (`sessions list extra` looks up "sessions:list:extra"), so what is a stray argument
+ * reaches here as an unknown command. Reported as the command's parser reports one found after its flags.
+ */
+function strayArguments(argv: readonly string[]): ReturnType<typeof describeError> | undefined {
+  if (argv[0] === 'help') return undefined
+  const words: string[] = []
+  for (const a of argv) {
+    if (a === '--' || a.startsWith('-') || a.includes('=')) break
+    words.push(a)
+  }
+  for (let k = words.length - 1; k >= 1; k--) {
+    const id = words.slice(0, k).join(':')
+    const command = COMMANDS[id]
+    if (!command) continue
+    // `sessions extra`: sessions has subcommands, so the word is more likely one of them, misspelt.
+    if (Object.keys(COMMANDS).some((other) => other.startsWith(`${id}:`))) return undefined
+    const hint = (command as typeof BaseCommand).strayArgumentsHint
+    return unexpectedArguments(id, words.slice(k), hint && ((args) => hint(args, argv.slice(k))))
+  }
+  return undefined
 }
 
 /**

@@ -1,11 +1,13 @@
 // `clawkit agent -m "..."`: one agent turn in an OpenClaw session, reply streamed to stdout.
 import {Flags} from '@oclif/core'
 
+import {keptInSession, ModelCallError} from '../agent/api-errors.js'
 import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/output.js'
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnNotStoredError, TurnStoredError} from '../agent/turn.js'
 import {BaseCommand, describeError} from '../cli/base-command.js'
+import {withHintContext} from '../cli/hint-context.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {createLineEscaper, printable} from '../render/safe.js'
@@ -25,6 +27,16 @@ export default class Agent extends BaseCommand<typeof Agent> {
     '<%= config.bin %> agent --to +15555550123 --thinking low --message-file prompt.txt',
     '<%= config.bin %> agent --agent main -m "Post the nightly summary" --deliver --channel telegram --reply-to -1001234567890',
   ]
+  /**
+   * `agent hello` forgot -m; `agent -m hello world` forgot the quotes: either way the hint shows the one command that
+   * sends what was typed.
+   */
+  static override strayArgumentsHint = (args: string[], argv: readonly string[]): string => {
+    const at = argv.findIndex((a) => a === '-m' || a === '--message')
+    const words = at >= 0 && argv[at + 1] !== undefined ? [argv[at + 1], ...args] : args
+    return `the message is one argument of -m, in quotes: clawkit agent -m "${words.join(' ')}"`
+  }
+
   static override flags = {
     'store-url': refusedStoreUrlFlag,
     message: Flags.string({char: 'm', description: 'message to send', helpValue: '<text>'}),
@@ -75,6 +87,8 @@ export default class Agent extends BaseCommand<typeof Agent> {
     let atLineStart = true
     let newCall = false
     const reply = createLineEscaper()
+    // The session the turn runs in, once chosen: a failed model call's error names it (the message is kept there).
+    let sessionKey: string | undefined
     try {
       let stored: {code: string; message: string; exitCode: number; suggestions?: string[]} | undefined
       let notStored = false
@@ -89,6 +103,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
         allowExec: f['allow-exec'],
         signal: controller.signal,
         onSession: (sel) => {
+          sessionKey = sel.key
           // Only a selector-less run says which session it picked; stderr, so --json stdout stays one document.
           const note = describeDefaultSession(sel, sel.defaultReason === 'clawkit-settings' ? settingsPath(state.env) : undefined)
           if (note) process.stderr.write(`${note}\n`)
@@ -116,6 +131,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
               atLineStart = d.endsWith('\n')
             },
       }).catch((error: unknown) => {
+        if (error instanceof ModelCallError && sessionKey !== undefined) throw keptInSession(error, sessionKey)
         // The turn is in the transcript but the index update failed, or the transcript refused part of the turn (saved
         // outside the state dir): either way the reply is still the user's, in --json too.
         if (!(error instanceof TurnStoredError || error instanceof TurnNotStoredError)) throw error
@@ -143,7 +159,7 @@ export default class Agent extends BaseCommand<typeof Agent> {
         if (f.deliver && !result.aborted) {
           const notSent = 'The reply was not delivered.'
           const why = notStored ? 'the turn could not be stored in its session' : 'the session index is in an unknown state'
-          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), `it was not delivered because ${why}: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted`]}
+          stored = {...stored, message: `${stored.message} ${notSent}`, suggestions: [...(stored.suggestions ?? []), withHintContext(`it was not delivered because ${why}: once "clawkit doctor" is clean, send it with "clawkit message send" if it is still wanted`)]}
           doc.deliveryError = {code: 'E_NOT_DELIVERED', message: `${notSent} ${notStored ? 'The turn could not be stored in its session' : 'The turn is stored, but the session index could not be updated'}, so no delivery was attempted.`}
         }
         doc.error = stored

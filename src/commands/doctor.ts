@@ -1,7 +1,7 @@
 // `clawkit doctor`: find and repair everything that can go wrong in an OpenClaw session store.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../cli/base-command.js'
 import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {runDoctor} from '../doctor/doctor.js'
 import type {DoctorResult, Finding} from '../doctor/types.js'
@@ -30,12 +30,13 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
     yes: Flags.boolean({char: 'y', description: 'do not ask before repairing (implies --fix)'}),
     'dry-run': Flags.boolean({description: 'show what --fix would do and change nothing'}),
     deep: Flags.boolean({description: 'read big transcripts whole (default: header and tail only above 2 MiB)'}),
+    ...pagerFlags,
   }
 
   async run(): Promise<DoctorResult> {
     refuseReplicaWrite(this.flags, this.flags.fix ? 'clawkit doctor --fix' : 'clawkit doctor (it checks the host\'s own files)')
     const f = this.flags
-    const state = this.openState({tolerateConfigError: true})
+    const state = this.openState({tolerateConfigError: true, allowMissing: true})
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     const repair = f.fix || f.yes
     const result = await runDoctor(state, {
@@ -45,7 +46,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
       deep: f.deep,
       confirm: repair && !f.yes && interactive ? (plan) => this.confirm(plan) : undefined,
     })
-    if (!this.jsonEnabled()) process.stdout.write(renderDoctor(result, colorEnabled()))
+    if (!this.jsonEnabled()) await this.page(renderDoctor(result, colorEnabled()))
     process.exitCode = result.exitCode
     return result
   }

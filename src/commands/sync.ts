@@ -2,6 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
+import {hintInContext} from '../cli/hint-context.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {resolveStoreUrl} from '../fleet/pg.js'
 import {syncToFleet, type SyncResult} from '../fleet/sync.js'
@@ -64,7 +65,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
       spinner?.stop()
       // One line per agent left out, even under --json (the document lists them in `skipped`); exit 6 says "partial".
       for (const s of result.skipped) {
-        const what = s.needsNode ? `run the sync with Node ${s.needsNode}+ to upload it` : 'run "clawkit doctor" on this host, then sync again'
+        const what = s.needsNode ? `run the sync with Node ${s.needsNode}+ to upload it` : `${hintInContext('run "clawkit doctor"')} on this host, then sync again`
         process.stderr.write(`Warning: agent ${printable(s.agentId)} was not synced: ${printable(s.reason.replace(/\s+$/, ''))}; ${what}.\n`)
       }
       if (result.skipped.length > 0) process.exitCode = ExitCode.syncPartial

@@ -2,6 +2,7 @@
 import path from 'node:path'
 
 import {ExitCode} from '../errors.js'
+import {plural} from '../text/sentence.js'
 import {applyRepairs, diagnoseStateLayout, diagnoseStores, linkedComponent, repairTarget, type StoresDiagnosis, summarizeStores} from '../store/diagnostics/index.js'
 import type {OpenClawState} from '../store/state.js'
 import {checkSplitState, checkStateDir} from './checks/state-dir.js'
@@ -160,8 +161,8 @@ export function groupFindings(result: DoctorResult): {agentId: string | null; ti
   for (const id of ids) {
     const a = result.agents.find((x) => x.agentId === id)
     const title = a?.sqlite
-      ? `Agent ${id} (SQLite${a.sqlite.sessions === undefined ? '' : `: ${a.sqlite.sessions} sessions, ${a.sqlite.events ?? '?'} events`}) ${path.relative(result.stateDir, a.sqlite.path).startsWith('..') ? a.sqlite.path : path.relative(result.stateDir, a.sqlite.path)}`
-      : a ? `Agent ${id} (${a.sessions ?? '?'} sessions, ${a.transcripts} transcripts) ${path.relative(result.stateDir, a.storePath).startsWith('..') ? a.storePath : path.relative(result.stateDir, a.storePath)}` : `Agent ${id}`
+      ? `Agent ${id} (SQLite${a.sqlite.sessions === undefined ? '' : `: ${plural(a.sqlite.sessions, 'session')}, ${a.sqlite.events === undefined ? '? events' : plural(a.sqlite.events, 'event')}`}) ${path.relative(result.stateDir, a.sqlite.path).startsWith('..') ? a.sqlite.path : path.relative(result.stateDir, a.sqlite.path)}`
+      : a ? `Agent ${id} (${a.sessions === null ? '? sessions' : plural(a.sessions, 'session')}, ${plural(a.transcripts, 'transcript')}) ${path.relative(result.stateDir, a.storePath).startsWith('..') ? a.storePath : path.relative(result.stateDir, a.storePath)}` : `Agent ${id}`
     groups.push({agentId: id, title, findings: result.findings.filter((f) => f.agentId === id)})
   }
   return groups

@@ -65,8 +65,8 @@ function scrub(text: string, url: string): string {
 const SQLSTATE_HINTS: Record<string, string> = {
   '28P01': 'the password was refused: check the URL, PGPASSWORD or ~/.pgpass',
   '28000': 'the server refused this role or host (pg_hba.conf)',
-  '3D000': 'the database does not exist: create it first (README "Fleets")',
-  '42501': 'the role lacks a privilege sync needs (README "Fleets" lists them)',
+  '3D000': 'the database does not exist: create it first (docs/fleet.md, "Setting up a fleet database")',
+  '42501': 'the role lacks a privilege sync needs (docs/fleet.md, "Setting up a fleet database", lists them)',
 }
 
 /** A driver or server error as one line that names the database (without its password) and what to do. */

@@ -68,7 +68,7 @@ export class FleetState {
       const version = await schemaVersion(client).catch((error: unknown) => {
         throw pgError(error, url, 'read the fleet database')
       })
-      if (version === 0) throw new NotFoundError(`${displayUrl(url)} holds no fleet replica yet (no clawkit_* tables)`, 'E_STORE_EMPTY', ['run "clawkit sync --to <url>" on each host first (README "Fleets")'])
+      if (version === 0) throw new NotFoundError(`${displayUrl(url)} holds no fleet replica yet (no clawkit_* tables)`, 'E_STORE_EMPTY', ['run "clawkit sync --to <url>" on each host first (docs/fleet.md)'])
       if (version > SCHEMA_VERSION) {
         throw new ClawkitError(`the fleet database has clawkit schema v${version}, newer than this clawkit reads (v${SCHEMA_VERSION}): upgrade clawkit here`, {code: 'E_STORE_SCHEMA_NEWER'})
       }

@@ -2,6 +2,7 @@
 import {groupFindings} from '../doctor/doctor.js'
 import type {DoctorResult} from '../doctor/types.js'
 import {paint, type Style} from './color.js'
+import {hintInContext, withHintContext} from '../cli/hint-context.js'
 import {printable} from './safe.js'
 
 /** Above this many findings of one id in one group, the human output shows a few and counts the rest. */
@@ -25,7 +26,7 @@ export function renderDoctor(result: DoctorResult, color: boolean): string {
       if (seen >= GROUP_PREVIEW) continue
       const [mark, style] = MARK[f.fixed ? 'fixed' : f.severity]
       const head = `  ${paint(color, style, mark)} ${f.id}${f.key ? ` [${printable(f.key)}]` : ''}`
-      lines.push(head, `      ${printable(f.message)}`)
+      lines.push(head, `      ${printable(withHintContext(f.message))}`)
       if (f.path) lines.push(paint(color, 'dim', `      path: ${printable(f.path)}`))
       if (f.fixed && f.action) lines.push(paint(color, 'green', `      done: ${printable(f.action)}${f.backup && !f.action.includes(f.backup) ? ` (backup: ${printable(f.backup)})` : ''}`))
       else if (result.dryRun && f.fixable) lines.push(paint(color, 'cyan', `      would: ${printable(f.action ?? 'repair')}`))
@@ -38,6 +39,6 @@ export function renderDoctor(result: DoctorResult, color: boolean): string {
   lines.push('', `Summary: ${c.error} error(s), ${c.warn} warning(s), ${c.info} info${result.fixed ? `; ${result.fixed} fixed` : ''}.`)
   if (result.cancelled) lines.push('Repairs cancelled; nothing was changed.')
   else if (result.dryRun) lines.push(fixable > 0 ? `Dry run: --fix would repair ${fixable} finding(s); nothing was changed.` : 'Dry run: nothing to repair.')
-  else if (!result.repair && fixable > 0) lines.push(`Run "clawkit doctor --fix" to repair ${fixable} finding(s) (backups are written first; --dry-run shows the plan).`)
+  else if (!result.repair && fixable > 0) lines.push(hintInContext(`Run "clawkit doctor --fix" to repair ${fixable} finding(s) (backups are written first; --dry-run shows the plan).`))
   return `${lines.join('\n')}\n`
 }

@@ -1,6 +1,7 @@
 // Tables for a terminal: columns sized to their content and, when a row would be wider than the terminal, the
-// columns that may give way are cut (with `…`) in a fixed order, so no line wraps and every column stays aligned.
-// Piped output does not come here: it keeps OpenClaw's fixed padEnd layout (render/columns.ts).
+// columns that may give way are cut (with `…`) or left out in a fixed order, so no line wraps and every column stays
+// aligned. Piped, the tables OpenClaw also prints (sessions list, status) keep its fixed padEnd layout
+// (render/columns.ts); clawkit's own (sessions usage) come here with no width limit, every column in full.
 import {stripAnsi} from './ansi.js'
 import {paint, type Style} from './color.js'
 import {printable} from './safe.js'
@@ -8,13 +9,18 @@ import {printable} from './safe.js'
 export interface FitColumn {
   header: string
   /**
-   * How this column may be cut when the table is too wide: steps of all columns are taken in rank order (lowest
-   * first), each cutting its column down to its floor (default: the header's width). A column can have two steps (a
-   * key gives way to a readable width early and to its unique prefix last). No steps: never cut.
+   * How this column may give way when the table is too wide: steps of all columns are taken in rank order (lowest
+   * first), each cutting its column down to its floor (default: the header's width), or with `drop`, leaving the column
+   * out. A column can have several steps (a key gives way to a readable width early and to its unique prefix last).
+   * No steps: never cut. Width a later step freed beyond what was needed goes back to the columns cut before it.
    */
-  shrink?: {rank: number; floor?: number}[]
+  shrink?: {rank: number; floor?: number; drop?: boolean}[]
   /** How a cell is cut to the column's width (default: a prefix and `…`). */
   cut?: (text: string, width: number) => string
+  /** Cut every cell of the column as soon as its widest one is cut (cells that must read alike, such as flags). */
+  cutEvery?: boolean
+  /** Numbers line up on the right. */
+  align?: 'right'
 }
 
 export interface FitCell {
@@ -71,41 +77,75 @@ function padTo(s: string, width: number): string {
   return w >= width ? s : s + ' '.repeat(width - w)
 }
 
-/** Column widths: content widths, then cut by rank until the row fits `maxWidth` (Infinity: never cut). */
+/**
+ * Column widths: content widths, then given way by rank until the row fits `maxWidth` (Infinity: never cut). A column
+ * left out has width 0.
+ */
 export function fitWidths(columns: FitColumn[], rows: string[][], maxWidth: number): number[] {
   const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...rows.map((r) => displayWidth(r[i] ?? ''))))
-  const total = () => widths.reduce((a, b) => a + b, 0) + columns.length - 1
+  const total = () => widths.reduce((a, b) => a + b, 0) + widths.filter((w) => w > 0).length - 1
   let excess = total() - maxWidth
   if (excess <= 0) return widths
   const order = columns.flatMap((c, i) => (c.shrink ?? []).map((step) => ({i, ...step}))).sort((a, b) => a.rank - b.rank)
-  for (const {i, floor: stepFloor} of order) {
-    const floor = Math.min(widths[i], stepFloor ?? displayWidth(columns[i].header))
-    const give = Math.min(excess, widths[i] - floor)
-    widths[i] -= give
-    excess -= give
+  const given: {i: number; n: number}[] = []
+  for (const {i, floor: stepFloor, drop} of order) {
+    if (widths[i] === 0) continue
+    if (drop) {
+      excess -= widths[i] + 1
+      widths[i] = 0
+    } else {
+      const floor = Math.min(widths[i], stepFloor ?? displayWidth(columns[i].header))
+      const give = Math.min(excess, widths[i] - floor)
+      widths[i] -= give
+      excess -= give
+      given.push({i, n: give})
+    }
     if (excess <= 0) break
+  }
+  // A column left out may free more than was still needed: the cuts made before it get that back, the latest first.
+  for (const g of given.reverse()) {
+    if (excess >= 0) break
+    if (widths[g.i] === 0) continue
+    const back = Math.min(-excess, g.n)
+    widths[g.i] += back
+    excess += back
   }
   return widths
 }
 
 /**
  * A borderless table, one space between columns, each line right-trimmed. Cells are made printable, then cut to
- * their column; colour wraps only the text, never the padding.
+ * their column; colour wraps only the text, never the padding. `hidden` gets the headers of the columns left out.
  */
-export function renderFitted(columns: FitColumn[], rows: (string | FitCell)[][], opts: {width: number; color: boolean; headStyle?: Style}): string {
+export function renderFitted(columns: FitColumn[], rows: (string | FitCell)[][], opts: {width: number; color: boolean; headStyle?: Style; hidden?: string[]}): string {
   const cells = rows.map((r) => r.map((c) => (typeof c === 'string' ? {text: printable(c)} : {text: printable(c.text), style: c.style})))
   const widths = fitWidths(columns, cells.map((r) => r.map((c) => c.text)), opts.width)
+  const cutAll = columns.map((c, i) => Boolean(c.cutEvery) && cells.some((r) => displayWidth(r[i]?.text ?? '') > widths[i]))
+  const shown = widths.flatMap((w, i) => (w > 0 ? [i] : []))
+  opts.hidden?.push(...columns.filter((_, i) => widths[i] === 0).map((c) => c.header))
   const line = (r: FitCell[]) =>
-    r
-      .map((cell, i) => {
-        const text = displayWidth(cell.text) <= widths[i] ? cell.text : (columns[i]?.cut ?? cutToWidth)(cell.text, widths[i])
-        const padded = i === r.length - 1 ? text : padTo(text, widths[i])
+    shown
+      .map((i, at) => {
+        const cell = r[i] ?? {text: ''}
+        const text = displayWidth(cell.text) <= widths[i] && !cutAll[i] ? cell.text : (columns[i]?.cut ?? cutToWidth)(cell.text, widths[i])
+        const pad = ' '.repeat(Math.max(0, widths[i] - displayWidth(text)))
+        if (columns[i]?.align === 'right') return `${pad}${cell.style ? paint(opts.color, cell.style, text) : text}`
+        const padded = at === shown.length - 1 ? text : text + pad
         return cell.style ? paint(opts.color, cell.style, text) + padded.slice(text.length) : padded
       })
       .join(' ')
       .trimEnd()
-  const head = columns.map((c) => ({text: cutToWidth(c.header, Math.max(widths[columns.indexOf(c)], 0)), style: opts.headStyle ?? ('bold' as Style)}))
-  return [line(head), ...cells.map(line)].join('\n')
+  const head = columns.map((c, i) => ({text: cutToWidth(c.header, Math.max(widths[i], 0)), style: opts.headStyle ?? ('bold' as Style)}))
+  const headLine = shown
+    .map((i, at) => {
+      const {text, style} = head[i]
+      const pad = ' '.repeat(Math.max(0, widths[i] - displayWidth(text)))
+      if (columns[i].align === 'right') return `${pad}${paint(opts.color, style, text)}`
+      return at === shown.length - 1 ? paint(opts.color, style, text) : paint(opts.color, style, text) + pad
+    })
+    .join(' ')
+    .trimEnd()
+  return [headLine, ...cells.map(line)].join('\n')
 }
 
 /** For each string, the shortest prefix no other string in the list starts with (the whole string when it is a prefix of another). */
@@ -183,6 +223,16 @@ export function keyCutter(keys: string[], domain: Iterable<string> = keys): {flo
     floorOf,
     cut,
   }
+}
+
+/**
+ * The line under a fitted table that had to leave columns out, so that nobody takes them for absent data; wrapped to
+ * the width. Nothing when every column is shown.
+ */
+export function hiddenNote(hidden: string[], width: number): string[] {
+  if (hidden.length === 0) return []
+  const text = `Not shown: ${hidden.join(', ')} (--wide shows them).`
+  return Number.isFinite(width) ? wrapHanging('', '', text, width) : [text]
 }
 
 /** Greedy word wrap to `width` cells with a hanging indent; a word longer than a line is left whole. */

@@ -1,9 +1,11 @@
 // The human output of `clawkit status`: its result as text (the command chooses when to print it).
+import {hintInContext} from '../cli/hint-context.js'
 import {paint} from './color.js'
 import {keyCutter, renderFitted, wrapHanging} from './fit.js'
 import {printable} from './safe.js'
 import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import type {FleetStatusResult} from '../fleet/status.js'
+import {GATEWAY_REFUSED} from '../status/gateway.js'
 import type {StatusResult} from '../status/status.js'
 
 function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
@@ -15,6 +17,17 @@ function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
     cell += ` · ${pct}% cached`
   }
   return cell
+}
+
+/**
+ * Whether a gateway answered: "not listening" already says that nothing did, so a refused connect adds only its cause
+ * (the --json `error` keeps the probe's whole phrase); any other failure (no answer in time, a network error) is named.
+ */
+function gatewayLine(g: StatusResult['gateway'], color: boolean): string {
+  const at = `${g.host}:${g.port}`
+  if (g.reachable) return paint(color, 'yellow', `listening on ${at} (${g.connectLatencyMs} ms, port from ${g.portSource})`)
+  if (g.error === GATEWAY_REFUSED) return `not listening on ${at} (connection refused, port from ${g.portSource})`
+  return `not reachable on ${at}: ${g.error} (port from ${g.portSource})`
 }
 
 /**
@@ -35,24 +48,30 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   }
   const more = (value: string) => (Number.isFinite(width) ? L.push(...wrapHanging(INDENT, INDENT, value, width)) : L.push(`${INDENT}${value}`))
   row('State dir', `${printable(s.stateDir)} (${printable(s.stateDirReason)})`)
-  row('Config', `${printable(s.configPath)}${s.configExists ? '' : ' (not found; defaults apply)'}${s.configError ? paint(color, 'red', ' (invalid: run clawkit doctor)') : ''}`)
-  const active = s.lastActivity ? `last activity ${formatTimeAgo(s.lastActivity.ageMs)} (${printable(s.lastActivity.key)})` : 'no activity'
-  row('Agents', `${s.agents.agents.length} · default ${printable(s.agents.defaultId)} · sessions ${s.sessions.count} · ${active}`)
+  row('Config', `${printable(s.configPath)}${s.configExists ? '' : ' (not found; defaults apply)'}${s.configError ? paint(color, 'red', hintInContext(' (invalid: run "clawkit doctor")')) : ''}`)
+  // A store that could not be read counted nothing: its count is unknown, never 0 (nor "no activity").
+  const unread = s.agents.unreadable
+  const unreadNames = unread.map(printable).join(', ')
+  const counted = unread.length === 0 ? `${s.sessions.count}` : unread.length === s.agents.agents.length ? `unknown (${unreadNames} unreadable)` : `at least ${s.sessions.count} (${unreadNames} unreadable)`
+  const active = s.lastActivity ? `last activity ${formatTimeAgo(s.lastActivity.ageMs)} (${printable(s.lastActivity.key)})` : unread.length > 0 ? 'activity unknown' : 'no activity'
+  row('Agents', `${s.agents.agents.length} · default ${printable(s.agents.defaultId)} · sessions ${counted} · ${active}`)
   for (const a of s.agents.agents) {
     if (a.sqlite) more(`${printable(a.id)}: ${sqliteLine(a.sqlite)}${a.storeError ? paint(color, 'red', ` (unreadable: ${printable(a.storeError)})`) : ''} · ${printable(a.sqlite.path)}`)
-    else more(`${printable(a.id)}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${printable(a.sessionsPath)}${a.storeError ? paint(color, 'red', ' (index unreadable)') : ''}`)
+    else if (a.storeError) more(`${printable(a.id)}: ${paint(color, 'red', 'sessions unknown (index unreadable)')}, ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${printable(a.sessionsPath)}`)
+    else more(`${printable(a.id)}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${printable(a.sessionsPath)}`)
   }
   row('Transcripts', `${s.transcripts.files} file(s), ${formatBytes(s.transcripts.bytes)} on disk`)
   row('Defaults', `model ${printable(s.sessions.defaults.model ?? 'unknown')} (${formatTokensK(s.sessions.defaults.contextTokens)} ctx)`)
   const d = s.doctor
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
-  row('Doctor', `${health} · cheap checks; run "clawkit doctor" for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
+  row('Doctor', `${health} · cheap checks; ${hintInContext('run "clawkit doctor"')} for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
   const g = s.gateway
-  row('Gateway', g.reachable ? paint(color, 'yellow', `listening on ${g.host}:${g.port} (${g.connectLatencyMs} ms, port from ${g.portSource})`) : `not listening on ${g.host}:${g.port}: ${g.error} (port from ${g.portSource})`)
+  row('Gateway', gatewayLine(g, color))
   if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))
   if (s.all) {
     L.push('', paint(color, 'bold', 'Agents'))
-    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sqliteStore ?? a.sessionsPath])
+    // `?`: not counted (the store could not be read). A SQLite-era agent's transcripts are rows of its database.
+    const rows = s.agents.agents.map((a) => [a.id, a.bootstrapPending ? 'PRESENT' : 'ABSENT', a.storeError ? '?' : String(a.sessionsCount), a.lastActiveAgeMs === null ? 'unknown' : formatTimeAgo(a.lastActiveAgeMs), a.era === 'sqlite' ? 'in database' : `${a.transcripts.files} / ${formatBytes(a.transcripts.bytes)}`, a.sqliteStore ?? a.sessionsPath])
     if (fitted) {
       L.push(renderFitted([{header: 'Agent'}, {header: 'Bootstrap file'}, {header: 'Sessions'}, {header: 'Active'}, {header: 'Transcripts'}, {header: 'Store', shrink: [{rank: 1}]}], rows, {width, color}))
     } else {
@@ -61,7 +80,8 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     }
   }
   L.push('', paint(color, 'bold', 'Sessions'))
-  if (s.sessions.recent.length === 0) L.push('no sessions yet')
+  const notRead = `the store${unread.length > 1 ? 's' : ''} of ${unreadNames} could not be read (see Agents above)`
+  if (s.sessions.recent.length === 0) L.push(unread.length > 0 ? `not read: ${notRead}` : 'no sessions yet')
   else if (fitted) {
     const keys = s.sessions.recent.map((r) => printable(r.key))
     const {floor: keyFloor, cut} = keyCutter(keys, opts.allKeys?.map(printable))
@@ -78,6 +98,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     const rows = s.sessions.recent.map((r, i) => [keyCell(keys[i]), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), printable(r.model ?? 'unknown'), tokensCell(r)])
     L.push(await renderTable([{header: 'Key', width: 32}, {header: 'Kind', width: 6}, {header: 'Age', width: 11}, {header: 'Model', width: 14}, {header: 'Tokens'}], rows, color))
   }
+  if (s.sessions.recent.length > 0 && unread.length > 0) L.push(paint(color, 'yellow', `${unread.length > 1 ? `${unreadNames}'` : `${unreadNames}'s`} sessions could not be read and are not listed.`))
   return `${L.join('\n')}\n`
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {UsageError} from '../errors.js'
+import {fileError, isErrnoError, UsageError} from '../errors.js'
 import {secretRedactor, textRedactor} from '../text/redact.js'
 import type {ReadableState} from '../store/state.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
@@ -143,7 +143,11 @@ function batched(put: (text: string) => Promise<void>, limit: number, extra: Par
 async function fileSink(file: string, force: boolean): Promise<Sink> {
   if (!force && fs.existsSync(file)) throw new UsageError(`${file} already exists; nothing was written. Pass --force to overwrite it, or choose another --out.`, 'E_EXISTS')
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
-  const fh = await fsp.open(tmp, 'wx', 0o600)
+  // The temp file is ours, not the user's: a failure names the file asked for, as the write it is.
+  const asWrite = (error: unknown) => fileError(error, file, 'write')
+  const fh = await fsp.open(tmp, 'wx', 0o600).catch((error: unknown) => {
+    throw asWrite(error)
+  })
   // One write per 1 MiB instead of one per message: a 1 GiB export is ~600 000 messages.
   const abort = async () => {
     await fh.close().catch(() => undefined)
@@ -161,6 +165,8 @@ async function fileSink(file: string, force: boolean): Promise<Sink> {
         })
         await fsp.unlink(tmp)
       }
+    } catch (error) {
+      throw isErrnoError(error) ? asWrite(error) : error
     } finally {
       await fsp.rm(tmp, {force: true})
     }
@@ -213,7 +219,35 @@ function modelOf(e: {model?: string; modelProvider?: string} | undefined): strin
   return e.modelProvider ? `${e.modelProvider}/${e.model}` : e.model
 }
 
+/**
+ * Why --out cannot be written, before anything is read: a directory on its path that does not exist (a trailing `/`
+ * names a directory itself), or a file where a directory belongs. Undefined when its directory is there.
+ */
+function outProblem(out: string): string | undefined {
+  const dir = /[\\/]$/.test(out) ? out : path.dirname(out)
+  let p = path.resolve(dir)
+  let missing = false
+  for (;;) {
+    let st: fs.Stats
+    try {
+      st = fs.statSync(p)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw fileError(error, p, 'read')
+      // Walk up to what exists: a file there means "not a directory", else the directory is simply missing.
+      if (code === 'ENOENT') missing = true
+      if (path.dirname(p) === p) return `the directory ${dir} does not exist`
+      p = path.dirname(p)
+      continue
+    }
+    if (!st.isDirectory()) return `${p} is not a directory`
+    return missing ? `the directory ${dir} does not exist` : undefined
+  }
+}
+
 export async function exportSession(state: ReadableState, target: string, opts: ExportOptions): Promise<SessionsExportResult> {
+  const problem = opts.out === undefined ? undefined : outProblem(opts.out)
+  if (problem) throw new UsageError(`Cannot write ${opts.out}: ${problem}. Nothing was written.`, problem.endsWith('does not exist') ? 'E_OUT_DIR_MISSING' : 'E_OUT_NOT_DIR', ['create the directory first, or choose another --out'])
   const what = await sessionsToExport(state, target, opts)
   const clean = opts.redact ? textRedactor() : secretRedactor()
   const perSession = opts.format === 'jsonl' && opts.includeArchived && opts.out !== undefined && fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()

@@ -16,10 +16,26 @@ export function formatTimeAgo(ms: number | null | undefined): string {
   return `${Math.round(hours / 24)}d ago`
 }
 
-/** 1000-based k with 0 decimals from 10k upwards, 1 decimal below: `2.0k`, `12k`, `200k`. */
+/**
+ * A token count as OpenClaw 2026.9 prints it (`formatTokenCount`): `0`, `523`, `2.0k`, `12k`, `200k`, `1.2m`. Below
+ * 1000 it is the count itself: 2026.4's `formatKTokens` printed `0.0k` for a session just reset, and 2026.9 stopped.
+ */
 export function formatTokensK(n: number): string {
-  const k = n / 1000
-  return n >= 10_000 ? `${Math.round(k)}k` : `${k.toFixed(1)}k`
+  if (!Number.isFinite(n) || n <= 0) return '0'
+  if (n < 1000) return String(Math.round(n))
+  if (n < 1_000_000) {
+    const k = (n / 1000).toFixed(n >= 10_000 ? 0 : 1)
+    // 999 600 rounds to "1000k": that is a million.
+    if (Number(k) < 1000) return `${k}k`
+  }
+  return `${(n / 1_000_000).toFixed(1)}m`
+}
+
+/** An exact count with thousands grouped (`63,712`), for the tables that add counts up (`sessions usage`). */
+export function groupDigits(n: number): string {
+  // Not toLocaleString: building ICU's number formatter costs milliseconds that a read command would notice.
+  const [int, frac] = String(n).split('.')
+  return `${int.replace(/\B(?=(\d{3})+$)/g, ',')}${frac === undefined ? '' : `.${frac}`}`
 }
 
 export function percentUsed(total: number | null, ctx: number): number | null {

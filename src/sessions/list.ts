@@ -136,11 +136,25 @@ function configuredModel(state: ReadableState, agentId: string): {provider?: str
   return hit
 }
 
-export function buildRow(state: ReadableState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SessionRow {
+/**
+ * Whether a session's token total is fresh (the prompt size of its last call, not stale), by the rule of the OpenClaw
+ * release whose store holds it, as its resolveFreshSessionTotalTokens decides: 2026.4.27 (JSON era) any total unless
+ * `totalTokensFresh === false`; 2026.9.6 (SQLite era) only with `totalTokensFresh === true` and `totalTokensVersion ===
+ * 1`, so a row imported from the JSON era without a version is not fresh. `sessions list` and `status` both ask here.
+ */
+export function totalTokensFresh(entry: SessionEntry, era: 'json' | 'sqlite'): boolean {
+  const e = entry as Record<string, unknown>
+  const total = e.totalTokens
+  if (typeof total !== 'number' || !Number.isFinite(total) || (era === 'sqlite' && total < 0)) return false
+  return era === 'sqlite' ? e.totalTokensFresh === true && e.totalTokensVersion === 1 : e.totalTokensFresh !== false
+}
+
+/** A row as `openclaw sessions --json` 2026.4.27 builds it; `era` only decides token freshness (totalTokensFresh). */
+export function buildRow(state: ReadableState, key: string, entry: SessionEntry, storeAgentId: string, now: number, era: 'json' | 'sqlite' = 'json'): SessionRow {
   const agentId = resolveAgentIdFromKey(key, storeAgentId)
   const updatedAt = finiteNumber(entry.updatedAt)
   const rawTotal = finiteNumber(entry.totalTokens)
-  const fresh = rawTotal !== undefined && entry.totalTokensFresh !== false
+  const fresh = totalTokensFresh(entry, era)
   const configured = configuredModel(state, agentId)
   const modelOverride = nonEmptyString(entry.modelOverride)
   const providerOverride = nonEmptyString(entry.providerOverride)
@@ -233,7 +247,7 @@ const isDefaultRuntime = (id: string | undefined) => id === undefined || id === 
 /**
  * The runtime a row reports (2026.9.6 resolveModelAgentRuntimeMetadata): the session's persisted harness (a locked
  * model selection's, else agentRuntimeOverride, else agentHarnessId) as `session`, else the policy default
- * `{auto, implicit}`. Config-driven runtime policies and ACP backends are not modelled (README, sessions list).
+ * `{auto, implicit}`. Config-driven runtime policies and ACP backends are not modelled (docs/sessions.md, sessions list).
  */
 function agentRuntimeOf(entry: SessionEntry): {id: string; source: string} {
   const pinned = entry.modelSelectionLocked === true && !(typeof entry.pluginOwnerId === 'string' && entry.pluginOwnerId.trim()) ? runtimeId(entry.agentHarnessId) : undefined
@@ -271,7 +285,7 @@ export function buildSqliteRow(state: ReadableState, key: string, entry: Session
   const e = entry as Record<string, any>
   const updatedAt = (e.updatedAt ?? null) as number | null
   const total = nonNegative(e.totalTokens)
-  const fresh = total !== undefined && e.totalTokensFresh === true && e.totalTokensVersion === 1
+  const fresh = totalTokensFresh(entry, 'sqlite')
   // The resolved display model's provider (not the entry's raw field, as 2026.4.27 printed), and a context window only
   // when positive, else the model's, else the defaults'.
   const configured = configuredModel(state, base.agentId)

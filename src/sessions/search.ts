@@ -288,16 +288,55 @@ export function needleFilter(pattern: string, ignoreCase: boolean): RawLineFilte
 
 const SNIPPET_BEFORE = 50
 const SNIPPET_AFTER = 110
+/** How far a cut edge moves to the nearest word boundary; a longer word is cut where it is (and marked as cut). */
+const WORD_SLACK = 16
+
+/**
+ * How the human output shows a hit's snippet: `snippet.slice(start, end)`, moved to word boundaries where the window
+ * cut a word, and whether text was left out before and after it (each marked `…`). Not part of `--json`, whose
+ * snippet stays the window of the searched text it always was; kept beside the hit (snippetView) for the renderer.
+ */
+export interface SnippetView {
+  start: number
+  end: number
+  cutBefore: boolean
+  cutAfter: boolean
+}
+
+const snippetViews = new WeakMap<SearchHit, SnippetView>()
+
+/** The view of a hit this process found (undefined for a hit read back from elsewhere: show the snippet as it is). */
+export function snippetView(hit: SearchHit): SnippetView | undefined {
+  return snippetViews.get(hit)
+}
+
+const isWordAt = (s: string, i: number) => i >= 0 && i < s.length && WORD_CHAR.test(String.fromCodePoint(s.codePointAt(i)!))
 
 /** The text around the first match, whitespace runs kept at their length (so offsets stay), cut on code point boundaries. */
-function snippetOf(text: string, all: SearchMatch[]): {snippet: string; matches: SearchMatch[]} {
+function snippetOf(text: string, all: SearchMatch[]): {snippet: string; matches: SearchMatch[]; view: SnippetView} {
   let from = Math.max(0, all[0].start - SNIPPET_BEFORE)
   let to = Math.min(text.length, Math.max(all[0].end, all[0].start + SNIPPET_AFTER))
   if (from > 0 && isLowSurrogate(text, from)) from--
   if (to < text.length && isLowSurrogate(text, to)) to++
   const snippet = text.slice(from, to).replace(/[\r\n\t\v\f]/g, ' ')
   const matches = all.filter((m) => m.start >= from && m.end <= to).map((m) => ({start: m.start - from, end: m.end - from}))
-  return {snippet, matches}
+  // Where the window cut a word in two, the view starts after that word's end (and ends before its start), unless the
+  // word is long or a match is in it; then spaces at the edges go.
+  let start = 0
+  let end = snippet.length
+  if (from > 0 && isWordAt(text, from - 1) && isWordAt(text, from)) {
+    let i = 0
+    while (i < snippet.length && i <= WORD_SLACK && isWordAt(snippet, i)) i++
+    if (i <= WORD_SLACK && i <= (matches[0]?.start ?? 0)) start = i
+  }
+  if (to < text.length && isWordAt(text, to - 1) && isWordAt(text, to)) {
+    let i = snippet.length
+    while (i > 0 && snippet.length - i <= WORD_SLACK && isWordAt(snippet, i - 1)) i--
+    if (snippet.length - i <= WORD_SLACK && i >= (matches.at(-1)?.end ?? snippet.length)) end = i
+  }
+  while (start < end && snippet[start] === ' ' && start < (matches[0]?.start ?? end)) start++
+  while (end > start && snippet[end - 1] === ' ' && end > (matches.at(-1)?.end ?? start)) end--
+  return {snippet, matches, view: {start, end, cutBefore: from > 0, cutAfter: to < text.length}}
 }
 
 interface Target {
@@ -319,6 +358,8 @@ function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: numb
 
 export async function sessionsSearch(state: ReadableState, pattern: string, opts: SearchOptions = {}): Promise<SessionsSearchResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  // A named state dir that does not exist is an error, not zero hits or a $0 total (as for list and history).
+  state.requireStateDir()
   const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
   const {narrowed: _n, ...result} = await searchOver([{state, agents}], pattern, opts)
   return result
@@ -374,7 +415,7 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
     }
   }
 
-  let kept: (SearchHit & {order: number})[] = []
+  let kept: (SearchHit & {order: number; view: SnippetView})[] = []
   let count = 0
   let badLines = 0
   let order = 0
@@ -400,7 +441,7 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
       const all = matcher.matches(p.text)
       if (all.length === 0) continue
       count++
-      const {snippet, matches} = snippetOf(p.text, all)
+      const {snippet, matches, view} = snippetOf(p.text, all)
       kept.push({
         ...(t.host === undefined ? {} : {host: t.host}),
         agentId: t.agentId,
@@ -418,6 +459,7 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
         transcript: t.session.transcript.locator,
         line: l.line,
         order: order++,
+        view,
       })
       prune()
     }
@@ -475,7 +517,10 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
     transcripts: targets.length,
     count,
     limit: limit ?? null,
-    hits: kept.map(({order: _o, ...h}) => h),
+    hits: kept.map(({order: _o, view, ...h}) => {
+      snippetViews.set(h, view)
+      return h
+    }),
     badLines,
     narrowed,
   }

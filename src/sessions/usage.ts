@@ -186,6 +186,8 @@ export async function currentSessionCost(config: OpenClawConfig, store: SessionR
 export async function sessionsUsage(state: ReadableState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
   if (opts.by === 'host') throw new UsageError('--by host groups the hosts of the fleet replica: add --store-url <url>', 'E_BAD_FLAG')
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
+  // A named state dir that does not exist is an error, not zero hits or a $0 total (as for list and history).
+  state.requireStateDir()
   const agents = opts.allAgents ? state.allAgentIds() : [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
   return usageOver([{state, agents}], opts)
 }

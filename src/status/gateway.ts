@@ -8,6 +8,8 @@ import {networkCause} from '../text/net-error.js'
 export const DEFAULT_GATEWAY_PORT = 18_789
 export const DEV_GATEWAY_PORT = 19_001
 export const PROBE_TIMEOUT_MS = 250
+/** The probe's `error` when nothing listens on the port (the `--json` text; the status line says it its own way). */
+export const GATEWAY_REFUSED = 'connection refused, no gateway listening'
 
 export interface GatewayProbe {
   host: string
@@ -66,6 +68,6 @@ export function probeGateway(port: number, source: GatewayProbe['portSource'], t
     const timer = setTimeout(() => setImmediate(() => finish(false, `no answer within ${timeoutMs} ms`)), timeoutMs)
     socket.once('connect', () => finish(true, null))
     // Plain phrases without parentheses: the status line puts its own around the port source.
-    socket.once('error', (err: NodeJS.ErrnoException) => finish(false, err.code === 'ECONNREFUSED' ? 'connection refused, no gateway listening' : (networkCause(err) ?? err.message)))
+    socket.once('error', (err: NodeJS.ErrnoException) => finish(false, err.code === 'ECONNREFUSED' ? GATEWAY_REFUSED : (networkCause(err) ?? err.message)))
   })
 }

@@ -73,7 +73,18 @@ export interface StatusResult {
   configPath: string
   configExists: boolean
   configError: string | null
-  agents: {defaultId: string; agents: AgentStatus[]; totalSessions: number; bootstrapPendingCount: number}
+  agents: {
+    defaultId: string
+    agents: AgentStatus[]
+    /** Sessions of the stores that could be read: those of `unreadable` agents are not in it. */
+    totalSessions: number
+    bootstrapPendingCount: number
+    /**
+     * Agents whose store could not be read (their `storeError`): their `sessionsCount` is 0 because nothing was
+     * counted, not because they have no sessions, and `totalSessions`, `sessions.count` and `recent` leave them out.
+     */
+    unreadable: string[]
+  }
   sessions: {
     paths: string[]
     count: number
@@ -168,7 +179,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   for (const id of agentIds) {
     const st = await agentStoreStats(state, scans, id, {recent: RECENT_LIMIT, allKeys: opts.allKeys})
     const agentCount = st.count
-    const agentRecent = st.top.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
+    const agentRecent = st.top.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now, c.era), c.entry))
     for (const c of st.top) pushTop(recentTop, c, RECENT_LIMIT)
     totals.files += st.transcripts.files
     totals.bytes += st.transcripts.bytes
@@ -197,7 +208,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
   // default when nothing is configured, rather than "unknown".
   const defaultsRef = chooseModel(state.config, state.defaultAgentId)
   const defaultsCtx = finiteNumber(state.config.agents?.defaults?.contextTokens) ?? lookupContextWindow(state.config, defaultsRef.model, defaultsRef.provider) ?? DEFAULT_CONTEXT_TOKENS
-  const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now), c.entry))
+  const recent = recentTop.map((c) => toStatusRow(buildRow(state, c.key, c.entry, c.storeAgentId, now, c.era), c.entry))
   const newest = recent[0]
   const open = findings.filter((f) => !f.fixed)
   const gateway = await gatewayPromise
@@ -207,7 +218,13 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     configPath: state.configPath,
     configExists: state.configExists,
     configError: state.configError ? state.configError.message : null,
-    agents: {defaultId: state.defaultAgentId, agents, totalSessions: count, bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length},
+    agents: {
+      defaultId: state.defaultAgentId,
+      agents,
+      totalSessions: count,
+      bootstrapPendingCount: agents.filter((a) => a.bootstrapPending).length,
+      unreadable: agents.filter((a) => a.storeError !== null).map((a) => a.id),
+    },
     sessions: {
       // The stores read: a SQLite-era agent's database, not its sessionsPath (the legacy location).
       paths: [...new Set(agents.map((a) => a.sqliteStore ?? a.sessionsPath))],

@@ -160,8 +160,11 @@ export class OpenClawState implements ReadableState {
   requireAgent(raw: string): string {
     const id = normalizeAgentId(raw)
     if (!this.allAgentIds().includes(id)) {
-      // A usage error (exit 2) like every other bad flag value; the text is OpenClaw's.
-      throw new UsageError(`Unknown agent id "${raw}". Use "openclaw agents list" to see configured agents.`, 'E_UNKNOWN_AGENT')
+      // A usage error (exit 2) like every other bad flag value. OpenClaw points to "openclaw agents list"; the agents
+      // are named here, and clawkit's own status shows them with their stores.
+      const known = this.allAgentIds()
+      const listed = known.length === 0 ? 'this state dir has no agents yet' : `the agents here are ${known.slice(0, 10).join(', ')}${known.length > 10 ? ` and ${known.length - 10} more` : ''}`
+      throw new UsageError(`Unknown agent id "${raw}"; ${listed}.`, 'E_UNKNOWN_AGENT', ['"clawkit status" shows each agent with its store.'])
     }
     return id
   }

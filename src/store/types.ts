@@ -2,7 +2,6 @@
 import type {ContextRead} from './context-path.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 
-/** How a transcript ref was reached from its entry, and so what its locator names. */
 export type TranscriptLocation =
   /** sessionFile resolved inside the sessions dir. */
   | 'session-file'

@@ -11,6 +11,9 @@ import {snapshot} from '../support/state-files.js'
 
 const make = agentEnvs()
 
+/** What a failed model call's error adds: the message stays in the session, as OpenClaw leaves it. */
+const KEPT = 'Your message is kept in session agent:main:main, followed by this error (OpenClaw keeps a failed turn the same way).'
+
 function writeSettings(home: string, settings: unknown): string {
   const dir = path.join(home, '.config', 'clawkit')
   fs.mkdirSync(dir, {recursive: true})
@@ -19,7 +22,7 @@ function writeSettings(home: string, settings: unknown): string {
   return file
 }
 
-describe('agent with no selector (README: clawkit agent -m "hello")', () => {
+describe('agent with no selector (the README\'s clawkit agent -m "...")', () => {
   it('no config and no settings: runs in the default agent\'s main session and says so on stderr', async () => {
     const a = await make()
     const r = await a.run(['agent', '-m', 'hello'])
@@ -69,7 +72,7 @@ describe('agent failures name their real cause', () => {
     const port = await closedPort()
     const r = await runCli(['agent', '--agent', 'main', '-m', 'anyone there?', '--timeout', '1', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
     expect(r.code, r.stderr).toBe(1)
-    expect(r.stderr).toBe(`Error: Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED); --timeout ran out while retrying, and no reply was received.\n  hint: Check the network and ANTHROPIC_BASE_URL / models.providers.<name>.baseUrl.\n`)
+    expect(r.stderr.split('\n')[0]).toBe(`Error: Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED); --timeout ran out while retrying, and no reply was received. ${KEPT}`)
     // As pi records a failed call: the user message, then an assistant message with stopReason "error".
     const lines = transcriptLines(sessionFile(a.state, 'agent:main:main')).filter((l) => l.type === 'message')
     expect(lines.map((l) => l.message.role)).toEqual(['user', 'assistant'])
@@ -82,7 +85,36 @@ describe('agent failures name their real cause', () => {
     const port = await closedPort()
     const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--json', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
     expect(r.code).toBe(1)
-    expect(jsonError(r)).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`})
+    expect(jsonError(r)).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED). ${KEPT}`})
+  })
+
+  it('a failed model call keeps the message in the session, as OpenClaw does: the error says so, and how to see or reset it', async () => {
+    const a = await make()
+    const port = await closedPort()
+    const r = await runCli(['agent', '--agent', 'main', '-m', 'is the message kept?', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
+    expect(r.code).toBe(1)
+    const [error, hint, ...rest] = r.stderr.trimEnd().split('\n')
+    expect(rest).toEqual([])
+    expect(error).toMatch(/^Error: Could not reach the model API at .*: connection refused \(ECONNREFUSED\)\. /)
+    expect(error).toContain(KEPT)
+    expect(hint).toMatch(/^ {2}hint: /)
+    expect(hint).toContain('"clawkit sessions history agent:main:main')
+    expect(hint).toContain('"clawkit sessions reset agent:main:main')
+    expect(hint).toContain('Check the network and ANTHROPIC_BASE_URL')
+    // What the error says is what the store holds: the message and the error entry after it.
+    const msgs = transcriptLines(sessionFile(a.state, 'agent:main:main')).filter((l) => l.type === 'message').map((l) => l.message)
+    expect(msgs.map((m) => [m.role, m.stopReason])).toEqual([['user', undefined], ['assistant', 'error']])
+    expect(msgs[0].content[0].text).toBe('is the message kept?')
+    const history = await runCli(['sessions', 'history', 'agent:main:main', '--state-dir', a.state], {env: a.env})
+    expect(history.stdout).toContain('is the message kept?')
+  })
+
+  it('a failure before anything is written (no API key) does not claim the message was kept', async () => {
+    const a = await make({envKey: false})
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'x'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('No API key')
+    expect(r.stderr).not.toContain('kept')
   })
 
   it('https to a server that speaks plain HTTP: the TLS failure is named, and a DNS failure says DNS', async () => {
@@ -90,10 +122,10 @@ describe('agent failures name their real cause', () => {
     const url = a.mock.url.replace('http:', 'https:')
     const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: url}})
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(new RegExp(`^Error: Could not reach the model API at ${url.replaceAll('.', '\\.')}: TLS failed: [a-z ]+ \\((EPROTO|ERR_SSL_[A-Z_]+)\\)\\n`))
+    expect(r.stderr).toMatch(new RegExp(`^Error: Could not reach the model API at ${url.replaceAll('.', '\\.')}: TLS failed: [a-z ]+ \\((EPROTO|ERR_SSL_[A-Z_]+)\\)\\. Your message is kept`))
     const dns = await runCli(['agent', '--agent', 'main', '-m', 'x', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: 'http://no-such-host.invalid'}})
     expect(dns.code).toBe(1)
-    expect(dns.stderr).toMatch(/^Error: Could not reach the model API at http:\/\/no-such-host\.invalid: (host not found: the DNS lookup failed \(ENOTFOUND\)|the DNS lookup timed out \(EAI_AGAIN\))\n/)
+    expect(dns.stderr).toMatch(/^Error: Could not reach the model API at http:\/\/no-such-host\.invalid: (host not found: the DNS lookup failed \(ENOTFOUND\)|the DNS lookup timed out \(EAI_AGAIN\))\. Your message is kept/)
   })
 
   it('--timeout with a reachable API that sends no text in time: exit 124 and no claim of a kept partial reply', async () => {

@@ -161,6 +161,20 @@ describeSqlite('sessions reset on a SQLite-era store', () => {
     expectNoJsonEraFiles(state)
   })
 
+  it('human output names the old transcript\'s locator once, as kept in the database, in the dry run and in the reset', async () => {
+    const state = sqliteState(NATIVE_96)
+    const {sessionId: old} = await expectConsistent(state, 'agent:main:main')
+    const locator = `${sqliteStorePath(state, 'main')}#${old}`
+    const plan = await runCli(['sessions', 'reset', 'main', '--dry-run', '--state-dir', state], {env: env()})
+    expect(plan.code, plan.stderr).toBe(0)
+    expect(plan.stdout).toContain(`Would keep the old transcript in the database, as an earlier window of the key: ${locator}\n`)
+    expect(plan.stdout.split(locator)).toHaveLength(2)
+    const done = await runCli(['sessions', 'reset', 'main', '--state-dir', state], {env: env()})
+    expect(done.code, done.stderr).toBe(0)
+    expect(done.stdout).toContain(`Old transcript kept in the database, as an earlier window of the key: ${locator}\n`)
+    expect(done.stdout.split(locator)).toHaveLength(2)
+  })
+
   it('an unknown session is E_SESSION_NOT_FOUND (exit 1) and the database is unchanged', async () => {
     const state = sqliteState(NATIVE_96)
     const file = sqliteStorePath(state, 'main')

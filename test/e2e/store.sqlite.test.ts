@@ -7,7 +7,7 @@ import {expect, it} from 'vitest'
 
 import {eventText, type EventRow, openAgentDb, type SqlDatabase} from '../../src/store/sqlite/driver.js'
 import {baseEnv, copyFixture, type DocOf, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
-import {describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {describeSqlite, IMPORTED_96, mixedEraState, NATIVE_96} from '../support/sqlite.js'
 import {diffSnapshots, snapshot} from '../support/state-files.js'
 
 const dbPath = (state: string, agent = 'main') => path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
@@ -77,6 +77,19 @@ describeSqlite('store info (SQLite era)', () => {
     expect(doc.migrationRuns[0]).toMatchObject({status: 'completed', reasons: [], agents: ['main', 'work'], moves: 8})
   })
 
+  it('human output: the values of every agent\'s labelled rows start in one column, the longest label ("import archive") included', async () => {
+    const state = copyFixture(IMPORTED_96)
+    const r = await store(['info'], state)
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.stdout.split('\n').filter((l) => /^ {2}[a-z]/.test(l) && !l.startsWith('  session-sqlite-'))
+    const labels = rows.map((l) => /^ {2}([a-z]+(?: [a-z]+)?) +/.exec(l)![1])
+    expect(new Set(labels)).toEqual(new Set(['database', 'schema', 'contents', 'size', 'import archive', 'migration runs']))
+    const starts = new Set(rows.map((l) => /^ {2}[a-z]+(?: [a-z]+)? +/.exec(l)![0].length))
+    expect(starts.size, r.stdout).toBe(1)
+    // Two spaces after the longest label, as after each of the others at least.
+    expect([...starts][0]).toBe(2 + 'migration runs'.length + 2)
+  })
+
   it('a sessions.json beside the database is a never-imported leftover (era mixed); a run without completedAt is failed', async () => {
     const state = copyFixture(NATIVE_96)
     const sessions = path.join(state, 'agents', 'main', 'sessions')
@@ -107,7 +120,7 @@ describeSqlite('store info on a damaged database', () => {
     const work = doc.agents.find((a) => a.agentId === 'work')
     expect(work).toMatchObject({era: 'sqlite', db: null, dbError: {code: 'E_SQLITE_CORRUPT'}})
     expect(doc.agents.find((a) => a.agentId === 'main')).toMatchObject({era: 'sqlite', dbError: null, db: {userVersion: 23}})
-    expect((await store(['info'], state)).stdout).toMatch(/database {5}unreadable: Cannot read the SQLite session store .*damaged/)
+    expect((await store(['info'], state)).stdout).toMatch(/^ {2}database +unreadable: Cannot read the SQLite session store .*damaged/m)
   })
 })
 
@@ -204,17 +217,32 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     expect([...snapshot(parent).keys()].filter((k) => k.includes('evil'))).toEqual([])
   })
 
-  it('a database without sessions beside a sessions.json (not imported yet) is the JSON era: the agent is skipped, not exported empty', async () => {
+  it('a database without sessions beside a sessions.json (not imported yet) is the JSON era: the agent is skipped, not exported empty, and with nothing else to export the run exits 66 writing nothing', async () => {
     const state = copyFixture(NATIVE_96)
     withDb(dbPath(state), (db) => db.exec('DELETE FROM session_nodes'), true)
     fs.mkdirSync(path.join(state, 'agents', 'main', 'sessions'))
     fs.writeFileSync(path.join(state, 'agents', 'main', 'sessions', 'sessions.json'), '{}')
     const out = path.join(tempDir(), 'export')
-    const doc = json(await store(['export', '--out', out, '--json'], state))
-    expect(doc.agents).toEqual([])
-    expect(doc.skippedAgents).toEqual([{agentId: 'main', era: 'json', reason: 'its database has no sessions: its sessions.json (not imported yet) is the store'}])
-    expect(fs.existsSync(path.join(out, 'agents', 'main'))).toBe(false)
+    const r = await store(['export', '--out', out, '--json'], state)
+    expect(r.code).toBe(66)
+    expect(JSON.parse(r.stdout).error).toMatchObject({code: 'E_NOTHING_TO_EXPORT', exitCode: 66})
+    expect(JSON.parse(r.stdout).error.message).toContain('main: its database has no sessions: its sessions.json (not imported yet) is the store')
+    expect(fs.existsSync(out)).toBe(false)
+    expect(fs.readdirSync(path.dirname(out))).toEqual([])
     expect(json(await store(['info', '--json'], state)).agents[0].era).toBe('json')
+  })
+
+  it('a state dir mid-upgrade (main SQLite era, work JSON era): main is exported, work skipped with its reason, exit 0', async () => {
+    const state = mixedEraState()
+    const out = path.join(tempDir(), 'export')
+    const r = await store(['export', '--out', out, '--json'], state)
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).agents.map((a) => a.agentId)).toEqual(['main'])
+    expect(json(r).skippedAgents).toEqual([{agentId: 'work', era: 'json', reason: 'no SQLite store: its sessions are already in the JSON era'}])
+    // Asked for the JSON-era agent alone, there is nothing to export: exit 66 and no --out.
+    const alone = path.join(tempDir(), 'work-only')
+    expect((await store(['export', '--out', alone, '--agent', 'work'], state)).code).toBe(66)
+    expect(fs.existsSync(alone)).toBe(false)
   })
 
   it('refuses a non-empty --out, an existing file and a dir inside the state dir (exit 2), and writes nothing', async () => {

@@ -23,19 +23,25 @@ describe('store on a JSON-era state dir', () => {
     expect(doc.migrationRuns).toEqual([])
   })
 
-  it('export: agents without a database are skipped (named, with why); only the config is written', async () => {
+  it('export with no SQLite store to export: exit 66 (nothing to work on), one line naming the agents, and nothing written', async () => {
     const state = copyFixture(TWO_AGENTS)
-    const out = path.join(tempDir(), 'out')
-    const doc = json(await store(['export', '--out', out, '--json'], state))
-    expect(doc.agents).toEqual([])
-    expect(doc.skippedAgents.map((s) => [s.agentId, s.era])).toEqual([['main', 'json'], ['work', 'json']])
-    expect(fs.readdirSync(out)).toEqual(['openclaw.json'])
-    expect(fs.readFileSync(path.join(out, 'openclaw.json'))).toEqual(fs.readFileSync(path.join(state, 'openclaw.json')))
+    const out = path.join(tempDir(), 'new', 'out')
+    const r = await store(['export', '--out', out], state)
+    expect(r.code).toBe(66)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/^Error: Nothing to export from .*: no SQLite store \(main, work: JSON era, already in the form an export writes\)\. Nothing was written\./)
+    expect(r.stderr.trim().split('\n')).toHaveLength(2)
+    // Not even the config, nor the parent directories --out named: a run that exported nothing leaves nothing.
+    expect(fs.existsSync(path.dirname(out))).toBe(false)
+    const j = await store(['export', '--out', out, '--agent', 'work', '--json'], state)
+    expect(j.code).toBe(66)
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'E_NOTHING_TO_EXPORT', exitCode: 66})
+    expect(JSON.parse(j.stdout).error.message).toContain('(work: JSON era')
   })
 
-  it('verify on a state dir OpenClaw never imported: one line, exit 1 (E_NOTHING_TO_VERIFY)', async () => {
+  it('verify on a state dir OpenClaw never imported: one line, exit 66 (nothing to verify), not 1 (a failure)', async () => {
     const r = await store(['verify'], copyFixture(TWO_AGENTS))
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(66)
     expect(r.stderr).toMatch(/^Error: Nothing to verify in .*: no import archive/)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })

@@ -6,7 +6,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, json, jsonError, runCli, sessionsJsonPath, tempDir} from '../support/cli.js'
-import {columnStart, expectResolves, hasScript, keyCells, onTty, visible} from '../support/tty.js'
+import {columnStart, expectResolves, hasScript, keyCells, onTty, tableLines, visible} from '../support/tty.js'
 
 const LONG_MODEL = 'claude-sonnet-4-5-20250929-experimental'
 const KEYS = [
@@ -34,33 +34,54 @@ function wideState(): string {
 
 
 describe.skipIf(!hasScript)('tables on a terminal', () => {
-  it('sessions list at 80 columns: no row wider than the terminal, long model names do not shift Tokens, cut keys resolve in history', async () => {
+  it('sessions list at 50, 60, 80, 120 and 200 columns: no row wider than the terminal, Key, Age and Tokens always there and aligned, cut keys resolve, Flags whole items, hidden columns named', async () => {
     const state = wideState()
     const env = baseEnv(tempDir())
-    const r = await onTty(80, ['sessions', 'list', '--state-dir', state], env)
-    expect(r.code, r.out).toBe(0)
-    const lines = r.out.trimEnd().split('\n')
-    for (const l of lines.slice(2)) expect(visible(l), l).toBeLessThanOrEqual(80)
-    const table = lines.slice(lines.findIndex((l) => l.startsWith('Kind')))
-    expect(table).toHaveLength(1 + KEYS.length)
-    // Every row's tokens cell starts where the header says, whatever the model name.
-    const tokensAt = columnStart(table, 'Tokens (ctx %)')
-    for (const row of table.slice(1)) expect([...row].slice(tokensAt).join(''), row).toMatch(/^25k\/48k \(52%\)/)
-    // Each key is whole, or cut to "head…tail" (a bare prefix when that is unique) that names exactly its session.
-    const keyAt = columnStart(table, 'Key')
-    const ageAt = columnStart(table, 'Age')
-    for (const row of table.slice(1)) {
-      const shown = [...row].slice(keyAt, ageAt).join('').trimEnd()
-      if (!KEYS.includes(shown)) {
-        const [head, tail] = shown.split('…')
-        expect(tail, shown).toBeDefined()
-        const matching = KEYS.filter((k) => k.startsWith(head) && k.endsWith(tail))
-        expect(matching, shown).toHaveLength(1)
-        const h = json(await runCli(['sessions', 'history', shown, '--json', '--state-dir', state], {env}))
-        expect(h.key).toBe(matching[0])
+    const headers = ['Kind', 'Key', 'Age', 'Model', 'Tokens (ctx %)', 'Flags']
+    const resolved = new Set<string>()
+    for (const cols of [50, 60, 80, 120, 200]) {
+      const r = await onTty(cols, ['sessions', 'list', '--state-dir', state], env)
+      expect(r.code, r.out).toBe(0)
+      const lines = r.out.trimEnd().split('\n')
+      // The store's path cannot wrap at a space; every other line fits.
+      for (const l of lines.filter((x) => !x.includes(state))) expect(visible(l), `${cols}: ${l}`).toBeLessThanOrEqual(cols)
+      const table = tableLines(r.out, 'Key')
+      expect(table, `${cols}`).toHaveLength(1 + KEYS.length)
+      const shown = headers.filter((h) => table[0].includes(h))
+      expect(shown, `${cols}`).toEqual(expect.arrayContaining(['Key', 'Age', 'Tokens (ctx %)']))
+      // A column left out is named under the table (nobody takes it for absent data); none is left out when all fit.
+      const hidden = headers.filter((h) => !shown.includes(h))
+      const note = lines.find((l) => l.startsWith('Not shown: '))
+      if (hidden.length > 0) expect(lines.slice(lines.indexOf(note!)).join(' '), `${cols}`).toContain(`Not shown: ${hidden.join(', ')} (--wide shows them).`)
+      else expect(note, `${cols}`).toBeUndefined()
+      // Every row's tokens cell starts where the header says, whatever the model name.
+      const tokensAt = columnStart(table, 'Tokens (ctx %)')
+      for (const row of table.slice(1)) expect([...row].slice(tokensAt).join(''), `${cols}: ${row}`).toMatch(/^25k\/48k \(52%\)/)
+      // Flags are whole items of the row's flags (never "thin…" or part of an id), the ids left out first.
+      if (shown.includes('Flags')) {
+        const flagsAt = columnStart(table, 'Flags')
+        for (const [i, row] of table.slice(1).entries()) {
+          const items = [...row].slice(flagsAt).join('').trim().split(' ').filter(Boolean)
+          const full = ['think:high', `id:${String(i).repeat(8)}-1111-4111-8111-111111111111`]
+          for (const item of items) expect([...full, '…'], `${cols}: ${row}`).toContain(item)
+        }
       }
+      // Each key is whole, or cut to "head…tail" (a bare prefix when that is unique) that names exactly its session.
+      for (const shownKey of keyCells(r.out, 'Key')) {
+        if (KEYS.includes(shownKey) || resolved.has(shownKey)) continue
+        resolved.add(shownKey)
+        const [head, tail] = shownKey.split('…')
+        expect(tail, shownKey).toBeDefined()
+        const matching = KEYS.filter((k) => k.startsWith(head) && k.endsWith(tail))
+        expect(matching, shownKey).toHaveLength(1)
+        await expectResolves(shownKey, matching[0], state, env)
+      }
+      if (cols === 200) {
+        expect(hidden).toEqual([])
+        expect(r.out).not.toContain('…')
+      }
+      if (cols === 50) expect(shown).toEqual(['Key', 'Age', 'Tokens (ctx %)'])
     }
-    expect(table.some((row) => row.includes('…'))).toBe(true)
   })
 
   it('status at 80 and 160 columns: the Sessions table and the Doctor line never exceed the width nor cut a word', async () => {
@@ -154,7 +175,7 @@ describe.skipIf(!hasScript)('cut keys are unique in the whole store, not just am
     for (const filter of [['--limit', '1'], ['--active', '120']]) {
       const r = await onTty(60, ['sessions', 'list', ...filter, '--state-dir', state], env)
       expect(r.code, r.out).toBe(0)
-      const cells = keyCells(r.out, 'Kind')
+      const cells = keyCells(r.out, 'Key')
       expect(cells.length, r.out).toBeGreaterThan(0)
       expect(cells[0], r.out).toContain('…')
       await expectResolves(cells[0], TWIN_A, state, env)
@@ -170,7 +191,7 @@ describe.skipIf(!hasScript)('cut keys are unique in the whole store, not just am
     const env = baseEnv(tempDir())
     const r = await onTty(40, ['sessions', 'list', '--agent', 'main', '--state-dir', state], env)
     expect(r.code, r.out).toBe(0)
-    const cells = keyCells(r.out, 'Kind')
+    const cells = keyCells(r.out, 'Key')
     expect(cells[0], r.out).toMatch(/^agent:main:.*…/)
     await expectResolves(cells[0], TWIN_A, state, env)
   })

@@ -44,13 +44,16 @@ describe('messages built from other messages end each sentence once', () => {
 })
 
 describe('status wording', () => {
-  it('the gateway line has no nested parentheses', async () => {
+  it('the gateway line has no nested parentheses and says "not listening" once (the --json error keeps the probe\'s words)', async () => {
     const port = await closedPort()
     const r = await runCli(['status', '--state-dir', copyFixture(TWO_AGENTS)], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(port)})})
     expect(r.code, r.stderr).toBe(0)
     const line = r.stdout.split('\n').find((l) => l.startsWith('Gateway'))!
-    expect(line).toMatch(new RegExp(`^Gateway +not listening on 127\\.0\\.0\\.1:${port}: connection refused, no gateway listening \\(port from env\\)$`))
+    expect(line).toMatch(new RegExp(`^Gateway +not listening on 127\\.0\\.0\\.1:${port} \\(connection refused, port from env\\)$`))
     expect(line).not.toMatch(/\([^)]*\(/)
+    expect(line.match(/listening/g)).toHaveLength(1)
+    const j = await runCli(['status', '--json', '--state-dir', copyFixture(TWO_AGENTS)], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(port)})})
+    expect(json(j).gateway).toMatchObject({reachable: false, error: 'connection refused, no gateway listening'})
   })
 
   it('with no config, Defaults shows the model a turn would use (anthropic/claude-opus-4-6), not "unknown"', async () => {

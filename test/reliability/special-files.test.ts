@@ -387,7 +387,7 @@ describe('deeply nested JSON', () => {
     const a = await w.run(['agent', '--agent', 'main', '-m', 'hi'])
     expect(a.code).toBe(1)
     expect(a.stderr.split('\n')[0]).toBe(
-      `Error: Transcript ${w.transcript} holds an entry (id "deep0001") nested too deeply (thousands of levels) to be sent to the model as JSON. Nothing was sent or written. Remove that line from the transcript by hand, or start over with "clawkit sessions reset agent:main:main".`,
+      `Error: Transcript ${w.transcript} holds an entry (id "deep0001") nested too deeply (thousands of levels) to be sent to the model as JSON. Nothing was sent or written. Remove that line from the transcript by hand, or start over with "clawkit sessions reset agent:main:main --state-dir ${w.state}".`,
     )
     expect(fs.readFileSync(w.transcript).equals(before)).toBe(true)
     expect(mock.messageRequests().some((r: any) => JSON.stringify(r.body).includes('deep0001'))).toBe(false)

@@ -102,10 +102,12 @@ export function baseEnv(home: string, extra: Record<string, string | undefined> 
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue
-    if (k.startsWith('OPENCLAW_') || k.startsWith('CLAWKIT_') || k === 'NODE_ENV' || k.startsWith('VITEST') || k === 'DEBUG') continue
+    // PAGER, LESS and LV: the developer's pager settings must not decide what a test on a terminal sees.
+    if (k.startsWith('OPENCLAW_') || k.startsWith('CLAWKIT_') || k === 'NODE_ENV' || k.startsWith('VITEST') || k === 'DEBUG' || k === 'PAGER' || k === 'LESS' || k === 'LV') continue
     env[k] = v
   }
-  Object.assign(env, {HOME: home, NO_COLOR: '1', CLAWKIT_CONFIG_DIR: path.join(home, '.config', 'clawkit'), CLAWKIT_CACHE_DIR: path.join(home, '.cache', 'clawkit'), CLAWKIT_DATA_DIR: path.join(home, '.local', 'share', 'clawkit')})
+  // PAGER=cat: output on a pseudo-terminal is never paged unless a test names a pager (a real less waits for a key).
+  Object.assign(env, {HOME: home, NO_COLOR: '1', PAGER: 'cat', CLAWKIT_CONFIG_DIR: path.join(home, '.config', 'clawkit'), CLAWKIT_CACHE_DIR: path.join(home, '.cache', 'clawkit'), CLAWKIT_DATA_DIR: path.join(home, '.local', 'share', 'clawkit')})
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k]
     else env[k] = v

@@ -8,9 +8,9 @@ import {BIN, json, ROOT, runCli} from './cli.js'
 export const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
 
-/** The CLI with stdout on a pseudo-terminal of `cols` columns; the terminal's \r\n become \n. */
-export function onTty(cols: number, args: string[], env: Record<string, string>): Promise<{code: number | null; out: string}> {
-  const cmd = `stty cols ${cols} rows 50; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
+/** The CLI with stdout on a pseudo-terminal of `cols` columns (and `rows` lines, default 50); the terminal's \r\n become \n. */
+export function onTty(cols: number, args: string[], env: Record<string, string>, opts: {rows?: number} = {}): Promise<{code: number | null; out: string}> {
+  const cmd = `stty cols ${cols} rows ${opts.rows ?? 50}; ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
     let out = ''
@@ -32,11 +32,21 @@ export function columnStart(lines: string[], header: string): number {
   return head.indexOf(header)
 }
 
-/** The Key cell of every row of the table whose header line starts with `header`. */
-export function keyCells(out: string, header: string): string[] {
+/**
+ * The lines of the first table whose header line holds `header` as a word: the header, then its rows up to a blank
+ * line or the "Not shown: ..." note under a table that left columns out.
+ */
+export function tableLines(out: string, header: string): string[] {
   const lines = out.trimEnd().split('\n')
-  const at = lines.findIndex((l) => l.startsWith(header))
-  const table = lines.slice(at)
+  const at = lines.findIndex((l) => l.split(/ +/).includes(header))
+  const rest = lines.slice(at)
+  const end = rest.findIndex((l, i) => i > 0 && (l.trim() === '' || l.startsWith('Not shown: ')))
+  return end === -1 ? rest : rest.slice(0, end)
+}
+
+/** The Key cell of every row of the table whose header line holds `header`. */
+export function keyCells(out: string, header: string): string[] {
+  const table = tableLines(out, header)
   const keyAt = columnStart(table, 'Key')
   // Keys hold no spaces: the cell ends at the first one.
   return table.slice(1).map((row) => [...row].slice(keyAt).join('').split(' ')[0]).filter((c) => c.length > 0)

@@ -45,7 +45,7 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
       force: this.flags.force,
       includeArchived: this.flags['include-archived'],
       // The replica holds no host's openclaw.json, so the credentials it names cannot be removed by value there (one that
-      // is not shaped like a key stays: README, Fleets): the export masks every key- and token-shaped string, always.
+      // is not shaped like a key stays: docs/fleet.md, "Reading the fleet"): the export masks every key- and token-shaped string, always.
       redact: this.flags.redact || host !== undefined,
     }
     const result: SessionsExportResult = host ? {host: host.host, ...(await exportSession(host, target, opts))} : await exportSession(this.openState(), target, opts)

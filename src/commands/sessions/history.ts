@@ -1,7 +1,7 @@
 // `clawkit sessions history`: the last messages of a session, read from the end of its transcript.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {positiveIntegerFlag} from '../../flags.js'
@@ -32,6 +32,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     'include-archived': Flags.boolean({description: 'also the sessions the key had before its resets (archives, earlier windows), with a boundary at each'}),
     'store-url': storeUrlFlag,
     host: hostFlags.host,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsHistoryResult> {
@@ -45,8 +46,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     const opts = {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']}
     const result: SessionsHistoryResult = host ? {host: host.host, ...(await sessionHistory(host, target, opts))} : await sessionHistory(this.openState(), target, opts)
     if (!this.jsonEnabled()) {
-      if (this.flags.raw) process.stdout.write(result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '')
-      else process.stdout.write(renderHistory(result))
+      await this.page(this.flags.raw ? (result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '') : renderHistory(result))
     }
     return result
   }

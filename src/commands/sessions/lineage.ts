@@ -1,7 +1,7 @@
 // `clawkit sessions lineage`: every session a key has had across resets, oldest first.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
@@ -21,6 +21,7 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
     'store-url': storeUrlFlag,
     host: hostFlags.host,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsLineageResult> {
@@ -28,7 +29,7 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
     if (!target) throw new UsageError('Pass a session key or id: clawkit sessions lineage <key|sessionId>', 'E_MISSING_SESSION')
     const host = await this.fleetHostFor(target)
     const result: SessionsLineageResult = host ? {host: host.host, ...(await sessionLineage(host, target, {agent: this.flags.agent}))} : await sessionLineage(this.openState(), target, {agent: this.flags.agent})
-    if (!this.jsonEnabled()) process.stdout.write(renderLineage(result))
+    if (!this.jsonEnabled()) await this.page(renderLineage(result))
     return result
   }
 }

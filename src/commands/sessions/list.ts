@@ -1,7 +1,7 @@
 // `clawkit sessions list`: the sessions of one agent, several agents or an explicit store, newest first.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
@@ -30,6 +30,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     wide: Flags.boolean({description: 'print every key, model and flag in full (on a terminal, rows are otherwise cut to its width)'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsListResult> {
@@ -39,7 +40,7 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const fleet = await this.fleetFromFlags()
     const opts = {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage}
     const result = fleet ? await (await import('../../fleet/list.js')).listFleetSessions(fleet, {...opts, host: f.host, allHosts: f['all-hosts']}) : await listSessions(this.openState(), opts)
-    if (!this.jsonEnabled()) process.stdout.write(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
+    if (!this.jsonEnabled()) await this.page(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }
 }

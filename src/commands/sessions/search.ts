@@ -1,7 +1,7 @@
 // `clawkit sessions search <pattern>`: where something was said, across agents, keys and (on request) archives.
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled} from '../../render/color.js'
@@ -37,6 +37,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     scan: Flags.boolean({description: 'never use a full-text index (OpenClaw\'s in the SQLite era, the replica\'s trigram index): read every event'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsSearchResult> {
@@ -60,7 +61,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
       scan: f.scan,
     }
     const result: SessionsSearchResult = hosts ? await fleetSearch(hosts, pattern, opts) : await sessionsSearch(this.openState(), pattern, opts)
-    if (!this.jsonEnabled()) process.stdout.write(renderSearch(result, colorEnabled()))
+    if (!this.jsonEnabled()) await this.page(renderSearch(result, colorEnabled()))
     return result
   }
 }

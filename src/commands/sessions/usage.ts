@@ -1,7 +1,8 @@
 // `clawkit sessions usage`: token and cost totals across keys, resets and archives, grouped as asked.
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
+import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
 import {renderUsage} from '../../render/sessions/usage.js'
@@ -27,8 +28,10 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
     'include-archived': Flags.boolean({description: 'count .reset./.deleted. archives and earlier windows (on by default)', default: true, allowNo: true}),
     limit: Flags.string({description: 'show the top N rows by cost (the total still counts every call)', helpValue: '<n|all>'}),
+    wide: Flags.boolean({description: 'print every column in full (on a terminal, columns are otherwise left out or cut to fit its width)'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
+    ...pagerFlags,
   }
 
   async run(): Promise<SessionsUsageResult> {
@@ -36,7 +39,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     const hosts = await this.fleetHostsFromFlags()
     const opts = {by: f.by, since: f.since, until: f.until, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
     const result: SessionsUsageResult = hosts ? await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined}) : await sessionsUsage(this.openState(), opts)
-    if (!this.jsonEnabled()) process.stdout.write(await renderUsage(result, {bars: Boolean(process.stdout.isTTY)}))
+    if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
     return result
   }
 }

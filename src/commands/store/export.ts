@@ -13,7 +13,7 @@ export default class StoreExport extends BaseCommand<typeof StoreExport> {
   static override description =
     'The way back from OpenClaw\'s SQLite import: every session becomes a sessions.json entry and a <sessionId>.jsonl transcript with each event\'s JSON unchanged, ' +
     'earlier sessionIds of a key become <sessionId>.jsonl.reset.<ts> archives, and openclaw.json is copied. The databases are only read. ' +
-    '--out must be a new or empty directory outside the state dir; the export appears there complete or not at all. Needs Node 22.15 or later.'
+    '--out must be a new or empty directory outside the state dir; the export appears there complete or not at all. With no SQLite store to export (a JSON-era state dir) nothing is written and the exit code is 66. Needs Node 22.15 or later.'
   static override examples = ['<%= config.bin %> store export --out ~/openclaw-json-export', '<%= config.bin %> store export --out ./work-only --agent work --json']
   static override flags = {
     out: Flags.string({description: 'directory to create (or an empty one) for the exported state dir', helpValue: '<dir>', required: true}),

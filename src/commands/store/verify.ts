@@ -11,7 +11,7 @@ export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override description =
     'For each transcript "openclaw doctor --fix" imported (its run manifests and agents/*/session-sqlite-import-archive/), compares the archived JSONL with the ' +
     'session\'s events: counts, a sha256 of the canonical JSON of the events, and every missing, extra or different event. The archived sessions.json is checked ' +
-    'against the session nodes (keys and sessionIds). Events appended by later turns are counted, not reported. Exit 0 when nothing differs, 5 when anything does. Read-only.'
+    'against the session nodes (keys and sessionIds). Events appended by later turns are counted, not reported. Exit 0 when nothing differs, 5 when anything does, 66 when there is nothing to verify (no import in this state dir). Read-only.'
   static override examples = ['<%= config.bin %> store verify', '<%= config.bin %> store verify --json']
 
   async run(): Promise<StoreVerifyResult> {

@@ -4,6 +4,7 @@ import {printable, printableLines} from '../safe.js'
 import {localTime} from '../../sessions/format.js'
 import {WHERE_TEXT} from '../../sessions/lineage.js'
 import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, type SessionsHistoryResult} from '../../sessions/history.js'
+import {hintInContext} from '../../cli/hint-context.js'
 
 const MAX_TEXT = 2000
 const MAX_TOOL = 300
@@ -61,7 +62,7 @@ export function renderHistory(r: SessionsHistoryResult): string {
   // A just-reset session has only its header (or a model change): say so rather than end after the two header lines.
   if (!r.entries.some((e) => HISTORY_MESSAGE_TYPES.has(e.type))) out.push(paint(c, 'dim', 'no messages yet'))
   if (r.badLines.length > 0) {
-    out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); run "clawkit doctor".`))
+    out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); ${hintInContext('run "clawkit doctor"')}.`))
   }
   return `${out.join('\n')}\n`
 }

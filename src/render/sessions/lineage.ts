@@ -3,6 +3,7 @@ import {colorEnabled, paint} from '../color.js'
 import {printable} from '../safe.js'
 import {type LineageSession, type SessionsLineageResult, WHERE_TEXT} from '../../sessions/lineage.js'
 import {localTime} from '../../sessions/format.js'
+import {hintInContext} from '../../cli/hint-context.js'
 
 function ended(s: LineageSession): string {
   switch (s.ended) {
@@ -28,7 +29,7 @@ export function renderLineage(r: SessionsLineageResult): string {
     const u = s.usage
     out.push(`   tokens:     ${u.input} in, ${u.output} out, ${u.cacheRead} cache read, ${u.cacheWrite} cache write; cost $${u.costUsd.toFixed(4)}`)
     out.push(`   ended:      ${ended(s)}`)
-    if (s.badLines > 0) out.push(paint(c, 'yellow', `   ! ${s.badLines} unreadable line(s); run "clawkit doctor".`))
+    if (s.badLines > 0) out.push(paint(c, 'yellow', `   ! ${s.badLines} unreadable line(s); ${hintInContext('run "clawkit doctor"')}.`))
   })
   return `${out.join('\n')}\n`
 }

@@ -2,7 +2,7 @@
 
 import {colorEnabled, paint, type Style} from '../color.js'
 import {renderColumns} from '../columns.js'
-import {type FitColumn, keyCutter, renderFitted} from '../fit.js'
+import {displayWidth, type FitColumn, hiddenNote, keyCutter, renderFitted} from '../fit.js'
 import {printable} from '../safe.js'
 import {formatFlags, formatTimeAgo, freshTotal, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
 import type {SessionsListResult} from '../../sessions/list.js'
@@ -68,22 +68,42 @@ function costCell(r: {usage?: {costUsd: number; estimated: boolean}}): string {
   return r.usage ? `$${r.usage.costUsd.toFixed(4)}${r.usage.estimated ? '*' : ''}` : '-'
 }
 
+/**
+ * Flags read as whole items, never `thin…` or `id:0a1b…`: the session id goes first (a part of one names nothing, and
+ * the key names the row), then the last items, marked by a closing `…`.
+ */
+function cutFlags(text: string, width: number): string {
+  const items = text.split(' ').filter((x) => x && !x.startsWith('id:'))
+  for (let n = items.length; n >= 0; n--) {
+    const t = [...items.slice(0, n), ...(n < items.length ? ['…'] : [])].join(' ')
+    if (displayWidth(t) <= width) return t
+  }
+  return ''
+}
+
+/**
+ * On a terminal, what gives way first is what the row can do without: the session ids in Flags (the key names the
+ * row; --wide and --json show them), a key's tail beyond OpenClaw's 26 columns, the model beyond OpenClaw's 14, then
+ * Flags, Kind and Agent (the key says both) as whole columns, the key down to the prefix that still names it, and the
+ * model. The key, Age and Tokens (and Host, Cost) always stay: at 50 columns a row is still a session, its age and its
+ * context use.
+ */
 function renderFittedList(result: SessionsListResult, multi: boolean, width: number, color: boolean, allKeys: string[] | undefined, usage: boolean): string {
   const keys = result.sessions.map((r) => printable(r.key))
   const {floor: keyFloor, cut} = keyCutter(keys, allKeys?.map(printable))
   const fleet = Boolean(result.hosts)
+  const flags = result.sessions.map((r) => formatFlags(r))
+  const flagsFloor = Math.max(0, ...flags.map((f) => displayWidth(cutFlags(f, Number.POSITIVE_INFINITY))))
   const columns: FitColumn[] = [
     ...(fleet ? [{header: 'Host'}] : []),
-    ...(multi ? [{header: 'Agent'}] : []),
-    {header: 'Kind'},
-    // Flags give way first, then a key's tail beyond OpenClaw's 26 columns, then the model, then the key down to the
-    // prefix that still names it.
-    {header: 'Key', shrink: [{rank: 2, floor: Math.max(keyFloor, 26)}, {rank: 4, floor: keyFloor}], cut},
+    ...(multi ? [{header: 'Agent', shrink: [{rank: 5, drop: true}]}] : []),
+    {header: 'Kind', shrink: [{rank: 5, drop: true}]},
+    {header: 'Key', shrink: [{rank: 2, floor: Math.max(keyFloor, 26)}, {rank: 6, floor: keyFloor}], cut},
     {header: 'Age'},
-    {header: 'Model', shrink: [{rank: 3, floor: 10}]},
+    {header: 'Model', shrink: [{rank: 3, floor: 14}, {rank: 7, drop: true}]},
     {header: 'Tokens (ctx %)'},
-    ...(usage ? [{header: 'Cost'}] : []),
-    {header: 'Flags', shrink: [{rank: 1}]},
+    ...(usage ? [{header: 'Cost', align: 'right' as const}] : []),
+    {header: 'Flags', shrink: flagsFloor > 0 ? [{rank: 1, floor: Math.max(flagsFloor, 5)}, {rank: 4, drop: true}] : [{rank: 1, drop: true}], cut: cutFlags, cutEvery: true},
   ]
   const rows = result.sessions.map((r, i) => {
     const total = freshTotal(r)
@@ -96,8 +116,9 @@ function renderFittedList(result: SessionsListResult, multi: boolean, width: num
       String(r.model ?? 'unknown'),
       {text: formatTokensCell(total, r.contextTokens), style: tokensStyle(percentUsed(total, r.contextTokens))},
       ...(usage ? [costCell(r)] : []),
-      formatFlags(r),
+      flags[i],
     ]
   })
-  return renderFitted(columns, rows, {width, color})
+  const hidden: string[] = []
+  return [renderFitted(columns, rows, {width, color, hidden}), ...hiddenNote(hidden, width)].join('\n')
 }

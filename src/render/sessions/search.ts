@@ -2,17 +2,23 @@
 import {paint} from '../color.js'
 import {printable} from '../safe.js'
 import {localTime} from '../../sessions/format.js'
-import type {SearchHit, SessionsSearchResult} from '../../sessions/search.js'
+import {type SearchHit, type SessionsSearchResult, snippetView} from '../../sessions/search.js'
+import {hintInContext} from '../../cli/hint-context.js'
 
-/** The snippet with its matches highlighted (on a terminal) and made inert: control and bidi characters escaped. */
+/**
+ * The snippet on word boundaries, `…` where text was left out before or after it, its matches highlighted (on a
+ * terminal) and made inert: control and bidi characters escaped.
+ */
 function marked(h: SearchHit, color: boolean): string {
-  let out = ''
-  let at = 0
+  const view = snippetView(h) ?? {start: 0, end: h.snippet.length, cutBefore: false, cutAfter: false}
+  let out = view.cutBefore ? '…' : ''
+  let at = view.start
   for (const m of h.matches) {
+    if (m.start < view.start || m.end > view.end) continue
     out += printable(h.snippet.slice(at, m.start)) + paint(color, 'yellow', printable(h.snippet.slice(m.start, m.end)))
     at = m.end
   }
-  return out + printable(h.snippet.slice(at))
+  return `${out}${printable(h.snippet.slice(at, view.end))}${view.cutAfter ? '…' : ''}`
 }
 
 export function renderSearch(r: SessionsSearchResult, color: boolean): string {
@@ -26,6 +32,6 @@ export function renderSearch(r: SessionsSearchResult, color: boolean): string {
   const scope = `${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ''})${r.hosts ? ` on ${r.hosts.length} host(s) of the fleet replica` : ''}`
   if (r.count === 0) out.push(`No match for "${printable(r.pattern)}" in ${scope}.`)
   else out.push(`${r.count} hit${r.count === 1 ? '' : 's'}${r.hits.length < r.count ? `, newest ${r.hits.length} shown (--limit)` : ''} in ${scope}.`)
-  if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; run "clawkit doctor".`))
+  if (r.badLines > 0) out.push(paint(color, 'yellow', `! ${r.badLines} unreadable line(s) hold the pattern but could not be searched; ${hintInContext('run "clawkit doctor"')}.`))
   return `${out.join('\n')}\n`
 }

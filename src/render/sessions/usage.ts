@@ -1,37 +1,115 @@
 // The human output of `clawkit sessions usage`: its result as text (the command chooses when to print it).
 import {colorEnabled, paint} from '../color.js'
+import {cutToWidth, type FitCell, type FitColumn, hiddenNote, keyCutter, renderFitted, wrapHanging} from '../fit.js'
 import {printable} from '../safe.js'
-import {renderTable} from '../table.js'
-import {localTime} from '../../sessions/format.js'
+import {groupDigits, localTime} from '../../sessions/format.js'
 import type {SessionsUsageResult, UsageRow} from '../../sessions/usage.js'
+import {hintInContext} from '../../cli/hint-context.js'
 
 const usd = (n: number, estimated: boolean) => `$${n.toFixed(4)}${estimated ? '*' : ''}`
 const when = (iso: string | null) => (iso ? printable(localTime(iso)) : '-')
 
-export async function renderUsage(r: SessionsUsageResult, opts: {bars?: boolean} = {}): Promise<string> {
+/** Where a session was found, in the fewest words that still tell the rows of one key apart. */
+const SHORT_WHERE: Record<string, string> = {'reset-archive': 'reset', 'deleted-archive': 'deleted'}
+
+/** Enough of a session id to tell sessions apart by eye (git's short hashes are 7). */
+const SHORT_ID = 8
+
+/**
+ * A session cell, `<sessionId>` or `<sessionId> (<where>)`, cut by shortening the id to its first characters and
+ * keeping where it was found (in short if need be): the rows of one key, its live session and its reset archives,
+ * still tell apart.
+ */
+function cutSession(text: string, width: number): string {
+  const m = /^(\S+)(?: \((.+)\))?$/.exec(text)
+  const id = m?.[1] ?? text
+  const where = m?.[2]
+  for (const w of where ? [where, SHORT_WHERE[where] ?? where] : ['']) {
+    const tag = w ? ` (${w})` : ''
+    const room = width - tag.length - 1
+    if (room >= SHORT_ID) return `${id.slice(0, room)}…${tag}`
+  }
+  return cutToWidth(text, width)
+}
+
+/** The narrowest a session cell is cut to: the short id and the short where. */
+const sessionFloor = (where: string | undefined) => SHORT_ID + 1 + (where && where !== 'live' ? ` (${SHORT_WHERE[where] ?? where})`.length : 0)
+
+/**
+ * `width`: the terminal's (undefined when piped or with --wide: every column in full). On a terminal the table fits it
+ * as ccusage's does, compact on a narrow one: the columns a cost review can do without are left out first (first
+ * call, largest call, cache writes and reads, last call, calls) and named under the table, then the session id is
+ * shortened and the key cut to the prefix that names it. Key (or the group), Input, Output and Cost always stay.
+ */
+export function renderUsage(r: SessionsUsageResult, opts: {width?: number; bars?: boolean} = {}): string {
   const c = colorEnabled()
-  const out: string[] = [paint(c, 'cyan', `Usage by ${r.by}: ${r.count} row${r.count === 1 ? '' : 's'}, ${r.total.calls} call${r.total.calls === 1 ? '' : 's'} in ${r.transcripts} transcript${r.transcripts === 1 ? '' : 's'} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ', live sessions only'})${r.hosts ? ` on ${r.hosts.length} host(s) of the fleet replica` : ''}`)]
-  if (r.since || r.until) out.push(`Calls ${r.since ? `from ${when(r.since)} ` : ''}${r.until ? `until ${when(r.until)}` : ''}`.trimEnd())
+  const width = opts.width ?? Number.POSITIVE_INFINITY
+  const fits = Number.isFinite(width)
+  const out: string[] = []
+  const prose = (text: string, style?: 'cyan' | 'yellow') => {
+    const lines = fits ? wrapHanging('', '  ', text, width) : [text]
+    out.push(...lines.map((l) => (style ? paint(c, style, l) : l)))
+  }
+  const plural = (n: number, one: string) => `${groupDigits(n)} ${one}${n === 1 ? '' : 's'}`
+  prose(`Usage by ${r.by}: ${plural(r.count, 'row')}, ${plural(r.total.calls, 'call')} in ${plural(r.transcripts, 'transcript')} (${r.agents.map(printable).join(', ')}${r.includeArchived ? ', archives included' : ', live sessions only'})${r.hosts ? ` on ${r.hosts.length} host(s) of the fleet replica` : ''}`, 'cyan')
+  if (r.since || r.until) prose(`Calls ${r.since ? `from ${when(r.since)} ` : ''}${r.until ? `until ${when(r.until)}` : ''}`.trimEnd())
+
   const session = r.by === 'session'
-  const head = [session ? 'Session' : r.by[0].toUpperCase() + r.by.slice(1), 'Calls', 'Input', 'Output', 'Cache read', 'Cache write', 'Cost']
-  if (session) head.push('First call', 'Last call', 'Largest call')
-  const cells = (x: Omit<UsageRow, 'group'>, group: string) => {
-    const row = [group, String(x.calls), String(x.input), String(x.output), String(x.cacheRead), String(x.cacheWrite), usd(x.costUsd, x.estimated)]
-    if (session) row.push(when(x.firstCallAt), when(x.lastCallAt), x.largestCall ? `${x.largestCall.totalTokens} tok ${usd(x.largestCall.costUsd, false)}` : '-')
+  // Several hosts of the replica: a session's or key's row names its host (agent:main:main is on every host).
+  const hostColumn = Boolean(r.hosts && r.hosts.length > 1 && (session || r.by === 'key'))
+  const keyed = session || r.by === 'key'
+  const groupOf = (x: UsageRow) => printable(session ? (x.key ?? '(no key)') : r.by === 'key' ? (x.key ?? x.group) : x.group)
+  const groups = r.rows.map(groupOf)
+  const keys = keyed ? keyCutter(groups.filter((g) => g.startsWith('agent:'))) : undefined
+  const num = (header: string, rank?: number): FitColumn => ({header, align: 'right', ...(rank === undefined ? {} : {shrink: [{rank, drop: true}]})})
+  const columns: FitColumn[] = [
+    ...(hostColumn ? [{header: 'Host'}] : []),
+    session
+      ? {header: 'Key', shrink: [{rank: 7, floor: keys!.floor}], cut: keys!.cut}
+      : {header: r.by === 'key' ? 'Key' : r.by[0].toUpperCase() + r.by.slice(1), ...(keys ? {shrink: [{rank: 7, floor: keys.floor}], cut: keys.cut} : {shrink: [{rank: 7, floor: 12}]})},
+    ...(session ? [{header: 'Session', shrink: [{rank: 5, floor: Math.max(7, ...r.rows.map((x) => sessionFloor(x.where)))}, {rank: 8, drop: true}], cut: cutSession}] : []),
+    num('Calls', 6.5),
+    num('Input'),
+    num('Output'),
+    num('Cache read', 4),
+    num('Cache write', 3),
+    num('Cost'),
+    ...(session ? [{header: 'First call', shrink: [{rank: 1, drop: true}]}, {header: 'Last call', shrink: [{rank: 6, drop: true}]}, {header: 'Largest call', shrink: [{rank: 2, drop: true}]}] : []),
+  ]
+  const cells = (x: Omit<UsageRow, 'group'>, group: string, sessionCell: string, host: string): (string | FitCell)[] => {
+    const row: (string | FitCell)[] = [
+      ...(hostColumn ? [host] : []),
+      group,
+      ...(session ? [sessionCell] : []),
+      groupDigits(x.calls),
+      groupDigits(x.input),
+      groupDigits(x.output),
+      groupDigits(x.cacheRead),
+      groupDigits(x.cacheWrite),
+      usd(x.costUsd, x.estimated),
+    ]
+    if (session) row.push(when(x.firstCallAt), when(x.lastCallAt), x.largestCall ? `${groupDigits(x.largestCall.totalTokens)} tok ${usd(x.largestCall.costUsd, false)}` : '-')
     return row
   }
-  // Several hosts of the replica: a session's row names its host too (agent:main:main is on every host).
-  const onHost = (x: UsageRow) => (r.hosts && r.hosts.length > 1 && x.host !== undefined ? `${x.host} ` : '')
-  const rows = r.rows.map((x) => cells(x, printable(session ? `${onHost(x)}${x.key ?? ''} ${x.sessionId}${x.where && x.where !== 'live' ? ` (${x.where})` : ''}`.trim() : x.group)))
-  rows.push(cells(r.total, 'Total'))
-  out.push(await renderTable(head.map((h) => ({header: h})), rows, c))
-  if (r.total.estimated || r.rows.some((x) => x.estimated)) out.push('* estimated from the model prices in openclaw.json (the messages recorded no cost)')
-  if (r.unpricedCalls > 0) out.push(paint(c, 'yellow', `! ${r.unpricedCalls} call(s) recorded no cost and their model has no price in openclaw.json: counted as $0.`))
-  if (r.badLines > 0) out.push(paint(c, 'yellow', `! ${r.badLines} unreadable line(s) skipped; run "clawkit doctor".`))
+  const rows = r.rows.map((x, i) => cells(x, groups[i], printable(`${x.sessionId ?? ''}${x.where && x.where !== 'live' ? ` (${x.where})` : ''}`), printable(x.host ?? '')))
+  // "Total" opens the row, in the Host column when there is one.
+  rows.push(hostColumn ? cells(r.total, '', '', 'Total') : cells(r.total, 'Total', '', ''))
+  const hidden: string[] = []
+  out.push(renderFitted(columns, rows, {width, color: c, hidden}))
+  out.push(...hiddenNote(hidden, width))
+  if (r.total.estimated || r.rows.some((x) => x.estimated)) prose('* estimated from the model prices in openclaw.json (the messages recorded no cost)')
+  if (r.unpricedCalls > 0) prose(`! ${r.unpricedCalls} call(s) recorded no cost and their model has no price in openclaw.json: counted as $0.`, 'yellow')
+  if (r.badLines > 0) prose(`! ${r.badLines} unreadable line(s) skipped; ${hintInContext('run "clawkit doctor"')}.`, 'yellow')
   if (opts.bars && (r.by === 'day' || r.by === 'month') && r.rows.length > 0) {
     const max = Math.max(...r.rows.map((x) => x.costUsd))
-    out.push('')
-    for (const x of r.rows) out.push(`${printable(x.group)} ${'#'.repeat(max > 0 ? Math.max(x.costUsd > 0 ? 1 : 0, Math.round((x.costUsd / max) * 40)) : 0).padEnd(40)} ${usd(x.costUsd, x.estimated)}`)
+    const label = Math.max(...r.rows.map((x) => x.group.length))
+    const cost = Math.max(...r.rows.map((x) => usd(x.costUsd, x.estimated).length))
+    // 40 cells, or what the terminal leaves beside the date and the cost; too narrow a bar says nothing.
+    const bar = Math.min(40, width - label - cost - 2)
+    if (bar >= 10) {
+      out.push('')
+      for (const x of r.rows) out.push(`${printable(x.group)} ${'#'.repeat(max > 0 ? Math.max(x.costUsd > 0 ? 1 : 0, Math.round((x.costUsd / max) * bar)) : 0).padEnd(bar)} ${usd(x.costUsd, x.estimated)}`)
+    }
   }
   return `${out.join('\n')}\n`
 }

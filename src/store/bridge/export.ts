@@ -281,6 +281,18 @@ function fsyncDir(dir: string): void {
 export async function exportStore(state: OpenClawState, agents: string[], outRaw: string): Promise<StoreExportResult> {
   const out = path.resolve(outRaw)
   const {exists} = checkOut(out, state.stateDir)
+  const plans = agents.map((agentId) => {
+    const p = agentPaths(state, agentId)
+    const legacy = legacyFiles(p)
+    return {agentId, p, legacy, era: eraOf(p, legacy)}
+  })
+  // Decided before anything is created: an export of no store at all (a JSON-era state dir) would be a directory
+  // holding only openclaw.json, announced as "Exported".
+  if (!plans.some((pl) => pl.p.dbExists)) {
+    const json = plans.filter((pl) => pl.era === 'json').map((pl) => pl.agentId)
+    const none = plans.filter((pl) => pl.era !== 'json').map((pl) => pl.agentId)
+    throw new NothingToExportError(state.stateDir, [...(json.length ? [`${json.join(', ')}: JSON era, already in the form an export writes`] : []), ...(none.length ? [`${none.join(', ')}: no session store`] : [])].join('; '))
+  }
   const parent = path.dirname(out)
   await ensurePrivateDir(parent)
   const staging = path.join(parent, `.${path.basename(out)}.clawkit-export-${randomUUID()}.tmp`)
@@ -288,11 +300,6 @@ export async function exportStore(state: OpenClawState, agents: string[], outRaw
   try {
     fs.mkdirSync(staging, {mode: DIR_MODE})
     fs.chmodSync(staging, DIR_MODE)
-    const plans = agents.map((agentId) => {
-      const p = agentPaths(state, agentId)
-      const legacy = legacyFiles(p)
-      return {agentId, p, legacy, era: eraOf(p, legacy)}
-    })
     for (const {agentId, p, legacy, era} of plans) {
       if (!p.dbExists) {
         result.skippedAgents.push({agentId, era, reason: era === 'json' ? 'no SQLite store: its sessions are already in the JSON era' : 'no session store'})
@@ -308,6 +315,7 @@ export async function exportStore(state: OpenClawState, agents: string[], outRaw
       }
       result.agents.push(a)
     }
+    if (result.agents.length === 0) throw new NothingToExportError(state.stateDir, result.skippedAgents.map((sk) => `${sk.agentId}: ${sk.reason}`).join('; '))
     // The config, so the export is a state dir OpenClaw can run on (providers, agents, default model).
     if (state.configExists && fs.existsSync(state.configPath)) {
       const raw = fs.readFileSync(state.configPath)
@@ -326,6 +334,20 @@ export async function exportStore(state: OpenClawState, agents: string[], outRaw
     throw isFsError(error) ? fileError(error, out, 'write the export to') : error
   }
   return relocate(result, staging, out)
+}
+
+/**
+ * No agent asked for has a SQLite store to export (exit 66, nothing to work on): a JSON-era store already is what an
+ * export writes. Raised before anything is created.
+ */
+export class NothingToExportError extends ClawkitError {
+  constructor(stateDir: string, why: string) {
+    super(`Nothing to export from ${stateDir}: no SQLite store (${why}). Nothing was written.`, {
+      code: 'E_NOTHING_TO_EXPORT',
+      exitCode: ExitCode.nothingToDo,
+      suggestions: ['"clawkit store info" shows each agent\'s era; copy a JSON-era state dir as it is'],
+    })
+  }
 }
 
 /** sessionFile values were written with the final --out path; the result's paths are rewritten the same way. */

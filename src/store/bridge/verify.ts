@@ -91,7 +91,8 @@ export class NothingToVerifyError extends ClawkitError {
   constructor(stateDir: string) {
     super(`Nothing to verify in ${stateDir}: no import archive (agents/*/${IMPORT_ARCHIVE_DIR}/) and no migration run manifest. "store verify" checks a state dir OpenClaw imported with "openclaw doctor --fix".`, {
       code: 'E_NOTHING_TO_VERIFY',
-      exitCode: ExitCode.failure,
+      // Not a failure (1): a cron check can tell "no import here yet" from "the import lost data" (5).
+      exitCode: ExitCode.nothingToDo,
     })
   }
 }

@@ -16,6 +16,8 @@ export interface RecentCandidate {
   entry: SessionEntry
   storeAgentId: string
   updatedAt: number | null
+  /** The era of the store it came from: its token freshness follows that OpenClaw release's rule (sessions/list.ts). */
+  era: 'json' | 'sqlite'
 }
 
 /** A SQLite-era agent's database figures (null when it could not be read). */
@@ -94,7 +96,7 @@ export async function agentStoreStats(state: OpenClawState, scans: StoreScan[], 
   // A shared store is read once; its rows belong to the agent named in each key.
   const ofAgent = scan.agentIds.length === 1 && id === scan.agentId ? undefined : id
   const st = await state.storeFor({agentId: scan.agentId, path: scan.storePath}).stats({newest: opts.recent, ofAgent, index: scan.data})
-  const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: scan.agentId, updatedAt: finiteNumber(h.entry.updatedAt) ?? null}))
+  const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: scan.agentId, updatedAt: finiteNumber(h.entry.updatedAt) ?? null, era: 'json' as const}))
   return {storePath, configured, count: st.sessions, last: st.lastUpdatedAt, top, transcripts, storeError}
 }
 
@@ -111,7 +113,7 @@ async function sqliteAgent(state: OpenClawState, id: string, db: string, recent:
     info.schemaVersion = store.schemaVersion
     info.sessions = st.sessions
     info.events = st.events
-    const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt}))
+    const top = st.newest.map((h) => ({key: h.storedKey, entry: h.entry, storeAgentId: id, updatedAt: h.entry.updatedAt, era: 'sqlite' as const}))
     if (allKeys) for (const k of st.keys ?? st.newest.map((h) => h.storedKey)) allKeys.push(k)
     return {sessions: {count: st.sessions, last: st.lastUpdatedAt, top}, info, error: null}
   } catch (error) {

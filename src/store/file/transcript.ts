@@ -73,7 +73,7 @@ function realpathOr(p: string): string {
  * absolute path elsewhere (typically the old location of a moved or restored state dir) is never followed: clawkit
  * looks for the same file name in this sessions dir instead, then falls back to `<sessionId>[-topic-<t>].jsonl`.
  * OpenClaw 2026.4.27 follows such paths into the old directory; confining reads and writes to the store's own
- * directory is a deliberate difference (README, "Compatibility decisions").
+ * directory is a deliberate difference (docs/compatibility.md, "Compatibility decisions").
  */
 export function resolveTranscriptPath(sessionsDir: string, entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): ResolvedTranscript {
   const dir = path.resolve(sessionsDir)

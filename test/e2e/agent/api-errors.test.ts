@@ -7,6 +7,8 @@ import {agentEnvs, sessionFile, store, transcriptLines} from './setup.js'
 const make = agentEnvs()
 // No wait between the SDK's two retries, so that a retried status fails in milliseconds.
 const NOW = {'retry-after-ms': '0'}
+const KEPT = 'Your message is kept in session agent:main:main, followed by this error (OpenClaw keeps a failed turn the same way).'
+const SEE = '"clawkit sessions history agent:main:main" shows it; "clawkit sessions reset agent:main:main" starts the session afresh'
 
 const CASES = [
   {name: '401 (a wrong key)', status: 401, type: 'authentication_error', times: 1, code: 'E_API_AUTH', message: 'The model API rejected the key (401 authentication_error): invalid x-api-key', hint: 'Check ANTHROPIC_API_KEY or models.providers.anthropic.apiKey.'},
@@ -24,8 +26,10 @@ describe('model API errors', () => {
       const r = await a.run(['agent', '--agent', 'main', '-m', 'hello', '--json'])
       expect(r.code, r.stderr).toBe(1)
       const error = jsonError(r)
-      expect(error).toMatchObject({code: c.code, message: c.message, exitCode: 1})
-      expect(error.suggestions).toEqual(c.hint === undefined ? undefined : [c.hint])
+      // The turn had begun: the message stays in the session with the error after it, and the error says so.
+      expect(error).toMatchObject({code: c.code, message: `${c.message}. ${KEPT}`, exitCode: 1})
+      // Each command the hint names carries the run's --state-dir (hint-context.ts).
+      expect(error.suggestions).toEqual([SEE.replaceAll('agent:main:main"', `agent:main:main --state-dir ${a.state}"`), ...(c.hint === undefined ? [] : [c.hint])])
       expect(a.mock.messageRequests()).toHaveLength(c.times)
 
       const last = transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1)

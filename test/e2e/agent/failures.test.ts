@@ -236,7 +236,7 @@ describe('API failures', () => {
     const r = await a.run(['agent', '--agent', 'main', '-m', 'x'])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/rejected the key \(401 authentication_error\): invalid x-api-key/)
-    expect(r.stderr).toMatch(/hint: Check ANTHROPIC_API_KEY/)
+    expect(r.stderr).toMatch(/hint: .*Check ANTHROPIC_API_KEY/)
   })
 })
 

@@ -164,7 +164,10 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     expect(sessions.total.calls).toBe(Object.values(totals).reduce((n, t) => n + t.calls, 0))
     const table = ok(await fleet(['sessions', 'usage'])).stdout
     expect(table).toContain('on 3 host(s) of the fleet replica')
-    expect(table).toMatch(/^\S*\s*gamma agent:main:main \S+/m)
+    // Several hosts: a Host column, since agent:main:main is on every host.
+    expect(table).toMatch(/^Host +Key +Session /m)
+    expect(table).toMatch(/^gamma +agent:main:main +\S+/m)
+    expect(table).toMatch(new RegExp(`^Total +${sessions.total.calls} `, 'm'))
     const local1 = await runCli(['sessions', 'usage', '--by', 'host', '--state-dir', HOSTS.alpha], {env: env()})
     expect(local1.code).toBe(2)
     expect(local1.stderr).toContain('--by host groups the hosts of the fleet replica: add --store-url <url>')

@@ -289,6 +289,8 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(dry.code, dry.stderr).toBe(0)
     expect(dry.stderr).toContain('Would remove')
     expect(dry.stderr).toContain(workId)
+    // One of each, in the singular.
+    expect(dry.stdout).toContain('    would prune 1 entry, 1 transcript\n')
     expect(await count(c, 'clawkit_transcripts', 'pr')).toBe(2)
     const pruned = await runCli(['sync', '--to', url, '--state-dir', state, '--host', 'pr', '--prune'], {env: baseEnv(tempDir())})
     expect(pruned.code, pruned.stderr).toBe(0)
@@ -331,7 +333,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(outs[3].stderr).toMatch(/does not exist/)
   })
 
-  it('least rights (README "Fleets"): the owner role migrates once, then a sync role with only row rights syncs, rewrites and prunes', async () => {
+  it('least rights (docs/fleet.md, "Setting up a fleet database"): the owner role migrates once, then a sync role with only row rights syncs, rewrites and prunes', async () => {
     const c0 = pg.cluster
     const db = `fleet${Date.now() % 100000}`
     c0.psql(`CREATE DATABASE ${db}`)
@@ -472,7 +474,7 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(doc.skipped).toEqual([{agentId: 'work', era: 'json', storePath: workIndex, code: 'E_CORRUPT_STORE', reason: expect.stringContaining(workIndex)}])
     const lines = r.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/^Warning: agent work was not synced: .*is not valid JSON.*run "clawkit doctor" on this host, then sync again\.$/)
+    expect(lines[0]).toMatch(/^Warning: agent work was not synced: .*is not valid JSON.*run "clawkit doctor --state-dir \S+" on this host, then sync again\.$/)
     const c = await client(url)
     expect((await checkReplica(c, 'torn')).problems).toEqual([])
     const s = openState(state)

@@ -121,13 +121,14 @@ describeSqlite('history, export and lineage accept an archived sessionId (SQLite
     expect(ends).toEqual([...ends].sort())
   })
 
-  it('writers never resolve an archived id: reset of it is not found; agent --session-id of an earlier window is refused; the archive rows are unchanged', async () => {
+  it('writers never resolve an archived id: reset of it says it is archived and names its key; agent --session-id of an earlier window is refused; the archive rows are unchanged', async () => {
     const rows = rowsOf(native, oldId)
     expect(rows).toEqual({events: expect.any(Number), windows: [{session_key: 'agent:main:main'}]})
     for (const extra of [[], ['--dry-run']]) {
       const r = await run(native, ['sessions', 'reset', oldId, ...extra, '--json'])
       expect(r.code).toBe(1)
-      expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
+      expect(jsonError(r).code).toBe('E_SESSION_ARCHIVED')
+      expect(jsonError(r).message).toMatch(new RegExp(`^Session ${oldId} is archived: it was agent:main:main's session until `))
     }
     const turn = await run(native, ['agent', '--session-id', oldId, '-m', 'into the old window?', '--json'])
     expect(turn.code).toBe(1)
@@ -138,7 +139,8 @@ describeSqlite('history, export and lineage accept an archived sessionId (SQLite
     const state = copyFixture(DELETED_96)
     const sha = archiveRow(state).sha
     const r = await run(state, ['sessions', 'reset', DELETED_ID, '--json'])
-    expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
+    expect(jsonError(r).code).toBe('E_SESSION_ARCHIVED')
+    expect(jsonError(r).message).toMatch(new RegExp(`^Session ${DELETED_ID} is archived: it was \\S+'s session until it was deleted`))
     expect(archiveRow(state).sha).toBe(sha)
   })
 })

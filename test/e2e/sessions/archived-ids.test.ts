@@ -182,14 +182,21 @@ describe('ambiguous archived ids (synthetic copies of the reset-twice fixture)',
 
 describe('writers never resolve an archived id', () => {
   const make = agentEnvs()
-  it('sessions reset <archived id> (and --dry-run) is not found, exit 1, and nothing in the state dir changes', async () => {
+  it('sessions reset <archived id> (and --dry-run) says the session is archived and names its key (not "Session not found"), exit 1, and nothing in the state dir changes', async () => {
     const state = copyFixture(FIXTURE)
     const before = snapshot(state)
     for (const extra of [[], ['--dry-run']]) {
       const r = await run(state, ['sessions', 'reset', IDS[0], ...extra, '--json'])
       expect(r.code).toBe(1)
-      expect(jsonError(r).code).toBe('E_SESSION_NOT_FOUND')
+      const error = jsonError(r)
+      expect(error.code).toBe('E_SESSION_ARCHIVED')
+      expect(error.message).toBe(`Session ${IDS[0]} is archived: it was ${KEY}'s session until its reset at ${ENDED[0]} (.reset. archive), and an archived session cannot be reset.`)
+      expect(error.suggestions![0]).toContain(`"clawkit sessions reset ${KEY}`)
+      expect(error.suggestions![0]).toContain(`"clawkit sessions history ${IDS[0]}`)
     }
+    const human = await run(state, ['sessions', 'reset', IDS[1]])
+    expect(human.stderr).toMatch(new RegExp(`^Error: Session ${IDS[1]} is archived: it was ${KEY}'s session until its reset at `))
+    expect(human.stderr).not.toContain('not found')
     expect(isEmptyDiff(diffSnapshots(before, snapshot(state)))).toBe(true)
   })
 

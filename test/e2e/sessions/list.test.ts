@@ -124,7 +124,7 @@ describe('sessions list', () => {
     const cases: [string[], string][] = [
       [['--agent', 'main', '--all-agents'], '--agent and --all-agents cannot be used together'],
       [['--store', '/tmp/x.json', '--agent', 'main'], '--store cannot be combined with --agent or --all-agents'],
-      [['--agent', 'nobody'], 'Unknown agent id "nobody". Use "openclaw agents list" to see configured agents.'],
+      [['--agent', 'nobody'], 'Unknown agent id "nobody"; the agents here are main, work.'],
       [['--active', '0'], '--active must be a positive integer (minutes)'],
     ]
     for (const [flags, message] of cases) {
@@ -156,7 +156,8 @@ describe('sessions list', () => {
     expect(byKey['agent:main:none']).toMatchObject({totalTokens: null, totalTokensFresh: false})
     const human = await runCli(['sessions', 'list', '--state-dir', state], {env})
     expect(human.stdout).toMatch(/^direct agent:main:main .* unknown\/10k \(\?%\)/m)
-    expect(human.stdout).toMatch(/^direct agent:main:legacy .* 0\.8k\/10k \(8%\)/m)
+    // Below 1000 the count itself, as OpenClaw 2026.9's formatTokenCount prints it (2026.4 printed 0.8k).
+    expect(human.stdout).toMatch(/^direct agent:main:legacy .* 800\/10k \(8%\)/m)
     // status follows OpenClaw's status JSON, where a stale total is null.
     const status = json(await runCli(['status', '--json', '--state-dir', state], {env}))
     expect(status.sessions.recent.find((r) => r.key === 'agent:main:main')).toMatchObject({totalTokens: null, totalTokensFresh: false, percentUsed: null, remainingTokens: null})

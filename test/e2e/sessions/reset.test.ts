@@ -34,6 +34,12 @@ describe('sessions reset', () => {
     expect(fs.statSync(after.sessionFile).mode & 0o777).toBe(0o600)
     const list = json(await runCli(['sessions', 'list', '--agent', 'work', '--json', '--state-dir', state], {env}))
     expect(list.sessions[0]).toMatchObject({sessionId: doc.sessionId, totalTokens: 0})
+    // Zero tokens read as 0 (as OpenClaw 2026.9 prints them), in the list and in status alike, not 0.0k.
+    const table = await runCli(['sessions', 'list', '--agent', 'work', '--state-dir', state], {env})
+    expect(table.stdout).toMatch(/^direct agent:work:main +(just now|\S+ ago) +\S+ +0\/200k \(0%\) /m)
+    const status = await runCli(['status', '--state-dir', state], {env})
+    expect(status.stdout).toMatch(/^agent:work:main +direct .* 0\/200k \(0%\)/m)
+    expect(`${table.stdout}${status.stdout}`).not.toContain('0.0k')
   })
 
   it('8 concurrent resets of different keys all land (store lock)', async () => {

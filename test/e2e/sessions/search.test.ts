@@ -284,4 +284,41 @@ describe('sessions search (JSON era)', () => {
     expect(tty.status, tty.stderr).toBe(0)
     expect(tty.stdout).toContain('The zebra \u001B[33mcrossing\u001B[39m is on Main St.')
   })
+
+  it('snippets cut from a longer text start and end on a word and say so with "…"; --json keeps the window as it was', async () => {
+    const state = path.join(tempDir(), 'state')
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    const id = 'eeeeeeee-0000-4000-8000-000000000001'
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: id, updatedAt: Date.parse('2026-11-22T12:00:00Z')}}))
+    // The window is 50 characters before the first match and 110 after it: both edges fall inside a word here.
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa quebec'
+    const long = `${words} certificate ${words} ${words}`
+    const url = `see https://example.com/${'x'.repeat(80)}/okapi/${'y'.repeat(120)}`
+    fs.writeFileSync(
+      path.join(dir, `${id}.jsonl`),
+      lines(header(id, '2026-11-22T09:00:00.000Z'), user('2026-11-22T10:00:00.000Z', long), user('2026-11-22T10:01:00.000Z', 'a short certificate'), user('2026-11-22T10:02:00.000Z', url)),
+    )
+    const doc = await searchJson(state, 'certificate')
+    const at = long.indexOf('certificate')
+    // --json: the snippet is the window of the text, as before (mid-word at both ends, no marks).
+    expect(doc.hits.find((h) => h.snippet !== 'a short certificate')!.snippet).toBe(long.slice(at - 50, at + 110))
+    const r = await search(state, 'certificate')
+    expect(r.code, r.stderr).toBe(0)
+    const shown = r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.slice(2))
+    expect(shown).toContain('a short certificate')
+    const cut = shown.find((l) => l !== 'a short certificate')!
+    expect(cut).toMatch(/^….*certificate.*…$/)
+    // Whole words of the text at both ends: the window's cut words are left out.
+    const inner = cut.slice(1, -1)
+    expect(long).toContain(inner)
+    const before = long.slice(0, long.indexOf(inner))
+    const after = long.slice(long.indexOf(inner) + inner.length)
+    expect(before.endsWith(' '), cut).toBe(true)
+    expect(after.startsWith(' '), cut).toBe(true)
+    // A word longer than the slack (a URL) is cut where the window cuts it, and still marked.
+    const u = await search(state, 'okapi')
+    const urlLine = u.stdout.split('\n').find((l) => l.includes('okapi'))!.slice(2)
+    expect(urlLine).toMatch(/^…x+\/okapi\/y+…$/)
+  })
 })

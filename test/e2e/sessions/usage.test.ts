@@ -8,7 +8,9 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
+import {groupDigits} from '../../../src/sessions/format.js'
 import {baseEnv, BIN, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {onTty, tableLines, visible} from '../../support/tty.js'
 import {addUsage, emptySums, type UsageSums} from '../../support/usage-sums.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
@@ -86,7 +88,7 @@ describe('sessions usage (JSON era)', () => {
     const text = await usage(state, '--by', 'key')
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toMatch(/^agent:main:main +3 /m)
-    expect(text.stdout).toMatch(new RegExp(`^Total +${raw.calls} +${raw.input} +${raw.output} `, 'm'))
+    expect(text.stdout).toMatch(new RegExp(`^Total +${groupDigits(raw.calls)} +${groupDigits(raw.input)} +${groupDigits(raw.output)} `, 'm'))
   })
 
   it('--no-include-archived counts only the live transcript; --limit 1 keeps the top row by cost but the whole total', async () => {
@@ -255,5 +257,62 @@ describe('sessions usage (JSON era)', () => {
     expect(r.unpricedCalls).toBe(raw.calls)
     const text = await usage(state, '--agent', 'work')
     expect(text.stdout).toContain(`${raw.calls} call(s) recorded no cost and their model has no price in openclaw.json`)
+  })
+})
+
+describe.runIf(hasScript)('sessions usage on a terminal', () => {
+  const COLUMNS = ['Key', 'Session', 'Calls', 'Input', 'Output', 'Cache read', 'Cache write', 'Cost', 'First call', 'Last call', 'Largest call']
+
+  it('fits 50, 60, 80, 120 and 200 columns: Key, Input, Output and Cost always, the columns left out named, numbers grouped and right-aligned', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})
+    const doc = await usageJson(state, '--all-agents')
+    expect(doc.total.input).toBeGreaterThan(9999)
+    for (const cols of [50, 60, 80, 120, 200]) {
+      const r = await onTty(cols, ['sessions', 'usage', '--all-agents'], env)
+      expect(r.code, r.out).toBe(0)
+      const lines = r.out.trimEnd().split('\n')
+      for (const l of lines) expect(visible(l), `${cols}: ${l}`).toBeLessThanOrEqual(cols)
+      const table = tableLines(r.out, 'Key')
+      expect(table, `${cols}`).toHaveLength(2 + doc.rows.length)
+      const shown = COLUMNS.filter((h) => table[0].includes(h))
+      expect(shown, `${cols}`).toEqual(expect.arrayContaining(['Key', 'Input', 'Output', 'Cost']))
+      const hidden = COLUMNS.filter((h) => !shown.includes(h))
+      const note = lines.findIndex((l) => l.startsWith('Not shown: '))
+      if (hidden.length > 0) expect(lines.slice(note).join(' '), `${cols}`).toContain(`Not shown: ${hidden.join(', ')} (--wide shows them).`)
+      else expect(note, `${cols}`).toBe(-1)
+      // The total's numbers end where their headers end, thousands grouped (63,712, never 63712).
+      const total = table.at(-1)!
+      for (const [header, value] of [['Input', doc.total.input], ['Output', doc.total.output], ['Cost', `$${doc.total.costUsd.toFixed(4)}`]] as const) {
+        const end = table[0].indexOf(header) + header.length
+        const text = typeof value === 'number' ? groupDigits(value) : value
+        expect(total.slice(end - text.length, end), `${cols} ${header}: ${total}`).toBe(text)
+      }
+      if (cols === 200) expect(hidden).toEqual([])
+      if (cols <= 60) expect(hidden).toEqual(expect.arrayContaining(['Cache read', 'Cache write', 'First call', 'Largest call']))
+    }
+    // The day bars take what the terminal leaves beside the date and the cost.
+    const days = await onTty(50, ['sessions', 'usage', '--all-agents', '--by', 'day'], env)
+    for (const l of days.out.trimEnd().split('\n')) expect(visible(l), l).toBeLessThanOrEqual(50)
+    expect(days.out).toMatch(/^\d{4}-\d{2}-\d{2} #{10,} +\$\d/m)
+    const wide = await onTty(60, ['sessions', 'usage', '--all-agents', '--wide'], env)
+    for (const h of COLUMNS) expect(wide.out).toContain(h)
+    expect(wide.out).not.toContain('Not shown')
+  })
+
+  it('rows of one key tell apart when the session id is shortened: the id\'s start and where it was found (reset)', async () => {
+    const state = copyFixture(RESET_TWICE)
+    const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})
+    const doc = await usageJson(state)
+    const r = await onTty(60, ['sessions', 'usage'], env)
+    expect(r.code, r.out).toBe(0)
+    const rows = tableLines(r.out, 'Key').slice(1, -1)
+    expect(rows).toHaveLength(3)
+    for (const x of doc.rows) {
+      const row = rows.find((l) => l.includes(`${x.sessionId!.slice(0, 8)}`))
+      expect(row, `${x.sessionId}`).toBeDefined()
+      if (x.where === 'reset-archive') expect(row).toMatch(/… \(reset\)/)
+      else expect(row).not.toContain('(')
+    }
   })
 })

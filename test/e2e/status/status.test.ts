@@ -145,8 +145,8 @@ describe('status (human)', () => {
     expect(out).toMatch(/^Agents +1 · default main · sessions 2 · last activity \S+ ago \(agent:main:main\)$/m)
     expect(out).toContain(`main: 2 session(s), 2 transcript(s)`)
     expect(out).toContain(sessionsJsonPath(state))
-    expect(out).toMatch(/^Doctor +0 error\(s\), 2 warning\(s\), 0 info · cheap checks; run "clawkit doctor" for all \(session-file-relocated\)$/m)
-    expect(out).toMatch(/^Gateway +not listening on 127\.0\.0\.1:\d+: connection refused, no gateway listening \(port from env\)$/m)
+    expect(out).toMatch(new RegExp(`^Doctor +0 error\\(s\\), 2 warning\\(s\\), 0 info · cheap checks; run "clawkit doctor --state-dir ${state}" for all \\(session-file-relocated\\)$`, 'm'))
+    expect(out).toMatch(/^Gateway +not listening on 127\.0\.0\.1:\d+ \(connection refused, port from env\)$/m)
     expect(out).toMatch(/^Key +Kind +Age +Model +Tokens$/m)
     expect(out).toMatch(/^agent:main:main +direct +\S+ ago +claude-small +25k\/48k \(52%\)$/m)
     // keys over 32 characters are shortened

@@ -48,7 +48,7 @@ function listCheck(r: RunResult, sb: Sandbox): string[] {
   const doc = JSON.parse(r.stdout)
   // The store the command says it read (openclaw.json's session.store can move it); a missing store lists nothing.
   const store = typeof doc.path === 'string' ? doc.path : path.join(sb.stateDir, 'agents', 'main', 'sessions', 'sessions.json')
-  // A leading BOM is read past (README "Files, locks and safety").
+  // A leading BOM is read past (docs/compatibility.md, "Files, locks and safety").
   const index = fs.existsSync(store) ? JSON.parse(fs.readFileSync(store, 'utf8').replace(/^\uFEFF/, '')) : {}
   const want = Object.entries(index).filter(([, e]) => e && typeof e === 'object' && !Array.isArray(e)).length
   const problems: string[] = []

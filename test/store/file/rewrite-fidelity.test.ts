@@ -1,5 +1,5 @@
 // What a rewrite of sessions.json keeps of rows it did not touch: exactly what OpenClaw's own save keeps
-// (JSON.parse, then JSON.stringify(store, null, 2)). README "Files, locks and safety" documents this.
+// (JSON.parse, then JSON.stringify(store, null, 2)). docs/compatibility.md ("Files, locks and safety") documents this.
 import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'

@@ -1,0 +1,42 @@
+// Where `sessions export --out` cannot write: the error names the file asked for and why (a directory that does not
+// exist, a path through a file), says nothing was written, and never names the temp file the export is staged in.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {baseEnv, copyFixture, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+
+const run = (state: string, args: string[]) => runCli(['sessions', 'export', 'main', ...args, '--state-dir', state], {env: baseEnv(tempDir())})
+
+describe('sessions export --out into a place that cannot hold it', () => {
+  it('a directory that does not exist: exit 2, "the directory ... does not exist", for a write, without the temp file', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const parent = path.join(tempDir(), 'nodir')
+    const out = path.join(parent, 'x.md')
+    const r = await run(state, ['--out', out])
+    expect(r.code).toBe(2)
+    expect(r.stderr.split('\n')[0]).toBe(`Error: Cannot write ${out}: the directory ${parent} does not exist. Nothing was written.`)
+    expect(r.stderr).not.toMatch(/\.tmp|Cannot read/)
+    expect(jsonError(await run(state, ['--out', out, '--json']))).toMatchObject({code: 'E_OUT_DIR_MISSING', exitCode: 2})
+    expect(fs.existsSync(parent)).toBe(false)
+  })
+
+  it('--out naming a directory (trailing /) that does not exist, for one file per session: the same error for that directory', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const dir = path.join(tempDir(), 'nodir')
+    const r = await run(state, ['--format', 'jsonl', '--include-archived', '--out', `${dir}/`])
+    expect(r.code).toBe(2)
+    expect(r.stderr.split('\n')[0]).toBe(`Error: Cannot write ${dir}/: the directory ${dir}/ does not exist. Nothing was written.`)
+    expect(r.stderr).not.toMatch(/\.tmp|Cannot link/)
+  })
+
+  it('a path through a file: exit 2, "... is not a directory"', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(tempDir(), 'plain')
+    fs.writeFileSync(file, 'x')
+    const r = await run(state, ['--out', path.join(file, 'x.md')])
+    expect(r.code).toBe(2)
+    expect(r.stderr.split('\n')[0]).toBe(`Error: Cannot write ${path.join(file, 'x.md')}: ${file} is not a directory. Nothing was written.`)
+  })
+})
