@@ -8,7 +8,7 @@ import {stripAnsi} from '../render/ansi.js'
 import {redactDeep, redactText} from '../text/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
-import {setHintContext, withHintContext} from './hint-context.js'
+import {setHintContext, withHintContext} from '../text/hint-context.js'
 import {OpenClawState} from '../store/state.js'
 import {writePaged} from './pager.js'
 

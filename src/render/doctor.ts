@@ -2,8 +2,8 @@
 import {groupFindings} from '../doctor/doctor.js'
 import type {DoctorResult} from '../doctor/types.js'
 import {paint, type Style} from './color.js'
-import {hintInContext, withHintContext} from '../cli/hint-context.js'
-import {printable} from './safe.js'
+import {withHintContext} from '../text/hint-context.js'
+import {hintInContext, printable} from './safe.js'
 
 /** Above this many findings of one id in one group, the human output shows a few and counts the rest. */
 const GROUP_PREVIEW = 5

@@ -1,8 +1,7 @@
-// The human output of `clawkit status`: its result as text (the command chooses when to print it).
-import {hintInContext} from '../cli/hint-context.js'
+
 import {paint} from './color.js'
 import {keyCutter, renderFitted, wrapHanging} from './fit.js'
-import {printable} from './safe.js'
+import {hintInContext, printable} from './safe.js'
 import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import type {FleetStatusResult} from '../fleet/status.js'
 import {GATEWAY_REFUSED} from '../status/gateway.js'

@@ -2,9 +2,8 @@
 //
 // Messages are built far from the command line (store, doctor, sessions cores) and quote a command as
 // `"clawkit doctor --fix"`. One run is one command, so its context is set once, at parse (BaseCommand.init), and
-// added where a message reaches the user: every error (describeError) and the hint lines of the human renderers.
-
-import {printable} from '../render/safe.js'
+// added where a message reaches the user: every error (describeError) and the hint lines of the human renderers
+// (render/safe.ts hintInContext).
 
 let context = ''
 
@@ -32,9 +31,4 @@ export function withHintContext(text: string): string {
     if (/^(--|help\b|autocomplete\b)/.test(cmd) || /(^|\s)--(state-dir|profile|dev|store-url|help)\b/.test(cmd)) return whole
     return `"clawkit ${cmd} ${context}"`
   })
-}
-
-/** For human output: withHintContext, made printable (a state dir path can hold control or bidi characters). */
-export function hintInContext(text: string): string {
-  return printable(withHintContext(text))
 }
