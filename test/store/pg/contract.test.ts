@@ -15,6 +15,8 @@ import type {KeySession, SessionReader, SessionStore, TranscriptLine} from '../.
 import {COMPACTION, copyFixture, sessionsJsonPath} from '../../support/cli.js'
 import {seedHost} from '../../support/fleet-seed.js'
 import {describePg, usePg} from '../../support/postgres.js'
+import {transcriptLines} from '../../support/state-files.js'
+import {describeReadContract} from '../../support/store-contract.js'
 import {appendTo} from '../../../src/store/append.js'
 
 const MAIN = 'agent:main:main'
@@ -36,6 +38,17 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
   let file: FileSessionStore
   let fleet: FleetState
   let store: PgSessionStore
+  /** Host h2's transcripts as its own files hold them, by session id. */
+  const plainLines = new Map<string, object[]>()
+
+  describeReadContract('the fleet replica (PostgreSQL), a host synced as the fixture left it', () => ({
+    store: fleet.store('main', 'h2'),
+    main: {key: MAIN, sessionId: MAIN_ID},
+    other: {key: EXPLICIT, sessionId: '0a1b2c3d-0000-4000-8000-000000000001'},
+    linesOf: (t) => plainLines.get(t.locator.slice(t.locator.lastIndexOf('#') + 1)),
+    word: 'bootstrap',
+    missingReads: 'fail',
+  }))
 
   beforeAll(async () => {
     // The host's store after what the write cases of contract.test.ts do: two resets (archives), a delivered message
@@ -63,9 +76,14 @@ describePg('SessionStore contract, read side: the fleet replica (PostgreSQL)', (
     put('huge-1.jsonl.deleted.2026-11-05T10-00-00.000Z', [{...header('huge-1'), timestamp: '2026-11-05T09:00:00.000Z'}, {...call, message: {...call.message, usage: {input: 1e20, output: 5, totalTokens: 1e25}}}])
     const url = pg.db()
     await seedHost(url, {host: 'h1', stateDir: state})
+    // A second host as the fixture left it, for the shared read cases (test/support/store-contract.ts).
+    const plain = copyFixture(COMPACTION)
+    await seedHost(url, {host: 'h2', stateDir: plain})
+    const plainFile = new FileSessionStore({agentId: 'main', path: sessionsJsonPath(plain)})
+    for (const s of await plainFile.allSessions()) plainLines.set(s.sessionId, transcriptLines(s.transcript.locator))
     fleet = await FleetState.open(url)
     store = fleet.store('main', 'h1')
-    expect([fleet.hosts.map((h) => h.host), fleet.allAgentIds(), fleet.allAgentIds('h1')]).toEqual([['h1'], ['main'], ['main']])
+    expect([fleet.hosts.map((h) => h.host), fleet.allAgentIds(), fleet.allAgentIds('h1')]).toEqual([['h1', 'h2'], ['main'], ['main']])
   }, 120_000)
   afterAll(async () => fleet?.close())
 
