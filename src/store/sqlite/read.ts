@@ -453,6 +453,7 @@ export function lastUpdatedAt(db: SqlDatabase): number | null {
 /** The `limit` newest listed sessions, by the updated_at index (status's recent list): rows it skips are passed over. */
 export function newestEntries(db: SqlDatabase, dbPath: string, limit: number): {key: string; entry: SessionEntry}[] {
   const out: {key: string; entry: SessionEntry}[] = []
+  if (limit <= 0) return out
   const it = db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE entry_valid != -1 ORDER BY updated_at DESC, session_key LIMIT ?`).all(limit * 4 + 16)
   const placeholder = windowCheck(db)
   for (const row of it) {

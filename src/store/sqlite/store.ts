@@ -452,19 +452,26 @@ export class SqliteSessionStore implements SessionStore {
     return withLock(file, fn, {timeoutMs: opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, signal: opts.signal, onWait: opts.onWait})
   }
 
+  /** Updates of this store take turns within the process: a mutator may await, and its transaction stays open meanwhile. */
+  private readonly updateLock = new ChainMutexes()
+
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {
-    const h = this.w
-    return immediateAsync(
-      h,
-      async () => {
-        const lazy = lazyEntries(h.db)
-        const result = await mutator(lazy.data)
-        const {before, after} = lazy.changes()
-        writeEntryChangesTx(h.db, this.ref.agentId, before, after)
-        return result
-      },
-      this.waitFor(opts.onWait),
-    )
+    // One write connection: a second BEGIN IMMEDIATE on it while the first update's mutator awaits would fail with
+    // "cannot start a transaction within a transaction" (the contract promises turns, as the file store's lock gives).
+    return this.updateLock.run(this.ref.path, () => {
+      const h = this.w
+      return immediateAsync(
+        h,
+        async () => {
+          const lazy = lazyEntries(h.db)
+          const result = await mutator(lazy.data)
+          const {before, after} = lazy.changes()
+          writeEntryChangesTx(h.db, this.ref.agentId, before, after)
+          return result
+        },
+        this.waitFor(opts.onWait),
+      )
+    })
   }
 
   withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
