@@ -1,28 +1,13 @@
-import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, COMPACTION, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {deadPid, writeLockFile as writeLock} from '../../support/locks.js'
 import {recoverStore} from '../../../src/store/diagnostics/file/repairs.js'
-import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
+import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, healthy, ids, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf} from './helpers.js'
 
-function healthy(fixture: string): string {
-  const state = copyFixture(fixture)
-  localizeSessionFiles(state)
-  return state
-}
-
-/** A pid that is certainly dead: a child that has already exited. */
-function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
-  return Number(r.stdout)
-}
-
-function writeLock(file: string, payload: object): void {
-  fs.writeFileSync(file, JSON.stringify(payload, null, 2), {mode: 0o600})
-}
 
 describe('doctor: sessions.json', () => {
   it('a truncated sessions.json (crash mid-write, #77783) is store-corrupt; --fix restores the newest valid backup and keeps the broken bytes', async () => {

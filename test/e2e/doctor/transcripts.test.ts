@@ -3,14 +3,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
+import {baseEnv, COMPACTION, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, healthy, ids, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
 
-function healthy(fixture: string): string {
-  const state = copyFixture(fixture)
-  localizeSessionFiles(state)
-  return state
-}
 
 describe('doctor: transcripts of index entries', () => {
   it('a healthy localized fixture has no finding and exits 0', async () => {

@@ -5,10 +5,10 @@ import path from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {closedPort} from '../../support/net.js'
+import {freePort} from '../../support/net.js'
 
 async function status(state: string, flags: string[] = [], extraEnv: Record<string, string> = {}) {
-  const r = await runCli(['status', '--json', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort()), ...extraEnv})})
+  const r = await runCli(['status', '--json', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort()), ...extraEnv})})
   return {r, doc: json(r)}
 }
 
@@ -115,7 +115,7 @@ describe('status --json', () => {
     expect(up.doc.gateway).toMatchObject({host: '127.0.0.1', port, portSource: 'env', url: `ws://127.0.0.1:${port}`, reachable: true, error: null})
     expect(up.doc.gateway.warning).toContain('can race')
     expect(typeof up.doc.gateway.connectLatencyMs).toBe('number')
-    const closed = await closedPort()
+    const closed = await freePort()
     const down = await status(state, [], {OPENCLAW_GATEWAY_PORT: String(closed)})
     expect(down.doc.gateway).toMatchObject({port: closed, reachable: false, connectLatencyMs: null, warning: null})
     expect(down.doc.gateway.error).toContain('refused')
@@ -126,7 +126,7 @@ describe('status --json', () => {
 
   it('the gateway port comes from config gateway.port when the env var is unset', async () => {
     const state = copyFixture(COMPACTION)
-    const port = await closedPort()
+    const port = await freePort()
     const cfg = path.join(state, 'openclaw.json')
     fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/^\{/, `{ gateway: { port: ${port} },`))
     const r = await runCli(['status', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
@@ -137,7 +137,7 @@ describe('status --json', () => {
 describe('status (human)', () => {
   it('one screen: state dir and why, config, agents with store paths, usage, doctor line, sessions table; --all adds the agents table', async () => {
     const state = copyFixture(COMPACTION)
-    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})
+    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
     const r = await runCli(['status', '--state-dir', state], {env})
     expect(r.code, r.stderr).toBe(0)
     const out = r.stdout
@@ -159,7 +159,7 @@ describe('status (human)', () => {
 
   it('an empty state dir: no sessions yet, exit 0', async () => {
     const state = tempDir()
-    const r = await runCli(['status', '--state-dir', state], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})})
+    const r = await runCli(['status', '--state-dir', state], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})})
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('no sessions yet')
   })
