@@ -6,15 +6,15 @@ import {compileGrep} from '../grep.js'
 import {sha256} from '../../util/hash.js'
 
 import {pathToLeaf} from '../context.js'
-import {entriesWithSessionId, findEntryIn} from '../entry-lookup.js'
-import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
+import {findEntryIn} from '../entry-lookup.js'
+import {renameForNewSessionId, type ResetBackend} from '../reset.js'
 import {transcriptTopicId} from '../session-key.js'
-import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
+import {parseArchiveName, type LineageSource} from './lineage.js'
 import {isTranscriptFileName} from './transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import {statsOfIndex} from './stats.js'
-import type {AgentSession, AppendResult, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, NewEntry, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince} from '../types.js'
+import {JsonLayoutStore} from './layout-store.js'
+import type {AppendResult, FoundEntry, IdempotencyHit, LockedTranscript, NewEntry, RawLineFilter, SessionEntry, SessionStore, SessionStoreData, StoreRef, TailOptions, TranscriptAppendOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince} from '../types.js'
 import {chainEntries, idempotencyHitOf, isHeader} from '../entries.js'
 import {storeDataFrom} from '../index-data.js'
 import {badEntrySessionId, isSafeSessionId, transcriptFileName} from '../session-id.js'
@@ -31,9 +31,8 @@ export interface MemoryStoreOptions {
   transcripts?: Record<string, readonly object[]>
 }
 
-export class MemorySessionStore implements SessionStore {
+export class MemorySessionStore extends JsonLayoutStore implements SessionStore {
   readonly ref: StoreRef
-  readonly capabilities = {fullText: false, contentIndex: false}
   private index: SessionStoreData | undefined
   /** Locator → header and entries, in order. */
   private readonly transcripts = new Map<string, object[]>()
@@ -41,6 +40,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly prefix: string
 
   constructor(agentId: string, opts: MemoryStoreOptions = {}) {
+    super()
     this.prefix = `memory:${agentId}/`
     this.ref = {agentId, path: `${this.prefix}sessions.json`}
     this.index = opts.index ? storeDataFrom(copy(opts.index)) : undefined
@@ -71,10 +71,6 @@ export class MemorySessionStore implements SessionStore {
     return findEntryIn(await this.read(), key)
   }
 
-  async findBySessionId(sessionId: string): Promise<FoundEntry[]> {
-    return entriesWithSessionId(await this.read(), sessionId)
-  }
-
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
     const out = new Map<string, T>()
     for (const [k, e] of Object.entries(await this.read())) if (e && typeof e === 'object' && !Array.isArray(e)) out.set(k, project(k, e))
@@ -83,10 +79,6 @@ export class MemorySessionStore implements SessionStore {
 
   async eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void> {
     for (const [k, e] of Object.entries(await this.read())) if (e && typeof e === 'object' && !Array.isArray(e)) await visit(k, e)
-  }
-
-  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
-    return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
   }
 
   update<T>(mutator: (data: SessionStoreData) => T | Promise<T>): Promise<T> {
@@ -199,23 +191,7 @@ export class MemorySessionStore implements SessionStore {
     return undefined
   }
 
-  planReset(key: string, now: Date): Promise<ResetPlan> {
-    return planReset(this.resetBackend(), key, now)
-  }
-
-  reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
-    return runReset(this.resetBackend(), key, opts)
-  }
-
-  sessionsOf(key: string): Promise<KeySession[]> {
-    return lineageOf(this, key, this.lineageSource())
-  }
-
-  allSessions(): Promise<AgentSession[]> {
-    return allSessionsOf(this, this.lineageSource())
-  }
-
-  private lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource {
+  protected lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource {
     const nameOf = (locator: string) => locator.slice(this.prefix.length)
     const candidates = (keep: (name: string) => boolean) =>
       [...this.transcripts.keys()].filter((l) => keep(nameOf(l))).map((l) => ({name: nameOf(l), ref: {locator: l, location: 'derived' as const, exists: true}}))
@@ -289,15 +265,7 @@ export class MemorySessionStore implements SessionStore {
     return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq, bytes, sha256: hash.copy().digest('hex'), ...(done ? {size} : {})})}
   }
 
-  async indexedLines(): Promise<undefined> {
-    return undefined
-  }
-
-  async contentCandidates(): Promise<undefined> {
-    return undefined
-  }
-
-  private resetBackend(): ResetBackend {
+  protected resetBackend(): ResetBackend {
     return {
       findEntry: (key) => this.findEntry(key),
       transcriptOf: (entry, key) => this.transcriptOf(entry, key),

@@ -7,23 +7,23 @@ import path from 'node:path'
 import {ClawkitError, CorruptFileError, fileError, jsonErrorPosition} from '../../errors.js'
 import {stripBom} from '../../text/bom.js'
 import {readTranscriptForContext} from './context-read.js'
-import {entriesWithSessionId, findEntryIn} from '../entry-lookup.js'
+import {findEntryIn} from '../entry-lookup.js'
 import {emptyStoreData} from '../index-data.js'
 import {SqliteStoreError} from '../era.js'
 import {appendDurable, ensurePrivateDir, FILE_MODE, isEnoent, writeFileAtomic} from '../fs-util.js'
 import {findIdempotencyKey} from './idempotency.js'
 import {isEntryObject, projectEntries, readStoreEntry, visitEntries} from './index-scan.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
-import {planReset, renameForNewSessionId, type ResetBackend, runReset} from '../reset.js'
+import {renameForNewSessionId, type ResetBackend} from '../reset.js'
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize} from '../../os/safe-open.js'
 import {transcriptTopicId} from '../session-key.js'
-import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
+import {parseArchiveName, type LineageSource} from './lineage.js'
 import {grepFileLines} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
 import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isTranscriptFileName, resolveTranscriptPath, tailTranscript, TRANSCRIPT_FILE} from './transcript.js'
-import {statsOfIndex} from './stats.js'
-import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import {JsonLayoutStore} from './layout-store.js'
+import type {FoundEntry, IdempotencyHit, LockedTranscript, RawLineFilter, SessionEntry, SessionStore, SessionStoreData, StoreRef, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {isSafeSessionId, transcriptFileName} from '../session-id.js'
 
 /**
@@ -116,13 +116,12 @@ export interface FileStoreOptions {
   sqliteStore?: () => string | undefined
 }
 
-export class FileSessionStore implements SessionStore {
+export class FileSessionStore extends JsonLayoutStore implements SessionStore {
   readonly ref: StoreRef
-  /** The JSON layout keeps no index of its own beyond sessions.json: search reads the transcripts. */
-  readonly capabilities = {fullText: false, contentIndex: false}
   private readonly opts: FileStoreOptions
 
   constructor(ref: StoreRef, opts: FileStoreOptions = {}) {
+    super()
     this.ref = ref
     this.opts = opts
   }
@@ -162,17 +161,6 @@ export class FileSessionStore implements SessionStore {
       await fh.close()
     }
     return findEntryIn(parseStoreText(text, this.ref.path), key)
-  }
-
-  /** Read whole: sessions.json keeps no index of session ids. */
-  async findBySessionId(sessionId: string): Promise<FoundEntry[]> {
-    return entriesWithSessionId(await this.read(), sessionId)
-  }
-
-  /** A large index entry by entry, in chunks (src/store/file/index-scan.ts): 10 000 real entries make a ~170 MB index. */
-  /** Counted from `opts.index` when the caller read the index already (status, from doctor's scan), else one read. */
-  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
-    return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
   }
 
   async readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>> {
@@ -292,24 +280,8 @@ export class FileSessionStore implements SessionStore {
     return findIdempotencyKey(t.locator, key)
   }
 
-  planReset(key: string, now: Date): Promise<ResetPlan> {
-    return planReset(this.resetBackend(), key, now)
-  }
-
-  reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
-    return runReset(this.resetBackend(), key, opts)
-  }
-
-  sessionsOf(key: string): Promise<KeySession[]> {
-    return lineageOf(this, key, this.lineageSource())
-  }
-
-  allSessions(): Promise<AgentSession[]> {
-    return allSessionsOf(this, this.lineageSource())
-  }
-
   /** The sessions dir's archives and orphans, listed once per lineage walk. */
-  private lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource {
+  protected lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource {
     const dir = this.sessionsDir
     let listed: string[] | undefined
     const names = async () => {
@@ -348,15 +320,7 @@ export class FileSessionStore implements SessionStore {
     return readTranscriptSince(t.locator, mark)
   }
 
-  async indexedLines(): Promise<undefined> {
-    return undefined
-  }
-
-  async contentCandidates(): Promise<undefined> {
-    return undefined
-  }
-
-  private resetBackend(): ResetBackend {
+  protected resetBackend(): ResetBackend {
     return {
       findEntry: (key) => this.findEntry(key),
       transcriptOf: (entry, key) => this.transcriptOf(entry, key),
