@@ -6,6 +6,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {ErrorEnvelope} from '../../src/cli/base-command.js'
+import type {SessionStoreData} from '../../src/store/types.js'
 import type {AgentRunResult} from '../../src/commands/agent.js'
 import type {DoctorResult} from '../../src/commands/doctor.js'
 import type {MessageSendResult} from '../../src/commands/message/send.js'
@@ -201,8 +202,13 @@ function makeWritable(p: string): void {
   if (st.isDirectory()) for (const name of fs.readdirSync(p)) makeWritable(path.join(p, name))
 }
 
-export function readJson<T = any>(file: string): T {
+export function readJson<T = unknown>(file: string): T {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as T
+}
+
+/** A sessions.json read back, its rows typed as the store types them (SessionEntry: the fields clawkit reads). */
+export function readIndexFile(file: string): SessionStoreData {
+  return readJson<SessionStoreData>(file)
 }
 
 export function sessionsJsonPath(stateDir: string, agent = 'main'): string {

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {freePort} from '../../support/net.js'
 
 async function status(state: string, flags: string[] = [], extraEnv: Record<string, string> = {}) {
@@ -22,8 +22,8 @@ describe('status --json', () => {
     const state = copyFixture(TWO_AGENTS)
     const {r, doc} = await status(state)
     expect(r.code, r.stderr).toBe(0)
-    const mainEntry = readJson(sessionsJsonPath(state, 'main'))['agent:main:main']
-    const workEntry = readJson(sessionsJsonPath(state, 'work'))['agent:work:main']
+    const mainEntry = readIndexFile(sessionsJsonPath(state, 'main'))['agent:main:main']
+    const workEntry = readIndexFile(sessionsJsonPath(state, 'work'))['agent:work:main']
     expect(doc.stateDir).toBe(state)
     expect(doc.stateDirReason).toBe('--state-dir flag')
     expect(doc.configPath).toBe(path.join(state, 'openclaw.json'))
@@ -38,8 +38,8 @@ describe('status --json', () => {
       updatedAt: mainEntry.updatedAt,
       totalTokens: mainEntry.totalTokens,
       totalTokensFresh: true,
-      remainingTokens: 200_000 - mainEntry.totalTokens,
-      percentUsed: Math.round((mainEntry.totalTokens / 200_000) * 100),
+      remainingTokens: 200_000 - Number(mainEntry.totalTokens),
+      percentUsed: Math.round((Number(mainEntry.totalTokens) / 200_000) * 100),
       model: 'claude-mock',
       contextTokens: 200_000,
       flags: [`id:${mainEntry.sessionId}`],

@@ -5,14 +5,14 @@ import fs from 'node:fs'
 
 import {expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, copyFixture, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {freePort} from '../../support/net.js'
 
 it('JSON era: a stale total (totalTokensFresh false) is unknown in both, one without the flag is fresh in both', async () => {
   const state = copyFixture(TWO_AGENTS)
   for (const [agent, fresh] of [['main', false], ['work', undefined]] as const) {
     const file = sessionsJsonPath(state, agent)
-    const data = readJson(file)
+    const data = readIndexFile(file)
     const entry = data[`agent:${agent}:main`]
     if (fresh === undefined) delete entry.totalTokensFresh
     else entry.totalTokensFresh = fresh

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import {buildSessionContext, COMPACTION_SUMMARY_PREFIX, toLlmMessages} from '../../../src/store/context.js'
 import {appendEntries, isTranscriptFileName, readTranscript, resolveTranscriptPath, tailTranscript} from '../../../src/store/file/transcript.js'
-import {COMPACTION, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {COMPACTION, copyFixture, readIndexFile, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {makeHeader} from '../../../src/store/entries.js'
 
 function fixtureTranscript(fixture: string, id: string): string {
@@ -122,7 +122,7 @@ describe('transcripts', () => {
   it('resolves a moved state dir to the local transcript and never follows sessionFile outside the sessions dir', () => {
     const state = copyFixture(TWO_AGENTS)
     const dir = path.join(state, 'agents', 'main', 'sessions')
-    const entry = readJson(sessionsJsonPath(state))['agent:main:main']
+    const entry = readIndexFile(sessionsJsonPath(state))['agent:main:main']
     expect(entry.sessionFile).toMatch(/^\/home\/user\//)
     expect(resolveTranscriptPath(dir, entry)).toMatchObject({path: path.join(dir, `${MAIN_TWO}.jsonl`), location: 'relocated', exists: true})
     expect(resolveTranscriptPath(dir, {sessionId: MAIN_TWO, sessionFile: `${MAIN_TWO}.jsonl`})).toMatchObject({location: 'session-file', exists: true})
