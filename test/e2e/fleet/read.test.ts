@@ -314,7 +314,7 @@ describe('fleet flags without a server', () => {
     for (const bad of ['mysql://u:Sekr3t-1@127.0.0.1/db', 'notaurl', 'postgres://u:Sekr3t-1@127.0.0.1:99999/db', 'postgres://u:Sekr3t-1@[bad/db']) {
       const r = await runCli(['sessions', 'list', '--store-url', bad], {env: env()})
       expect(r.code, bad).toBe(2)
-      expect(r.stderr).toMatch(/^Error: --store-url .* is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet\n$/)
+      expect(r.stderr).toMatch(/^Error: --store-url .* is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet, or libpq key=value pairs \(host=db\.example dbname=fleet user=reader\)\n$/)
       expect(r.stderr).not.toContain('Sekr3t-1')
     }
     // Another reachable-looking URL with nothing listening: a runtime failure (exit 1), still without the password.
@@ -322,6 +322,43 @@ describe('fleet flags without a server', () => {
     expect(down.code).toBe(1)
     expect(down.stderr).toContain('could not connect to the fleet database at postgres://u@127.0.0.1:1/db: connect ECONNREFUSED')
     expect(down.stderr).not.toContain('Sekr3t-1')
+  })
+
+  it('sync --to, CLAWKIT_STORE_URL and --store-url refuse a URL of another scheme (http://x) as a usage error before any connection or DNS lookup', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const runs = [
+      await runCli(['sync', '--to', 'http://x', '--state-dir', state, '--json'], {env: env()}),
+      await runCli(['sync', '--state-dir', state, '--json'], {env: baseEnv(tempDir(), {CLAWKIT_STORE_URL: 'http://u:Sekr3t-1@x/db'})}),
+      await runCli(['sessions', 'list', '--store-url', 'http://x', '--json'], {env: env()}),
+    ]
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2)
+      expect(jsonError(r)).toMatchObject({code: 'E_BAD_STORE_URL'})
+      expect(jsonError(r).message).toMatch(/is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet, or libpq key=value pairs \(host=db\.example dbname=fleet user=reader\)/)
+      expect(r.stdout + r.stderr).not.toContain('Sekr3t-1')
+    }
+  })
+
+  it('a libpq key=value connection string (as psql takes it) is read as one: it connects where it says, password unshown', async () => {
+    // Nothing listens on port 1: the error names 127.0.0.1:1, which only a parsed string could give.
+    for (const cmd of [['sessions', 'list', '--store-url'], ['sync', '--state-dir', copyFixture(TWO_AGENTS), '--to']]) {
+      const r = await runCli([...cmd, "host=127.0.0.1 port = 1 dbname=fleet user=reader password='Sekr3t 1\\'x'", '--json'], {env: env()})
+      expect(r.code, r.stderr).toBe(1)
+      expect(jsonError(r).code).toBe('E_STORE_DB')
+      expect(jsonError(r).message).toContain('connect ECONNREFUSED 127.0.0.1:1')
+      expect(r.stdout + r.stderr).not.toContain('Sekr3t')
+    }
+    // A keyword clawkit's client cannot honour, a bad quote, or several hosts: a usage error naming it.
+    for (const [bad, says] of [
+      ['host=db.example dbname=fleet target_session_attrs=read-write', 'target_session_attrs'],
+      ["host=db.example dbname='fleet", 'unterminated'],
+      ['host=a.example,b.example dbname=fleet', 'several hosts'],
+    ]) {
+      const r = await runCli(['sessions', 'list', '--store-url', bad, '--json'], {env: env()})
+      expect(r.code, bad).toBe(2)
+      expect(jsonError(r)).toMatchObject({code: 'E_BAD_STORE_URL'})
+      expect(jsonError(r).message).toContain(says)
+    }
   })
 
   it('--store-url with --state-dir is refused (one or the other)', async () => {
