@@ -265,6 +265,34 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     expect(fs.readdirSync(empty).sort()).toEqual(['agents', 'openclaw.json'])
   })
 
+  it('--out inside the state dir is refused by where it lands, not by how it is spelled: through a link to the state dir, or with --state-dir given as a link', async () => {
+    const state = copyFixture(NATIVE_96)
+    const links = tempDir()
+    const toState = path.join(links, 'to-state')
+    fs.symlinkSync(state, toState)
+    const toAgents = path.join(links, 'to-agents')
+    fs.symlinkSync(path.join(state, 'agents'), toAgents)
+    const before = snapshot(state)
+    for (const [out, stateArg] of [
+      [path.join(toState, 'exp'), state],
+      [path.join(state, 'exp'), toState],
+      [path.join(toState, 'new', 'deeper', 'exp'), state],
+      [path.join(toAgents, 'main', 'exp'), state],
+    ]) {
+      const r = await runCli(['store', 'export', '--out', out, '--json', '--state-dir', stateArg], {env: baseEnv(tempDir())})
+      expect(r.code, `${out} ${r.stderr}`).toBe(2)
+      expect(jsonError(r).code).toBe('E_EXPORT_OUT_INSIDE')
+      expect(jsonError(r).message).toContain(`resolves to ${fs.realpathSync(state)}`)
+    }
+    expect(diffSnapshots(before, snapshot(state))).toEqual({added: [], removed: [], changed: []})
+    // A link that leads out of the state dir is fine: where it lands is what counts.
+    const outside = tempDir()
+    fs.symlinkSync(outside, path.join(links, 'to-outside'))
+    const ok = await runCli(['store', 'export', '--out', path.join(links, 'to-outside', 'exp'), '--state-dir', toState], {env: baseEnv(tempDir())})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(fs.readdirSync(path.join(outside, 'exp')).sort()).toEqual(['agents', 'openclaw.json'])
+  })
+
   it('an event whose zstd payload does not decode: exit 1 naming session and seq, and no export dir (nor staging dir) is left', async () => {
     const state = copyFixture(IMPORTED_96)
     const seq = withDb(
