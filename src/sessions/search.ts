@@ -207,10 +207,42 @@ export function smartCase(pattern: string, regex: boolean): boolean {
   return !/\p{Lu}|\p{Lt}/u.test(literal)
 }
 
+/**
+ * The longest --regex taken: a longer one is a usage error (V8 refuses case-insensitive ones of ~20 000 characters with
+ * a stack overflow, and matching time grows with the pattern's length). A literal has no limit (see LITERAL_PREFIX).
+ */
+export const MAX_REGEX_CHARS = 4096
+
+/**
+ * A literal is found by a RegExp of its first LITERAL_PREFIX code units (V8 cannot compile one of ~40 000 characters
+ * under /i), and the rest of it is compared at each such start, unit by unit, as /i compares them.
+ */
+const LITERAL_PREFIX = 1024
+
+/** The case-insensitive canonical form of one UTF-16 unit without the `u` flag (ECMA-262 Canonicalize, non-unicode). */
+const canonCache = new Map<number, number>()
+function canonicalUnit(c: number): number {
+  if (c < 0x80) return c >= 0x61 && c <= 0x7a ? c - 0x20 : c
+  let v = canonCache.get(c)
+  if (v === undefined) {
+    const u = String.fromCharCode(c).toUpperCase()
+    v = u.length !== 1 || u.charCodeAt(0) < 0x80 ? c : u.charCodeAt(0)
+    canonCache.set(c, v)
+  }
+  return v
+}
+
 export function compileMatcher(pattern: string, opts: {regex?: boolean; word?: boolean}): Matcher {
   if (pattern === '') throw new UsageError('The pattern is empty; give the text to look for.', 'E_BAD_ARGUMENT')
   const ignoreCase = smartCase(pattern, Boolean(opts.regex))
   let re: RegExp
+  // The literal's units after the prefix the RegExp finds, checked at each start it gives.
+  let rest = ''
+  if (opts.regex && pattern.length > MAX_REGEX_CHARS) {
+    throw new UsageError(`--regex takes patterns of up to ${MAX_REGEX_CHARS} characters; this one has ${pattern.length} characters.`, 'E_BAD_REGEX', [
+      'drop --regex to search for a long text as it is (a literal has no length limit)',
+    ])
+  }
   if (opts.regex) {
     try {
       re = new RegExp(pattern, `gu${ignoreCase ? 'i' : ''}`)
@@ -222,7 +254,17 @@ export function compileMatcher(pattern: string, opts: {regex?: boolean; word?: b
   } else {
     // No `u` flag: under /iu an ASCII letter also matches non-ASCII ones (k and the Kelvin sign), which the raw prefilter
     // (ASCII case folding only) would skip.
-    re = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), `g${ignoreCase ? 'i' : ''}`)
+    re = new RegExp(pattern.slice(0, LITERAL_PREFIX).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), `g${ignoreCase ? 'i' : ''}`)
+    rest = pattern.slice(LITERAL_PREFIX)
+  }
+  const restAt = (text: string, at: number): boolean => {
+    if (at + rest.length > text.length) return false
+    for (let k = 0; k < rest.length; k++) {
+      const a = text.charCodeAt(at + k)
+      const b = rest.charCodeAt(k)
+      if (a !== b && (!ignoreCase || canonicalUnit(a) !== canonicalUnit(b))) return false
+    }
+    return true
   }
   const bounded = (text: string, start: number, end: number) => {
     if (!opts.word) return true
@@ -235,7 +277,12 @@ export function compileMatcher(pattern: string, opts: {regex?: boolean; word?: b
     re.lastIndex = 0
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const start = m.index
-      const end = start + m[0].length
+      if (rest && !restAt(text, start + m[0].length)) {
+        re.lastIndex = start + 1
+        continue
+      }
+      const end = start + m[0].length + rest.length
+      if (rest) re.lastIndex = end
       if (end === start) {
         re.lastIndex = start + 1
         continue

@@ -5,7 +5,7 @@ import {ClawkitError, ExitCode} from '../../errors.js'
 import type {TranscriptReadResult} from '../transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {LineGrep} from '../grep.js'
+import {type LineGrep, sqlNeedle} from '../grep.js'
 import type {RawLineFilter, SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
@@ -360,7 +360,8 @@ export function pageEvents(db: SqlDatabase, sessionId: string, after: number, li
 export function grepEventPage(db: SqlDatabase, sessionId: string, after: number, limit: number, filter: RawLineFilter, grep: LineGrep): {lines: TranscriptLine[]; last: number; more: boolean} {
   const like = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
   const conds = filter.needles.map(() => (filter.ignoreCase ? "event_json LIKE ? ESCAPE '\\'" : 'instr(event_json, ?) > 0'))
-  const args = filter.needles.map((n) => (filter.ignoreCase ? like(n) : n))
+  // Each needle by its first SQL_NEEDLE_CHARS (a longer LIKE pattern is an error in SQLite): a superset, as promised.
+  const args = filter.needles.map((n) => (filter.ignoreCase ? like(sqlNeedle(n)) : sqlNeedle(n)))
   const where = conds.length > 0 ? `(event_json IS NULL OR ${conds.join(' OR ')})` : '0'
   const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND ${where} ORDER BY seq LIMIT ?`).all(sessionId, after, ...args, limit)
   const lines: TranscriptLine[] = []

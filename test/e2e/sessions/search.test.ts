@@ -219,6 +219,24 @@ describe('sessions search (JSON era)', () => {
     expect(jsonError(env).code).toBe('E_BAD_REGEX')
   })
 
+  it('a literal of 60 000 characters is found, case-insensitive too, with the same case rules as a short one; a --regex over the length limit is a usage error', async () => {
+    const long = Array.from({length: 14_000}, (_, i) => `w${i % 97}\u00e9x`).join(' ')
+    const state = path.join(tempDir(), 'state')
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    fs.writeFileSync(path.join(dir, `${A1}.jsonl`), lines(header(A1, '2026-11-01T00:00:00.000Z'), user('2026-11-01T00:00:01.000Z', `Before ${long.toUpperCase()} After`)))
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: A1, updatedAt: 1}}))
+    const pattern = long.slice(0, 60_000)
+    for (const [p, count] of [[pattern, 1], [pattern.toUpperCase(), 1], [`${pattern.slice(0, 59_990).toUpperCase()}w`, 0], [`${pattern.slice(0, 30_000)}!`, 0]] as const) {
+      const r = await searchJson(state, p)
+      expect(r.count, p.slice(-12)).toBe(count)
+    }
+    const re = await search(state, pattern.slice(0, 4097), '--regex', '--json')
+    expect(re.code).toBe(2)
+    expect(jsonError(re)).toMatchObject({code: 'E_BAD_REGEX'})
+    expect(jsonError(re).message).toContain('4097 characters')
+  })
+
   it('--regex with a literal every match holds (read from the raw bytes first, then parsed) finds exactly what a scan of every line finds', async () => {
     const state = corpus()
     const all = transcripts(state)
