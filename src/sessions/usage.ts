@@ -9,9 +9,10 @@ import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} fro
 
 /**
  * Only a line whose stored text holds `"usage"` can be a call: the others (user and tool messages, most of a
- * transcript) are skipped before they are parsed. JSON writers never escape the ASCII letters of a key.
+ * transcript) are not used. JSON writers never escape the ASCII letters of a key. Every line that cannot be read is
+ * yielded too, whatever it holds (`unreadable`): any of them may have been a call, and each backend counts the same ones.
  */
-const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false}
+const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false, unreadable: true}
 
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
@@ -67,7 +68,7 @@ export interface SessionsUsageResult {
   total: Omit<UsageRow, 'group' | 'agentId' | 'key' | 'sessionId' | 'where'>
   /** Calls with no recorded cost and no price for their model in openclaw.json: their cost counts as 0. */
   unpricedCalls: number
-  /** Lines that could not be read (torn, invalid) and whose text holds `"usage"` (so might be a call): skipped and counted. */
+  /** Lines that could not be read (torn, not JSON, not an object, undecodable), whatever they hold: any may have been a call. Skipped and counted. */
   badLines: number
   /**
    * Token and cost figures of the calls counted that were not plausible numbers (negative, not finite, not a number, or

@@ -66,4 +66,22 @@ describeSqlite('sessions usage on a SQLite-era store', () => {
     expect(u.total).toMatchObject({calls: want.calls, input: want.input, output: want.output, totalTokens: want.totalTokens})
     expect(u.total.costUsd).toBeCloseTo(want.cost, 9)
   })
+
+  it('an event that is not JSON, or not an object, is counted in badLines whatever it holds, as in the JSON era', async () => {
+    const state = copyFixture(NATIVE_96)
+    const file = dbPath(state, 'main')
+    const db = openDb(file, false)
+    const call = db.prepare("SELECT session_id, seq FROM transcript_events WHERE event_json LIKE '%\"usage\"%' AND event_json LIKE '%\"role\":\"assistant\"%' ORDER BY seq LIMIT 1").get() as {session_id: string; seq: number}
+    db.prepare("UPDATE transcript_events SET event_json = '{not json' WHERE session_id = ? AND seq = ?").run(call.session_id, call.seq)
+    db.prepare("UPDATE transcript_events SET event_json = '[1,2]' WHERE session_id = ? AND seq = 2").run(call.session_id)
+    db.close()
+    const want = dbTotals(state, 'main')
+    const r = await runCli(['sessions', 'usage', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stderr).toBe(0)
+    const u = json<SessionsUsageResult>(r)
+    expect(u.badLines).toBe(2)
+    expect(u.total.calls).toBe(want.calls)
+    expect(u.total.costUsd).toBeCloseTo(want.cost, 9)
+    expect(r.stderr).toContain('Warning: 2 unreadable line(s) skipped')
+  })
 })

@@ -170,6 +170,27 @@ describe('sessions usage (JSON era)', () => {
     expect(text.stdout).toContain('1 unreadable line(s) skipped')
   })
 
+  it('an unreadable line is counted in badLines whatever it holds (one rule with the SQLite store and the replica): a whole assistant line replaced by "{not json" drops the call and says so', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(state, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+    const lines = fs.readFileSync(file, 'utf8').split('\n')
+    const at = lines.findIndex((l) => l.includes('"role":"assistant"') && l.includes('"usage"'))
+    // And a second kind: a line that is JSON but not an object, without "usage" either.
+    const other = lines.findIndex((l, i) => i > at && l.includes('"role":"user"'))
+    lines[at] = '{not json'
+    lines[other] = '[1,2]'
+    fs.writeFileSync(file, lines.join('\n'))
+    const raw = rawTotals(state, ['main'])
+    const r = await usageJson(state)
+    expectTotal(r, raw)
+    expect(r.badLines).toBe(2)
+    const text = await usage(state)
+    expect(text.stdout).toContain('! 2 unreadable line(s) skipped')
+    // Under --json the document says it, and so does one line on stderr.
+    const j = await usage(state, '--json')
+    expect(j.stderr).toBe('Warning: 2 unreadable line(s) skipped in the transcripts read (any of them may have been a model call); run "clawkit doctor".\n')
+  })
+
   it('figures that are not plausible numbers (a negative or 1e308 cost, negative or absurd tokens, a string) are skipped and counted in badValues; every total stays a finite number, list --usage too', async () => {
     const state = copyFixture(TWO_AGENTS)
     const file = path.join(state, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
