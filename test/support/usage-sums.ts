@@ -38,7 +38,8 @@ export function addUsage(into: UsageSums, lines: Iterable<unknown>, price?: (u: 
       }
     }
     const u = e?.type === 'message' && e.message?.role === 'assistant' ? e.message.usage : undefined
-    if (!u) continue
+    // A `usage` that is not an object (a number, a string) records no call.
+    if (!u || typeof u !== 'object') continue
     any = true
     into.calls++
     // The rule sessions usage documents: a figure that is not a plausible number is skipped (0) and counted.
