@@ -154,6 +154,16 @@ describeSqlite('doctor on SQLite-era agents', () => {
       damage: (state) => fs.writeFileSync(dbOf(state), Buffer.alloc(8192, 'garbage!')),
     },
     {
+      name: 'a 0-byte database file (no WAL): an empty file, not a database to migrate',
+      fixture: NATIVE_96,
+      id: 'sqlite-empty-file',
+      code: 4,
+      damage: (state) => {
+        for (const side of ['-wal', '-shm']) fs.rmSync(`${dbOf(state)}${side}`, {force: true})
+        fs.truncateSync(dbOf(state), 0)
+      },
+    },
+    {
       name: 'a WAL without its database',
       fixture: IMPORTED_96,
       id: 'sqlite-wal-orphan',

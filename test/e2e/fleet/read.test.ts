@@ -2,6 +2,9 @@
 // OpenClaw 2026.4.27 state dirs): every read of the replica answers what the same command answers on the host itself,
 // plus `host`. Fields that legitimately differ are named where they are dropped: a transcript's locator
 // (`pg:<host>/<agent>#<sessionId>` instead of the host's path) and ageMs (taken at each run's own now).
+import fs from 'node:fs'
+import path from 'node:path'
+
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {connectPg} from '../../../src/fleet/pg.js'
@@ -10,9 +13,11 @@ import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search.js'
 import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
 import {fleetRunners, seedHost} from '../../support/fleet-seed.js'
+import {poisonUsage} from '../../support/usage-sums.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
+import type {BadLine} from '../../../src/store/transcript-types.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
 import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
@@ -37,6 +42,10 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     HOSTS.gamma = copyFixture(RESET_TWICE)
     // beta's main key reset once by clawkit: an archive for lineage, history --include-archived and usage.
     ok(await local('beta', ['sessions', 'reset', 'agent:main:main', '--json']))
+    // alpha's main transcript: implausible usage figures, a line that is not JSON and one that is not an object (without
+    // "usage" either), so usage on the replica must count them as the host does.
+    const live = path.join(HOSTS.alpha, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+    fs.writeFileSync(live, `${poisonUsage(fs.readFileSync(live, 'utf8')).trimEnd()}\n{not json\n[1,2]\n${JSON.stringify({type: 'custom', customType: 'after', id: 'after', parentId: null, timestamp: '2026-11-26T12:00:00.000Z'})}\n`)
     for (const [host, stateDir] of Object.entries(HOSTS)) await seedHost(url, {host, stateDir, lastSyncAt: new Date(Date.now() - 90_000)})
   }, 180_000)
 
@@ -73,8 +82,11 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
   })
 
   it('sessions history (also --raw and --include-archived) of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
-    // sessionFile / sessions[].sessionFile: `pg:<host>/<agent>#<sessionId>` on the replica, the host's path locally.
-    const strip = (d: SessionsHistoryResult) => ({...d, sessionFile: undefined, sessions: d.sessions?.map((s) => ({...s, sessionFile: undefined}))})
+    // sessionFile / sessions[].sessionFile: `pg:<host>/<agent>#<sessionId>` on the replica, the host's path locally. An
+    // unreadable line's position is a locator too: a byte offset in the host's file (its line unknown when read from the
+    // end), a seq on the replica; the lines flagged, their reasons and previews must be the same.
+    const bad = (b: BadLine[] | undefined) => b?.map((x) => ({...x, line: undefined, offset: undefined}))
+    const strip = (d: SessionsHistoryResult) => ({...d, sessionFile: undefined, badLines: bad(d.badLines), sessions: d.sessions?.map((s) => ({...s, sessionFile: undefined}))})
     for (const [host, key] of [['alpha', 'agent:main:main'], ['alpha', 'agent:work:main'], ['beta', 'agent:main:main'], ['beta', 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'], ['gamma', 'main']]) {
       for (const extra of [['--limit', '3'], ['--limit', '50', '--raw'], ['--include-archived', '--limit', '40'], ['--include-archived', '--limit', '2', '--raw']]) {
         const args = ['sessions', 'history', key, ...extra, '--json']
@@ -82,6 +94,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
         const theirs = json<SessionsHistoryResult>(ok(await local(host, args)))
         expect(strip(mine), `${host} ${args.join(' ')}`).toEqual(strip({host, ...theirs}))
         expect(mine.sessionFile).toMatch(new RegExp(`^pg:${host}/(main|work)#${theirs.sessionId}$`))
+        if (host === 'alpha' && key === 'agent:main:main') expect(mine.badLines.map((b: any) => b.reason), args.join(' ')).toEqual(['invalid-json', 'not-an-object'])
       }
     }
     // A key only one host has needs no --host; one every host has needs it, and the error names them.
@@ -159,6 +172,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
         expect(mine.hosts).toEqual([host])
         if (by === 'session' || by === 'key') for (const r of mine.rows) expect(r.host).toBe(host)
         totals[host] = theirs.total
+        if (host === 'alpha') expect(mine, by).toMatchObject({badLines: 2, badValues: 6})
       }
     }
     const byHost = json(ok(await fleet(['sessions', 'usage', '--by', 'host', '--json'])))
@@ -318,7 +332,7 @@ describe('fleet flags without a server', () => {
     for (const bad of ['mysql://u:Sekr3t-1@127.0.0.1/db', 'notaurl', 'postgres://u:Sekr3t-1@127.0.0.1:99999/db', 'postgres://u:Sekr3t-1@[bad/db']) {
       const r = await runCli(['sessions', 'list', '--store-url', bad], {env: env()})
       expect(r.code, bad).toBe(2)
-      expect(r.stderr).toMatch(/^Error: --store-url .* is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet\n$/)
+      expect(r.stderr).toMatch(/^Error: --store-url .* is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet, or libpq key=value pairs \(host=db\.example dbname=fleet user=reader\)\n$/)
       expect(r.stderr).not.toContain('Sekr3t-1')
     }
     // Another reachable-looking URL with nothing listening: a runtime failure (exit 1), still without the password.
@@ -326,6 +340,43 @@ describe('fleet flags without a server', () => {
     expect(down.code).toBe(1)
     expect(down.stderr).toContain('could not connect to the fleet database at postgres://u@127.0.0.1:1/db: connect ECONNREFUSED')
     expect(down.stderr).not.toContain('Sekr3t-1')
+  })
+
+  it('sync --to, CLAWKIT_STORE_URL and --store-url refuse a URL of another scheme (http://x) as a usage error before any connection or DNS lookup', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const runs = [
+      await runCli(['sync', '--to', 'http://x', '--state-dir', state, '--json'], {env: env()}),
+      await runCli(['sync', '--state-dir', state, '--json'], {env: baseEnv(tempDir(), {CLAWKIT_STORE_URL: 'http://u:Sekr3t-1@x/db'})}),
+      await runCli(['sessions', 'list', '--store-url', 'http://x', '--json'], {env: env()}),
+    ]
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2)
+      expect(jsonError(r)).toMatchObject({code: 'E_BAD_STORE_URL'})
+      expect(jsonError(r).message).toMatch(/is not a PostgreSQL URL; give one like postgres:\/\/reader@db\.example:5432\/fleet, or libpq key=value pairs \(host=db\.example dbname=fleet user=reader\)/)
+      expect(r.stdout + r.stderr).not.toContain('Sekr3t-1')
+    }
+  })
+
+  it('a libpq key=value connection string (as psql takes it) is read as one: it connects where it says, password unshown', async () => {
+    // Nothing listens on port 1: the error names 127.0.0.1:1, which only a parsed string could give.
+    for (const cmd of [['sessions', 'list', '--store-url'], ['sync', '--state-dir', copyFixture(TWO_AGENTS), '--to']]) {
+      const r = await runCli([...cmd, "host=127.0.0.1 port = 1 dbname=fleet user=reader password='Sekr3t 1\\'x'", '--json'], {env: env()})
+      expect(r.code, r.stderr).toBe(1)
+      expect(jsonError(r).code).toBe('E_STORE_DB')
+      expect(jsonError(r).message).toContain('connect ECONNREFUSED 127.0.0.1:1')
+      expect(r.stdout + r.stderr).not.toContain('Sekr3t')
+    }
+    // A keyword clawkit's client cannot honour, a bad quote, or several hosts: a usage error naming it.
+    for (const [bad, says] of [
+      ['host=db.example dbname=fleet target_session_attrs=read-write', 'target_session_attrs'],
+      ["host=db.example dbname='fleet", 'unterminated'],
+      ['host=a.example,b.example dbname=fleet', 'several hosts'],
+    ]) {
+      const r = await runCli(['sessions', 'list', '--store-url', bad, '--json'], {env: env()})
+      expect(r.code, bad).toBe(2)
+      expect(jsonError(r)).toMatchObject({code: 'E_BAD_STORE_URL'})
+      expect(jsonError(r).message).toContain(says)
+    }
   })
 
   it('--store-url with --state-dir is refused (one or the other)', async () => {

@@ -107,6 +107,19 @@ describePg('clawkit sync (real PostgreSQL)', () => {
     expect(d2.schema).toEqual({from: SCHEMA_VERSION, to: SCHEMA_VERSION, applied: [], pending: []})
   })
 
+  it('a libpq key=value string (psql\'s form) works for sync --to and for the reads\' --store-url', async () => {
+    const url = new URL(pg.db())
+    const conninfo = `host=${url.hostname} port=${url.port} dbname=${url.pathname.slice(1)} user=${url.username} password='${decodeURIComponent(url.password)}'`
+    const state = copyFixture(TWO_AGENTS)
+    const r = await sync(state, conninfo, ['--host', 'kv'])
+    expect(expectDoc<any>(r, 'sync').total.transcripts.new).toBe(2)
+    expect(r.stdout + r.stderr).not.toContain(PG_PASSWORD)
+    await expectReplicaEquals(await client(url.toString()), state, 'kv')
+    const list = await runCli(['sessions', 'list', '--store-url', conninfo, '--json'], {env: baseEnv(tempDir())})
+    expect(list.code, list.stderr).toBe(0)
+    expect(json<any>(list).sessions.map((s: {key: string}) => s.key)).toContain('agent:main:main')
+  })
+
   it('after one real `agent -m` turn the next sync uploads exactly that turn\'s lines, and the replica equals the host', async () => {
     const url = pg.db()
     const e = await setup({fixture: TWO_AGENTS})

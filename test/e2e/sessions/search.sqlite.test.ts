@@ -123,6 +123,31 @@ describeSqlite('sessions search on a SQLite-era store', () => {
     })
   }
 
+  it('a pattern of more than 50 000 bytes (SQLite\'s LIKE limit) is searched like any other (lower case: LIKE; upper case; a long --word --role user phrase: FTS); a --regex that long is a usage error; never blamed on the store', async () => {
+    const state = copyFixture(NATIVE_96)
+    const file = dbPath(state, 'main')
+    const long = Array.from({length: 14_000}, (_, i) => `w${i % 97}x`).join(' ')
+    const db = openDb(file, false)
+    const user = db.prepare("SELECT session_id, seq FROM transcript_events WHERE event_json LIKE '%\"role\":\"user\"%' ORDER BY seq DESC LIMIT 1").get() as {session_id: string; seq: number}
+    db.prepare("UPDATE transcript_events SET event_json = json_set(event_json, '$.message.content', ?) WHERE session_id = ? AND seq = ?").run(`Before ${long} After`, user.session_id, user.seq)
+    db.close()
+    const pattern = long.slice(0, 60_000)
+    expect(Buffer.byteLength(pattern)).toBeGreaterThan(50_000)
+    const lower = await searchJson(state, pattern)
+    expect(lower.count).toBe(1)
+    expect(lower.hits[0]).toMatchObject({sessionId: user.session_id, line: user.seq, role: 'user'})
+    expect((await searchJson(state, `${pattern.slice(0, 30_000)}W`)).count).toBe(0)
+    expect((await searchJson(state, `${pattern.slice(0, 30_000)}w`)).count).toBe(1)
+    // The index is asked for a phrase of 12 000 tokens (of a word it holds): an answer, not an error.
+    const [word] = wordsOf(state, ['main'], 'user', 1)
+    const phrase = await searchJson(state, Array(12_000).fill(word.toLowerCase()).join(' '), '--word', '--role', 'user')
+    expect(phrase).toMatchObject({engine: 'fts', count: 0})
+    const re = await runCli(['sessions', 'search', `${pattern.slice(0, 55_000)}.`, '--regex', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(re.code, re.stderr).toBe(2)
+    expect(json<any>(re).error).toMatchObject({code: 'E_BAD_REGEX'})
+    expect(json<any>(re).error.message).toContain('55001 characters')
+  })
+
   it('a stale projection (needs_rebuild set, or an event past indexed_seq) is scanned, with the same hits: the engine says "scan" for that session', async () => {
     const state = copyFixture(NATIVE_96)
     const agents = agentsOf(state)
