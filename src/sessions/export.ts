@@ -268,6 +268,11 @@ function outProblem(out: string): string | undefined {
 export async function exportSession(state: ReadableState, target: string, opts: ExportOptions): Promise<SessionsExportResult> {
   const problem = opts.out === undefined ? undefined : outProblem(opts.out)
   if (problem) throw new UsageError(`Cannot write ${opts.out}: ${problem}. Nothing was written.`, problem.endsWith('does not exist') ? 'E_OUT_DIR_MISSING' : 'E_OUT_NOT_DIR', ['create the directory first, or choose another --out'])
+  // Never into the state dir (compared by real path): OpenClaw would take the file for part of its store, and with
+  // --force an export could replace a transcript or an index.
+  if (opts.out !== undefined && state.contains(opts.out)) {
+    throw new UsageError(`--out ${opts.out} is inside the state dir ${state.stateDir}; nothing was written. Export to a path outside it.`, 'E_EXPORT_OUT_INSIDE')
+  }
   const what = await sessionsToExport(state, target, opts)
   const clean = opts.redact ? textRedactor() : secretRedactor()
   const perSession = opts.format === 'jsonl' && opts.includeArchived && opts.out !== undefined && fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()

@@ -5,6 +5,7 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import type {ReadableState} from '../store/state.js'
 import type {RawLineFilter, SessionReader, SessionWhere} from '../store/types.js'
+import {modelPrice} from '../util/values.js'
 import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
 /**
@@ -137,8 +138,7 @@ function estimate(config: OpenClawConfig, provider: string | undefined, model: s
   const cost = (findModelDefinition(config, model, provider) ?? (provider ? findModelDefinition(config, model) : undefined))?.model.cost
   if (!cost) return undefined
   // A price that is not a plausible number (negative, not finite) counts as none for that kind of token.
-  const p = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
-  return Math.round(((u.input * p(cost.input) + u.output * p(cost.output) + u.cacheRead * p(cost.cacheRead) + u.cacheWrite * p(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
+  return Math.round(((u.input * modelPrice(cost.input) + u.output * modelPrice(cost.output) + u.cacheRead * modelPrice(cost.cacheRead) + u.cacheWrite * modelPrice(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
 }
 
 /**
