@@ -5,7 +5,7 @@
 import {normalizeAgentId} from '../config/agent-id.js'
 import {type OpenClawConfig, resolveDefaultAgentId} from '../config/config.js'
 import {ClawkitError, NotFoundError, UsageError} from '../errors.js'
-import type {ReadableState} from '../store/state.js'
+import {insideDir, type ReadableState} from '../store/state.js'
 import {PgSessionStore} from '../store/pg/store.js'
 import type {StoreRef} from '../store/types.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
@@ -168,6 +168,8 @@ export class FleetState {
  */
 export class FleetHostState implements ReadableState {
   readonly host: string
+  /** What a local state's directory is to the reading cores; no local path is inside it. */
+  readonly stateDir: string
   /** No openclaw.json travels to the replica: only the model prices sync copied (usage estimates). */
   readonly config: OpenClawConfig
 
@@ -176,6 +178,7 @@ export class FleetHostState implements ReadableState {
     readonly info: FleetHost,
   ) {
     this.host = info.host
+    this.stateDir = `pg:${info.host}`
     this.config = pricesConfig(info.prices)
   }
 
@@ -186,6 +189,10 @@ export class FleetHostState implements ReadableState {
 
   /** The host is there: the replica listed it. */
   requireStateDir(): void {}
+
+  contains(p: string): boolean {
+    return insideDir(this.stateDir, p)
+  }
 
   allAgentIds(): string[] {
     return this.fleet.agentsOf(this.host).map((a) => a.agentId)

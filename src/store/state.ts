@@ -47,6 +47,8 @@ export interface OpenStateOptions {
  * (fleet/state.ts FleetHostState), whose stores have no writes, so a writing core cannot be handed one.
  */
 export interface ReadableState {
+  /** Where the state is: its directory (a host of the replica: `pg:<host>`). */
+  readonly stateDir: string
   readonly config: OpenClawConfig
   /** The agent a command works on when none is named. */
   readonly activeAgentId: string
@@ -58,10 +60,17 @@ export interface ReadableState {
   requireAgent(raw: string): string
   /** Where the agent's sessions are read from (its database in the SQLite era, else its sessions.json). */
   sessionStoreRef(agentId: string): StoreRef
+  /** Whether `p` lands inside the state dir once every link is followed (an export must not). */
+  contains(p: string): boolean
   /** Whether a ref names a SQLite-era store (rows are then built the SQLite era's way). */
   isSqliteRef(ref: StoreRef): boolean
   store(agentId: string): SessionReader
   storeFor(ref: StoreRef): SessionReader
+}
+
+/** Whether `p` lands inside `dir`, by the paths as given or once every link is followed (its missing tail included). */
+export function insideDir(dir: string, p: string): boolean {
+  return isWithin(path.resolve(dir), path.resolve(p)) || isWithin(realLocation(dir), realLocation(p))
 }
 
 export class OpenClawState implements ReadableState {
@@ -144,7 +153,7 @@ export class OpenClawState implements ReadableState {
    * there would be taken by OpenClaw for part of its store, or replace one of its files.
    */
   contains(p: string): boolean {
-    return isWithin(path.resolve(this.stateDir), path.resolve(p)) || isWithin(realLocation(this.stateDir), realLocation(p))
+    return insideDir(this.stateDir, p)
   }
 
   get defaultAgentId(): string {
