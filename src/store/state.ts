@@ -21,9 +21,9 @@ import {isWithin, realLocation} from './fs-util.js'
 import {loadSqlite} from './sqlite/driver.js'
 import {FileSessionStore} from './file/store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
-import {assertNoGatewayOwner} from './sqlite/write.js'
 import {resolveStorePath} from './store-path.js'
 import type {SessionReader, SessionStore, StoreRef} from './types.js'
+import {assertNoGatewayOwner} from './sqlite/ownership.js'
 
 export interface OpenStateOptions {
   stateDir?: string

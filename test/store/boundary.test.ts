@@ -27,7 +27,12 @@ const IO_MODULES = [
   'store/reset', // reset's lock order
   'store/sqlite/driver', // database connections
   'store/sqlite/read',
-  'store/sqlite/write',
+  'store/sqlite/write', // and the write side's pieces:
+  'store/sqlite/transaction',
+  'store/sqlite/entry-rows',
+  'store/sqlite/projection',
+  'store/sqlite/append',
+  'store/sqlite/ownership',
   'store/sqlite/export-read',
 ]
 /** Session I/O functions of mixed store modules (the rest of those modules is pure: names, ids, parsing). */

@@ -18,24 +18,13 @@ import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, 
 import {openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {lazyEntries} from './lazy-entries.js'
 import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
-import {
-  appendChained,
-  appendEvents,
-  appendEventsTx,
-  assertNoGatewayOwner,
-  chainNew,
-  currentLeaf,
-  findIdempotencyKey,
-  immediateAsync,
-  immediateWrite,
-  planSessionReset,
-  resetSession,
-  SQLITE_HEADER_VERSION,
-  writeEntryChangesTx,
-  type WriteWait,
-} from './write.js'
+import {planSessionReset, resetSession, SQLITE_HEADER_VERSION} from './write.js'
 import {emptyStoreData} from '../index-data.js'
 import {isHeader} from '../entries.js'
+import {appendChained, appendEvents, appendEventsTx, chainNew, currentLeaf, findIdempotencyKey} from './append.js'
+import {assertNoGatewayOwner} from './ownership.js'
+import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
+import {writeEntryChangesTx} from './entry-rows.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
