@@ -2,7 +2,7 @@
 // the fleet readers query (type, id, role, time, the text search reads), and the usage it adds to its transcript.
 import {readUsage, type UsageTotals} from '../sessions/lineage.js'
 import type {TranscriptLine} from '../store/types.js'
-import {searchTextOf} from '../sessions/search.js'
+import {searchTextOf} from '../sessions/search-text.js'
 
 export interface EventRow {
   seq: number

@@ -4,10 +4,10 @@ import type {OpenClawState} from '../store/state.js'
 import {sha256 as newSha256} from '../util/hash.js'
 import type {SessionEntry, SessionReader} from '../store/types.js'
 import {addLineUsage, emptySums, eventRowOf, jsonbText, pgText} from './events.js'
-import {SEARCH_TEXT_VERSION} from '../sessions/search.js'
 import type {PgClient} from './pg.js'
 import type {SyncAgentResult, SyncOptions} from './sync-types.js'
 import {Batch, type RemoteTranscript, type Segment, inTransaction, markOf, metaOf, sameMeta} from './sync-batch.js'
+import {SEARCH_TEXT_VERSION} from '../sessions/search-text.js'
 
 /** Whether an error says the transcript went away between the listing and the read (a reset renamed it meanwhile). */
 function vanished(error: unknown): boolean {

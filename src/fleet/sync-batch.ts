@@ -3,8 +3,8 @@
 // transcript consistent and the next one continues where the last commit stopped.
 import type {AgentSession, TranscriptMark} from '../store/types.js'
 import {type EventRow, pgText, type UsageSums} from './events.js'
-import {SEARCH_TEXT_VERSION} from '../sessions/search.js'
 import type {PgClient} from './pg.js'
+import {SEARCH_TEXT_VERSION} from '../sessions/search-text.js'
 
 export interface RemoteTranscript {
   session_id: string

@@ -7,9 +7,9 @@
 import {describe, expect, it} from 'vitest'
 
 import {appendTo} from '../../src/store/append.js'
-import {SEARCH_TEXT_VERSION} from '../../src/sessions/search.js'
 import type {TranscriptEntry} from '../../src/store/transcript-types.js'
 import type {AgentSession, SessionReader, SessionStore, TranscriptLine, TranscriptMark, TranscriptRef} from '../../src/store/types.js'
+import {SEARCH_TEXT_VERSION} from '../../src/sessions/search-text.js'
 
 /** One seeded session of a backend under test. */
 export interface SeededSession {

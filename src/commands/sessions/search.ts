@@ -8,7 +8,9 @@ import {colorEnabled} from '../../render/color.js'
 import type {SessionsSearchResult} from '../../sessions/search.js'
 import {renderSearch} from '../../render/sessions/search.js'
 
-export type {SearchHit, SearchKind, SearchMatch, SearchRole, SessionsSearchResult} from '../../sessions/search.js'
+export type {SearchMatch} from '../../sessions/search-matcher.js'
+export type {SearchKind, SearchRole} from '../../sessions/search-text.js'
+export type {SearchHit, SessionsSearchResult} from '../../sessions/search.js'
 
 export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
   static override summary = 'Find text in what was said, across sessions, agents and archives'

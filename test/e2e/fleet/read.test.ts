@@ -8,7 +8,6 @@ import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {connectPg} from '../../../src/fleet/pg.js'
-import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search.js'
 
 import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
@@ -22,6 +21,7 @@ import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage
 import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import type {FleetStatusResult} from '../../../src/fleet/status.js'
+import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search-text.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 
