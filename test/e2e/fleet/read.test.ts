@@ -284,9 +284,11 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
 
   it('a role with SELECT on the clawkit_* tables only reads the fleet (the least a reader needs)', async () => {
     const db = new URL(url).pathname.slice(1)
-    pg.cluster.psql(`CREATE ROLE fleet_reader LOGIN PASSWORD '${PG_PASSWORD}'`)
-    pg.cluster.psql(`GRANT CONNECT ON DATABASE "${db}" TO fleet_reader; GRANT USAGE ON SCHEMA public TO fleet_reader; GRANT SELECT ON ALL TABLES IN SCHEMA public TO fleet_reader`, db)
-    const reader = url.replace(/\/\/[^:]+:/, '//fleet_reader:')
+    // Roles belong to the whole cluster, which the run's other files share: a name of this database's own.
+    const role = `reader_${db}`
+    pg.cluster.psql(`CREATE ROLE ${role} LOGIN PASSWORD '${PG_PASSWORD}'`)
+    pg.cluster.psql(`GRANT CONNECT ON DATABASE "${db}" TO ${role}; GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`, db)
+    const reader = url.replace(/\/\/[^:]+:/, `//${role}:`)
     const mine = json(ok(await runCli(['sessions', 'list', '--json', '--store-url', reader], {env: env()})))
     expect(withoutAge(mine.sessions)).toEqual(withoutAge(json(ok(await fleet(['sessions', 'list', '--json']))).sessions))
     ok(await runCli(['sessions', 'history', 'main', '--host', 'gamma', '--store-url', reader], {env: env()}))

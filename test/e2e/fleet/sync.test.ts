@@ -348,10 +348,9 @@ describePg('clawkit sync (real PostgreSQL)', () => {
 
   it('least rights (docs/fleet.md, "Setting up a fleet database"): the owner role migrates once, then a sync role with only row rights syncs, rewrites and prunes', async () => {
     const c0 = pg.cluster
-    const db = `fleet${Date.now() % 100000}`
-    c0.psql(`CREATE DATABASE ${db}`)
+    const db = new URL(pg.db()).pathname.slice(1)
     c0.psql("DO $$ BEGIN CREATE ROLE clawkit_owner LOGIN PASSWORD 'owner-pw-1'; CREATE ROLE clawkit_sync LOGIN PASSWORD 'sync-pw-1'; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
-    c0.psql(`GRANT CONNECT ON DATABASE ${db} TO clawkit_owner, clawkit_sync`)
+    c0.psql(`GRANT CONNECT ON DATABASE "${db}" TO clawkit_owner, clawkit_sync`)
     for (const sql of [
       'REVOKE CREATE ON SCHEMA public FROM PUBLIC',
       'GRANT USAGE, CREATE ON SCHEMA public TO clawkit_owner',
