@@ -26,7 +26,7 @@ describe(`crash trials (SIGKILL mid-write): ${TRIALS} seeded kills over index re
 
   // The trials in tests of CHUNK each, one seeded sequence in order (40 trials in one test took 71 s on a busy machine
   // and held a worker to itself at the end of the run); the figures and their checks are the last test.
-  const CHUNK = 8
+  const CHUNK = 5
   for (let from = 0; from < TRIALS; from += CHUNK) {
     const to = Math.min(from + CHUNK, TRIALS)
     it(`trials ${from + 1}-${to}: 0 corruptions, dead locks reclaimed, torn tails fenced, doctor --fix leaves no fixable finding`, async () => {
