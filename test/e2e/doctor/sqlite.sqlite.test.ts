@@ -452,7 +452,9 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const fixed = openclawSessions(state)
     expect(fixed.code, fixed.out).toBe(0)
     expect(JSON.parse(fixed.out.slice(0, fixed.out.lastIndexOf('}') + 1)).sessions.map((x: any) => x.key).sort()).toEqual(['agent:main:explicit:c0ffee00-0000-4000-8000-000000000096', MAIN])
-  })
+    // Two starts of the real OpenClaw (~4 s each on a quiet machine, 60 s allowed each): the test's limit covers both,
+    // as a safety net for a loaded machine.
+  }, 150_000)
 
   it('a WAL over 64 MiB left by a dead process is sqlite-wal-oversized and sqlite-wal-stale; --fix checkpoints it and both are gone', async () => {
     const state = copyFixture(NATIVE_96)

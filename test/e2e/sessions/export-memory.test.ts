@@ -1,8 +1,10 @@
 // `sessions export` keeps a bounded memory whatever the transcript's size and wherever stdout goes: to a regular file
 // (`> FILE`), a pipe, or --out. Measured as the peak RSS (VmHWM) of the real CLI child, reported by
 // scripts/rss-probe.cjs at its exit, on two generated transcripts (40 and 200 MiB): the peak may grow by less than half
-// of what the transcript grew. Before the fix a file as stdout held every chunk written until the end (+118 MiB of RSS
-// for +120 MiB of transcript); fixed, every target grows by 10 to 50 MiB (V8's heap sizing, not the export).
+// of what the transcript grew. The child runs with a fixed heap budget (96 MiB old space): before the fix a file as
+// stdout held every chunk written until the end (+118 MiB of RSS for +120 MiB of transcript), which under that budget
+// ends in an out-of-memory abort; fixed, every target grows by a few MiB, loaded machine or not. Without the budget V8
+// sized its heap by how fast the work went, and a starved machine saw +100 MiB for an export that streams.
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -51,7 +53,9 @@ async function peak(state: string, format: string, target: Target): Promise<numb
   const probe = path.join(dir, 'rss')
   const out = path.join(dir, `export.${format}`)
   const args = [BIN, 'sessions', 'export', 'agent:main:main', '--format', format, '--state-dir', state, ...(target === 'out' ? ['--out', out] : [])]
-  const env = baseEnv(tempDir(), {NODE_OPTIONS: `--require ${path.join(ROOT, 'scripts', 'rss-probe.cjs')}`, CLAWKIT_RSS_PROBE_FILE: probe})
+  // A fixed heap budget: V8 otherwise sizes its heap by how fast the work went, and under a loaded machine let an
+  // export that streams grow by as much as one that holds its output (seen: +100 MiB). 96 MiB is plenty to stream.
+  const env = baseEnv(tempDir(), {NODE_OPTIONS: `--require ${path.join(ROOT, 'scripts', 'rss-probe.cjs')} --max-old-space-size=96 --max-semi-space-size=4`, CLAWKIT_RSS_PROBE_FILE: probe})
   const fd = target === 'file' ? fs.openSync(out, 'w') : undefined
   try {
     const child = spawn(process.execPath, args, {env, stdio: ['ignore', fd ?? 'pipe', 'pipe']})
