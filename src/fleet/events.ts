@@ -48,7 +48,7 @@ function isoTime(v: unknown): string | null {
 }
 
 /**
- * The content search reads, exactly as `sessions search` reads it (searchTextOf in src/sessions/search.ts): the
+ * The content search reads, exactly as `sessions search` reads it (searchTextOf in src/sessions/search-text.ts): the
  * replica's trigram index on it then names every transcript a fleet search could find a hit in, never fewer.
  */
 function searchTextFor(v: Record<string, unknown> | undefined): string | null {
