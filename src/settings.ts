@@ -5,8 +5,8 @@ import path from 'node:path'
 import envPaths from 'env-paths'
 
 import {ClawkitError} from './errors.js'
-import {clause} from './text/sentence.js'
 import {stripBom} from './text/bom.js'
+import {clause} from './text/sentence.js'
 
 export interface ClawkitSettings {
   /** Default state dir when neither --state-dir, OPENCLAW_STATE_DIR nor a profile is given. */

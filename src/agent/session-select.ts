@@ -1,10 +1,10 @@
 // Which session a turn runs in: OpenClaw 2026.4.x's rules for --agent, --to, --session-id and --session-key.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
+import {assertSafeSessionId} from '../store/session-id.js'
 import {buildExplicitSessionKey, buildMainSessionKey, normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {StoreRef} from '../store/types.js'
-import {assertSafeSessionId} from '../store/session-id.js'
 
 export interface SessionSelector {
   to?: string

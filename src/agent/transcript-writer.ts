@@ -1,9 +1,9 @@
 // Appends a turn's entries to a transcript the way pi's SessionManager does: nothing hits disk before the first assistant reply.
 import {CorruptFileError} from '../errors.js'
 import {contextFromPath, type SessionContext} from '../store/context.js'
+import {chainEntries, makeHeader} from '../store/entries.js'
 import type {TranscriptEntry, TranscriptHeader} from '../store/transcript-types.js'
 import type {LockedTranscript, NewEntry} from '../store/types.js'
-import {chainEntries, makeHeader} from '../store/entries.js'
 
 export class TranscriptWriter {
   /** The transcript's locator (its path in the file layout), for messages. */

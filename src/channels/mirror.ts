@@ -4,13 +4,13 @@ import path from 'node:path'
 
 import {resolveWorkspaceDir} from '../config/config.js'
 import {ClawkitError} from '../errors.js'
+import {makeHeader} from '../store/entries.js'
 import {findEntryIn} from '../store/entry-lookup.js'
 import {randomUUID} from '../store/random-id.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, SessionStore, TranscriptRef} from '../store/types.js'
 import type {OutboundRoute} from './targets.js'
 import type {ChannelId} from './types.js'
-import {makeHeader} from '../store/entries.js'
 
 const ZERO_USAGE = {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}}
 

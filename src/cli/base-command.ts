@@ -5,11 +5,11 @@ import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, Us
 import {checkStoreUrl, requireStoreUrlFor} from '../fleet/flags.js'
 import {type FleetHostState, FleetState} from '../fleet/state.js'
 import {stripAnsi} from '../render/ansi.js'
-import {redactDeep, redactText} from '../text/redact.js'
 import {printable, printableLines} from '../render/safe.js'
+import {OpenClawState} from '../store/state.js'
 import {closest} from '../suggest.js'
 import {setHintContext, withHintContext} from '../text/hint-context.js'
-import {OpenClawState} from '../store/state.js'
+import {redactDeep, redactText} from '../text/redact.js'
 import {writePaged} from './pager.js'
 
 /**

@@ -2,12 +2,12 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {colorEnabled} from '../render/color.js'
-import {terminalWidth} from '../render/fit.js'
 import {hostFlags, storeUrlFlag} from '../fleet/flags.js'
 import type {FleetStatusResult} from '../fleet/status.js'
-import {getStatus, type StatusResult} from '../status/status.js'
+import {colorEnabled} from '../render/color.js'
+import {terminalWidth} from '../render/fit.js'
 import {renderFleetStatus, renderStatus} from '../render/status.js'
+import {getStatus, type StatusResult} from '../status/status.js'
 
 export type {AgentStatus, SessionStatusRow, StatusResult} from '../status/status.js'
 export type {GatewayProbe} from '../status/gateway.js'

@@ -1,8 +1,8 @@
 // What one transcript line becomes in the replica (docs/fleet.md, clawkit_events): the line as stored plus the columns
 // the fleet readers query (type, id, role, time, the text search reads), and the usage it adds to its transcript.
 import {readUsage, type UsageTotals} from '../sessions/lineage.js'
-import type {TranscriptLine} from '../store/types.js'
 import {searchTextOf} from '../sessions/search-text.js'
+import type {TranscriptLine} from '../store/types.js'
 
 export interface EventRow {
   seq: number

@@ -1,13 +1,13 @@
 // One agent's sync: its index entries (only new or changed ones are sent), then each transcript from the replica's
 // high-water mark on, in batches, then what the host no longer has (pruned, or counted as stale).
+import {SEARCH_TEXT_VERSION} from '../sessions/search-text.js'
 import type {OpenClawState} from '../store/state.js'
-import {sha256 as newSha256} from '../util/hash.js'
 import type {SessionEntry, SessionReader} from '../store/types.js'
+import {sha256 as newSha256} from '../util/hash.js'
 import {addLineUsage, emptySums, eventRowOf, jsonbText, pgText} from './events.js'
 import type {PgClient} from './pg.js'
-import type {SyncAgentResult, SyncOptions} from './sync-types.js'
 import {Batch, type RemoteTranscript, type Segment, inTransaction, markOf, metaOf, sameMeta} from './sync-batch.js'
-import {SEARCH_TEXT_VERSION} from '../sessions/search-text.js'
+import type {SyncAgentResult, SyncOptions} from './sync-types.js'
 
 /** Whether an error says the transcript went away between the listing and the read (a reset renamed it meanwhile). */
 function vanished(error: unknown): boolean {

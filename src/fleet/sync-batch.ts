@@ -1,10 +1,10 @@
 // How a sync writes the replica: the transcript rows it compares with the store (marks and metadata), and batches of
 // events, each committed with the marks after it in one transaction, so a sync killed at any point leaves every
 // transcript consistent and the next one continues where the last commit stopped.
+import {SEARCH_TEXT_VERSION} from '../sessions/search-text.js'
 import type {AgentSession, TranscriptMark} from '../store/types.js'
 import {type EventRow, pgText, type UsageSums} from './events.js'
 import type {PgClient} from './pg.js'
-import {SEARCH_TEXT_VERSION} from '../sessions/search-text.js'
 
 export interface RemoteTranscript {
   session_id: string

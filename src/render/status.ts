@@ -1,11 +1,11 @@
 
+import type {FleetStatusResult} from '../fleet/status.js'
+import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
+import {GATEWAY_REFUSED} from '../status/gateway.js'
+import type {StatusResult} from '../status/status.js'
 import {paint} from './color.js'
 import {keyCutter, renderFitted, wrapHanging} from './fit.js'
 import {hintInContext, printable} from './safe.js'
-import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
-import type {FleetStatusResult} from '../fleet/status.js'
-import {GATEWAY_REFUSED} from '../status/gateway.js'
-import type {StatusResult} from '../status/status.js'
 
 function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
   let cell: string

@@ -3,12 +3,12 @@
 
 import type {TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionReader} from '../store/types.js'
+import type {Sink} from './export-sinks.js'
 import {localTime} from './format.js'
 import {type HistoryEntry, toHistoryEntry} from './history.js'
-import {isHistoryMessage} from './messages.js'
 import {addUsage, emptyUsage, type ReadSession, WHERE_TEXT} from './lineage.js'
+import {isHistoryMessage} from './messages.js'
 import type {ArchivedSessionInfo} from './resolve.js'
-import type {Sink} from './export-sinks.js'
 
 /** What an export writes: the key, and the sessions in order. */
 export interface ExportWhat {

@@ -7,13 +7,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {fileError, UsageError} from '../errors.js'
-import {secretRedactor, textRedactor} from '../text/redact.js'
+import {transcriptFileName} from '../store/session-id.js'
 import type {ReadableState} from '../store/state.js'
+import {secretRedactor, textRedactor} from '../text/redact.js'
+import {type ExportWhat, HtmlDoc, MarkdownDoc, writeJsonl} from './export-formats.js'
+import {ReaderGone, fileSink, stdoutSink} from './export-sinks.js'
 import {keyLineage, type ReadSession} from './lineage.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
-import {transcriptFileName} from '../store/session-id.js'
-import {ReaderGone, fileSink, stdoutSink} from './export-sinks.js'
-import {type ExportWhat, HtmlDoc, MarkdownDoc, writeJsonl} from './export-formats.js'
 
 export type ExportFormat = 'md' | 'html' | 'jsonl'
 

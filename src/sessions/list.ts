@@ -4,14 +4,14 @@ import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEX
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
 import {positiveIntegerFlag} from '../flags.js'
-import type {FlagSource} from './format.js'
 import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {isSqliteFile} from '../store/sqlite/store.js'
 import {openSessionStore, type OpenClawState, type ReadableState} from '../store/state.js'
 import {requireStoreFile} from '../store/store-path.js'
 import type {SessionEntry, SessionReader, StoreRef} from '../store/types.js'
-import type {SessionCost} from './usage.js'
 import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
+import type {FlagSource} from './format.js'
+import type {SessionCost} from './usage.js'
 
 /** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
 export interface SessionRow {

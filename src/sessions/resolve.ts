@@ -1,11 +1,11 @@
 // Finds the session a user means by a key or a sessionId, across the agents' stores.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {NotFoundError, UsageError} from '../errors.js'
+import {findEntryIn} from '../store/entry-lookup.js'
+import {isSafeSessionId} from '../store/session-id.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {ReadableState} from '../store/state.js'
 import type {AgentSession, KeySession, SessionEntry, SessionReader, SessionStoreData, SessionWhere, StoreRef} from '../store/types.js'
-import {findEntryIn} from '../store/entry-lookup.js'
-import {isSafeSessionId} from '../store/session-id.js'
 
 export interface ResolvedSession {
   ref: StoreRef

@@ -10,9 +10,9 @@ import {UsageError} from '../errors.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {ReadableState} from '../store/state.js'
 import type {AgentSession, SessionReader, SessionWhere, TranscriptLine} from '../store/types.js'
-import {parseWhen} from './usage.js'
-import {SEARCH_ROLES, SEARCH_TEXT_VERSION, type SearchKind, type SearchRole, partsOf, timeOf} from './search-text.js'
 import {type SearchMatch, WORD_CHAR, compileMatcher, indexTokens, isLowSurrogate, loadRegexEngine} from './search-matcher.js'
+import {SEARCH_ROLES, SEARCH_TEXT_VERSION, type SearchKind, type SearchRole, partsOf, timeOf} from './search-text.js'
+import {parseWhen} from './usage.js'
 
 export interface SearchHit {
   /** With --store-url: the host of the fleet replica the transcript came from. */

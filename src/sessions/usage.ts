@@ -1,7 +1,7 @@
 // `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
 // read only through the store interface (the agent's allSessions(), each transcript streamed by grepLines()).
-import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {normalizeAgentId} from '../config/agent-id.js'
+import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import type {ReadableState} from '../store/state.js'
 import type {RawLineFilter, SessionReader, SessionWhere} from '../store/types.js'

@@ -6,9 +6,9 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {ClawkitError, fileError, LockTimeoutError} from '../errors.js'
-import {randomUUID} from './random-id.js'
 import {isPidAlive, processesHoldingFile, readProcessStartTime} from '../os/process.js'
 import {describePathKind, openRegularSync} from '../os/safe-open.js'
+import {randomUUID} from './random-id.js'
 
 export interface LockPayload {
   pid?: number

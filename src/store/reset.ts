@@ -1,12 +1,12 @@
 // OpenClaw's session reset, written once for every backend: which fields it clears, and the lock order it needs.
 import {ClawkitError, NotFoundError} from '../errors.js'
-import {archiveTimestamp} from './fs-util.js'
+import {makeHeader} from './entries.js'
 import {findEntryIn} from './entry-lookup.js'
+import {archiveTimestamp} from './fs-util.js'
 import {randomUUID} from './random-id.js'
+import {transcriptFileName} from './session-id.js'
 import type {TranscriptHeader} from './transcript-types.js'
 import type {FoundEntry, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStoreData, TranscriptRef} from './types.js'
-import {makeHeader} from './entries.js'
-import {transcriptFileName} from './session-id.js'
 
 /**
  * Fields a reset clears. The counters follow the gateway's `sessions.reset` (zeros with totalTokensFresh), per-run

@@ -3,10 +3,10 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
-import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {positiveIntegerFlag} from '../../flags.js'
-import {sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {renderHistory} from '../../render/sessions/history.js'
+import {sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
 export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../sessions/history.js'
 

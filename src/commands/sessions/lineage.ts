@@ -4,8 +4,8 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
-import {sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
 import {renderLineage} from '../../render/sessions/lineage.js'
+import {sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
 
 export type {LineageSession, SessionsLineageResult, UsageTotals} from '../../sessions/lineage.js'
 

@@ -2,10 +2,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
-import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
-import {listSessions, type SessionsListResult} from '../../sessions/list.js'
+import {terminalWidth} from '../../render/fit.js'
 import {renderSessionsList} from '../../render/sessions/list.js'
+import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
 export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
 

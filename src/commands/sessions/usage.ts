@@ -2,10 +2,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
-import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
-import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
+import {terminalWidth} from '../../render/fit.js'
 import {renderUsage} from '../../render/sessions/usage.js'
+import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
 
 export type {LargestCall, SessionsUsageResult, UsageBy, UsageRow} from '../../sessions/usage.js'
 

@@ -9,12 +9,12 @@ import JSON5 from 'json5'
 import {ClawkitError, ExitCode, fileError, UsageError} from '../../errors.js'
 import {archiveTimestamp, DIR_MODE, ensurePrivateDir, FILE_MODE, isWithin, realLocation} from '../fs-util.js'
 import {randomUUID} from '../random-id.js'
+import {SAFE_SESSION_ID_RE} from '../session-id.js'
 import {mapSqliteError, openAgentDb, type SqlDatabase} from '../sqlite/driver.js'
 import {readColdSessionIds, readNodes, readWindowsByKey, streamEvents, type WindowRow} from '../sqlite/export-read.js'
 import type {OpenClawState} from '../state.js'
 import {downgradeConfig} from './config-downgrade.js'
 import {agentPaths, eraOf, legacyFiles, type StoreEra} from './locate.js'
-import {SAFE_SESSION_ID_RE} from '../session-id.js'
 
 export interface ExportedTranscript {
   sessionId: string

@@ -14,14 +14,14 @@
 // append failed part-way and which kept chaining in memory), a broken line reusing an earlier entry's id, or JSON
 // with duplicate id/parentId keys. In those cases the lazy read follows the broken line's prefix, where a whole read
 // drops the line. Fuzzing ~16 000 generated transcripts with every other kind of damage found no difference.
+import {readRegularFileSync} from '../../os/safe-open.js'
 import {type ContextRead, contextPath, type Slot, type Stub, stubSlot} from '../context-path.js'
 import {pathToLeaf} from '../context.js'
-import {readRegularFileSync} from '../../os/safe-open.js'
+import {isEntry, isHeader} from '../entries.js'
+import {parseLine} from '../lines.js'
+import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry} from '../transcript-types.js'
 import {lineRanges} from './line-reader.js'
 import {parseTranscript, TRANSCRIPT_FILE} from './transcript.js'
-import {CURRENT_TRANSCRIPT_VERSION, type TranscriptEntry} from '../transcript-types.js'
-import {parseLine} from '../lines.js'
-import {isEntry, isHeader} from '../entries.js'
 
 /** Smaller files are read whole: the saving is for long sessions, and below this it is a few milliseconds. */
 export const LAZY_READ_MIN_BYTES = 4 * 1024 * 1024

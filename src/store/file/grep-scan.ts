@@ -4,12 +4,12 @@
 import fs from 'node:fs'
 
 import {fileError} from '../../errors.js'
-import {compileBlockGrep} from '../grep.js'
-import {SimdBlock} from '../grep-simd.js'
 import {openRegularSync} from '../../os/safe-open.js'
-import {TRANSCRIPT_FILE} from './transcript.js'
-import {grepTranscriptLines, hitLines} from './transcript-stream.js'
+import {SimdBlock} from '../grep-simd.js'
+import {compileBlockGrep} from '../grep.js'
 import type {RawLineFilter, TranscriptLine} from '../types.js'
+import {grepTranscriptLines, hitLines} from './transcript-stream.js'
+import {TRANSCRIPT_FILE} from './transcript.js'
 
 /** Bytes read at once: per read overhead is then negligible next to the copy. */
 const BLOCK = 1024 * 1024

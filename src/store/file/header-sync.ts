@@ -4,10 +4,10 @@
 import fs from 'node:fs'
 
 import {openRegularSync} from '../../os/safe-open.js'
-import {TRANSCRIPT_FILE} from './transcript.js'
-import type {TranscriptHeader} from '../transcript-types.js'
 import {isHeader} from '../entries.js'
 import {parseLine} from '../lines.js'
+import type {TranscriptHeader} from '../transcript-types.js'
+import {TRANSCRIPT_FILE} from './transcript.js'
 
 /** readTranscriptHeader reads no further than this for the first line (then parses what it has, as a torn line). */
 const MAX_HEADER_BYTES = 1024 * 1024

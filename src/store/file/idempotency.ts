@@ -1,12 +1,12 @@
 // The file backend's idempotency lookup: grep a transcript for the message that carries a delivery's key.
 import fs from 'node:fs'
 
-import {isEnoent} from '../fs-util.js'
 import {openRegularSync} from '../../os/safe-open.js'
-import {TRANSCRIPT_FILE} from './transcript.js'
-import {grepFd} from './transcript-stream.js'
 import {idempotencyHitOf} from '../entries.js'
+import {isEnoent} from '../fs-util.js'
 import type {IdempotencyHit} from '../types.js'
+import {grepFd} from './transcript-stream.js'
+import {TRANSCRIPT_FILE} from './transcript.js'
 
 /**
  * Scan a transcript for a message carrying this idempotency key (OpenClaw's transcriptFindIdempotencyKey), forward

@@ -3,8 +3,8 @@
 // own layout, is parsed whole.
 import type {FileHandle} from 'node:fs/promises'
 
-import {startsWithBom, UTF8_BOM} from '../../text/bom.js'
 import {FileTooLargeError, openRegular, type ReadWholeOptions} from '../../os/safe-open.js'
+import {startsWithBom, UTF8_BOM} from '../../text/bom.js'
 import type {SessionEntry} from '../types.js'
 
 /** Bytes read at a time; an entry larger than this is simply carried over into the next read. */

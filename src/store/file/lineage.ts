@@ -5,10 +5,10 @@
 // previousSessionId, and the reset chain: a reset archives the old transcript under the reset's time and gives the new
 // one a header of that same time, so an archive whose suffix time is the start of a session of this key was its
 // predecessor. Archives another key claims are never taken.
+import {isSafeSessionId} from '../session-id.js'
 import {normalizeSessionKey, transcriptTopicId} from '../session-key.js'
 import type {TranscriptHeader} from '../transcript-types.js'
 import type {AgentSession, KeySession, SessionEntry, SessionStore, TranscriptRef} from '../types.js'
-import {isSafeSessionId} from '../session-id.js'
 
 const ARCHIVE_RE = /^(.+\.jsonl)\.(reset|deleted)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)$/
 

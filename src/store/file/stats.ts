@@ -1,9 +1,9 @@
 // SessionStore.stats() for backends whose index is a map of rows (the JSON layout, the memory twin): the counting
 // rules in one place, so that every backend answers status alike.
-import {isEntryObject} from './index-scan.js'
+import {finiteNumber} from '../../util/values.js'
 import {resolveAgentIdFromKey} from '../session-key.js'
 import type {FoundEntry, SessionStoreData, StoreStats} from '../types.js'
-import {finiteNumber} from '../../util/values.js'
+import {isEntryObject} from './index-scan.js'
 
 /** A candidate for the newest rows, its updatedAt read once (the insertion compares it again and again). */
 interface Candidate {

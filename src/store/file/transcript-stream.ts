@@ -5,13 +5,13 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 
 import {fileError} from '../../errors.js'
+import {openRegular, openRegularSync} from '../../os/safe-open.js'
 import {sha256} from '../../util/hash.js'
 import {compileGrep} from '../grep.js'
-import {openRegular, openRegularSync} from '../../os/safe-open.js'
+import {isBlankLine, parseLine} from '../lines.js'
+import type {RawLineFilter, TranscriptLine, TranscriptMark, TranscriptSince} from '../types.js'
 import {forwardBlocks, forwardLines} from './line-reader.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
-import type {RawLineFilter, TranscriptLine, TranscriptMark, TranscriptSince} from '../types.js'
-import {isBlankLine, parseLine} from '../lines.js'
 
 /** trajectoryKey reads this much of the sidecar: its first event. */
 const CHUNK = 64 * 1024

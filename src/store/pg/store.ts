@@ -4,15 +4,15 @@
 // lost on the next sync (or worse, believed): handing it to a writer is a type error.
 import {ClawkitError} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
+import {idempotencyHitOf, isEntry} from '../entries.js'
+import {findEntryIn} from '../entry-lookup.js'
 import {sqlNeedle} from '../grep.js'
+import {emptyStoreData} from '../index-data.js'
+import {isBlankLine, parseLine} from '../lines.js'
+import {badEntrySessionId, isSafeSessionId} from '../session-id.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {AgentSession, ContentCandidates, FoundEntry, IdempotencyHit, KeySession, RawLineFilter, SessionEntry, SessionReader, SessionStoreData, StatsOptions, StoreCapabilities, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLocation, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince} from '../types.js'
-import {emptyStoreData} from '../index-data.js'
-import {findEntryIn} from '../entry-lookup.js'
-import {idempotencyHitOf, isEntry} from '../entries.js'
-import {isBlankLine, parseLine} from '../lines.js'
-import {badEntrySessionId, isSafeSessionId} from '../session-id.js'
 
 /** A query on the fleet database; errors come back as one line without the password (FleetState.query). */
 export type PgQuery = <R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>

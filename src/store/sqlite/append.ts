@@ -4,9 +4,9 @@ import {NotFoundError} from '../../errors.js'
 import {randomUUID} from '../random-id.js'
 import type {IdempotencyHit, NewEntry} from '../types.js'
 import {eventText, type OpenedDb, type SqlDatabase} from './driver.js'
-import {type WriteWait, immediateWrite, requireTx, writeError} from './transaction.js'
-import {hasUnclassified, indexAppender, nonBlank, readIndexState} from './projection.js'
 import {type Json, assertSessionId, isRecord} from './entry-rows.js'
+import {hasUnclassified, indexAppender, nonBlank, readIndexState} from './projection.js'
+import {type WriteWait, immediateWrite, requireTx, writeError} from './transaction.js'
 
 /** readEventTimestamp: the event's own timestamp (ISO or number) in integer ms, else undefined. */
 function eventTime(e: Json): number | undefined {

@@ -1,9 +1,9 @@
 
+import {sha256} from '../../util/hash.js'
+import {parseLine} from '../lines.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {KeySession, TailOptions, TranscriptLine, TranscriptReadResult, TranscriptRef} from '../types.js'
 import type {SqlDatabase} from './driver.js'
-import {sha256} from '../../util/hash.js'
-import {parseLine} from '../lines.js'
 
 /** `<db path>#archive/<archive_name>`: archive names never contain `/` or `#` (OpenClaw checks they stay a basename). */
 const MARK = '#archive/'

@@ -2,9 +2,9 @@
 // session_nodes, and a transcript's last events read backwards by seq. Every function runs inside the caller's
 // BEGIN ... COMMIT (see snapshot()), so one read sees one WAL snapshot.
 import {ClawkitError, ExitCode} from '../../errors.js'
+import {type LineGrep, sqlNeedle} from '../grep.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import {type LineGrep, sqlNeedle} from '../grep.js'
 import type {RawLineFilter, SessionEntry, TranscriptLine, TranscriptReadResult} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 

@@ -36,10 +36,10 @@ import {NotFoundError} from '../../errors.js'
 import {randomUUID} from '../random-id.js'
 import {resetClearedFields, resetEntry} from '../reset.js'
 import type {NewEntry, SessionEntry} from '../types.js'
-import type {OpenedDb, SqlDatabase} from './driver.js'
-import {type WriteWait, immediateWrite, writeError} from './transaction.js'
-import {type Json, readNodeTx, writeEntryTx} from './entry-rows.js'
 import {appendEventsTx, chainNew} from './append.js'
+import type {OpenedDb, SqlDatabase} from './driver.js'
+import {type Json, readNodeTx, writeEntryTx} from './entry-rows.js'
+import {type WriteWait, immediateWrite, writeError} from './transaction.js'
 
 /** The transcript header version OpenClaw 2026.9.6 writes for new sessions. */
 export const SQLITE_HEADER_VERSION = 4
