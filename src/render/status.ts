@@ -1,4 +1,4 @@
-
+// The human output of `clawkit status`: its result as text (the command chooses when to print it).
 import type {FleetStatusResult} from '../fleet/status.js'
 import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import {GATEWAY_REFUSED} from '../status/gateway.js'

@@ -219,6 +219,7 @@ export function describeContract(name: string, make: () => ContractBackend<Sessi
       expect(out).toBe('done')
       const hit = await store.findEntry('agent:main:added')
       expect(hit).toMatchObject({storedKey: 'agent:main:added', entry: {sessionId: 'added-1', updatedAt: 5, label: 'kept'}})
+      // What a caller holds is a copy: changing it changes nothing stored.
       hit!.entry.label = 'changed'
       expect((await store.findEntry('agent:main:added'))?.entry.label).toBe('kept')
     })
@@ -347,6 +348,7 @@ export function describeContract(name: string, make: () => ContractBackend<Sessi
       release()
       await holder
       expect(ran).toBe(false)
+      // The lock is free again for the next caller.
       expect(await store.withTranscript(t, async () => 'next')).toBe('next')
     })
 

@@ -1,4 +1,10 @@
-
+// A deleted (or reset) session of the SQLite era: OpenClaw 2026.9.6 removes its node, windows and events and keeps the
+// whole JSONL transcript as one row of `session_transcript_archives` (store-sqlite.md section 3.8; what a real delete
+// writes is in test/fixtures/README.md "openclaw-2026.9.6-deleted"). Listed here as sessions of the row's key, and
+// read back line by line, so usage, lineage and history keep a deleted session's messages and cost.
+//
+// Published archive files (`agents/<id>/sessions/<archive_name>`) are not listed: 2026.9.6 publishes every row as a
+// file byte-identical to its blob and keeps the row, so a file only duplicates a row (docs/sqlite-writes.md).
 import {sha256} from '../../util/hash.js'
 import {parseLine} from '../lines.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
