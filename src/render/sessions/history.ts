@@ -26,7 +26,7 @@ function withBody(head: string, body: string): string[] {
 }
 
 /** Every short field a line shows, escaped for the terminal. */
-function safeEntry(e: HistoryEntry): HistoryEntry {
+export function safeEntry(e: HistoryEntry): HistoryEntry {
   const f = (v: unknown) => (typeof v === 'string' ? printable(v) : v)
   return {
     ...e,
@@ -75,7 +75,8 @@ function sessionBoundary(r: SessionsHistoryResult, s: HistorySession, c: boolean
   return [paint(c, 'yellow', `\u2550\u2550\u2550\u2550 ${head}session ${printable(s.sessionId)} (${WHERE_TEXT[s.where] ?? s.where}) \u2550\u2550\u2550\u2550`)]
 }
 
-function renderEntry(e: HistoryEntry, c: boolean): string[] {
+/** An entry's lines (none for types history does not show); `e` already escaped (safeEntry). */
+export function renderEntry(e: HistoryEntry, c: boolean): string[] {
   const t = paint(c, 'dim', `[${printable(localTime(e.timestamp))}]`)
   switch (e.type) {
     case 'message': {
