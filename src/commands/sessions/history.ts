@@ -6,7 +6,7 @@ import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {startLive} from '../../cli/live.js'
 import {UsageError} from '../../errors.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
-import {durationFlag, positiveIntegerFlag} from '../../flags.js'
+import {durationFlag, nonNegativeIntegerFlag, positiveIntegerFlag} from '../../flags.js'
 import {colorEnabled} from '../../render/color.js'
 import {followSessions, type SessionsFollowLine, startLines} from '../../sessions/follow.js'
 import {sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
@@ -28,6 +28,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     '<%= config.bin %> sessions history 0caed29d-8df6-4457-a9cd-00bb9d2b22e3 --json',
     '<%= config.bin %> sessions history main --raw --limit 5',
     '<%= config.bin %> sessions history main --include-archived --limit 50',
+    '<%= config.bin %> sessions history main --limit 50 --offset 50',
     '<%= config.bin %> sessions history main --follow',
     '<%= config.bin %> sessions tail -f agent:main:main --json',
     '<%= config.bin %> sessions history --follow --all --agent work',
@@ -39,6 +40,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     session: Flags.string({description: 'session key or sessionId (same as the argument)', helpValue: '<key>'}),
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
     limit: Flags.string({description: 'last N messages (default 20)', helpValue: '<n>'}),
+    offset: Flags.string({description: 'skip the newest N messages first: with --limit, the next page back through a long session', helpValue: '<n>'}),
     raw: Flags.boolean({description: 'print the JSONL lines exactly as stored'}),
     'include-archived': Flags.boolean({description: 'also the sessions the key had before its resets (archives, earlier windows), with a boundary at each'}),
     follow: Flags.boolean({char: 'f', description: 'then print every entry as it lands, across resets, until Ctrl-C; with --json one line per entry (schemas/sessions-follow.schema.json)'}),
@@ -58,8 +60,9 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     for (const flag of ['until-idle', 'all'] as const) if (this.flags[flag]) throw new UsageError(`--${flag} goes with --follow: add --follow`, 'E_FLAG_CONFLICT')
     if (!target) throw new UsageError('Pass a session key or id: clawkit sessions history <key|sessionId> (or --session <key>)', 'E_MISSING_SESSION')
     const limit = positiveIntegerFlag('--limit', this.flags.limit ?? '20', {example: 10}) as number
+    const offset = this.flags.offset === undefined ? 0 : nonNegativeIntegerFlag('--offset', this.flags.offset)
     requireStoreUrlFor(this.flags)
-    const opts = {agent: this.flags.agent, limit, raw: this.flags.raw, includeArchived: this.flags['include-archived']}
+    const opts = {agent: this.flags.agent, limit, offset, raw: this.flags.raw, includeArchived: this.flags['include-archived']}
     let result: SessionsHistoryResult
     if (this.flags['store-url']) {
       const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(this.flags['store-url']), {host: this.flags.host, agent: this.flags.agent}, target)
@@ -83,6 +86,7 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     const conflict = f['store-url'] !== undefined ? ['--store-url', 'the fleet replica changes only when a host syncs: run it on the host']
       : f.host !== undefined ? ['--host', 'the fleet replica changes only when a host syncs: run it on the host']
         : f['include-archived'] ? ['--include-archived', 'archives never change: read them without --follow']
+          : f.offset !== undefined ? ['--offset', 'it pages back through what is there: read it without --follow']
           : all && target !== undefined ? ['a session', '--all follows every session: give no session, or drop --all']
             : all && f.limit !== undefined ? ['--limit', 'with --all only what lands from now on is shown']
               : all && f.raw ? ['--raw', 'with --all raw lines could not say which session they are from: use --json']
