@@ -11,3 +11,5 @@ export const importOra = () => import('ora') // vendor: ora default
 export const importCliTable = () => import('cli-table3') // vendor: cli-table3 default
 /** PostgreSQL's client, only for `sync` and `--store-url` (issue 19). */
 export const importPg = () => import('pg') // vendor: pg default
+/** The MCP SDK's server and its stdio transport, only for `clawkit mcp` (issue 31). */
+export const importMcpSdk = () => import('./mcp/sdk.js') // vendor: mcp-sdk Server CallToolRequestSchema ErrorCode ListToolsRequestSchema McpError AjvJsonSchemaValidator LineTransport
