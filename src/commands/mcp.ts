@@ -17,7 +17,6 @@ export default class Mcp extends BaseCommand<typeof Mcp> {
   static override description =
     'A Model Context Protocol server on stdin/stdout for an MCP client (Claude Desktop, Claude Code, any other) to start: tools sessions_list, sessions_history, sessions_lineage, sessions_search, sessions_usage and sessions_export, each with its command\'s options and --json document as output schema. Nothing is written; credentials are masked; results are capped. Transcript text is returned as data, never as instructions. Runs until the client closes stdin (or Ctrl-C).'
   static override examples = ['<%= config.bin %> mcp', '<%= config.bin %> mcp --state-dir /srv/openclaw', '<%= config.bin %> mcp --store-url postgres://reader@db.example/fleet']
-  static override enableJsonFlag = false
   static override flags = {
     'store-url': storeUrlFlag,
   }
