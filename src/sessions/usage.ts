@@ -5,13 +5,15 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import type {RawLineFilter, SessionStore, SessionWhere} from '../store/types.js'
-import {addCost, emptyUsage, readUsage, type UsageTotals} from './lineage.js'
+import {modelPrice} from '../util/values.js'
+import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
 /**
  * Only a line whose stored text holds `"usage"` can be a call: the others (user and tool messages, most of a
- * transcript) are skipped before they are parsed. JSON writers never escape the ASCII letters of a key.
+ * transcript) are not used. JSON writers never escape the ASCII letters of a key. Every line that cannot be read is
+ * yielded too, whatever it holds (`unreadable`): any of them may have been a call, and each backend counts the same ones.
  */
-const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false}
+const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false, unreadable: true}
 
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
@@ -67,8 +69,13 @@ export interface SessionsUsageResult {
   total: Omit<UsageRow, 'group' | 'agentId' | 'key' | 'sessionId' | 'where'>
   /** Calls with no recorded cost and no price for their model in openclaw.json: their cost counts as 0. */
   unpricedCalls: number
-  /** Lines that could not be read (torn, invalid) and whose text holds `"usage"` (so might be a call): skipped and counted. */
+  /** Lines that could not be read (torn, not JSON, not an object, undecodable), whatever they hold: any may have been a call. Skipped and counted. */
   badLines: number
+  /**
+   * Token and cost figures of the calls counted that were not plausible numbers (negative, not finite, not a number, or
+   * over a billion tokens or $100 000 for one call): each counted as 0, so every total is a finite, non-negative number.
+   */
+  badValues: number
 }
 
 export interface UsageOptions {
@@ -130,12 +137,15 @@ function callTime(entry: Record<string, unknown>, msg: Record<string, unknown>):
 function estimate(config: OpenClawConfig, provider: string | undefined, model: string | undefined, u: {input: number; output: number; cacheRead: number; cacheWrite: number}): number | undefined {
   const cost = (findModelDefinition(config, model, provider) ?? (provider ? findModelDefinition(config, model) : undefined))?.model.cost
   if (!cost) return undefined
-  const p = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-  return Math.round(((u.input * p(cost.input) + u.output * p(cost.output) + u.cacheRead * p(cost.cacheRead) + u.cacheWrite * p(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
+  // A price that is not a plausible number (negative, not finite) counts as none for that kind of token.
+  return Math.round(((u.input * modelPrice(cost.input) + u.output * modelPrice(cost.output) + u.cacheRead * modelPrice(cost.cacheRead) + u.cacheWrite * modelPrice(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
 }
 
-/** One model call read from a transcript line: an assistant message with `usage`; undefined for any other line. */
-function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): {call: Call; t?: number; unpriced: boolean} | undefined {
+/**
+ * One model call read from a transcript line: an assistant message with `usage`; undefined for any other line.
+ * `badValues`: its figures that were not plausible numbers (readUsage), an estimate past MAX_CALL_COST_USD included.
+ */
+function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): {call: Call; t?: number; unpriced: boolean; badValues: number} | undefined {
   if (!e || e.type !== 'message') return undefined
   const msg = e.message as Record<string, unknown> | undefined
   if (!msg || msg.role !== 'assistant') return undefined
@@ -146,12 +156,19 @@ function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined):
   const model = typeof msg.model === 'string' ? msg.model : undefined
   let costUsd = u.cost
   let estimated = false
-  if (costUsd === undefined) {
+  let badValues = u.badValues
+  // A recorded cost that is not plausible counts as 0 (already in badValues), never as an estimate.
+  if (costUsd === undefined && !u.badCost) {
     costUsd = estimate(config, provider, model, u)
     estimated = costUsd !== undefined
+    if (costUsd !== undefined && !(costUsd <= MAX_CALL_COST_USD)) {
+      costUsd = 0
+      badValues++
+    }
   }
-  const call: Call = {...u, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
-  return {call, t: at ? Date.parse(at) : undefined, unpriced: costUsd === undefined}
+  const {badValues: _b, badCost: _c, cost: _d, ...tokens} = u
+  const call: Call = {...tokens, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+  return {call, t: at ? Date.parse(at) : undefined, unpriced: costUsd === undefined && !u.badCost, badValues}
 }
 
 /** What `sessions list --usage` shows per row: the cost so far of the key's current session. */
@@ -225,6 +242,7 @@ async function usageOver(sources: readonly {state: OpenClawState; agents: string
   let transcripts = 0
   let unpricedCalls = 0
   let badLines = 0
+  let badValues = 0
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     const onHost = (g: string) => (opts.prefixHost && host !== undefined ? `${host}/${g}` : g)
@@ -247,6 +265,7 @@ async function usageOver(sources: readonly {state: OpenClawState; agents: string
         if (since !== undefined && t! < since) continue
         if (until !== undefined && t! > until) continue
         if (c.unpriced) unpricedCalls++
+        badValues += c.badValues
         let group: string
         switch (by) {
           case 'session':
@@ -302,5 +321,6 @@ async function usageOver(sources: readonly {state: OpenClawState; agents: string
     total: totalFields,
     unpricedCalls,
     badLines,
+    badValues,
   }
 }

@@ -65,7 +65,7 @@ function* scanFd(block: SimdBlock, fd: number, file: string, filter: RawLineFilt
     if (end === 0) continue
     const buf = block.bytes.subarray(0, end)
     grep.begin()
-    yield* hitLines(buf, end, base, count, (from) => grep.next(block, from, end))
+    yield* hitLines(buf, end, base, count, (from) => grep.next(block, from, end), filter.unreadable)
     if (eof) break
     block.bytes.copy(block.bytes, 0, end, len)
     len -= end
