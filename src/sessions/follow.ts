@@ -70,6 +70,8 @@ export interface FollowOptions {
   onLine: (line: SessionsFollowLine) => void | Promise<void>
   /** Notes for a person (stderr): waiting for a key, a watch that fell back to polling, a read that will be retried. */
   onNote?: (text: string) => void
+  /** Once every store is watched: from then on nothing written is missed. With the sessions and stores followed. */
+  onReady?: (followed: {sessions: number; stores: number}) => void
   /** How long notifications are gathered before the store is read (ms): one read for a burst of writes. */
   settleMs?: number
 }
@@ -394,6 +396,7 @@ export async function followSessions(state: OpenClawState, target: string | unde
       return
     }
     armIdle()
+    opts.onReady?.({sessions: [...stores.values()].reduce((n, sf) => n + [...sf.keys.values()].filter((k) => k.current).length, 0), stores: stores.size})
     // What landed between the first read and the watch: read once now.
     wake({})
   })

@@ -119,6 +119,10 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
         },
         onLine: print,
         onNote: (text) => process.stderr.write(`${text}\n`),
+        // --all prints nothing until something lands: say that it runs (on one key, the tail says it).
+        onReady: ({sessions, stores}) => {
+          if (all) process.stderr.write(`Following ${sessions} session${sessions === 1 ? '' : 's'} in ${stores} store${stores === 1 ? '' : 's'}: new entries appear as they land (Ctrl-C to stop).\n`)
+        },
       })
       if (end === 'idle' && !json) process.stderr.write(`Nothing new for ${f['until-idle']}: stopped.\n`)
     } finally {

@@ -77,6 +77,7 @@ describeSqlite('sessions history --follow (SQLite era)', () => {
     const one = w.follow(['sessions', 'history', 'agent:main:later', '--follow', '--json'])
     const all = w.follow(['sessions', 'history', '--follow', '--all', '--json'])
     await expect.poll(() => one.stderr(), {timeout: 20_000}).toContain('Waiting for agent:main:later')
+    await expect.poll(() => all.stderr(), {timeout: 20_000}).toMatch(/^Following \d+ sessions in 1 store/)
     for (const [key, text] of [['agent:main:main', 'to main'], ['agent:main:later', 'to later']]) {
       const r = await w.run(['agent', '-m', text, '--session-key', key, '--json'])
       expect(r.code, r.stderr).toBe(0)

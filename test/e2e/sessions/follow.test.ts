@@ -166,7 +166,7 @@ describe('sessions history --follow (JSON era)', () => {
     const a = await setup({fixture: TWO_AGENTS})
     const f = follow(['sessions', 'history', '--follow', '--all', '--json', '--state-dir', a.state], a.env)
     // Nothing of the past is printed: the first line is what the first turn wrote.
-    await new Promise((r) => setTimeout(r, 500))
+    await expect.poll(() => f.stderr(), {timeout: 20_000}).toContain('Following 2 sessions in 2 stores')
     expect(f.lines).toEqual([])
     for (const [key, text] of [['agent:work:main', 'to work'], ['agent:main:main', 'to main'], ['agent:main:fresh', 'to a new key']]) {
       const r = await a.run(['agent', '-m', text, '--session-key', key, '--json'])
@@ -194,6 +194,8 @@ describe('sessions history --follow (JSON era)', () => {
     const f = follow(['sessions', 'history', 'main', '--follow', '--limit', '2', '--state-dir', a.state], a.env)
     const all = follow(['sessions', 'history', '--follow', '--agent', 'main', '--state-dir', a.state], a.env)
     await f.waitFor((t) => t.includes('Tool finished.'))
+    // --all prints nothing of the past: it says on stderr once it watches, and what lands after that is printed.
+    await expect.poll(() => all.stderr(), {timeout: 20_000}).toBe('Following 1 session in 1 store: new entries appear as they land (Ctrl-C to stop).\n')
     await append(transcript(a.state), 'a line of its own')
     await f.waitFor((t) => t.endsWith('user: a line of its own'))
     const reset = json(await a.run(['sessions', 'reset', 'main', '--json']))
