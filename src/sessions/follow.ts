@@ -97,6 +97,11 @@ interface Tracked {
   mark?: TranscriptMark
   /** Null: everything after the header is new (a session that began after the follow did). */
   anchor: Anchor | null
+  /**
+   * Read to its end at the first check, changed or not (one key's session): the read then starts from a mark when the
+   * first line lands, which on a 1 GiB transcript would otherwise wait seconds for that whole first read.
+   */
+  eager?: boolean
 }
 
 /** A key followed in one store: its current session, or none while it has no entry. */
@@ -171,7 +176,7 @@ export async function followSessions(state: OpenClawState, target: string | unde
       const h = await sessionHistory(state, one.key, {agent: opts.agent, limit: opts.limit, raw: opts.raw})
       await opts.onStart?.(h)
       const ref = sf.store.transcriptOf({sessionId: h.sessionId, sessionFile: h.sessionFile}, one.key)
-      kf.current = {key: one.key, agentId: one.agentId, store: sf.store, sessionId: h.sessionId, ref, anchor: anchorOf(h.entries.at(-1))}
+      kf.current = {key: one.key, agentId: one.agentId, store: sf.store, sessionId: h.sessionId, ref, anchor: anchorOf(h.entries.at(-1)), eager: true}
     } else {
       opts.onNote?.(`Waiting for ${one.key} to appear in ${one.ref.path} (Ctrl-C to stop).`)
     }
@@ -330,7 +335,7 @@ export async function followSessions(state: OpenClawState, target: string | unde
           fromAnchor = since.rewritten
         } else {
           // Not read to its end yet: a cheap look at its last entry first, so an unchanged session is not read whole.
-          if (t.anchor) {
+          if (t.anchor && !t.eager) {
             const tail = await t.store.tail(t.ref, {limit: 1})
             if (!tail) return 'missing'
             // Unchanged only if the anchor is still the last line: an unreadable line after it is news too.
