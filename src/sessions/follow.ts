@@ -5,6 +5,7 @@ import path from 'node:path'
 
 import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, NotFoundError, UsageError} from '../errors.js'
+import {sqliteStorePath} from '../store/era.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {BadLine, TranscriptEntry} from '../store/transcript-types.js'
@@ -114,6 +115,8 @@ interface KeyFollow {
 /** One store followed, its watcher and its keys. */
 interface StoreFollow {
   store: SessionStore
+  /** The ref it was opened by: the agent's sessions.json while it is in the JSON era. */
+  ref: StoreRef
   agentId: string
   watcher?: StoreWatcher
   keys: Map<string, KeyFollow>
@@ -122,6 +125,12 @@ interface StoreFollow {
 }
 
 const MISSING = new Set(['E_ENOENT', 'E_TRANSCRIPT_MISSING'])
+
+/** Failures no retry mends: the follow ends with them. */
+const LASTING = new Set(['E_NODE_TOO_OLD', 'E_SQLITE_SCHEMA_NEWER', 'E_SQLITE_SCHEMA_OLDER', 'E_SQLITE_NOT_AGENT_DB', 'E_STATE_DIR_NOT_FOUND'])
+
+/** Reads retried in a row (500 ms apart) before a failure ends the follow. */
+const MAX_FAILURES = 20
 
 /** A read that failed because the transcript is not there (yet, or any more): waited out, not reported. */
 function isMissing(error: unknown): boolean {
@@ -152,7 +161,7 @@ export async function followSessions(state: OpenClawState, target: string | unde
     if (!sf) {
       const store = state.storeFor(ref)
       if (!canWatch(store)) throw new UsageError(`--follow reads a local store as it is written; ${ref.path} cannot be watched.`, 'E_FOLLOW_UNSUPPORTED')
-      stores.set(ref.path, (sf = {store, agentId, keys: new Map(), all}))
+      stores.set(ref.path, (sf = {store, ref, agentId, keys: new Map(), all}))
     }
     return sf
   }
@@ -188,6 +197,9 @@ export async function followSessions(state: OpenClawState, target: string | unde
     let settle: NodeJS.Timeout | undefined
     let retry: NodeJS.Timeout | undefined
     let running = false
+    /** Reads that failed in a row (retried), and the last failure said (said once). */
+    let failures = 0
+    let lastNote: string | undefined
     /** Paths changed since the last read; undefined: anything may have. */
     let pending: Set<string> | undefined | null = null
     const settleMs = opts.settleMs ?? 25
@@ -236,12 +248,15 @@ export async function followSessions(state: OpenClawState, target: string | unde
       try {
         for (const sf of stores.values()) {
           try {
-            if (await checkStore(sf, changed ?? undefined)) failed = true
+            const moved = moveEra(sf)
+            if (await checkStore(sf, moved ? undefined : (changed ?? undefined))) failed = true
           } catch (error) {
-            if (!(error instanceof ClawkitError) || error instanceof UsageError) throw error
-            // A store caught mid-write (a file being replaced, a database busy): read again shortly.
+            // A store caught mid-write (an index being replaced, a database being created or busy): read again shortly,
+            // a few times. What will not change by itself (a Node without node:sqlite, a schema too new) ends the follow.
+            if (!(error instanceof ClawkitError) || error instanceof UsageError || LASTING.has(error.code) || ++failures > MAX_FAILURES) throw error
             failed = true
-            opts.onNote?.(`Could not read ${sf.store.ref.path} (${error.message}); trying again.`)
+            if (error.message !== lastNote) opts.onNote?.(`Could not read ${sf.store.ref.path} (${error.message}); trying again.`)
+            lastNote = error.message
           }
         }
       } catch (error) {
@@ -250,6 +265,10 @@ export async function followSessions(state: OpenClawState, target: string | unde
         return
       }
       running = false
+      if (!failed) {
+        failures = 0
+        lastNote = undefined
+      }
       if (failed && !retry) {
         retry = setTimeout(() => {
           retry = undefined
@@ -257,6 +276,29 @@ export async function followSessions(state: OpenClawState, target: string | unde
         }, 500)
       }
       if (pending !== null && !settle) settle = setTimeout(run, settleMs)
+    }
+
+    /**
+     * An agent whose database appeared (OpenClaw 2026.7+ started on the state dir, or imported its files): followed there
+     * from now on. Its sessions keep their ids, so each goes on from its anchor in the database.
+     */
+    const moveEra = (sf: StoreFollow): boolean => {
+      let ref: StoreRef
+      try {
+        ref = state.sessionStoreRef(sf.agentId)
+      } catch {
+        return false
+      }
+      if (ref.path === sf.store.ref.path || sf.ref.path !== state.storeRef(sf.agentId).path) return false
+      const store = state.storeFor(ref)
+      if (!canWatch(store)) return false
+      sf.watcher?.close()
+      sf.store = store
+      sf.ref = ref
+      for (const kf of sf.keys.values()) if (kf.current) kf.current.store = store
+      sf.watcher = watchStore(store, wake, {onFallback: (why) => opts.onNote?.(`${why}: checking every second instead.`)})
+      opts.onNote?.(`${sf.agentId}'s sessions are in its database now (${ref.path}): following them there.`)
+      return true
     }
 
     /**
@@ -395,6 +437,8 @@ export async function followSessions(state: OpenClawState, target: string | unde
       for (const sf of stores.values()) {
         sf.watcher = watchStore(sf.store, wake, {onFallback: (why) => opts.onNote?.(`${why}: checking every second instead.`)})
         sf.watcher.add([...sf.keys.values()].flatMap((k) => (k.current ? [k.current.ref] : [])))
+        // A JSON-era agent's database may appear while it is followed (moveEra): where it would be is watched too.
+        if (sf.ref.path === state.storeRef(sf.agentId).path) sf.watcher.addDirs([path.dirname(sqliteStorePath(state.stateDir, sf.agentId))])
       }
     } catch (error) {
       end(error as Error)

@@ -17,6 +17,8 @@ export interface StoreChange {
 export interface StoreWatcher {
   /** Also watch the directories of these transcripts (a sessionFile outside the sessions dir, a new session's). */
   add(refs: readonly TranscriptRef[]): void
+  /** Also watch these directories (JSON era: where the agent's database would appear, when OpenClaw moves it on). */
+  addDirs(dirs: readonly string[]): void
   close(): void
 }
 
@@ -119,19 +121,21 @@ export function watchStore(store: SessionStore, onChange: (change: StoreChange) 
   }
 
   arm()
-  return {
-    add(refs) {
-      if (sqlite) return
-      let more = false
-      for (const r of refs) {
-        const dir = path.dirname(path.resolve(r.locator))
-        if (!wanted.has(dir)) {
-          wanted.add(dir)
-          more = true
-        }
+  const addDirs = (dirs: readonly string[]) => {
+    if (sqlite) return
+    let more = false
+    for (const d of dirs) {
+      const dir = path.resolve(d)
+      if (!wanted.has(dir)) {
+        wanted.add(dir)
+        more = true
       }
-      if (more) arm()
-    },
+    }
+    if (more) arm()
+  }
+  return {
+    add: (refs) => addDirs(refs.map((r) => path.dirname(r.locator))),
+    addDirs,
     close() {
       closed = true
       if (poll) clearInterval(poll)
