@@ -244,13 +244,20 @@ export async function followSessions(state: OpenClawState, target: string | unde
       pending = null
       if (changed === null) return
       running = true
+      /** Read again shortly (a store mid-write); clean: nothing failed and no transcript held a stranger. */
       let failed = false
+      let clean = true
       try {
         for (const sf of stores.values()) {
           try {
             const moved = moveEra(sf)
-            if (await checkStore(sf, moved ? undefined : (changed ?? undefined))) failed = true
+            if (await checkStore(sf, moved ? undefined : (changed ?? undefined))) {
+              clean = false
+              // A transcript holding a session its index does not name, for good: after that, wait for the next change.
+              if (++failures <= MAX_FAILURES) failed = true
+            }
           } catch (error) {
+            clean = false
             // A store caught mid-write (an index being replaced, a database being created or busy): read again shortly,
             // a few times. What will not change by itself (a Node without node:sqlite, a schema too new) ends the follow.
             if (!(error instanceof ClawkitError) || error instanceof UsageError || LASTING.has(error.code) || ++failures > MAX_FAILURES) throw error
@@ -265,7 +272,7 @@ export async function followSessions(state: OpenClawState, target: string | unde
         return
       }
       running = false
-      if (!failed) {
+      if (clean) {
         failures = 0
         lastNote = undefined
       }
