@@ -27,6 +27,8 @@ export interface ExportOptions {
   force?: boolean
   includeArchived?: boolean
   redact?: boolean
+  /** Where the document goes instead of stdout or `out` (a page of it in memory: pagedSink). */
+  sink?: Sink
 }
 
 export interface ExportedSession {
@@ -62,7 +64,7 @@ const MAX_TOOL_RESULT = 4000
 /** How much a file sink gathers before one write. */
 const FLUSH_BYTES = 1024 * 1024
 
-interface Sink {
+export interface Sink {
   write(s: string): Promise<void>
   close(): Promise<void>
   /** Give up: a file sink removes its temporary file and leaves the destination as it was. */
@@ -72,6 +74,34 @@ interface Sink {
 
 /** The reader of stdout went away (`| head`): the export stops quietly, as every command does on EPIPE. */
 class ReaderGone extends Error {}
+
+/**
+ * A page of the document in memory: the characters from `offset`, at most `maxChars` of them. The export stops reading
+ * once it has them and one more (so `more` can say whether the document goes on), as it stops for a reader gone.
+ */
+export function pagedSink(offset: number, maxChars: number): {sink: Sink; page(): {text: string; more: boolean}} {
+  const parts: string[] = []
+  let seen = 0
+  let kept = 0
+  let more = false
+  const sink: Sink = {
+    bytes: 0,
+    write: async (text) => {
+      sink.bytes += Buffer.byteLength(text)
+      const start = Math.max(0, offset - seen)
+      seen += text.length
+      if (start < text.length && kept < maxChars) {
+        const piece = text.slice(start, start + maxChars - kept)
+        parts.push(piece)
+        kept += piece.length
+        if (start + piece.length < text.length) more = true
+      } else if (kept >= maxChars && start < text.length) more = true
+      if (more) throw new ReaderGone()
+    },
+    close: async () => undefined,
+  }
+  return {sink, page: () => ({text: parts.join(''), more})}
+}
 
 /** Whether fd 1 is a regular file (`> FILE`). */
 function stdoutIsFile(): boolean {
@@ -297,7 +327,7 @@ export async function exportSession(state: OpenClawState, target: string, opts: 
     if (opts.out !== undefined && fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()) {
       throw new UsageError(`--out ${opts.out} is a directory; name a file (a directory takes one file per session only with --format jsonl --include-archived).`, 'E_OUT_IS_DIR')
     }
-    const sink = opts.out === undefined ? stdoutSink() : await fileSink(opts.out, opts.force ?? false)
+    const sink = opts.sink ?? (opts.out === undefined ? stdoutSink() : await fileSink(opts.out, opts.force ?? false))
     const doc = opts.format === 'jsonl' ? undefined : opts.format === 'md' ? new MarkdownDoc(sink, clean) : new HtmlDoc(sink, clean)
     try {
       await doc?.begin(what)
