@@ -62,6 +62,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
 
+  /**
+   * Set by a command whose --json output is a stream of one-line documents (`sessions history --follow`): its error
+   * envelope is then one line too, so a reader taking the stream line by line can parse it.
+   */
+  protected jsonLines = false
+
   public override async init(): Promise<void> {
     await super.init()
     const {args, flags} = await this.parse({
@@ -187,7 +193,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const flags = {...ctor.baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
     const argumentsHint = ctor.strayArgumentsHint && ((args: string[]) => ctor.strayArgumentsHint!(args, this.argv))
     const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags), argumentsHint})
-    reportError(info, err, this.jsonEnabled())
+    reportError(info, err, this.jsonEnabled(), this.jsonLines)
   }
 }
 
@@ -208,13 +214,13 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
 }
 
 /**
- * Prints a described failure and sets the exit code: the envelope on stdout under --json, else one `Error:` line and
- * at most one `  hint:` line on stderr (several suggestions share it).
+ * Prints a described failure and sets the exit code: the envelope on stdout under --json (on one line with `oneLine`),
+ * else one `Error:` line and at most one `  hint:` line on stderr (several suggestions share it).
  */
-export function reportError(info: ErrorEnvelope['error'], err: unknown, json: boolean): void {
+export function reportError(info: ErrorEnvelope['error'], err: unknown, json: boolean, oneLine = false): void {
   process.exitCode = info.exitCode
   if (json) {
-    process.stdout.write(`${JSON.stringify({error: info} satisfies ErrorEnvelope, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({error: info} satisfies ErrorEnvelope, null, oneLine ? undefined : 2)}\n`)
     return
   }
   // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.

@@ -1,5 +1,6 @@
-// Where an export is written: stdout (a pipe, or a regular file through write(2) on fd 1), or a file created beside
-// its final name and renamed into place; writes are batched, and a reader that went away ends the export quietly.
+// Where an export is written: stdout (a pipe, or a regular file through write(2) on fd 1), a file created beside its
+// final name and renamed into place, or a page of it in memory (the MCP server's); writes are batched, and a reader
+// that went away ends the export quietly.
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
@@ -19,6 +20,34 @@ export interface Sink {
 
 /** The reader of stdout went away (`| head`): the export stops quietly, as every command does on EPIPE. */
 export class ReaderGone extends Error {}
+
+/**
+ * A page of the document in memory: the characters from `offset`, at most `maxChars` of them. The export stops reading
+ * once it has them and one more (so `more` can say whether the document goes on), as it stops for a reader gone.
+ */
+export function pagedSink(offset: number, maxChars: number): {sink: Sink; page(): {text: string; more: boolean}} {
+  const parts: string[] = []
+  let seen = 0
+  let kept = 0
+  let more = false
+  const sink: Sink = {
+    bytes: 0,
+    write: async (text) => {
+      sink.bytes += Buffer.byteLength(text)
+      const start = Math.max(0, offset - seen)
+      seen += text.length
+      if (start < text.length && kept < maxChars) {
+        const piece = text.slice(start, start + maxChars - kept)
+        parts.push(piece)
+        kept += piece.length
+        if (start + piece.length < text.length) more = true
+      } else if (kept >= maxChars && start < text.length) more = true
+      if (more) throw new ReaderGone()
+    },
+    close: async () => undefined,
+  }
+  return {sink, page: () => ({text: parts.join(''), more})}
+}
 
 /** Whether fd 1 is a regular file (`> FILE`). */
 function stdoutIsFile(): boolean {

@@ -11,7 +11,7 @@ import {transcriptFileName} from '../store/session-id.js'
 import type {ReadableState} from '../store/state.js'
 import {secretRedactor, textRedactor} from '../text/redact.js'
 import {type ExportWhat, HtmlDoc, MarkdownDoc, writeJsonl} from './export-formats.js'
-import {ReaderGone, fileSink, stdoutSink} from './export-sinks.js'
+import {fileSink, ReaderGone, type Sink, stdoutSink} from './export-sinks.js'
 import {keyLineage, type ReadSession} from './lineage.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
 
@@ -25,6 +25,8 @@ export interface ExportOptions {
   force?: boolean
   includeArchived?: boolean
   redact?: boolean
+  /** Where the document goes instead of stdout or `out` (a page of it in memory: pagedSink). */
+  sink?: Sink
 }
 
 export interface ExportedSession {
@@ -140,7 +142,7 @@ export async function exportSession(state: ReadableState, target: string, opts: 
     if (opts.out !== undefined && fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()) {
       throw new UsageError(`--out ${opts.out} is a directory; name a file (a directory takes one file per session only with --format jsonl --include-archived).`, 'E_OUT_IS_DIR')
     }
-    const sink = opts.out === undefined ? stdoutSink() : await fileSink(opts.out, opts.force ?? false)
+    const sink = opts.sink ?? (opts.out === undefined ? stdoutSink() : await fileSink(opts.out, opts.force ?? false))
     const doc = opts.format === 'jsonl' ? undefined : opts.format === 'md' ? new MarkdownDoc(sink, clean) : new HtmlDoc(sink, clean)
     try {
       await doc?.begin(what)

@@ -51,6 +51,8 @@ export interface SessionsHistoryResult {
   sessionFileLocation: TranscriptLocation
   transcriptExists: boolean
   limit: number
+  /** With --offset: the newest messages skipped (paging back through a long session). */
+  offset?: number
   /** True when older entries exist before the first one returned. */
   truncated: boolean
   entries: HistoryEntry[]
@@ -133,6 +135,8 @@ export interface HistoryOptions {
   raw?: boolean
   /** Every session the key has had (archives, earlier windows), newest read first and only as far as --limit needs. */
   includeArchived?: boolean
+  /** Skip the newest N messages (and what follows them): the next page back of a long session. */
+  offset?: number
 }
 
 /**
@@ -209,6 +213,8 @@ async function archivedHistory(state: ReadableState, target: string, opts: Histo
 
 export async function sessionHistory(state: ReadableState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
+  const offset = opts.offset ?? 0
+  if (offset > 0) return withoutNewest(await sessionHistory(state, target, {...opts, limit: limit + offset, offset: 0}), limit, offset)
   if (opts.includeArchived) return archivedHistory(state, target, opts, limit)
   // A key, a current sessionId, then an archived sessionId (resolveForReading): an archive is read like a live transcript.
   const t = await resolveForReading(state, target, {agent: opts.agent})
@@ -236,6 +242,21 @@ export async function sessionHistory(state: ReadableState, target: string, opts:
   }
   if (opts.raw) result.raw = tail.rawLines.slice(start).map((l, i) => l ?? JSON.stringify(window[i]))
   return result
+}
+
+/**
+ * A window read `offset` messages deeper than asked, with its newest `offset` messages (and everything from the first of
+ * them on) taken off: the page before the one `limit` alone gives. `truncated` is the deeper read's (older messages
+ * exist before the first entry kept).
+ */
+function withoutNewest(r: SessionsHistoryResult, limit: number, offset: number): SessionsHistoryResult {
+  const messages = r.entries.flatMap((e, i) => (HISTORY_MESSAGE_TYPES.has(e.type) ? [i] : []))
+  const keep = messages.length - offset
+  const cut = keep <= 0 ? 0 : messages[keep] ?? r.entries.length
+  const out: SessionsHistoryResult = {...r, limit, offset, entries: r.entries.slice(0, cut)}
+  if (r.raw) out.raw = r.raw.slice(0, cut)
+  if (r.sessions) out.sessions = r.sessions.filter((s) => s.start < cut)
+  return out
 }
 
 /**

@@ -16,7 +16,7 @@ export interface ResolvedSession {
   agentId: string
 }
 
-function looksLikeKey(s: string): boolean {
+export function looksLikeKey(s: string): boolean {
   return s.includes(':') || ['main', 'global', 'unknown'].includes(s.toLowerCase())
 }
 
