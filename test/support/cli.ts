@@ -6,8 +6,6 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {inject} from 'vitest'
-
-import type {ErrorEnvelope} from '../../src/cli/base-command.js'
 import type {SessionStoreData} from '../../src/store/types.js'
 import type {AgentRunResult} from '../../src/commands/agent.js'
 import type {DoctorResult} from '../../src/commands/doctor.js'
@@ -24,6 +22,7 @@ import type {StatusResult} from '../../src/commands/status.js'
 import type {StoreExportResult} from '../../src/commands/store/export.js'
 import type {StoreInfoResult} from '../../src/commands/store/info.js'
 import type {StoreVerifyResult} from '../../src/commands/store/verify.js'
+import type {ErrorEnvelope} from '../../src/error-report.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
