@@ -25,10 +25,11 @@ import Sync from '../commands/sync.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
-import {type BaseCommand, commandWords, describeError, jsonRequested, reportError, unexpectedArguments} from './base-command.js'
+import {type BaseCommand, jsonRequested, reportError} from './base-command.js'
 import {ExitCode} from '../errors.js'
 import {closest} from '../suggest.js'
 import {writePaged} from './pager.js'
+import {commandWords, describeError, unexpectedArguments} from '../error-report.js'
 
 export {ranCommand} from './base-command.js'
 

@@ -4,15 +4,15 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {startLive} from '../cli/live.js'
 import {UsageError} from '../errors.js'
+import {hostFlags, storeUrlFlag} from '../fleet/flags.js'
+import type {FleetStatusResult} from '../fleet/status.js'
 import {colorEnabled, paint} from '../render/color.js'
 import {terminalWidth} from '../render/fit.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../fleet/flags.js'
-import type {FleetStatusResult} from '../fleet/status.js'
+import {ACTIVE_MARK, renderFleetStatus, renderStatus} from '../render/status.js'
+import {localTime} from '../sessions/format.js'
 import {getStatus, type StatusResult} from '../status/status.js'
 import {watchStatus} from '../status/watch.js'
 import {OpenClawState} from '../store/state.js'
-import {ACTIVE_MARK, renderFleetStatus, renderStatus} from '../render/status.js'
-import {localTime} from '../sessions/format.js'
 
 export type {AgentStatus, SessionStatusRow, StatusResult} from '../status/status.js'
 export type {GatewayProbe} from '../status/gateway.js'
@@ -35,10 +35,10 @@ export default class Status extends BaseCommand<typeof Status> {
   async run(): Promise<StatusResult | FleetStatusResult | undefined> {
     const f = this.flags
     if (f.watch) return this.watch()
-    requireStoreUrlFor(f)
-    if (f['store-url']) {
+    const replica = await this.fleetFromFlags()
+    if (replica) {
       const {fleetStatus} = await import('../fleet/status.js')
-      const fleet = await fleetStatus(await this.openFleet(f['store-url']), {host: f.host})
+      const fleet = await fleetStatus(replica, {host: f.host})
       if (!this.jsonEnabled()) process.stdout.write(renderFleetStatus(fleet, colorEnabled()))
       return fleet
     }

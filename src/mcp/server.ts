@@ -3,10 +3,9 @@
 // --redact` redacts, and no result is longer than MAX_RESULT_CHARS.
 import fs from 'node:fs'
 import path from 'node:path'
-
-import {describeError, type ErrorEnvelope} from '../cli/base-command.js'
+import {describeError, type ErrorEnvelope} from '../error-report.js'
 import {importMcpSdk} from '../lazy.js'
-import {textRedactor} from '../render/redact.js'
+import {textRedactor} from '../text/redact.js'
 import {MAX_RESULT_CHARS, type ToolDef, type ToolStore, TOOLS} from './tools.js'
 
 /** What the server tells a client at initialize (most show it to the model). */

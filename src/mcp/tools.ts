@@ -3,8 +3,9 @@
 // command's --json prints (its schema in schemas/ is the tool's output schema). None of them writes.
 import {UsageError} from '../errors.js'
 import type {FleetState} from '../fleet/state.js'
-import type {OpenClawState} from '../store/state.js'
-import {exportSession, pagedSink} from '../sessions/export.js'
+import type {OpenClawState, ReadableState} from '../store/state.js'
+import {exportSession} from '../sessions/export.js'
+import {pagedSink} from '../sessions/export-sinks.js'
 import {sessionHistory} from '../sessions/history.js'
 import {sessionLineage} from '../sessions/lineage.js'
 import {listSessions} from '../sessions/list.js'
@@ -69,7 +70,7 @@ const text = (v: unknown): string | undefined => (v === undefined ? undefined : 
 const bool = (v: unknown): boolean | undefined => (v === undefined ? undefined : v === true)
 
 /** The host a one-session read goes to on the replica (as the commands pick it), and its state. */
-async function hostOf(store: ToolStore, args: Json, target: string): Promise<{host?: string; state: OpenClawState}> {
+async function hostOf(store: ToolStore, args: Json, target: string): Promise<{host?: string; state: ReadableState}> {
   if (store.state) return {state: store.state}
   const {pickHost} = await import('../fleet/pick.js')
   const h = await pickHost(store.fleet, {host: text(args.host), agent: text(args.agent)}, target)
@@ -77,7 +78,7 @@ async function hostOf(store: ToolStore, args: Json, target: string): Promise<{ho
 }
 
 /** Every host a replica read goes over (--host or all), as the commands select them. */
-function hostsOf(store: ToolStore & {fleet: FleetState}, args: Json): {host: string; state: OpenClawState}[] {
+function hostsOf(store: ToolStore & {fleet: FleetState}, args: Json): {host: string; state: ReadableState}[] {
   return store.fleet.select({host: text(args.host), allHosts: bool(args.allHosts)}).map((state) => ({host: state.host, state}))
 }
 

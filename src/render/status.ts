@@ -1,13 +1,12 @@
 // The human output of `clawkit status`: its result as text (the command chooses when to print it).
-import {hintInContext} from '../cli/hint-context.js'
-import {paint} from './color.js'
-import {type FitCell, keyCutter, renderFitted, wrapHanging} from './fit.js'
-import {printable} from './safe.js'
-import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import type {FleetStatusResult} from '../fleet/status.js'
+import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import {GATEWAY_REFUSED} from '../status/gateway.js'
 import type {StatusResult} from '../status/status.js'
 import {activeKey} from '../status/watch.js'
+import {paint} from './color.js'
+import {type FitCell, keyCutter, renderFitted, wrapHanging} from './fit.js'
+import {hintInContext, printable} from './safe.js'
 
 function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
   let cell: string

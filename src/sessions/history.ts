@@ -1,10 +1,12 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
-import type {OpenClawState} from '../store/state.js'
-import type {TranscriptLocation, TranscriptReadResult} from '../store/transcript.js'
+import type {ReadableState} from '../store/state.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
-import type {SessionWhere} from '../store/types.js'
+import type {SessionWhere, TranscriptLocation, TranscriptReadResult} from '../store/types.js'
 import {keyLineage} from './lineage.js'
+import {HISTORY_MESSAGE_TYPES, isHistoryMessage} from './messages.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
+
+export {HISTORY_MESSAGE_TYPES, isHistoryMessage}
 
 export interface HistoryToolCall {
   id: string
@@ -77,13 +79,6 @@ export interface HistorySession {
   ended: string
   endedAt: string | null
   start: number
-}
-
-/** Entry types that count toward --limit: what a person calls a message. */
-export const HISTORY_MESSAGE_TYPES: ReadonlySet<string> = new Set(['message', 'compaction', 'branch_summary', 'custom_message'])
-
-export function isHistoryMessage(e: TranscriptEntry): boolean {
-  return HISTORY_MESSAGE_TYPES.has(e.type)
 }
 
 function textOf(content: unknown): string | undefined {
@@ -161,7 +156,7 @@ function windowOf(tail: TranscriptReadResult, limit: number): {start: number; tr
   return {start, truncated: tail.partial || tail.entries.slice(0, start).some(isHistoryMessage)}
 }
 
-async function archivedHistory(state: OpenClawState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
+async function archivedHistory(state: ReadableState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
   const l = await keyLineage(state, target, {agent: opts.agent})
   const current = l.sessions.at(-1)!
   // Newest session first, each read from its end, until --limit messages are in hand: older ones are never opened.
@@ -216,7 +211,7 @@ async function archivedHistory(state: OpenClawState, target: string, opts: Histo
   return result
 }
 
-export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
+export async function sessionHistory(state: ReadableState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
   const offset = opts.offset ?? 0
   if (offset > 0) return withoutNewest(await sessionHistory(state, target, {...opts, limit: limit + offset, offset: 0}), limit, offset)

@@ -1,10 +1,10 @@
 // `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
 // read only through the store interface (the agent's allSessions(), each transcript streamed by grepLines()).
-import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {normalizeAgentId} from '../config/agent-id.js'
+import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
-import type {OpenClawState} from '../store/state.js'
-import type {RawLineFilter, SessionStore, SessionWhere} from '../store/types.js'
+import type {ReadableState} from '../store/state.js'
+import type {RawLineFilter, SessionReader, SessionWhere} from '../store/types.js'
 import {modelPrice} from '../util/values.js'
 import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
@@ -184,7 +184,7 @@ export interface SessionCost {
  * own transcript is read directly; only when it is gone does the key's lineage say where it went (an orphan doctor
  * would re-attach), so a long list costs one index lookup per row, not one archive walk.
  */
-export async function currentSessionCost(config: OpenClawConfig, store: SessionStore, key: string): Promise<SessionCost> {
+export async function currentSessionCost(config: OpenClawConfig, store: SessionReader, key: string): Promise<SessionCost> {
   const out: SessionCost = {costUsd: 0, calls: 0, estimated: false}
   const found = await store.findEntry(key)
   let ref = found ? store.transcriptOf(found.entry, found.storedKey) : undefined
@@ -200,7 +200,7 @@ export async function currentSessionCost(config: OpenClawConfig, store: SessionS
   return out
 }
 
-export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
+export async function sessionsUsage(state: ReadableState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
   if (opts.by === 'host') throw new UsageError('--by host groups the hosts of the fleet replica: add --store-url <url>', 'E_BAD_FLAG')
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   // A named state dir that does not exist is an error, not zero hits or a $0 total (as for list and history).
@@ -214,7 +214,7 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
  * holds no host's config to name a default agent), on the hosts that have it. `prefixHost` (no --host given): session,
  * key and agent groups start with `<host>/`, so that agent:main:main of two hosts stays two rows.
  */
-export async function fleetUsage(hosts: readonly {host: string; state: OpenClawState}[], opts: UsageOptions & {prefixHost: boolean}): Promise<SessionsUsageResult> {
+export async function fleetUsage(hosts: readonly {host: string; state: ReadableState}[], opts: UsageOptions & {prefixHost: boolean}): Promise<SessionsUsageResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const sources = hosts.map(({host, state}) => ({host, state, agents: opts.agent ? state.allAgentIds().filter((id) => id === normalizeAgentId(opts.agent!)) : state.allAgentIds()}))
   if (opts.agent && sources.every((s) => s.agents.length === 0)) throw new UsageError(`Unknown agent id "${opts.agent}": no host read in the fleet replica has it.`, 'E_UNKNOWN_AGENT')
@@ -222,7 +222,7 @@ export async function fleetUsage(hosts: readonly {host: string; state: OpenClawS
   return {...result, hosts: hosts.map((h) => h.host)}
 }
 
-async function usageOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean}): Promise<SessionsUsageResult> {
+async function usageOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean}): Promise<SessionsUsageResult> {
   const now = opts.now ?? new Date()
   const by = (opts.by ?? 'session') as UsageBy
   if (!USAGE_BY.includes(by)) throw new UsageError(`--by "${opts.by}" is not one of ${USAGE_BY.join(', ')}`, 'E_BAD_FLAG')

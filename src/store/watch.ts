@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {FileSessionStore} from './file-store.js'
+import {FileSessionStore} from './file/store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
 import type {SessionStore, TranscriptRef} from './types.js'
 

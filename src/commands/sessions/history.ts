@@ -5,13 +5,13 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {startLive} from '../../cli/live.js'
 import {UsageError} from '../../errors.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
 import {durationFlag, nonNegativeIntegerFlag, positiveIntegerFlag} from '../../flags.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled} from '../../render/color.js'
-import {followSessions, type SessionsFollowLine, startLines} from '../../sessions/follow.js'
-import {sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 import {renderFollowLine} from '../../render/sessions/follow.js'
 import {renderHistory} from '../../render/sessions/history.js'
+import {followSessions, type SessionsFollowLine, startLines} from '../../sessions/follow.js'
+import {sessionHistory, type SessionsHistoryResult} from '../../sessions/history.js'
 
 export type {HistoryEntry, HistorySession, SessionsHistoryResult} from '../../sessions/history.js'
 export type {FollowEntryLine, FollowSessionLine, FollowUnreadableLine, SessionsFollowLine} from '../../sessions/follow.js'
@@ -61,15 +61,9 @@ export default class SessionsHistory extends BaseCommand<typeof SessionsHistory>
     if (!target) throw new UsageError('Pass a session key or id: clawkit sessions history <key|sessionId> (or --session <key>)', 'E_MISSING_SESSION')
     const limit = positiveIntegerFlag('--limit', this.flags.limit ?? '20', {example: 10}) as number
     const offset = this.flags.offset === undefined ? 0 : nonNegativeIntegerFlag('--offset', this.flags.offset)
-    requireStoreUrlFor(this.flags)
+    const host = await this.fleetHostFor(target)
     const opts = {agent: this.flags.agent, limit, offset, raw: this.flags.raw, includeArchived: this.flags['include-archived']}
-    let result: SessionsHistoryResult
-    if (this.flags['store-url']) {
-      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(this.flags['store-url']), {host: this.flags.host, agent: this.flags.agent}, target)
-      result = {host: host.host, ...(await sessionHistory(host, target, opts))}
-    } else {
-      result = await sessionHistory(this.openState(), target, opts)
-    }
+    const result: SessionsHistoryResult = host ? {host: host.host, ...(await sessionHistory(host, target, opts))} : await sessionHistory(this.openState(), target, opts)
     if (!this.jsonEnabled()) {
       await this.page(this.flags.raw ? (result.raw && result.raw.length > 0 ? `${result.raw.join('\n')}\n` : '') : renderHistory(result))
     }

@@ -1,10 +1,9 @@
 // The human output of `clawkit sessions history`: its result as text (the command chooses when to print it).
-import {colorEnabled, paint} from '../color.js'
-import {printable, printableLines} from '../safe.js'
 import {localTime} from '../../sessions/format.js'
-import {WHERE_TEXT} from '../../sessions/lineage.js'
 import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, type SessionsHistoryResult} from '../../sessions/history.js'
-import {hintInContext} from '../../cli/hint-context.js'
+import {WHERE_TEXT} from '../../sessions/lineage.js'
+import {colorEnabled, paint} from '../color.js'
+import {hintInContext, printable, printableLines} from '../safe.js'
 
 const MAX_TEXT = 2000
 const MAX_TOOL = 300

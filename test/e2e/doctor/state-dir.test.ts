@@ -4,13 +4,8 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {doctor, expectNoLineLost, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
+import {doctor, expectNoLineLost, healthy, ids, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
 
-function healthy(fixture: string, dest?: string): string {
-  const state = copyFixture(fixture, dest)
-  localizeSessionFiles(state)
-  return state
-}
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777
 

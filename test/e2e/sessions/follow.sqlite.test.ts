@@ -68,7 +68,7 @@ describeSqlite('sessions history --follow (SQLite era)', () => {
     const st = lib.OpenClawState.open({stateDir: state})
     const store = st.store('main')
     const hit = (await store.findEntry('agent:main:main'))!
-    await store.append(store.transcriptOf(hit.entry, 'agent:main:main'), [{type: 'message', message: {role: 'user', content: [{type: 'text', text: 'written to the database'}], timestamp: Date.now()}}])
+    await lib.appendTo(store, store.transcriptOf(hit.entry, 'agent:main:main'), [{type: 'message', message: {role: 'user', content: [{type: 'text', text: 'written to the database'}], timestamp: Date.now()}}])
     st.close()
     await f.waitFor(isJson((d) => d.kind === 'entry' && d.entry.text === 'written to the database'))
     const docs = expectValidFollowLines(f)

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, BIN, copyFixture, jsonError, ROOT, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {closedPort} from '../../support/net.js'
+import {freePort} from '../../support/net.js'
 import {hasScript} from '../../support/tty.js'
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
@@ -26,7 +26,7 @@ describe('status --watch', () => {
 
   it.skipIf(!hasScript)('on a terminal: redrawn in place when an index changes, the changed session marked; Ctrl-C leaves the last frame and exits 130', async () => {
     const state = copyFixture(TWO_AGENTS)
-    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})
+    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
     const cmd = `stty cols 110 rows 50; exec ${[process.execPath, BIN, 'status', '--watch', '--state-dir', state].map(quote).join(' ')}`
     const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
     let out = ''

@@ -1,0 +1,71 @@
+// What the JSON layout and its in-memory twin compose the same way, written once over the primitives each gives:
+// reset (reset.ts's order, over its ResetBackend), a key's lineage by archive contents (lineage.ts, over its
+// LineageSource), the counts of its index, the lookup by session id, and no index of its own for search.
+import {entriesWithSessionId} from '../entry-lookup.js'
+import {planReset, type ResetBackend, runReset} from '../reset.js'
+import type {
+  AgentSession,
+  FoundEntry,
+  KeySession,
+  ResetOptions,
+  ResetOutcome,
+  ResetPlan,
+  SessionEntry,
+  SessionStoreData,
+  StatsOptions,
+  StoreCapabilities,
+  StoreRef,
+  StoreStats,
+  TranscriptRef,
+} from '../types.js'
+import {allSessionsOf, lineageOf, type LineageSource} from './lineage.js'
+import {statsOfIndex} from './stats.js'
+
+export abstract class JsonLayoutStore {
+  abstract readonly ref: StoreRef
+  /** The JSON layout keeps no index of its own beyond the sessions index: search reads the transcripts. */
+  readonly capabilities: StoreCapabilities = {fullText: false, contentIndex: false}
+
+  abstract read(): Promise<SessionStoreData>
+  abstract findEntry(key: string): Promise<FoundEntry | undefined>
+  abstract transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef
+  abstract readRows<T>(project: (key: string, entry: SessionEntry) => T): Promise<Map<string, T>>
+  /** The locks, resolution and transcript moves reset.ts needs. */
+  protected abstract resetBackend(): ResetBackend
+  /** The archives and orphans a lineage walk reads, listed once per walk. */
+  protected abstract lineageSource(): (isOrphan: (name: string) => boolean) => LineageSource
+
+  /** Read whole: the index keeps no lookup by session id. */
+  async findBySessionId(sessionId: string): Promise<FoundEntry[]> {
+    return entriesWithSessionId(await this.read(), sessionId)
+  }
+
+  /** Counted from `opts.index` when the caller read the index already (status, from doctor's scan), else one read. */
+  async stats(opts: StatsOptions = {}): Promise<StoreStats> {
+    return statsOfIndex(opts.index ?? (await this.read()), this.ref.agentId, opts)
+  }
+
+  planReset(key: string, now: Date): Promise<ResetPlan> {
+    return planReset(this.resetBackend(), key, now)
+  }
+
+  reset(key: string, opts: ResetOptions): Promise<ResetOutcome> {
+    return runReset(this.resetBackend(), key, opts)
+  }
+
+  sessionsOf(key: string): Promise<KeySession[]> {
+    return lineageOf(this, key, this.lineageSource())
+  }
+
+  allSessions(): Promise<AgentSession[]> {
+    return allSessionsOf(this, this.lineageSource())
+  }
+
+  async indexedLines(): Promise<undefined> {
+    return undefined
+  }
+
+  async contentCandidates(): Promise<undefined> {
+    return undefined
+  }
+}
