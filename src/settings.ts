@@ -15,6 +15,11 @@ export interface ClawkitSettings {
   agent?: string
   /** The fleet's PostgreSQL (`clawkit sync`, `--store-url`), when neither the flag nor CLAWKIT_STORE_URL gives one. */
   storeUrl?: string
+  /**
+   * How long the journal keeps a change (`30d`, `12h`; a bare number is days; `0`: until the next journaled change).
+   * Older entries are pruned when the next change is journaled, or by `clawkit undo --prune`. Default 30 days.
+   */
+  journalRetention?: string
 }
 
 export interface ClawkitDirs {
@@ -62,6 +67,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     if (typeof v.stateDir === 'string' && v.stateDir.trim()) out.stateDir = v.stateDir
     if (typeof v.agent === 'string' && v.agent.trim()) out.agent = v.agent
     if (typeof v.storeUrl === 'string' && v.storeUrl.trim()) out.storeUrl = v.storeUrl.trim()
+    if ((typeof v.journalRetention === 'string' && v.journalRetention.trim()) || typeof v.journalRetention === 'number') out.journalRetention = String(v.journalRetention).trim()
     return out
   } catch (error) {
     throw new ClawkitError(`clawkit settings ${file} are invalid: ${clause((error as Error).message)}. Fix or delete the file.`, {code: 'E_SETTINGS_INVALID'})

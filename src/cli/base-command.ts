@@ -141,6 +141,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return (await import('../fleet/pick.js')).pickHost(fleet, {host: f.host, agent: f.agent}, target)
   }
 
+  /** A warning on stderr, one line, under --json too (stdout keeps its one document; logs go to stderr). */
+  protected warnLine(text: string): void {
+    process.stderr.write(printableLines(`Warning: ${text}\n`))
+  }
+
   /**
    * Human output only: suppressed under --json so stdout stays one JSON document. The text quotes keys, ids and
    * targets from files and flags, so control and invisible characters (bidi overrides, zero-width) are made visible.

@@ -22,6 +22,7 @@ import StoreExport from '../commands/store/export.js'
 import StoreInfo from '../commands/store/info.js'
 import StoreVerify from '../commands/store/verify.js'
 import Sync from '../commands/sync.js'
+import Undo from '../commands/undo.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
@@ -61,6 +62,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'store:info': StoreInfo,
   'store:verify': StoreVerify,
   sync: Sync,
+  undo: Undo,
 }
 
 /**

@@ -1,6 +1,7 @@
 // `sessions reset`: OpenClaw's reset semantics (new sessionId, archived transcript, metadata kept, counters cleared).
 import {resolveWorkspaceDir} from '../config/config.js'
 import {ClawkitError, ExitCode, NotFoundError} from '../errors.js'
+import {runJournaled} from '../store/journal.js'
 import {isSafeSessionId} from '../store/session-id.js'
 import type {OpenClawState} from '../store/state.js'
 import {WHERE_TEXT} from './lineage.js'
@@ -15,6 +16,8 @@ export interface SessionsResetResult {
   /** Where the old transcript went (`<file>.reset.<ts>`), or null when there was none on disk. */
   archivedTranscript: string | null
   sessionFile: string
+  /** The journal entry that records the reset (`clawkit undo <id>` reverses it); null with --no-journal. */
+  journal: string | null
 }
 
 /** The `sessions reset --dry-run --json` document: what a reset would do, decided from the store as it is now. */
@@ -70,10 +73,12 @@ export async function planReset(state: OpenClawState, target: string, opts: {age
 }
 
 /** The store does the reset, with its lock order and its retries when other writers rotate the session meanwhile. */
-export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date} = {}): Promise<SessionsResetResult> {
+export async function resetSession(state: OpenClawState, target: string, opts: {agent?: string; now?: Date; noJournal?: boolean} = {}): Promise<SessionsResetResult> {
   const s = await resolveForReset(state, target, opts.agent)
   state.assertWritable(s.agentId)
   const cwd = resolveWorkspaceDir(state.stateDir, state.config, s.agentId, state.env)
-  const done = await state.storeFor(s.ref).reset(s.key, {now: opts.now, cwd})
-  return {key: s.key, agentId: s.agentId, previousSessionId: done.previousSessionId, sessionId: done.sessionId, archivedTranscript: done.archivedTranscript, sessionFile: done.sessionFile}
+  const {result: done, journal} = await runJournaled({env: state.env, stateDir: state.stateDir, action: 'reset', command: `sessions reset ${s.key}${opts.agent ? ` --agent ${s.agentId}` : ''}`, summary: `reset ${s.key}`, noJournal: opts.noJournal}, (entry) =>
+    state.storeFor(s.ref).reset(s.key, {now: opts.now, cwd, journal: entry}),
+  )
+  return {key: s.key, agentId: s.agentId, previousSessionId: done.previousSessionId, sessionId: done.sessionId, archivedTranscript: done.archivedTranscript, sessionFile: done.sessionFile, journal: journal?.id ?? null}
 }

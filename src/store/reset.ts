@@ -5,6 +5,7 @@ import {findEntryIn} from './entry-lookup.js'
 import {archiveTimestamp} from './fs-util.js'
 import {randomUUID} from './random-id.js'
 import {transcriptFileName} from './session-id.js'
+import type {JournalEntry} from './journal.js'
 import type {TranscriptHeader} from './transcript-types.js'
 import type {FoundEntry, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStoreData, TranscriptRef} from './types.js'
 
@@ -75,7 +76,8 @@ export interface ResetBackend {
   transcriptPresent(t: TranscriptRef): boolean
   /** The locator of the new transcript, named after the old one (topic suffix, fork prefix). */
   renamedFor(old: TranscriptRef, oldId: string, newId: string): string
-  update<T>(mutator: (data: SessionStoreData) => T | Promise<T>): Promise<T>
+  /** The index rewrite; with `journal`, recorded in it ahead of the write. */
+  update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, journal?: {entry: JournalEntry; label: string}): Promise<T>
   /** Run `fn` holding the transcript lock of this locator. */
   lockTranscript<T>(locator: string, fn: () => Promise<T>): Promise<T>
   /** Write a header-only transcript unless one exists already. */
@@ -84,6 +86,11 @@ export interface ResetBackend {
   archiveTranscript(locator: string, to: string): Promise<boolean>
   /** Refuse before any lock is taken (the file backend: a SQLite-era agent). */
   assertWritable?(): void
+  /**
+   * Record, ahead of them, the new transcript's creation and the old one's archive (a backend whose transcripts are
+   * files; the caller holds the old transcript's lock). Without it a journaled reset records the index alone.
+   */
+  journalMoves?(entry: JournalEntry, label: string, p: {created: string; header: TranscriptHeader; archived: {from: string; to: string}}): Promise<void>
 }
 
 function notFound(key: string): NotFoundError {
@@ -130,6 +137,7 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
   const firstGuess = b.transcriptOf(first.entry, key).locator
   return b.lockTranscript(firstGuess, async () => {
     const now = opts.now ?? new Date()
+    const label = `reset ${key}`
     const done = await b.update(async (data) => {
       // Re-resolve inside the lock: another writer may have reset or removed it meanwhile.
       const hit = findEntryIn(data, key)
@@ -148,7 +156,7 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
       if (hit.storedKey !== key) delete data[hit.storedKey]
       data[key] = resetEntry(entry, newId, newFile, now)
       return {previousSessionId, newId, newFile, oldTranscript: oldTranscript.locator}
-    })
+    }, opts.journal && {entry: opts.journal, label: `${label}: its index entry`})
     if (!done) return undefined
     // The old transcript is archived only once the index no longer points at it. Archiving first left a window where
     // a crash kept the old index row but moved its transcript away (the session then read as empty); in this order a
@@ -157,8 +165,10 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
     // Like the gateway's sessions.reset, the new id gets a header-only transcript: a row whose transcript is missing
     // is pruned by OpenClaw's `sessions cleanup --fix-missing`. Written after the index, so a crash in between leaves
     // a brand-new row without a file, which every reader already tolerates.
-    await b.createTranscript(done.newFile, makeHeader(done.newId, opts.cwd, now))
+    const header = makeHeader(done.newId, opts.cwd, now)
     const to = `${done.oldTranscript}.reset.${archiveTimestamp(now)}`
+    if (opts.journal && b.journalMoves) await b.lockTranscript(done.oldTranscript, () => b.journalMoves!(opts.journal!, `${label}: new transcript, old one archived`, {created: done.newFile, header, archived: {from: done.oldTranscript, to}}))
+    await b.createTranscript(done.newFile, header)
     const archived = await b.lockTranscript(done.oldTranscript, () => b.archiveTranscript(done.oldTranscript, to))
     return {key, previousSessionId: done.previousSessionId, sessionId: done.newId, archivedTranscript: archived ? to : null, sessionFile: done.newFile}
   })

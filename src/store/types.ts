@@ -1,5 +1,6 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
 import type {ContextRead} from './context-path.js'
+import type {JournalEntry, JournalStep} from './journal.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 
 export type TranscriptLocation =
@@ -211,6 +212,8 @@ export interface ResetOptions {
   now?: Date
   /** The header's cwd for the new transcript (the agent's workspace). */
   cwd: string
+  /** Record the reset in this journal entry, ahead of each of its writes (journal.ts). */
+  journal?: JournalEntry
 }
 
 /** Where a session of a key keeps its transcript. */
@@ -498,4 +501,24 @@ export interface SessionStore extends SessionReader {
    * old transcript archived as `<locator>.reset.<time>`. NotFoundError when there is no such session.
    */
   reset(key: string, opts: ResetOptions): Promise<ResetOutcome>
+  /**
+   * What a backend does for the journal (journal.ts) beyond writing it: replaying one of its steps toward either image.
+   * The file and SQLite stores have it; the in-memory twin (tests of the cores) has none.
+   */
+  readonly maintenance?: StoreMaintenance
+}
+
+/**
+ * A store's side of the journal and its undo (undo.ts composes it): each step kind is replayed by the backend that
+ * wrote it (`files` by the shared journal-files.ts, `index` by the JSON layout, `rows` by the SQLite store).
+ */
+export interface StoreMaintenance {
+  /** Why replaying `step` toward its `to` image would be refused now, one line each (empty: it would not). */
+  conflicts(step: JournalStep, to: 'before' | 'after', source: JournalEntry): Promise<string[]>
+  /**
+   * Move the store's part of `step` to its `to` image, under the backend's locks: nothing when it is there already,
+   * E_UNDO_CONFLICT (nothing changed) when it is in neither image. Bytes come from `source`'s blobs (or the entries it
+   * undoes); bytes leaving the store go to `keep`'s (removed when there is no keep: `--no-journal`).
+   */
+  replay(step: JournalStep, to: 'before' | 'after', source: JournalEntry, keep: JournalEntry | undefined): Promise<void>
 }

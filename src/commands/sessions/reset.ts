@@ -25,6 +25,7 @@ export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
     session: Flags.string({description: 'session key (same as the argument)', helpValue: '<key>'}),
     agent: Flags.string({description: 'agent whose store to search', helpValue: '<id>'}),
     'dry-run': Flags.boolean({description: 'show what would be reset and archived; change nothing'}),
+    'no-journal': Flags.boolean({description: 'do not record the reset in the journal (it then cannot be undone with clawkit undo)'}),
   }
 
   async run(): Promise<SessionsResetOutput> {
@@ -36,7 +37,8 @@ export default class SessionsReset extends BaseCommand<typeof SessionsReset> {
       for (const line of renderResetPlan(plan)) this.out(line)
       return plan
     }
-    const result = await resetSession(this.openState(), target, {agent: this.flags.agent})
+    if (this.flags['no-journal']) this.warnLine('--no-journal: this reset is not recorded, so "clawkit undo" cannot reverse it.')
+    const result = await resetSession(this.openState(), target, {agent: this.flags.agent, noJournal: this.flags['no-journal']})
     for (const line of renderReset(result)) this.out(line)
     return result
   }

@@ -1,6 +1,7 @@
 // The human output of `clawkit sessions reset`: its result as lines (the command prints each through its `out`, which
 // makes them terminal-safe line by line, as before these lines moved here).
 import type {SessionsResetPlan, SessionsResetResult} from '../../sessions/reset.js'
+import {journalLine} from '../journal.js'
 
 /**
  * A SQLite-era reset moves nothing: the old session keeps its window and events in the database, under the same
@@ -32,5 +33,6 @@ export function renderReset(result: SessionsResetResult): string[] {
       : result.archivedTranscript
         ? `Old transcript archived as ${result.archivedTranscript}`
         : 'There was no transcript on disk to archive.',
+    journalLine(result.journal),
   ]
 }

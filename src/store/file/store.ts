@@ -15,8 +15,12 @@ import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {renameForNewSessionId, type ResetBackend} from '../reset.js'
 import {isSafeSessionId, transcriptFileName} from '../session-id.js'
 import {transcriptTopicId} from '../session-key.js'
-import type {FoundEntry, IdempotencyHit, LockedTranscript, RawLineFilter, SessionEntry, SessionStore, SessionStoreData, StoreRef, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import {ABSENT, type FileImage, type FilesStep, hashBytes, type JournalEntry} from '../journal.js'
+import {fileImage, filesStepConflicts, replayFilesStep} from '../journal-files.js'
+import type {FoundEntry, IdempotencyHit, LockedTranscript, RawLineFilter, SessionEntry, SessionStore, SessionStoreData, StoreMaintenance, StoreRef, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {readTranscriptForContext} from './context-read.js'
+import {MAX_WHOLE_INDEX_BYTES, parseStoreText, readStoreFile, serializeStore, STORE_FILE, unreadableStore} from './index-text.js'
+import {indexConflicts, journaledIndexUpdate, replayIndex} from './journal.js'
 import {grepFileLines} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
 import {findIdempotencyKey} from './idempotency.js'
@@ -26,87 +30,7 @@ import {parseArchiveName, type LineageSource} from './lineage.js'
 import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isTranscriptFileName, resolveTranscriptPath, tailTranscript, TRANSCRIPT_FILE} from './transcript.js'
 
-/**
- * Exactly OpenClaw's serialization: JSON.stringify(store, null, 2), no trailing newline. JSON.parse reads arrays nested
- * hundreds of thousands deep, but JSON.stringify recurses and gives up after a few thousand levels ("Maximum call stack
- * size exceeded"); OpenClaw's own writer fails on such a row the same way. The row is named so that the user can fix
- * it: writers refuse (nothing is written) rather than drop a row they cannot write back.
- */
-export function serializeStore(data: SessionStoreData, file = 'sessions.json'): string {
-  try {
-    return JSON.stringify(data, null, 2)
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error
-    let row: string | undefined
-    for (const key of Object.keys(data)) {
-      try {
-        JSON.stringify(data[key])
-      } catch {
-        row = key
-        break
-      }
-    }
-    const which = row === undefined ? 'a row' : `the row ${JSON.stringify(row.length > 120 ? `${row.slice(0, 120)}…` : row)}`
-    throw new ClawkitError(`Cannot write ${file}: ${which} is nested too deeply to be written back as JSON (thousands of levels). Nothing was written. Remove or flatten that row by hand (its transcript is not affected).`, {code: 'E_STORE_TOO_DEEP', cause: error})
-  }
-}
-
-/** Parse sessions.json text; an unparseable or non-object file is a CorruptFileError, never an empty store. */
-export function parseStoreText(text: string, file: string): SessionStoreData {
-  // After a byte order mark OpenClaw 2026.4.27 reads the whole index as empty and overwrites it on its next save;
-  // clawkit reads past it, so that nothing treats a readable index as broken. A rewrite drops it (as OpenClaw's does).
-  text = stripBom(text)
-  // A 0-byte file is what a crash mid-write leaves behind (openclaw#77783); it holds no sessions but it is not a
-  // healthy store either, so it is reported rather than silently read as empty.
-  if (text.trim() === '') throw new CorruptFileError(file, 'the file is empty')
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    // V8 quotes the bytes around the error ("root:*:202"... is not valid JSON); the position is enough, and the quote
-    // would copy file content (control characters, secrets from a wrongly named file) into the message.
-    const detail = (error as Error).message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*is not valid JSON$/s, '')
-    throw new CorruptFileError(file, detail, jsonErrorPosition(text, error))
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new CorruptFileError(file, `the top level is ${Array.isArray(parsed) ? 'an array' : String(parsed === null ? 'null' : typeof parsed)}, expected an object of session entries`)
-  }
-  // The parsed object is fresh and ours: dropping its prototype costs nothing, where a copy into a new null-prototype
-  // object cost ~5 ms and as much again in garbage collection on a 10k-session index (sessions list's hot path).
-  // JSON.parse already made a "__proto__" key an own property; it stays one.
-  return Object.setPrototypeOf(parsed, null) as SessionStoreData
-}
-
-/**
- * The most a sessions.json read as a whole may hold: V8 cannot make a string much longer (2^29 - 24 characters), so a
- * larger index could not be parsed by OpenClaw either. Larger files in OpenClaw's layout are scanned in chunks.
- */
-export const MAX_WHOLE_INDEX_BYTES = 500 * 1024 * 1024
-
-/** Advice for a sessions.json path that is not a regular file. */
-const STORE_ADVICE = 'Point --store or session.store at a sessions.json file, or move this one out of the way (clawkit then sees no sessions).'
-
-export const STORE_FILE = {what: 'Session store', advice: STORE_ADVICE, maxBytes: MAX_WHOLE_INDEX_BYTES}
-
-/** EISDIR, EACCES, ENAMETOOLONG…: name the file and the reason instead of a bare errno message. */
-export function unreadableStore(file: string, error: unknown): ClawkitError {
-  // Already says which file and what to do.
-  if (error instanceof NotRegularFileError || error instanceof FileTooLargeError) return error
-  const e = error as NodeJS.ErrnoException
-  const why = e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : (e.code ?? e.message)
-  return new ClawkitError(`Cannot read session store ${file}: ${why}. Point --store or session.store at a sessions.json file.`, {code: 'E_STORE_UNREADABLE', cause: error})
-}
-
-export async function readStoreFile(file: string): Promise<{data: SessionStoreData; text?: string; exists: boolean}> {
-  let text: string
-  try {
-    text = (await readRegularFile(file, STORE_FILE)).toString('utf8')
-  } catch (error) {
-    if (isEnoent(error)) return {data: emptyStoreData(), exists: false}
-    throw unreadableStore(file, error)
-  }
-  return {data: parseStoreText(text, file), text, exists: true}
-}
+export * from './index-text.js'
 
 /** Stores below this size are simply parsed whole; above it a key lookup scans for the one entry. */
 const FAST_LOOKUP_MIN_BYTES = 1024 * 1024
@@ -320,6 +244,49 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
     return readTranscriptSince(t.locator, mark)
   }
 
+  /** update() recorded in a journal entry ahead of the write (file/journal.ts). */
+  journaledUpdate<T>(mutator: (data: SessionStoreData) => T | Promise<T>, entry: JournalEntry | undefined, label: string, opts: UpdateOptions = {}): Promise<T> {
+    this.refuseSqliteEra()
+    return journaledIndexUpdate({file: this.ref.path, agentId: this.ref.agentId, label, entry, lockTimeoutMs: opts.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS}, async (data) => {
+      this.refuseSqliteEra()
+      return mutator(data)
+    })
+  }
+
+  /** Record a files step: each path from what it is now to `after`, under these transcripts' locks. */
+  async recordFiles(entry: JournalEntry, label: string, files: {path: string; after: FileImage | 'same-as'; sameAs?: string}[], locks: string[]): Promise<FilesStep> {
+    const now = new Map<string, FileImage>()
+    for (const f of files) now.set(f.path, await fileImage(f.path))
+    for (const f of files) if (f.sameAs && !now.has(f.sameAs)) now.set(f.sameAs, await fileImage(f.sameAs))
+    const out = files.map((f) => ({path: f.path, before: now.get(f.path)!, after: f.after === 'same-as' ? now.get(f.sameAs!)! : f.after}))
+    return (await entry.record({kind: 'files', agentId: this.ref.agentId, store: this.ref.path, label, files: out, locks})) as FilesStep
+  }
+
+  /** A reset's file moves, recorded before they happen: the new header-only transcript, the old one to its archive. */
+  private async journalMoves(entry: JournalEntry, label: string, p: {created: string; header: object; archived: {from: string; to: string}}): Promise<void> {
+    const text = `${JSON.stringify(p.header)}\n`
+    const created: FileImage = {exists: true, sha256: hashBytes(text), size: Buffer.byteLength(text), mode: FILE_MODE, mtimeMs: Date.now()}
+    const old = await fileImage(p.archived.from)
+    const existing = await fileImage(p.created)
+    const files: {path: string; after: FileImage | 'same-as'; sameAs?: string}[] = [{path: p.created, after: existing.exists ? existing : created}]
+    if (old.exists && p.archived.from !== p.created) files.push({path: p.archived.from, after: ABSENT}, {path: p.archived.to, after: 'same-as', sameAs: p.archived.from})
+    await this.recordFiles(entry, label, files, [p.archived.from, p.created])
+  }
+
+  /** The journal's replays of this layout: its files and its index. */
+  readonly maintenance: StoreMaintenance = {
+    conflicts: async (step, to) => {
+      if (step.kind === 'files') return filesStepConflicts(step, to)
+      if (step.kind === 'index') return (await indexConflicts(step, to)).map((c) => `${step.label}: ${c.reason}`)
+      throw new ClawkitError(`A ${step.kind} step is not the JSON layout's to replay.`, {code: 'E_INTERNAL'})
+    },
+    replay: async (step, to, source, keep) => {
+      if (step.kind === 'files') return replayFilesStep(step, to, source, keep)
+      if (step.kind === 'index') return replayIndex(step, to, source, keep)
+      throw new ClawkitError(`A ${step.kind} step is not the JSON layout's to replay.`, {code: 'E_INTERNAL'})
+    },
+  }
+
   protected resetBackend(): ResetBackend {
     return {
       findEntry: (key) => this.findEntry(key),
@@ -332,8 +299,9 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
         }
       },
       renamedFor: (old, oldId, newId) => path.join(this.sessionsDir, renameForNewSessionId(path.basename(old.locator), oldId, newId)),
-      update: (mutator) => this.update(mutator),
+      update: (mutator, journal) => (journal ? this.journaledUpdate(mutator, journal.entry, journal.label) : this.update(mutator)),
       lockTranscript: (file, fn) => withLock(file, fn),
+      journalMoves: (entry, label, p) => this.journalMoves(entry, label, p),
       // 0600, and never over a transcript someone else created meanwhile.
       createTranscript: async (file, header) => {
         await fsp.writeFile(file, `${JSON.stringify(header)}\n`, {flag: 'wx', mode: FILE_MODE}).catch((error: NodeJS.ErrnoException) => {

@@ -19,6 +19,8 @@ export interface SqlStatement {
   get(...params: SqlValue[]): Record<string, SqlValue> | undefined
   run(...params: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
   iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>
+  /** INTEGER values as bigint (the journal keeps every stored value exactly). */
+  setReadBigInts(enabled: boolean): void
 }
 export type SqlValue = null | number | bigint | string | Uint8Array
 export interface SqlDatabase {

@@ -14,7 +14,8 @@ import {emptyStoreData} from '../index-data.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import type {JournalEntry, RowScope, RowsStep} from '../journal.js'
+import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreMaintenance, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {appendChained, appendEvents, appendEventsTx, chainNew, currentLeaf, findIdempotencyKey} from './append.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {readSessionForContext} from './context.js'
@@ -23,8 +24,11 @@ import {writeEntryChangesTx} from './entry-rows.js'
 import {lazyEntries} from './lazy-entries.js'
 import {assertNoGatewayOwner} from './ownership.js'
 import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {captureRows, describeRowDifference, type RowImage, rowImageHash, writeRowImage} from './journal.js'
 import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
-import {planSessionReset, resetSession, SQLITE_HEADER_VERSION} from './write.js'
+import {planSessionReset, resetSession, resetSessionTx, SQLITE_HEADER_VERSION} from './write.js'
+import {randomUUID} from '../random-id.js'
+import {filesStepConflicts, replayFilesStep} from '../journal-files.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -551,7 +555,13 @@ export class SqliteSessionStore implements SessionStore {
       const id = currentId()
       done = await this.sessionLock(id, async () => {
         if (currentId() !== id) return undefined
-        return resetSession(this.w, {agentId: this.ref.agentId, key: k, now: opts.now, cwd: opts.cwd})
+        if (!opts.journal) return resetSession(this.w, {agentId: this.ref.agentId, key: k, now: opts.now, cwd: opts.cwd})
+        // Journaled: the rows of the key and of both sessions, before and after, recorded before the commit.
+        const newSessionId = randomUUID()
+        return this.journaledWrite({scope: {keys: [k], sessionIds: [id, newSessionId].sort()}, label: `reset ${k}`, entry: opts.journal}, (db) => {
+          const out = resetSessionTx(db, {agentId: this.ref.agentId, key: k, now: opts.now, cwd: opts.cwd, newSessionId})
+          return out
+        })
       })
       if (!done && round >= 50) {
         throw new ClawkitError(`Session ${k} changed 50 times while this reset waited for its lock; nothing was reset.`, {code: 'E_SESSION_ROTATING', suggestions: ['Run the command again once other writers (sessions reset, OpenClaw) are done.']})
@@ -565,5 +575,89 @@ export class SqliteSessionStore implements SessionStore {
       archivedTranscript: kept ? sqliteLocator(this.ref.path, done.previousSessionId) : null,
       sessionFile: sqliteLocator(this.ref.path, done.sessionId),
     }
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // The journal's part (sqlite/journal.ts): a write whose rows are captured before and after inside its transaction,
+  // recorded before it commits, and the replay of such a step in either direction.
+
+  /** The journal's replays of this store: its rows, and the archive files it publishes beside the database. */
+  readonly maintenance: StoreMaintenance = {
+    conflicts: async (step, to, source) => {
+      if (step.kind === 'files') return filesStepConflicts(step, to)
+      if (step.kind === 'rows') return this.rowConflicts(step, to, source)
+      throw new ClawkitError(`A ${step.kind} step is not the SQLite store's to replay.`, {code: 'E_INTERNAL'})
+    },
+    replay: async (step, to, source, keep) => {
+      if (step.kind === 'files') return replayFilesStep(step, to, source, keep)
+      if (step.kind === 'rows') return this.replayRows(step, to, source)
+      throw new ClawkitError(`A ${step.kind} step is not the SQLite store's to replay.`, {code: 'E_INTERNAL'})
+    },
+  }
+
+  /** Run `fn` holding clawkit's locks of these sessions (sorted, so two writers never wait on each other). */
+  private async withSessionLocks<T>(ids: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const sorted = [...new Set(ids)].sort()
+    const next = (i: number): Promise<T> => (i >= sorted.length ? fn() : this.sessionLock(sorted[i], () => next(i + 1)))
+    return next(0)
+  }
+
+  /**
+   * One BEGIN IMMEDIATE transaction under the sessions' locks. With a journal entry, every row of `scope` is captured
+   * before `fn` and after it, both kept as blobs and the step recorded (synced) before COMMIT: a crash before the
+   * commit leaves the rows in the before image, after it in the after image, and the journal knows both.
+   */
+  async journaledWrite<T>(p: {scope: RowScope; label: string; entry?: JournalEntry; onWait?: TranscriptLockOptions['onWait']}, fn: (db: SqlDatabase) => T): Promise<T> {
+    return this.withSessionLocks(p.scope.sessionIds, () =>
+      this.updateLock.run(this.ref.path, () => {
+        const h = this.w
+        return immediateAsync(
+          h,
+          async () => {
+            const before = p.entry ? captureRows(h.db, p.scope) : undefined
+            const result = fn(h.db)
+            if (p.entry && before) {
+              const after = captureRows(h.db, p.scope)
+              const b = await p.entry.putBlob(JSON.stringify(before))
+              const a = await p.entry.putBlob(JSON.stringify(after))
+              await p.entry.record({kind: 'rows', agentId: this.ref.agentId, store: this.ref.path, label: p.label, scope: p.scope, before: {blob: b, hash: rowImageHash(before)}, after: {blob: a, hash: rowImageHash(after)}})
+            }
+            return result
+          },
+          this.waitFor(p.onWait),
+        )
+      }),
+    )
+  }
+
+  /** Why a replay of this step to `to` would be refused now (empty: it would not). */
+  async rowConflicts(step: RowsStep, to: 'before' | 'after', entry: JournalEntry): Promise<string[]> {
+    const now = this.snap((db) => captureRows(db, step.scope))
+    const hash = rowImageHash(now)
+    if (hash === step.before.hash || hash === step.after.hash) return []
+    const leaving = JSON.parse((await entry.readBlob((to === 'before' ? step.after : step.before).blob)).toString('utf8')) as RowImage
+    return [`${step.label}: the rows of ${step.scope.keys.join(', ') || step.scope.sessionIds.join(', ')} changed since (${describeRowDifference(now, leaving).join('; ')})`]
+  }
+
+  /** Move the step's rows to its `to` image in one transaction (nothing when they are there already); refused when they match neither image. */
+  async replayRows(step: RowsStep, to: 'before' | 'after', entry: JournalEntry): Promise<void> {
+    const want = JSON.parse((await entry.readBlob((to === 'before' ? step.before : step.after).blob)).toString('utf8')) as RowImage
+    const leaving = JSON.parse((await entry.readBlob((to === 'before' ? step.after : step.before).blob)).toString('utf8')) as RowImage
+    const wantHash = to === 'before' ? step.before.hash : step.after.hash
+    const leavingHash = to === 'before' ? step.after.hash : step.before.hash
+    await this.withSessionLocks(step.scope.sessionIds, () =>
+      this.updateLock.run(this.ref.path, () => {
+        const h = this.w
+        return immediateAsync(h, () => {
+          const now = captureRows(h.db, step.scope)
+          const hash = rowImageHash(now)
+          if (hash === wantHash) return
+          if (hash !== leavingHash) {
+            throw new ClawkitError(`Cannot undo ${step.label}: the rows of ${step.scope.keys.join(', ') || step.scope.sessionIds.join(', ')} changed since (${describeRowDifference(now, leaving).join('; ')}). Nothing was changed.`, {code: 'E_UNDO_CONFLICT'})
+          }
+          writeRowImage(h.db, step.scope, now, want, leaving)
+        })
+      }),
+    )
   }
 }

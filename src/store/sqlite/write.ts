@@ -126,17 +126,20 @@ export interface SqliteResetOutcome {
 
 /** clawkit's reset on a SQLite store, in one transaction (see DECISION at the top). */
 export function resetSession(h: Pick<OpenedDb, 'db' | 'path'>, p: ResetParams): SqliteResetOutcome {
+  return immediateWrite(h, () => resetSessionTx(h.db, p), p.wait)
+}
+
+/** `resetSession` inside the caller's transaction (a journaled write captures its rows around it). */
+export function resetSessionTx(db: SqlDatabase, p: ResetParams): SqliteResetOutcome {
   const now = p.now ?? new Date()
   const newId = p.newSessionId ?? randomUUID()
-  return immediateWrite(h, () => {
-    const node = readNodeTx(h.db, p.key)
-    if (!node || node.entryValid !== 1) throw new NotFoundError(`Session not found: ${p.key}`, 'E_SESSION_NOT_FOUND')
-    const previousSessionId = node.entry.sessionId
-    if (h.db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(newId)) throw writeError(`Session id ${newId} is taken already; nothing was written.`, 'E_SESSION_EXISTS')
-    const entry = writeEntryTx(h.db, {agentId: p.agentId, key: p.key, entry: resetSqliteEntry(node.entry, newId, now)})
-    appendEventsTx(h.db, newId, [makeSqliteHeader(newId, p.cwd, now)], {now: now.getTime(), strict: true})
-    return {key: p.key, previousSessionId, sessionId: newId, entry}
-  }, p.wait)
+  const node = readNodeTx(db, p.key)
+  if (!node || node.entryValid !== 1) throw new NotFoundError(`Session not found: ${p.key}`, 'E_SESSION_NOT_FOUND')
+  const previousSessionId = node.entry.sessionId
+  if (db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(newId)) throw writeError(`Session id ${newId} is taken already; nothing was written.`, 'E_SESSION_EXISTS')
+  const entry = writeEntryTx(db, {agentId: p.agentId, key: p.key, entry: resetSqliteEntry(node.entry, newId, now)})
+  appendEventsTx(db, newId, [makeSqliteHeader(newId, p.cwd, now)], {now: now.getTime(), strict: true})
+  return {key: p.key, previousSessionId, sessionId: newId, entry}
 }
 
 // The write side's primitives, from the files they live in (see the top of this file).

@@ -1,0 +1,151 @@
+// Files in a journal step (journal.ts): what a file is now as an image, and moving a set of files from one image to
+// another (a forward change or its undo) with every move atomic and every removed byte kept in the journal first.
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {ClawkitError, ExitCode} from '../errors.js'
+import {ensurePrivateDir, isEnoent} from './fs-util.js'
+import {ABSENT, type FileImage, type FilesStep, hashFile, type JournalEntry} from './journal.js'
+import {withLock} from './lock.js'
+import {randomUUID} from './random-id.js'
+
+/** The image of one path now: absent, or a regular file's hash, size, mode and mtime. A link or a directory throws. */
+export async function fileImage(file: string): Promise<FileImage> {
+  let st: fs.Stats
+  try {
+    st = await fsp.lstat(file)
+  } catch (error) {
+    if (isEnoent(error)) return ABSENT
+    throw error
+  }
+  if (!st.isFile()) throw new Error(`${file} is not a regular file (a link, a directory or a device); clawkit does not move it`)
+  const {sha256, size} = await hashFile(file)
+  return {exists: true, sha256, size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs}
+}
+
+/** Whether two images describe the same content (mode and mtime are restored, not compared: chmod is no conflict). */
+export function sameContent(a: FileImage, b: FileImage): boolean {
+  return a.exists === b.exists && (!a.exists || (b.exists && a.sha256 === b.sha256))
+}
+
+export interface FileMove {
+  path: string
+  from: FileImage
+  to: FileImage
+}
+
+/** One path that is in neither image: the store moved on, and what it holds now. */
+export interface FileConflict {
+  path: string
+  now: FileImage
+  want: FileImage
+}
+
+/**
+ * Which of `moves` are neither in their `from` nor already in their `to` image (the caller refuses on any). A path
+ * already in its `to` image is a move a crash left done.
+ */
+export async function fileConflicts(moves: readonly FileMove[]): Promise<FileConflict[]> {
+  const out: FileConflict[] = []
+  for (const m of moves) {
+    const now = await fileImage(m.path).catch(() => undefined)
+    if (!now) {
+      out.push({path: m.path, now: ABSENT, want: m.to})
+      continue
+    }
+    if (!sameContent(now, m.from) && !sameContent(now, m.to)) out.push({path: m.path, now, want: m.to})
+  }
+  return out
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, 'r').catch(() => undefined)
+  await fh?.sync().catch(() => {})
+  await fh?.close().catch(() => {})
+}
+
+async function setMeta(file: string, img: FileImage): Promise<void> {
+  if (!img.exists) return
+  await fsp.chmod(file, img.mode)
+  const t = new Date(img.mtimeMs)
+  await fsp.utimes(file, t, t)
+}
+
+/**
+ * Move every path from its `from` to its `to` image (the caller checked fileConflicts and holds the locks). Content
+ * that leaves a path goes to another path of the set that wants it (a rename: `x.jsonl` to `x.jsonl.deleted.<ts>`) or
+ * into `entry`'s blobs; content a path needs comes from such a rename or from a copy of a blob (this entry's or one of
+ * the entries it undoes). With no entry (`--no-journal`), content that leaves the store is removed. Mode and mtime are set back with
+ * the content: OpenClaw ages archives and artifacts by them. Paths already in their `to` image are left alone.
+ */
+export async function applyFileMoves(moves: readonly FileMove[], entry: JournalEntry | undefined, source: JournalEntry | undefined = entry): Promise<void> {
+  const state = new Map<string, FileImage>()
+  for (const m of moves) state.set(m.path, await fileImage(m.path))
+  const pending = moves.filter((m) => !sameContent(state.get(m.path)!, m.to))
+  // Renames first: content that only changes its name never leaves the state dir (an archive of a transcript).
+  for (const m of pending) {
+    if (!m.to.exists) continue
+    if (sameContent(state.get(m.path)!, m.to)) continue
+    const source = pending.find((s) => s !== m && s.path !== m.path && sameContent(state.get(s.path)!, m.to) && !sameContent(s.to, m.to))
+    if (!source || state.get(m.path)!.exists) continue
+    await ensurePrivateDir(path.dirname(m.path))
+    await fsp.rename(source.path, m.path)
+    await fsyncDir(path.dirname(m.path))
+    if (path.dirname(source.path) !== path.dirname(m.path)) await fsyncDir(path.dirname(source.path))
+    await setMeta(m.path, m.to)
+    state.set(m.path, m.to)
+    state.set(source.path, ABSENT)
+  }
+  // Then content leaving a path: kept in the journal before the path changes.
+  for (const m of pending) {
+    const now = state.get(m.path)!
+    if (!now.exists || sameContent(now, m.to)) continue
+    if (entry) await entry.takeFile(m.path, now.sha256)
+    else await fsp.rm(m.path, {force: true})
+    state.set(m.path, ABSENT)
+  }
+  // Last, content a path needs from the journal: written beside it and renamed into place.
+  for (const m of pending) {
+    if (!m.to.exists || sameContent(state.get(m.path)!, m.to)) continue
+    const blob = source ? await source.findBlob(m.to.sha256) : undefined
+    if (!blob) throw new Error(`the journal no longer holds the bytes of ${m.path} (${m.to.sha256.slice(0, 12)})`)
+    await ensurePrivateDir(path.dirname(m.path))
+    const tmp = `${m.path}.${randomUUID()}.tmp`
+    try {
+      // Copied, not moved: the journal keeps the bytes, so this move can itself be undone (the undo is journaled).
+      await fsp.copyFile(blob, tmp)
+      const fh = await fsp.open(tmp, 'r+')
+      await fh.sync()
+      await fh.close()
+      await setMeta(tmp, m.to)
+      await fsp.rename(tmp, m.path)
+      await fsyncDir(path.dirname(m.path))
+    } finally {
+      await fsp.rm(tmp, {force: true}).catch(() => {})
+    }
+    state.set(m.path, m.to)
+  }
+}
+
+/** A files step's moves toward `to` (the image it goes back to on undo, `before`; or forward again, `after`). */
+export function movesOf(step: FilesStep, to: 'before' | 'after'): FileMove[] {
+  return step.files.map((f) => (to === 'before' ? {path: f.path, from: f.after, to: f.before} : {path: f.path, from: f.before, to: f.after}))
+}
+
+/** Why replaying a files step to `to` would be refused now, one line per path that is in neither image. */
+export async function filesStepConflicts(step: FilesStep, to: 'before' | 'after'): Promise<string[]> {
+  return (await fileConflicts(movesOf(step, to))).map((c) => `${step.label}: ${c.path} ${c.now.exists ? 'holds other content now' : 'is gone'} (the journal has ${c.want.exists ? 'its content' : 'it absent'})`)
+}
+
+/** Replay a files step to `to` under its transcripts' locks (OpenClaw's protocol), refused when a path is in neither image. */
+export async function replayFilesStep(step: FilesStep, to: 'before' | 'after', source: JournalEntry, keep: JournalEntry | undefined): Promise<void> {
+  const run = async () => {
+    const conflicts = await filesStepConflicts(step, to)
+    if (conflicts.length > 0) throw new ClawkitError(`Cannot undo: ${conflicts.join('; ')}. Nothing was changed.`, {code: 'E_UNDO_CONFLICT', exitCode: ExitCode.failure})
+    await applyFileMoves(movesOf(step, to), keep, source)
+  }
+  const locks = [...new Set(step.locks ?? [])].sort()
+  const next = (i: number): Promise<void> => (i >= locks.length ? run() : withLock(locks[i], () => next(i + 1)))
+  await next(0)
+}
