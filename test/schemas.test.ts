@@ -18,6 +18,7 @@ import type {SessionsUsageResult} from '../src/commands/sessions/usage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
 import type {StatusResult} from '../src/status/status.js'
+import type {UndoListResult, UndoPlan, UndoPruneResult, UndoResult} from '../src/commands/undo.js'
 import {type AgentEnv, setup as setupAgent} from './e2e/agent/setup.js'
 import {COMPACTION, copyFixture, json, runCli, TWO_AGENTS} from './support/cli.js'
 import {expectValidFollowLines, startFollow} from './support/follow.js'
@@ -142,6 +143,17 @@ describe('every --json document validates against its schema', () => {
     const fresh = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--json'), 'sessions-history')
     expect(fresh.sessionId).toBe(done.sessionId)
     expect(expectError(await run('sessions', 'reset', '--json'), 'sessions-reset').code).toBe('E_MISSING_SESSION')
+  })
+
+  it('undo: --list, --dry-run, the undo of that reset, --prune, and nothing left to undo', async () => {
+    const list = expectDoc<UndoListResult>(await run('undo', '--list', '--json'), 'undo')
+    expect(list.entries[0]).toMatchObject({action: 'reset', status: 'applied'})
+    expect(expectDoc<UndoPlan>(await run('undo', '--dry-run', '--json'), 'undo').conflicts).toEqual([])
+    // Undone and applied again, so that the next cases still see the reset of the work key.
+    const undone = expectDoc<UndoResult>(await run('undo', '--json'), 'undo')
+    expectDoc<UndoResult>(await run('undo', undone.journal!, '--json'), 'undo')
+    expect(expectDoc<UndoPruneResult>(await run('undo', '--prune', '--json'), 'undo').pruned).toEqual([])
+    expect(expectError(await run('undo', '20000101-000000-0000', '--json'), 'undo').code).toBe('E_JOURNAL_NOT_FOUND')
   })
 
   it('sessions lineage and export: the work key after its reset (an archive and the live one), history --include-archived, an export to a file, and failures', async () => {
