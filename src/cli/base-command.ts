@@ -1,9 +1,12 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
+import {CommandCatalog} from '../catalog/index.js'
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
 import {FleetState} from '../fleet/state.js'
 import {stripAnsi} from '../render/ansi.js'
+import {catalogProgressLine} from '../render/catalog-progress.js'
+import {wrapHanging} from '../render/fit.js'
 import {redactDeep, redactText} from '../render/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
@@ -76,6 +79,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async finally(err: Error | undefined): Promise<unknown> {
     if (!err) ranCommandId = this.id
     // SQLite-era stores keep one connection each for the command; it ends here, success or not.
+    for (const c of this.catalogs.splice(0)) c.close()
     for (const s of this.states.splice(0)) s.close()
     for (const f of this.fleets.splice(0)) await f.close()
     return super.finally(err)
@@ -97,6 +101,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private readonly fleets: FleetState[] = []
+
+  private readonly catalogs: CommandCatalog[] = []
+
+  /**
+   * The local catalog of the state (src/catalog/), opened on first use and closed with the command. Its notices (why it
+   * cannot be used) go to stderr, never stdout; its first build shows its progress on a terminal's stderr.
+   */
+  protected catalog(state: OpenClawState): CommandCatalog {
+    const progress = catalogProgressLine()
+    const c = new CommandCatalog(
+      state,
+      (line) => {
+        progress?.done()
+        // On a terminal the notice wraps to its width, as every other line of prose does.
+        const width = process.stderr.isTTY ? (process.stderr.columns ?? 0) : 0
+        process.stderr.write(`${(width > 20 ? wrapHanging('', '  ', line, width) : [line]).join('\n')}\n`)
+      },
+      progress ? {onProgress: (p) => progress.onProgress(p), onDone: () => progress.done()} : {},
+    )
+    this.catalogs.push(c)
+    return c
+  }
 
   /**
    * The fleet replica named by --store-url, connected for the command (closed at its end). A state dir flag beside it

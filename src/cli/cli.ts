@@ -7,6 +7,7 @@ import Autocomplete from '../commands/autocomplete/index.js'
 import AutocompleteCreate from '../commands/autocomplete/create.js'
 import AutocompleteScript from '../commands/autocomplete/script.js'
 import Doctor from '../commands/doctor.js'
+import Index from '../commands/index.js'
 import MessageSend from '../commands/message/send.js'
 import Sessions from '../commands/sessions/index.js'
 import SessionsExport from '../commands/sessions/export.js'
@@ -44,6 +45,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'autocomplete:script': AutocompleteScript,
   help: helpCommands.help,
   doctor: Doctor,
+  index: Index,
   'message:send': MessageSend,
   sessions: Sessions,
   'sessions:export': SessionsExport,

@@ -6,7 +6,7 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import type {AgentSession, RawLineFilter, SessionStore, SessionWhere, TranscriptLine} from '../store/types.js'
+import type {AgentSession, LineSpan, RawLineFilter, SessionStore, SessionWhere, TranscriptLine} from '../store/types.js'
 import {requiredLiterals} from './regex-literals.js'
 import {parseWhen} from './usage.js'
 
@@ -49,7 +49,11 @@ export interface SearchHit {
   line: number
 }
 
-export type SearchEngine = 'fts' | 'scan'
+/**
+ * How a transcript was searched: `catalog` (clawkit's local catalog named the stretches that may hold a hit, which were
+ * read and checked), `fts` (OpenClaw's own index, SQLite era), `scan` (every line read).
+ */
+export type SearchEngine = 'catalog' | 'fts' | 'scan'
 
 /** The `sessions search --json` document. */
 export interface SessionsSearchResult {
@@ -64,10 +68,10 @@ export interface SessionsSearchResult {
   until: string | null
   agents: string[]
   includeArchived: boolean
-  /** How the hits were found: OpenClaw's full-text index (SQLite era, where it covers the query), a scan, or both. */
+  /** How the hits were found: the local catalog, OpenClaw's full-text index (SQLite era, where it covers the query), a scan, or several. */
   engine: SearchEngine | 'mixed'
   /** Per agent: the engine and how many transcripts each searched. */
-  stores: {agentId: string; engine: SearchEngine | 'mixed'; fts: number; scan: number}[]
+  stores: {agentId: string; engine: SearchEngine | 'mixed'; catalog: number; fts: number; scan: number}[]
   /** Transcripts searched. */
   transcripts: number
   /** Hits found; `hits` holds the newest `limit` of them. */
@@ -99,10 +103,24 @@ export interface SearchOptions {
   includeArchived?: boolean
   limit?: string
   now?: Date
-  /** Never use a store's full-text index: read every line. */
+  /** Never use a full-text index (the local catalog's, OpenClaw's, the replica's): read every line. */
   scan?: boolean
   /** Transcripts searched at once. */
   concurrency?: number
+  /** The local catalog, when the command has one: it narrows what is read (never the fleet replica's hosts). */
+  index?: SearchIndex
+}
+
+/**
+ * A local index that narrows a search without changing its answer (clawkit's catalog, src/catalog/): an agent's listing
+ * as allSessions() gives it now, and for a query built from the pattern, the stretches of each transcript that may hold
+ * a hit (LineSpan), read back through the store and judged here like any other line. A transcript it has no entry for
+ * is read whole; one it has an entry but no spans for holds no hit.
+ */
+export interface SearchIndex {
+  query(pattern: string, opts: {regex?: boolean; ignoreCase: boolean}): string | undefined
+  view(agentId: string, store: SessionStore): Promise<{sessions: AgentSession[]; ids: ReadonlyMap<string, number>} | undefined>
+  spans(view: {sessions: AgentSession[]; ids: ReadonlyMap<string, number>}, query: string): ReadonlyMap<string, LineSpan[]> | undefined
 }
 
 /** A searchable text of an entry. */
@@ -346,6 +364,8 @@ interface Target {
   session: AgentSession
   /** Its candidate lines, when the store's content index handed them over (contentCandidates). */
   lines?: TranscriptLine[]
+  /** The stretches the local catalog says may hold a hit (none: nothing to read). */
+  spans?: LineSpan[]
 }
 
 /** The newest hits first; ties by host, agent, session and position, so a run's order never depends on read timing. */
@@ -400,18 +420,24 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
 
   const targets: Target[] = []
   let narrowed = false
+  // The local catalog (a local state dir only): its query, when the pattern gives one (three usable characters).
+  const indexQuery = !opts.scan && opts.index ? opts.index.query(pattern, {regex: opts.regex, ignoreCase: matcher.ignoreCase}) : undefined
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
     const candidates = !opts.scan && matcher.filter && store.contentCandidates ? await store.contentCandidates(matcher.filter, SEARCH_TEXT_VERSION) : undefined
     if (candidates) narrowed = true
-    for (const session of await store.allSessions()) {
+    const view = indexQuery !== undefined && host === undefined ? await opts.index!.view(agentId, store) : undefined
+    const spans = view ? opts.index!.spans(view, indexQuery!) : undefined
+    for (const session of view && spans ? view.sessions : await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue
       if (!session.transcript.exists) continue
       if (wantKey !== undefined && (session.key === null || normalizeSessionKey(session.key) !== wantKey)) continue
       if (candidates && !candidates.sessions.has(session.sessionId)) continue
       const lines = candidates?.lines?.get(session.sessionId)
-      targets.push({agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {})})
+      // Covered by the catalog: only its spans are read (none: nothing is); a transcript it does not cover is read whole.
+      const own = view && spans && view.ids.has(session.transcript.locator) ? {spans: spans.get(session.transcript.locator) ?? []} : {}
+      targets.push({agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {}), ...own})
     }
   }
 
@@ -466,8 +492,13 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
   }
 
   const tokens = opts.scan ? undefined : indexTokens(pattern, {regex: opts.regex, word: opts.word, role})
-  const engines = new Map<string, {fts: number; scan: number}>(agents.map((a) => [a, {fts: 0, scan: 0}]))
+  const engines = new Map<string, {catalog: number; fts: number; scan: number}>(agents.map((a) => [a, {catalog: 0, fts: 0, scan: 0}]))
   const scanOne = async (t: Target) => {
+    if (t.spans) {
+      if (t.spans.length > 0) for await (const l of t.store.grepSpans!(t.session.transcript, t.spans, matcher.filter)) searchLine(t, l)
+      engines.get(t.agentId)!.catalog++
+      return
+    }
     // The store's index already gave every line of this transcript that could hold a hit.
     if (t.lines) {
       for (const l of t.lines) searchLine(t, l)
@@ -498,9 +529,9 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
   if (limit !== undefined) kept = kept.slice(0, limit)
   const stores = agents.map((agentId) => {
     const n = engines.get(agentId)!
-    return {agentId, engine: engineOf(n), fts: n.fts, scan: n.scan}
+    return {agentId, engine: engineOf(n), catalog: n.catalog, fts: n.fts, scan: n.scan}
   })
-  const total = {fts: stores.reduce((s, x) => s + x.fts, 0), scan: stores.reduce((s, x) => s + x.scan, 0)}
+  const total = {catalog: stores.reduce((s, x) => s + x.catalog, 0), fts: stores.reduce((s, x) => s + x.fts, 0), scan: stores.reduce((s, x) => s + x.scan, 0)}
   return {
     pattern,
     regex: Boolean(opts.regex),
@@ -541,6 +572,7 @@ export function indexTokens(pattern: string, opts: {regex?: boolean; word?: bool
   return tokens.length > 0 ? tokens : undefined
 }
 
-function engineOf(n: {fts: number; scan: number}): SearchEngine | 'mixed' {
-  return n.fts > 0 && n.scan > 0 ? 'mixed' : n.fts > 0 ? 'fts' : 'scan'
+function engineOf(n: {catalog: number; fts: number; scan: number}): SearchEngine | 'mixed' {
+  const used = (['catalog', 'fts', 'scan'] as const).filter((k) => n[k] > 0)
+  return used.length > 1 ? 'mixed' : (used[0] ?? 'scan')
 }

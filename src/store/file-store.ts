@@ -17,9 +17,10 @@ import {planReset, renameForNewSessionId, type ResetBackend, runReset} from './r
 import {FileTooLargeError, NotRegularFileError, openRegular, readRegularFile, regularFileSize, STORE_ADVICE} from './safe-open.js'
 import {transcriptTopicId} from './session-key.js'
 import {allSessionsOf, lineageOf, parseArchiveName, type LineageSource} from './lineage.js'
-import {grepFileLines} from './grep-scan.js'
+import {grepFileLines, grepFileSpans} from './grep-scan.js'
+import {fileListingToken} from './listing-token.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
-import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {readTranscriptSince, sameSource, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isSafeSessionId, isTranscriptFileName, type AppendResult, type NewEntry, resolveTranscriptPath, type TailOptions, tailTranscript, TRANSCRIPT_FILE, transcriptFileName, type TranscriptReadResult} from './transcript.js'
 import {statsOfIndex} from './stats.js'
 import type {
@@ -27,7 +28,9 @@ import type {
   FoundEntry,
   IdempotencyHit,
   KeySession,
+  LineSpan,
   LockedTranscript,
+  MarkCheck,
   RawLineFilter,
   ResetOptions,
   ResetOutcome,
@@ -378,8 +381,29 @@ export class FileSessionStore implements SessionStore {
     return grepFileLines(t.locator, filter)
   }
 
-  readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
-    return readTranscriptSince(t.locator, mark)
+  readSince(t: TranscriptRef, mark?: TranscriptMark, opts?: {verify?: MarkCheck}): Promise<TranscriptSince> {
+    return readTranscriptSince(t.locator, mark, opts)
+  }
+
+  grepSpans(t: TranscriptRef, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncIterable<TranscriptLine> {
+    return grepFileSpans(t.locator, spans, filter)
+  }
+
+  /** One stat per transcript, synchronously: thousands of them cost a few milliseconds, where each await would cost more. */
+  async unchangedSince(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]> {
+    return items.map(({t, mark}) => {
+      if (mark.bytes === undefined || mark.size === undefined) return false
+      try {
+        const st = fs.statSync(t.locator)
+        return st.isFile() && sameSource(mark, st)
+      } catch {
+        return false
+      }
+    })
+  }
+
+  listingToken(prev?: string): Promise<string> {
+    return fileListingToken({indexFile: this.ref.path, sessionsDir: this.sessionsDir, readRows: (project) => this.readRows(project)}, prev)
   }
 
   private resetBackend(): ResetBackend {

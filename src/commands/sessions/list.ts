@@ -1,6 +1,7 @@
 // `clawkit sessions list`: the sessions of one agent, several agents or an explicit store, newest first.
 import {Flags} from '@oclif/core'
 
+import {catalogTranscriptCalls} from '../../catalog/ledger.js'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
@@ -41,8 +42,14 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const opts = {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage}
     const result = f['store-url']
       ? await (await import('../../fleet/list.js')).listFleetSessions(await this.openFleet(f['store-url']), {...opts, host: f.host, allHosts: f['all-hosts']})
-      : await listSessions(this.openState(), opts)
+      : await this.listLocal(opts)
     if (!this.jsonEnabled()) await this.page(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
+  }
+
+  /** The local list; with --usage, the costs come from the catalog's ledger where it already holds the agent. */
+  private async listLocal(opts: NonNullable<Parameters<typeof listSessions>[1]>): Promise<SessionsListResult> {
+    const state = this.openState()
+    return listSessions(state, opts.usage && !opts.store ? {...opts, usageCalls: catalogTranscriptCalls(this.catalog(state))} : opts)
   }
 }

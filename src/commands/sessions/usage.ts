@@ -1,6 +1,7 @@
 // `clawkit sessions usage`: token and cost totals across keys, resets and archives, grouped as asked.
 import {Flags} from '@oclif/core'
 
+import {catalogLedger} from '../../catalog/ledger.js'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
@@ -28,6 +29,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
     'include-archived': Flags.boolean({description: 'count .reset./.deleted. archives and earlier windows (on by default)', default: true, allowNo: true}),
     limit: Flags.string({description: 'show the top N rows by cost (the total still counts every call)', helpValue: '<n|all>'}),
+    scan: Flags.boolean({description: 'read every transcript instead of clawkit\'s local catalog (which also remembers the spend of transcripts OpenClaw removed)'}),
     wide: Flags.boolean({description: 'print every column in full (on a terminal, columns are otherwise left out or cut to fit its width)'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
@@ -43,7 +45,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       const fleet = await this.openFleet(f['store-url'])
       result = await fleetUsage(fleet.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state})), {...opts, prefixHost: f.host === undefined})
     } else {
-      result = await sessionsUsage(this.openState(), opts)
+      const state = this.openState()
+      result = await sessionsUsage(state, f.scan ? {...opts, scan: true} : {...opts, ledger: catalogLedger(this.catalog(state))})
     }
     if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
     return result
