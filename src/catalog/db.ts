@@ -39,9 +39,9 @@ CREATE TABLE transcripts(
   calls INTEGER NOT NULL DEFAULT 0,
   odd INTEGER NOT NULL DEFAULT 0,
   partial TEXT,
-  removed_at INTEGER,
-  UNIQUE(agent, locator)
+  removed_at INTEGER
 ) STRICT;
+CREATE UNIQUE INDEX transcripts_listed ON transcripts(agent, locator) WHERE removed_at IS NULL;
 CREATE VIRTUAL TABLE fts USING fts5(text, content='', contentless_delete=1, tokenize='trigram', detail=none);
 CREATE TABLE spans(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, lines INTEGER NOT NULL, "offset" INTEGER, bytes INTEGER, text_bytes INTEGER NOT NULL) STRICT;
 CREATE INDEX spans_of ON spans(transcript, line);

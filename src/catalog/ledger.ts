@@ -103,7 +103,7 @@ export function catalogLedger(cat: CommandCatalog): UsageLedger {
           if (tail) await scanTranscriptUsage(b, state.config, store, ctx, store.grepSpans!(s.transcript, [tail], USAGE_LINES))
         }
         for (const r of removed) {
-          if (r.agent !== agentId || (!q.includeArchived && r.ended !== 'current')) continue
+          if (!q.removedSpend || r.agent !== agentId || (!q.includeArchived && r.ended !== 'current')) continue
           b.removed.transcripts++
           const ctx: UsageCtx = {agentId, sessionId: r.sessionId, where: r.where as SessionWhere, key: r.key ?? UNKNOWN_KEY, removed: true}
           // Some of a removed transcript's calls may have gone (seen again elsewhere): call by call, never its partial.

@@ -31,7 +31,7 @@ export interface TranscriptRow {
   calls: number
   odd: number
   partial: CallsPartial
-  /** The row of a transcript that had left the listing and is back (its calls are read again with it). */
+  /** The row of a transcript that left the listing (its calls are the ledger's memory of removed spend). */
   removed: boolean
 }
 
@@ -189,10 +189,9 @@ export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: s
     })
     for (const s of present.values()) {
       const r = rows.get(s.transcript.locator)
-      if (r && finished(r.mark)) continue
-      // A transcript that left the listing and came back (restored) is read again into its old row.
-      const back = r ? undefined : c.stmt(`SELECT ${ROW_COLUMNS} FROM transcripts WHERE agent = ? AND locator = ? AND removed_at IS NOT NULL`).get(agentId, s.transcript.locator)
-      toRead.push({s, r: r ?? (back ? rowOf(back) : undefined)})
+      // A transcript that left the listing and came back (restored) gets a row of its own: the removed one keeps the
+      // calls it had, which the restored file may no longer hold (the ledger drops those it holds again).
+      if (!r || !finished(r.mark)) toRead.push({s, r})
     }
     const progress: RefreshProgress = {agentId, files: 0, filesTotal: toRead.length, bytes: 0, bytesTotal: 0}
     if (opts.onProgress) for (const {s, r} of toRead) progress.bytesTotal += Math.max(0, sizeOf(s.transcript.locator) - (r?.mark?.bytes ?? 0))
@@ -326,7 +325,7 @@ export class Writer {
 }
 
 const selectRow = (c: CatalogDb, agentId: string, locator: string): TranscriptRow | undefined => {
-  const r = c.stmt(`SELECT ${ROW_COLUMNS} FROM transcripts WHERE agent = ? AND locator = ?`).get(agentId, locator)
+  const r = c.stmt(`SELECT ${ROW_COLUMNS} FROM transcripts WHERE agent = ? AND locator = ? AND removed_at IS NULL`).get(agentId, locator)
   return r ? rowOf(r) : undefined
 }
 
@@ -347,18 +346,18 @@ async function indexTranscript(c: CatalogDb, w: Writer, store: SessionStore, age
 async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: string, s: AgentSession, row: TranscriptRow | undefined, read: (bytes: number) => void): Promise<Indexed | 'moved'> {
   let since
   try {
-    since = await store.readSince(s.transcript, row?.removed ? undefined : row?.mark, {verify: 'ends'})
+    since = await store.readSince(s.transcript, row?.mark, {verify: 'ends'})
   } catch (error) {
     if (vanished(error)) return {kind: 'gone'}
     throw error
   }
-  if (since.unchanged && row && !row.removed) {
+  if (since.unchanged && row) {
     const mark = since.mark()
     const text = JSON.stringify(mark)
     if (text !== row.markText) c.stmt('UPDATE transcripts SET mark = ? WHERE id = ?').run(text, row.id)
     return {kind: 'done', id: row.id, mark, fresh: false}
   }
-  const fresh = since.rewritten || !row?.mark || row.removed
+  const fresh = since.rewritten || !row?.mark
   let carry: {span: SpanRow; texts: string[]} | undefined
   if (!fresh && row!.openSpan !== null) {
     const r = c.stmt('SELECT id, line, lines, "offset", bytes, text_bytes FROM spans WHERE id = ?').get(row!.openSpan)

@@ -99,6 +99,8 @@ export interface UsageOptions {
   scan?: boolean
   /** The local catalog's ledger, when the command has one. */
   ledger?: UsageLedger
+  /** With the ledger: count the spend of transcripts OpenClaw removed (default); false leaves it out, as a scan must. */
+  removedSpend?: boolean
 }
 
 const DURATION = /^(\d+)\s*(m|h|d|w)$/i
@@ -437,6 +439,8 @@ export interface UsageQuery {
   until?: number
   limit?: number
   includeArchived: boolean
+  /** Count the ledger's removed spend (UsageOptions.removedSpend). */
+  removedSpend: boolean
 }
 
 export function usageQuery(opts: UsageOptions): UsageQuery {
@@ -451,7 +455,7 @@ export function usageQuery(opts: UsageOptions): UsageQuery {
     limit = Number(opts.limit)
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${opts.limit}" must be a positive whole number or "all"`, 'E_BAD_FLAG')
   }
-  return {by, since, until, limit, includeArchived: opts.includeArchived ?? true}
+  return {by, since, until, limit, includeArchived: opts.includeArchived ?? true, removedSpend: opts.removedSpend ?? true}
 }
 
 /** Reads one transcript's calls as a scan does (grepLines for `"usage"`), into the builder. */
