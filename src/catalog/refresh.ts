@@ -15,8 +15,11 @@ import {type CatalogDb, writeTx} from './db.js'
 /** A span (one full-text row) closes once it covers this many bytes of the transcript: big enough to keep the index small, small enough to read a candidate cheaply. */
 export const SPAN_BYTES = 8 * 1024
 
-/** A long read commits every this many bytes of lines (an interrupted first build keeps what it did). */
-const BATCH_BYTES = 16 * 1024 * 1024
+/**
+ * A long read commits every this many bytes of lines (an interrupted first build keeps what it did).
+ * CLAWKIT_CATALOG_BATCH_BYTES sets it smaller, for the crash trials (many commits in a small store).
+ */
+const BATCH_BYTES = Number(process.env.CLAWKIT_CATALOG_BATCH_BYTES) > 0 ? Number(process.env.CLAWKIT_CATALOG_BATCH_BYTES) : 16 * 1024 * 1024
 
 export interface TranscriptRow {
   id: number
