@@ -31,6 +31,7 @@ const PAGE: Record<string, string> = {
   message: 'docs/message.md',
   store: 'docs/store.md',
   sync: 'docs/fleet.md',
+  index: 'docs/catalog.md',
 }
 
 const commands = Object.entries(manifest.commands).filter(([id, c]) => !c.hidden && !OCLIF_OWN.has(id.split(':')[0]))
