@@ -120,7 +120,7 @@ export function openCatalogDb(stateDir: string, opts: {env?: Record<string, stri
   if (env.CLAWKIT_CATALOG === '0') return new CatalogUnavailable('disabled', 'CLAWKIT_CATALOG=0 turns the catalog off')
   let sqlite
   try {
-    sqlite = loadSqlite('The local catalog')
+    sqlite = loadSqlite('The local catalog', {zstd: false})
   } catch (error) {
     return new CatalogUnavailable('node', `the local catalog needs node:sqlite (Node 22.15 or later); this is Node ${process.versions.node}`)
   }

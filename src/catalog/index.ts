@@ -9,8 +9,9 @@ import type {SearchIndex} from '../sessions/search.js'
 import type {OpenClawState} from '../store/state.js'
 import type {LineSpan, SessionStore, TranscriptMark} from '../store/types.js'
 import {type CatalogDb, catalogDir, CatalogUnavailable, openCatalogDb} from './db.js'
-import {type AgentView, refreshAgent, type RefreshOptions} from './refresh.js'
-import {candidateSpans, ftsQuery} from './search.js'
+import {ftsQuery} from './query.js'
+import type {AgentView, RefreshOptions} from './refresh.js'
+import {candidateSpans} from './spans.js'
 
 export {CatalogUnavailable} from './db.js'
 export type {AgentView, RefreshProgress} from './refresh.js'
@@ -51,6 +52,8 @@ export class Catalog {
     const have = this.views.get(agentId)
     if (have) return have
     try {
+      // The catalog's reading code (and the search and usage code it shares) loads only when a catalog is used.
+      const {refreshAgent} = await import('./refresh.js')
       const view = await refreshAgent(this.db, store, agentId, this.refresh)
       this.views.set(agentId, view)
       return view

@@ -9,7 +9,7 @@ import type {SessionStore, SessionWhere} from '../store/types.js'
 import type {CatalogDb} from './db.js'
 import type {CommandCatalog} from './index.js'
 import {type AgentView, partialOf} from './refresh.js'
-import {tailSpan} from './search.js'
+import {tailSpan} from './spans.js'
 
 interface Model {
   provider?: string

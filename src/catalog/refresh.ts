@@ -11,6 +11,7 @@ import {searchTextOf} from '../sessions/search.js'
 import {type CallFields, callFieldsOf, type CallsPartial} from '../sessions/usage.js'
 import type {AgentSession, LineSpan, SessionStore, TranscriptLine, TranscriptMark} from '../store/types.js'
 import {type CatalogDb, writeTx} from './db.js'
+import {spanOf} from './spans.js'
 
 /** A span (one full-text row) closes once it covers this many bytes of the transcript: big enough to keep the index small, small enough to read a candidate cheaply. */
 export const SPAN_BYTES = 8 * 1024
@@ -33,7 +34,8 @@ export interface TranscriptRow {
   /** Its calls, those a partial cannot stand for (odd), and the partial of the others (CallsPartial). */
   calls: number
   odd: number
-  partial: CallsPartial
+  /** JSON, parsed only where it is added to (a search never needs it). */
+  partialText: string | null
   /** The row of a transcript that left the listing (its calls are the ledger's memory of removed spend). */
   removed: boolean
 }
@@ -78,7 +80,7 @@ const parseMark = (text: string | null): TranscriptMark | undefined => {
 
 function rowOf(r: Record<string, unknown>): TranscriptRow {
   const markText = typeof r.mark === 'string' ? r.mark : null
-  return {id: Number(r.id), locator: String(r.locator), sessionId: String(r.session_id), mark: parseMark(markText), markText, lines: Number(r.lines), textBytes: Number(r.text_bytes), openSpan: r.open_span === null || r.open_span === undefined ? null : Number(r.open_span), calls: Number(r.calls ?? 0), odd: Number(r.odd ?? 0), partial: partialOf(r.partial), removed: r.removed_at !== null && r.removed_at !== undefined}
+  return {id: Number(r.id), locator: String(r.locator), sessionId: String(r.session_id), mark: parseMark(markText), markText, lines: Number(r.lines), textBytes: Number(r.text_bytes), openSpan: r.open_span === null || r.open_span === undefined ? null : Number(r.open_span), calls: Number(r.calls ?? 0), odd: Number(r.odd ?? 0), partialText: typeof r.partial === 'string' ? r.partial : null, removed: r.removed_at !== null && r.removed_at !== undefined}
 }
 
 const ROW_COLUMNS = 'id, locator, session_id, mark, lines, text_bytes, open_span, calls, odd, partial, removed_at'
@@ -175,15 +177,19 @@ export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: s
   for (let round = 0; ; round++) {
     const present = new Map<string, AgentSession>()
     for (const s of sessions) if (s.transcript.exists && !present.has(s.transcript.locator)) present.set(s.transcript.locator, s)
-    const rows = new Map<string, TranscriptRow>()
-    for (const r of c.stmt(`SELECT ${ROW_COLUMNS} FROM transcripts WHERE agent = ? AND removed_at IS NULL`).all(agentId)) rows.set(String(r.locator), rowOf(r))
+    // Only what the check needs: a search refreshes thousands of rows that did not change (their sums are fetched when
+    // one is read, selectRow).
+    const rows = new Map<string, {id: number; locator: string; mark?: TranscriptMark}>()
+    for (const r of c.stmt('SELECT id, locator, mark FROM transcripts WHERE agent = ? AND removed_at IS NULL').all(agentId)) {
+      rows.set(String(r.locator), {id: Number(r.id), locator: String(r.locator), mark: parseMark(typeof r.mark === 'string' ? r.mark : null)})
+    }
     // One cheap check for every transcript the catalog has read to its end.
     const known = [...present.values()].flatMap((s) => {
       const r = rows.get(s.transcript.locator)
       return r && finished(r.mark) ? [{s, r, mark: r.mark}] : []
     })
     const same = known.length > 0 ? await store.unchangedSince(known.map((k) => ({t: k.s.transcript, mark: k.mark}))) : []
-    const toRead: {s: AgentSession; r?: TranscriptRow}[] = []
+    const toRead: {s: AgentSession; r?: {mark?: TranscriptMark}}[] = []
     known.forEach((k, i) => {
       if (same[i]) {
         ids.set(k.s.transcript.locator, k.r.id)
@@ -378,7 +384,7 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: 
   let lines = fresh ? 0 : row!.lines
   let nCalls = fresh ? 0 : row!.calls
   let odd = fresh ? 0 : row!.odd
-  const partial = fresh ? emptyPartial() : row!.partial
+  const partial = fresh ? emptyPartial() : partialOf(row!.partialText)
   let textBytes = fresh ? 0 : row!.textBytes - (carry?.span.textBytes ?? 0)
   let first = true
   let group: Group | undefined = carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), texts: carry.texts, raw: carry.span.bytes ?? 0} : undefined
@@ -527,7 +533,3 @@ function callRow(c: CatalogDb, line: number, sessionId: string, f: CallFields): 
   return [line, entryKey(sessionId, f.entryId), f.t ?? null, modelId(c, f.provider, f.model), u.input, u.output, u.cacheRead, u.cacheWrite, u.totalTokens, safe ? nano : null, safe ? null : (u.cost ?? null)]
 }
 
-/** A span row as grepSpans takes it. */
-export function spanOf(r: {line: number; lines: number; offset: number | null; bytes: number | null}): LineSpan {
-  return r.offset === null ? {line: r.line, lines: r.lines} : {line: r.line, offset: r.offset, ...(r.bytes === null ? {} : {bytes: r.bytes})}
-}

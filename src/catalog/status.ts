@@ -50,13 +50,14 @@ export function catalogBytes(file: string): number {
 export function catalogSummary(stateDir: string, env: Record<string, string | undefined> = process.env): CatalogSummary {
   if (env.CLAWKIT_CATALOG === '0') return {state: 'unavailable', file: null, bytes: 0, textBytes: 0, transcripts: 0, refreshedAt: null, reason: 'turned off (CLAWKIT_CATALOG=0)'}
   if (!sqliteSupported()) return {state: 'unavailable', file: null, bytes: 0, textBytes: 0, transcripts: 0, refreshedAt: null, reason: `needs Node 22.15 or later (node:sqlite); this is Node ${process.versions.node}`}
+  // (sqliteSupported also asks for zstd, which every Node with a usable node:sqlite has: 22.15+.)
   const real = realOr(stateDir)
   for (let n = 0; n < 8; n++) {
     const file = catalogFile(real, env, n)
     if (!fs.existsSync(file)) return {state: 'none', file: catalogFile(real, env), bytes: 0, textBytes: 0, transcripts: 0, refreshedAt: null}
     let db: SqlDatabase | undefined
     try {
-      db = new (loadSqlite('The local catalog').DatabaseSync)(file, {readOnly: true})
+      db = new (loadSqlite('The local catalog', {zstd: false}).DatabaseSync)(file, {readOnly: true})
       if (Number(db.prepare('PRAGMA user_version').get()?.user_version) !== CATALOG_SCHEMA) return {state: 'none', file, bytes: catalogBytes(file), textBytes: 0, transcripts: 0, refreshedAt: null}
       if (db.prepare("SELECT value FROM meta WHERE key = 'state_dir'").get()?.value !== real) continue
       const t = db.prepare('SELECT count(*) AS n, coalesce(sum(text_bytes), 0) AS b FROM transcripts WHERE removed_at IS NULL').get()

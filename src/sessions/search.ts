@@ -369,7 +369,12 @@ interface Target {
 }
 
 /** The newest hits first; ties by host, agent, session and position, so a run's order never depends on read timing. */
-function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: number}): number {
+type Ordered = Pick<SearchHit, 'time' | 'host' | 'agentId' | 'sessionId' | 'line'> & {order: number}
+
+/** The latest time an ISO string of years 0000-9999 carries: within it, ISO strings sort as their times do. */
+const MAX_ISO_MS = 253_402_300_799_999
+
+function newestFirst(a: Ordered, b: Ordered): number {
   const ta = a.time ?? ''
   const tb = b.time ?? ''
   if (ta !== tb) return ta < tb ? 1 : -1
@@ -441,14 +446,52 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
     }
   }
 
-  let kept: (SearchHit & {order: number; view: SnippetView})[] = []
+  // A hit's snippet is cut only once it is among the newest `limit` at the end (`text` and `all` wait until then): a
+  // common word has hundreds of thousands of hits, and only the shown ones need one.
+  let kept: (Omit<SearchHit, 'snippet' | 'matches'> & {order: number; t: number | undefined; text: string; all: SearchMatch[]})[] = []
   let count = 0
   let badLines = 0
   let order = 0
-  const prune = () => {
-    if (limit === undefined || kept.length < limit * 2 + 1000) return
-    kept.sort(newestFirst)
-    kept = kept.slice(0, limit)
+  // With a limit, the kept hits are a heap of the newest `limit` (its root the oldest of them): a hit that sorts after the
+  // root while the heap is full can never be shown, so it is counted and not kept, and one that sorts before replaces
+  // the root. A common word's hundreds of thousands of hits then cost a few comparisons each, not a sort per thousand.
+  type Kept = (typeof kept)[number]
+  const worse = (i: number, j: number) => newestFirst(kept[i], kept[j]) > 0
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < kept.length && worse(l, m)) m = l
+      if (r < kept.length && worse(r, m)) m = r
+      if (m === i) return
+      ;[kept[i], kept[m]] = [kept[m], kept[i]]
+      i = m
+    }
+  }
+  const siftUp = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!worse(i, p)) return
+      ;[kept[i], kept[p]] = [kept[p], kept[i]]
+      i = p
+    }
+  }
+  const keep = (hit: Kept) => {
+    kept.push(hit)
+    if (limit === undefined) return
+    siftUp(kept.length - 1)
+    if (kept.length > limit) {
+      kept[0] = kept.pop()!
+      siftDown(0)
+    }
+  }
+  /** Whether a hit (its time, ms) sorts after the oldest kept one while `limit` are kept: by time alone where that decides. */
+  const belowFloor = (t: number | undefined, probe: () => Ordered): boolean => {
+    if (limit === undefined || kept.length < limit) return false
+    const floor = kept[0]
+    if (t !== undefined && floor.t !== undefined && t >= 0 && t <= MAX_ISO_MS && floor.t >= 0 && floor.t <= MAX_ISO_MS && t !== floor.t) return t < floor.t
+    return newestFirst(probe(), floor) > 0
   }
   const inTime = (t: number | undefined) => (since === undefined && until === undefined) || (t !== undefined && (since === undefined || t >= since) && (until === undefined || t <= until))
 
@@ -460,34 +503,47 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
     const e = l.value
     const parts = partsOf(e)
     if (parts.length === 0) return
-    const time = timeOf(e)
-    if (!inTime(time)) return
+    // The entry's time: needed before matching only for a window, else only once a part matches.
+    let time: number | undefined
+    let timed = false
+    if (since !== undefined || until !== undefined) {
+      time = timeOf(e)
+      timed = true
+      if (!inTime(time)) return
+    }
     for (const p of parts) {
       if (role !== undefined && p.role !== role) continue
       const all = matcher.matches(p.text)
       if (all.length === 0) continue
       count++
-      const {snippet, matches, view} = snippetOf(p.text, all)
-      kept.push({
+      if (!timed) {
+        time = timeOf(e)
+        timed = true
+      }
+      const iso = () => (time === undefined ? null : new Date(time).toISOString())
+      if (belowFloor(time, () => ({...(t.host === undefined ? {} : {host: t.host}), agentId: t.agentId, sessionId: t.session.sessionId, time: iso(), line: l.line, order}))) {
+        order++
+        continue
+      }
+      keep({
         ...(t.host === undefined ? {} : {host: t.host}),
         agentId: t.agentId,
         key: t.session.key,
         sessionId: t.session.sessionId,
         where: t.session.where,
         entryId: typeof e.id === 'string' ? e.id : null,
-        time: time === undefined ? null : new Date(time).toISOString(),
+        time: iso(),
+        t: time,
         role: p.role,
         kind: p.kind,
         ...(p.toolName === undefined ? {} : {toolName: p.toolName}),
-        snippet,
-        matches,
         matchCount: all.length,
         transcript: t.session.transcript.locator,
         line: l.line,
         order: order++,
-        view,
+        text: p.text,
+        all,
       })
-      prune()
     }
   }
 
@@ -548,9 +604,12 @@ async function searchOver(sources: readonly {state: OpenClawState; agents: strin
     transcripts: targets.length,
     count,
     limit: limit ?? null,
-    hits: kept.map(({order: _o, view, ...h}) => {
-      snippetViews.set(h, view)
-      return h
+    hits: kept.map(({order: _o, t: _t, text, all, matchCount, transcript, line, ...h}) => {
+      const {snippet, matches, view} = snippetOf(text, all)
+      // The fields in the document's order (snippet and matches before matchCount).
+      const hit: SearchHit = {...h, snippet, matches, matchCount, transcript, line}
+      snippetViews.set(hit, view)
+      return hit
     }),
     badLines,
     narrowed,

@@ -4,7 +4,7 @@
 import fs from 'node:fs'
 
 import {fileError} from '../errors.js'
-import {compileBlockGrep, compileGrep} from './grep.js'
+import {type BlockGrep, compileBlockGrep, compileGrep, type LineGrep} from './grep.js'
 import {SimdBlock} from './grep-simd.js'
 import {openRegularSync} from './safe-open.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
@@ -89,19 +89,20 @@ export async function* grepFileSpans(file: string, spans: readonly LineSpan[], f
     throw fileError(error, file, 'read the transcript')
   }
   const block = filter ? (spare.pop() ?? SimdBlock.create(BLOCK + 4096)) : undefined
+  // One finder per call (its state is the block's): calls interleave when several transcripts are read at once.
+  const simd = filter && block ? compileBlockGrep(filter) : undefined
+  const plain = filter && !block ? compileGrep(filter) : undefined
   try {
-    for (const span of spans) yield* scanSpan(fd, file, span, filter, block)
+    for (const span of spans) yield* scanSpan(fd, file, span, block, simd, plain)
   } finally {
     fs.closeSync(fd)
     if (block && spare.length < 8) spare.push(block)
   }
 }
 
-function* scanSpan(fd: number, file: string, span: LineSpan, filter: RawLineFilter | undefined, block: SimdBlock | undefined): Generator<TranscriptLine> {
+function* scanSpan(fd: number, file: string, span: LineSpan, block: SimdBlock | undefined, simd: BlockGrep | undefined, plain: LineGrep | undefined): Generator<TranscriptLine> {
   const start = span.offset ?? 0
   const limit = span.bytes === undefined ? Number.POSITIVE_INFINITY : start + span.bytes
-  const simd = filter && block ? compileBlockGrep(filter) : undefined
-  const plain = filter && !block ? compileGrep(filter) : undefined
   let cap = Math.min(BLOCK, Number.isFinite(limit) ? Math.max(1, limit - start) : BLOCK)
   let buf = block ? block.bytes : Buffer.allocUnsafe(cap)
   const grow = (size: number) => {

@@ -1,7 +1,6 @@
 // `clawkit sessions list`: the sessions of one agent, several agents or an explicit store, newest first.
 import {Flags} from '@oclif/core'
 
-import {catalogTranscriptCalls} from '../../catalog/ledger.js'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
@@ -50,6 +49,8 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
   /** The local list; with --usage, the costs come from the catalog's ledger where it already holds the agent. */
   private async listLocal(opts: NonNullable<Parameters<typeof listSessions>[1]>): Promise<SessionsListResult> {
     const state = this.openState()
-    return listSessions(state, opts.usage && !opts.store ? {...opts, usageCalls: catalogTranscriptCalls(this.catalog(state))} : opts)
+    if (!opts.usage || opts.store) return listSessions(state, opts)
+    const {catalogTranscriptCalls} = await import('../../catalog/ledger.js')
+    return listSessions(state, {...opts, usageCalls: catalogTranscriptCalls(this.catalog(state))})
   }
 }

@@ -1,7 +1,6 @@
 // `clawkit sessions usage`: token and cost totals across keys, resets and archives, grouped as asked.
 import {Flags} from '@oclif/core'
 
-import {catalogLedger} from '../../catalog/ledger.js'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {terminalWidth} from '../../render/fit.js'
 import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
@@ -46,7 +45,9 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       result = await fleetUsage(fleet.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state})), {...opts, prefixHost: f.host === undefined})
     } else {
       const state = this.openState()
-      result = await sessionsUsage(state, f.scan ? {...opts, scan: true} : {...opts, ledger: catalogLedger(this.catalog(state))})
+      // The ledger's code loads only here: every other command starts without it.
+      const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(this.catalog(state))
+      result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
     }
     if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
     return result

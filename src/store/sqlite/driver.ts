@@ -37,9 +37,11 @@ let cached: SqliteModule | undefined
  * node:sqlite, loaded on first use: commands on a JSON-era store never pay for it, and Node 20 never sees the import.
  * Node 22 prints an ExperimentalWarning for it on stderr; that one warning is dropped so scripts get clean stderr.
  */
-export function loadSqlite(what = 'A SQLite-era session store (OpenClaw 2026.7 and later)'): SqliteModule {
+export function loadSqlite(what = 'A SQLite-era session store (OpenClaw 2026.7 and later)', opts: {zstd?: boolean} = {}): SqliteModule {
   if (cached) return cached
-  if (!sqliteSupported()) throw new SqliteUnavailableError(what)
+  // OpenClaw's databases need zstd too (sqliteSupported); clawkit's own catalog needs node:sqlite only, and a JSON-era
+  // search must not pay for loading zlib (~2 ms).
+  if (opts.zstd !== false && !sqliteSupported()) throw new SqliteUnavailableError(what)
   const original = process.emitWarning
   process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
     const text = typeof warning === 'string' ? warning : warning.message
@@ -47,7 +49,11 @@ export function loadSqlite(what = 'A SQLite-era session store (OpenClaw 2026.7 a
     return (original as (...a: unknown[]) => void).call(process, warning, ...rest)
   } as typeof process.emitWarning
   try {
-    const mod = (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:sqlite') as SqliteModule | undefined
+    const get = (process as unknown as {getBuiltinModule?(id: string): unknown}).getBuiltinModule
+    let mod: SqliteModule | undefined
+    try {
+      mod = get?.('node:sqlite') as SqliteModule | undefined
+    } catch {}
     if (!mod?.DatabaseSync) throw new SqliteUnavailableError(what)
     cached = mod
     return mod
