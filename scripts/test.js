@@ -5,12 +5,13 @@
 //   npm test                                   # both passes
 //   npm test -- test/store/foo.test.ts -t name # arguments go to both passes (the second keeps only *.sqlite.test.ts)
 //   CLAWKIT_NODE24=/path/to/node npm test      # the Node 24 to use (see scripts/node24.js for the cached install)
-import {spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import zlib from 'node:zlib'
 
+import {closeTestRun, openTestRun, RUN_DIR_ENV} from '../test/support/test-run.mjs'
 import {findNode24} from './node24.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -35,15 +36,37 @@ function testFiles(dir) {
   return out.sort()
 }
 
-function fail(message) {
-  process.stderr.write(`test: ${message}\n`)
-  process.exit(1)
+// One run dir for both passes (test/support/test-run.mjs): the CLI children's code cache, and the PostgreSQL cluster
+// that the first fleet test starts; the Node 24 pass reuses both. Closing it stops the cluster, also after Ctrl-C.
+const runDir = process.env[RUN_DIR_ENV] ? undefined : openTestRun()
+let interrupted
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => (interrupted = signal))
+
+function exit(code) {
+  if (runDir) closeTestRun(runDir)
+  if (interrupted) {
+    // Die of the same signal, as a shell expects of an interrupted command.
+    process.removeAllListeners(interrupted)
+    process.kill(process.pid, interrupted)
+  }
+  process.exit(code)
 }
 
-function run(node, extraArgs, env) {
-  const r = spawnSync(node, [vitest, 'run', ...extraArgs], {cwd: root, stdio: 'inherit', env: {...process.env, ...env}})
-  if (r.error) fail(`could not start ${node}: ${r.error.message}`)
-  return r.status ?? 1
+function fail(message) {
+  process.stderr.write(`test: ${message}\n`)
+  exit(1)
+}
+
+/** vitest on `node`; resolves with its exit code. Not spawnSync: the signal handlers above must run while it does. */
+async function run(node, extraArgs, env) {
+  const code = await new Promise((resolve) => {
+    const child = spawn(node, [vitest, 'run', ...extraArgs], {cwd: root, stdio: 'inherit', env: {...process.env, ...(runDir ? {[RUN_DIR_ENV]: runDir} : {}), ...env}})
+    child.on('error', (e) => fail(`could not start ${node}: ${e.message}`))
+    child.on('close', (status) => resolve(status ?? 1))
+  })
+  // The signal reached vitest too (same process group): the run ends here, with the cluster stopped.
+  if (interrupted) exit(1)
+  return code
 }
 
 // A suite gated by describeSqlite outside a *.sqlite.test.ts file would skip in the first pass and never reach the
@@ -66,17 +89,17 @@ for (let i = 0; i < args.length; i++) {
 }
 
 const t0 = Date.now()
-const first = run(process.execPath, args, {})
+const first = await run(process.execPath, args, {})
 const firstSeconds = ((Date.now() - t0) / 1000).toFixed(0)
 
 if (sqliteSupported()) {
-  process.exit(first)
+  exit(first)
 }
 
 const sqliteFiles = files.filter((f) => f.endsWith('.sqlite.test.ts') && (filters.length === 0 || filters.some((x) => f.includes(x.replace(/^\.\//, '')))))
 if (sqliteFiles.length === 0) {
   if (filters.length === 0) fail('no *.sqlite.test.ts file exists, so nothing proves the SQLite era; expected at least test/store/sqlite-driver.sqlite.test.ts.')
-  process.exit(first)
+  exit(first)
 }
 
 const node24 = findNode24()
@@ -84,10 +107,10 @@ if (node24.error) {
   const what = `the ${sqliteFiles.length} SQLite-era test file(s) need Node 24 and this is Node ${process.versions.node}: ${node24.error}`
   if (inCi) fail(`${what} CI never skips them.`)
   process.stderr.write(`test: NOT RUN: ${what} (CI fails here.)\n`)
-  process.exit(first)
+  exit(first)
 }
 process.stderr.write(`\ntest: first pass on Node ${process.versions.node} done in ${firstSeconds} s (exit ${first}); SQLite pass on ${node24.version}: ${sqliteFiles.join(' ')}\n`)
 const t1 = Date.now()
-const second = run(node24.bin, [...options, ...sqliteFiles], {CLAWKIT_REQUIRE_SQLITE: '1', CLAWKIT_TEST_NODE_OLD: process.execPath})
+const second = await run(node24.bin, [...options, ...sqliteFiles], {CLAWKIT_REQUIRE_SQLITE: '1', CLAWKIT_TEST_NODE_OLD: process.execPath})
 process.stderr.write(`test: SQLite pass done in ${((Date.now() - t1) / 1000).toFixed(0)} s (exit ${second})\n`)
-process.exit(first || second)
+exit(first || second)

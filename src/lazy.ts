@@ -11,3 +11,5 @@ export const importOra = () => import('ora') // vendor: ora default
 export const importCliTable = () => import('cli-table3') // vendor: cli-table3 default
 /** PostgreSQL's client, only for `sync` and `--store-url` (issue 19). */
 export const importPg = () => import('pg') // vendor: pg default
+/** RE2's linear-time regular expressions (a JavaScript port), only for `sessions search --regex` (issue 25). */
+export const importRe2 = () => import('re2js') // vendor: re2js RE2JS

@@ -10,6 +10,7 @@ import {
 import type {Env} from '../config/paths.js'
 import {ClawkitError, ExitCode} from '../errors.js'
 import {closest} from '../suggest.js'
+import {modelPrice} from '../util/values.js'
 
 /** OpenClaw's built-in default (src/agents/defaults.ts) when neither --model nor the agent config names one. */
 export const DEFAULT_PROVIDER = 'anthropic'
@@ -157,7 +158,9 @@ export function resolveModel(config: OpenClawConfig, agentId: string, flagModel:
 
 /** Cost of one call in USD from per-million-token prices (OpenClaw's usage.cost). */
 export function costOf(cost: ResolvedModel['cost'], u: {input: number; output: number; cacheRead: number; cacheWrite: number}) {
-  const p = (n: number, price?: number) => round((n * (price ?? 0)) / 1_000_000)
+  // The same price rule as sessions usage's estimates: a negative or non-finite price in openclaw.json counts as none,
+  // so no transcript records a negative or infinite cost (usage would then skip it as a bad value).
+  const p = (n: number, price?: number) => round((n * modelPrice(price)) / 1_000_000)
   const c = {input: p(u.input, cost?.input), output: p(u.output, cost?.output), cacheRead: p(u.cacheRead, cost?.cacheRead), cacheWrite: p(u.cacheWrite, cost?.cacheWrite), total: 0}
   c.total = round(c.input + c.output + c.cacheRead + c.cacheWrite)
   return c

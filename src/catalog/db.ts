@@ -59,10 +59,12 @@ CREATE TABLE calls(
   total_tokens ANY NOT NULL,
   cost_nano INTEGER,
   cost REAL,
+  bad_values INTEGER NOT NULL DEFAULT 0,
+  bad_cost INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY(transcript, line)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX calls_by_entry ON calls(entry_key) WHERE entry_key IS NOT NULL;
-CREATE TABLE bad_lines(transcript INTEGER NOT NULL, line INTEGER NOT NULL, usage INTEGER NOT NULL, PRIMARY KEY(transcript, line)) STRICT, WITHOUT ROWID;
+CREATE TABLE bad_lines(transcript INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY(transcript, line)) STRICT, WITHOUT ROWID;
 `
 
 export interface CatalogDb {

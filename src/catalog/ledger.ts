@@ -24,11 +24,20 @@ function modelsOf(c: CatalogDb): Map<number, Model> {
 
 /** A transcript's calls as CallFields, in line order (what a scan's grepLines would have parsed out of them). */
 function callsOf(c: CatalogDb, models: Map<number, Model>, id: number): CallFields[] {
-  return c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost FROM calls WHERE transcript = ? ORDER BY line').all(id).map((r) => {
+  return c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? ORDER BY line').all(id).map((r) => {
     const cost = r.cost_nano !== null ? Number(r.cost_nano) / 1e9 : r.cost !== null ? Number(r.cost) : undefined
     const m = r.model === null ? undefined : models.get(Number(r.model))
     return {
-      usage: {input: Number(r.input), output: Number(r.output), cacheRead: Number(r.cache_read), cacheWrite: Number(r.cache_write), totalTokens: Number(r.total_tokens), ...(cost === undefined ? {} : {cost})},
+      usage: {
+        input: Number(r.input),
+        output: Number(r.output),
+        cacheRead: Number(r.cache_read),
+        cacheWrite: Number(r.cache_write),
+        totalTokens: Number(r.total_tokens),
+        ...(cost === undefined ? {} : {cost}),
+        badValues: Number(r.bad_values),
+        ...(Number(r.bad_cost) ? {badCost: true as const} : {}),
+      },
       ...(r.at === null ? {} : {t: Number(r.at)}),
       ...(m?.provider === undefined ? {} : {provider: m.provider}),
       ...(m?.model === undefined ? {} : {model: m.model}),
@@ -46,7 +55,8 @@ interface Kept {
 /** The ledger rows of the agents' listed transcripts, read in one go per agent (nothing is added to the builder until all are read). */
 function keptOf(c: CatalogDb, agentId: string): Map<number, Kept> {
   const out = new Map<number, Kept>()
-  const rows = c.stmt('SELECT t.id, t.odd, t.partial, (SELECT count(*) FROM bad_lines b WHERE b.transcript = t.id AND b.usage = 1) AS bad FROM transcripts t WHERE t.agent = ? AND t.removed_at IS NULL').all(agentId)
+  // Every unreadable line counts (USAGE_LINES asks for them all: any may have been a call).
+  const rows = c.stmt('SELECT t.id, t.odd, t.partial, (SELECT count(*) FROM bad_lines b WHERE b.transcript = t.id) AS bad FROM transcripts t WHERE t.agent = ? AND t.removed_at IS NULL').all(agentId)
   for (const r of rows) out.set(Number(r.id), {id: Number(r.id), odd: Number(r.odd), partial: typeof r.partial === 'string' ? r.partial : null, bad: Number(r.bad)})
   return out
 }

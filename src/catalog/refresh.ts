@@ -109,6 +109,8 @@ function addToPartial(p: CallsPartial, f: CallFields): boolean {
   const u = f.usage
   const nano = u.cost === undefined ? undefined : Math.round(u.cost * 1e9)
   const whole = (x: number) => Number.isSafeInteger(x)
+  // A figure that was not a plausible number is counted call by call (badValues).
+  if (u.badValues > 0 || u.badCost) return false
   if (nano === undefined || !Number.isSafeInteger(nano) || !whole(u.input) || !whole(u.output) || !whole(u.cacheRead) || !whole(u.cacheWrite) || !whole(u.totalTokens)) return false
   const t = f.t ?? null
   if (t !== null && (t < 0 || t > MAX_ISO_T)) return false
@@ -390,7 +392,7 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: 
   let group: Group | undefined = carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), texts: carry.texts, raw: carry.span.bytes ?? 0} : undefined
   const spans: {g: Group; end?: number}[] = []
   const calls: (string | number | null)[][] = []
-  const bad: [number, number][] = []
+  const bad: number[] = []
   let committed: string | undefined
 
   /** Writes what was read so far with its mark (inside the open batch). */
@@ -420,10 +422,10 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: 
       textBytes += tb
       if (openLast && i === spans.length - 1 && (bytes ?? g.raw) < SPAN_BYTES) openSpan = spanId
     }
-    const insCall = c.stmt('INSERT OR REPLACE INTO calls(transcript, line, entry_key, at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const insCall = c.stmt('INSERT OR REPLACE INTO calls(transcript, line, entry_key, at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
     for (const v of calls) insCall.run(id, ...v)
-    const insBad = c.stmt('INSERT OR REPLACE INTO bad_lines(transcript, line, usage) VALUES (?, ?, ?)')
-    for (const [line, usage] of bad) insBad.run(id, line, usage)
+    const insBad = c.stmt('INSERT OR REPLACE INTO bad_lines(transcript, line) VALUES (?, ?)')
+    for (const line of bad) insBad.run(id, line)
     c.stmt('UPDATE transcripts SET mark = ?, lines = ?, text_bytes = ?, open_span = ?, calls = ?, odd = ?, partial = ?, session_id = ?, session_key = ?, "where" = ?, ended = ?, removed_at = NULL WHERE id = ?').run(
       markText,
       lines,
@@ -457,7 +459,7 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: 
     group.lastLine = l.line
     group.raw += size
     lines = l.line
-    if (l.bad) bad.push([l.line, l.raw.includes('"usage"') ? 1 : 0])
+    if (l.bad) bad.push(l.line)
     else {
       const f = callFieldsOf(l.value)
       if (f) {
@@ -530,6 +532,6 @@ function callRow(c: CatalogDb, line: number, sessionId: string, f: CallFields): 
   const u = f.usage
   const nano = u.cost === undefined ? null : Math.round(u.cost * 1e9)
   const safe = nano !== null && Number.isSafeInteger(nano)
-  return [line, entryKey(sessionId, f.entryId), f.t ?? null, modelId(c, f.provider, f.model), u.input, u.output, u.cacheRead, u.cacheWrite, u.totalTokens, safe ? nano : null, safe ? null : (u.cost ?? null)]
+  return [line, entryKey(sessionId, f.entryId), f.t ?? null, modelId(c, f.provider, f.model), u.input, u.output, u.cacheRead, u.cacheWrite, u.totalTokens, safe ? nano : null, safe ? null : (u.cost ?? null), u.badValues, u.badCost ? 1 : 0]
 }
 

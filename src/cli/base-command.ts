@@ -3,6 +3,7 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {CommandCatalog} from '../catalog/index.js'
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
+import {checkStoreUrl} from '../fleet/flags.js'
 import {FleetState} from '../fleet/state.js'
 import {stripAnsi} from '../render/ansi.js'
 import {catalogProgressLine} from '../render/catalog-progress.js'
@@ -132,7 +133,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
     const local = f['state-dir'] !== undefined ? '--state-dir' : f.profile !== undefined ? '--profile' : f.dev ? '--dev' : undefined
     if (local) throw new UsageError(`--store-url reads the fleet replica; ${local} names a local state dir: give one or the other`, 'E_FLAG_CONFLICT')
-    const fleet = await FleetState.open(url.trim())
+    const fleet = await FleetState.open(checkStoreUrl(url))
     this.fleets.push(fleet)
     return fleet
   }

@@ -23,7 +23,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
     '<%= config.bin %> sync --prune',
   ]
   static override flags = {
-    to: Flags.string({description: 'PostgreSQL URL of the fleet database (default: $CLAWKIT_STORE_URL, then storeUrl in clawkit settings)', helpValue: '<url>'}),
+    to: Flags.string({description: 'the fleet database: a postgres:// URL or libpq key=value pairs (default: $CLAWKIT_STORE_URL, then storeUrl in clawkit settings)', helpValue: '<url>'}),
     host: Flags.string({description: "this host's name in the fleet (default: the machine's host name)", helpValue: '<name>'}),
     agent: Flags.string({description: 'sync only this agent (default: every agent, configured or found on disk)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'every agent (the default, for symmetry with the other commands)'}),

@@ -5,6 +5,7 @@ import {Flags} from '@oclif/core'
 
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import {displayUrl} from './pg.js'
+import {storeUrlOf} from './store-url.js'
 
 export const storeUrlFlag = Flags.string({
   description: 'read the fleet replica in this PostgreSQL database (filled by `clawkit sync`) instead of the local store; the password is best kept in ~/.pgpass or PGPASSWORD',
@@ -41,15 +42,9 @@ export function refuseReplicaWrite(flags: {'store-url'?: string}, command: strin
 }
 
 /**
- * A `postgres://` or `postgresql://` URL that parses: anything else (another database's scheme, a typo, a port past
- * 65535) is a usage error before any connection is tried. The message shows the URL without its password.
+ * A `postgres://` URL or libpq key=value pairs (src/fleet/store-url.ts): anything else (another database's scheme, a
+ * typo, a port past 65535) is a usage error before any connection is tried. The message shows it without its password.
  */
-export function checkStoreUrl(raw: string): void {
-  let u: URL | undefined
-  try {
-    u = new URL(raw.trim())
-  } catch {}
-  if (!u || (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')) {
-    throw new UsageError(`--store-url ${u ? displayUrl(raw.trim()) : '<not a URL>'} is not a PostgreSQL URL; give one like postgres://reader@db.example:5432/fleet`, 'E_BAD_STORE_URL')
-  }
+export function checkStoreUrl(raw: string): string {
+  return storeUrlOf(raw, '--store-url', displayUrl)
 }

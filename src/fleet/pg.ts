@@ -5,6 +5,7 @@ import {ClawkitError, ExitCode} from '../errors.js'
 import {importPg} from '../lazy.js'
 import {redactText} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
+import {storeUrlOf} from './store-url.js'
 
 /** The subset of pg's Client that clawkit uses (the package's own types are a dev dependency only). */
 export interface PgClient {
@@ -18,12 +19,15 @@ export interface StoreUrl {
   from: 'flag' | 'env' | 'settings'
 }
 
-/** `--to`/`--store-url`, else CLAWKIT_STORE_URL, else `storeUrl` in clawkit's settings; undefined when none. */
-export function resolveStoreUrl(flag: string | undefined, env: Record<string, string | undefined> = process.env): StoreUrl | undefined {
-  if (flag?.trim()) return {url: flag.trim(), from: 'flag'}
-  if (env.CLAWKIT_STORE_URL?.trim()) return {url: env.CLAWKIT_STORE_URL.trim(), from: 'env'}
+/**
+ * `--to`, else CLAWKIT_STORE_URL, else `storeUrl` in clawkit's settings, as the URL to connect with (libpq key=value
+ * pairs turned into one); undefined when none. One that is neither is a usage error naming where it came from.
+ */
+export function resolveStoreUrl(flag: string | undefined, env: Record<string, string | undefined> = process.env, flagName = '--to'): StoreUrl | undefined {
+  if (flag?.trim()) return {url: storeUrlOf(flag, flagName, displayUrl), from: 'flag'}
+  if (env.CLAWKIT_STORE_URL?.trim()) return {url: storeUrlOf(env.CLAWKIT_STORE_URL, 'CLAWKIT_STORE_URL', displayUrl), from: 'env'}
   const s = loadSettings(env).storeUrl
-  return s ? {url: s, from: 'settings'} : undefined
+  return s ? {url: storeUrlOf(s, 'storeUrl (clawkit settings)', displayUrl), from: 'settings'} : undefined
 }
 
 /** The URL as it may appear in output and errors: no password, no `password=` parameter. */

@@ -451,6 +451,7 @@ const AGENT_READ_ERRORS = new Set([
   'E_SQLITE_STORE',
   'E_SQLITE_SCHEMA_NEWER',
   'E_SQLITE_SCHEMA_OLDER',
+  'E_SQLITE_EMPTY',
 ])
 
 interface AgentJob {

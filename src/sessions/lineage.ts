@@ -121,14 +121,45 @@ export function emptyUsage(): UsageTotals {
   return {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0}
 }
 
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+/**
+ * The most one model call can plausibly record: a billion tokens in one figure (today's largest context windows hold
+ * a few million) and $100 000. Above them a figure is a corrupted or hand-edited value, not usage.
+ */
+export const MAX_CALL_TOKENS = 1e9
+export const MAX_CALL_COST_USD = 1e5
 
-/** One message's `usage` read as numbers (OpenClaw's shape); `cost` is `cost.total`, undefined when not recorded. */
-export function readUsage(u: unknown): (Omit<UsageTotals, 'costUsd'> & {cost?: number}) | undefined {
+/** One message's `usage` read as numbers, with the figures that were present but not plausible numbers counted. */
+export interface CallUsage extends Omit<UsageTotals, 'costUsd'> {
+  /** `cost.total`; undefined when not recorded (or not plausible: then counted in badValues). */
+  cost?: number
+  /** Figures present but negative, not finite, not a number, or over MAX_CALL_TOKENS / MAX_CALL_COST_USD: read as 0. */
+  badValues: number
+  /** `cost.total` was recorded but not plausible: the call costs 0 (it is not priced from openclaw.json instead). */
+  badCost?: true
+}
+
+/**
+ * One message's `usage` read as numbers (OpenClaw's shape); `cost` is `cost.total`. The one rule every reader of usage
+ * applies (sessions usage, list --usage, lineage and export totals, the fleet replica's sums): a figure that is absent
+ * is 0; one that is not a plausible number (negative, not finite, a string, absurd) is 0 and counted, so that no total
+ * is ever negative, Infinity or null.
+ */
+export function readUsage(u: unknown): CallUsage | undefined {
   if (!u || typeof u !== 'object') return undefined
   const x = u as Record<string, unknown>
-  const total = (x.cost as Record<string, unknown> | undefined)?.total
-  return {input: num(x.input), output: num(x.output), cacheRead: num(x.cacheRead), cacheWrite: num(x.cacheWrite), totalTokens: num(x.totalTokens), cost: typeof total === 'number' && Number.isFinite(total) ? total : undefined}
+  let badValues = 0
+  const figure = (v: unknown, max: number): number | undefined => {
+    if (v === undefined || v === null) return undefined
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= max) return v
+    badValues++
+    return undefined
+  }
+  const tokens = (v: unknown) => figure(v, MAX_CALL_TOKENS) ?? 0
+  const before = badValues
+  const cost = x.cost && typeof x.cost === 'object' ? figure((x.cost as Record<string, unknown>).total, MAX_CALL_COST_USD) : undefined
+  const badCost = badValues > before
+  const out = {input: tokens(x.input), output: tokens(x.output), cacheRead: tokens(x.cacheRead), cacheWrite: tokens(x.cacheWrite), totalTokens: tokens(x.totalTokens)}
+  return {...out, ...(cost === undefined ? {} : {cost}), badValues, ...(badCost ? {badCost: true as const} : {})}
 }
 
 /** Sums in dollars kept to 1e-9 so that float noise never shows in totals. */

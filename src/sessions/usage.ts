@@ -5,13 +5,15 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import type {OpenClawState} from '../store/state.js'
 import type {RawLineFilter, SessionStore, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
-import {addCost, emptyUsage, readUsage, type UsageTotals} from './lineage.js'
+import {modelPrice} from '../util/values.js'
+import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
 /**
  * Only a line whose stored text holds `"usage"` can be a call: the others (user and tool messages, most of a
- * transcript) are skipped before they are parsed. JSON writers never escape the ASCII letters of a key.
+ * transcript) are not used. JSON writers never escape the ASCII letters of a key. Every line that cannot be read is
+ * yielded too, whatever it holds (`unreadable`): any of them may have been a call, and each backend counts the same ones.
  */
-export const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false}
+export const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false, unreadable: true}
 
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
@@ -74,8 +76,13 @@ export interface SessionsUsageResult {
   total: Omit<UsageRow, 'group' | 'agentId' | 'key' | 'sessionId' | 'where'>
   /** Calls with no recorded cost and no price for their model in openclaw.json: their cost counts as 0. */
   unpricedCalls: number
-  /** Lines that could not be read (torn, invalid) and whose text holds `"usage"` (so might be a call): skipped and counted. */
+  /** Lines that could not be read (torn, not JSON, not an object, undecodable), whatever they hold: any may have been a call. Skipped and counted. */
   badLines: number
+  /**
+   * Token and cost figures of the calls counted that were not plausible numbers (negative, not finite, not a number, or
+   * over a billion tokens or $100 000 for one call): each counted as 0, so every total is a finite, non-negative number.
+   */
+  badValues: number
   /**
    * Where the figures came from: `catalog` (clawkit's local catalog, brought up to date with the store first, and
    * remembering the calls of transcripts OpenClaw removed since), `scan` (every transcript read: --scan, or no catalog),
@@ -151,16 +158,18 @@ function callTime(entry: Record<string, unknown>, msg: Record<string, unknown>):
 function estimate(config: OpenClawConfig, provider: string | undefined, model: string | undefined, u: {input: number; output: number; cacheRead: number; cacheWrite: number}): number | undefined {
   const cost = (findModelDefinition(config, model, provider) ?? (provider ? findModelDefinition(config, model) : undefined))?.model.cost
   if (!cost) return undefined
-  const p = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-  return Math.round(((u.input * p(cost.input) + u.output * p(cost.output) + u.cacheRead * p(cost.cacheRead) + u.cacheWrite * p(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
+  // A price that is not a plausible number (negative, not finite) counts as none for that kind of token.
+  return Math.round(((u.input * modelPrice(cost.input) + u.output * modelPrice(cost.output) + u.cacheRead * modelPrice(cost.cacheRead) + u.cacheWrite * modelPrice(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
 }
 
+/**
 /**
  * What a transcript line says of one model call, before openclaw.json's prices are applied: an assistant message with
  * `usage`; undefined for any other line. The local catalog keeps exactly this per call (its ledger), so that usage from
  * the catalog prices and sums the same figures a scan reads.
  */
 export interface CallFields {
+  /** readUsage's reading: the figures, its recorded cost, and its figures that were not plausible numbers. */
   usage: NonNullable<ReturnType<typeof readUsage>>
   /** The call's time (ms), when it records one. */
   t?: number
@@ -186,23 +195,45 @@ export function callFieldsOf(e: Record<string, unknown> | undefined): CallFields
   }
 }
 
-/** A call's figures priced: its recorded cost, else openclaw.json's price for its model (estimated), else unpriced. */
-export function priceCall(config: OpenClawConfig, f: CallFields): {call: Call; t?: number; unpriced: boolean} {
+/** A call as usage adds it: priced, its time, whether it found no price, and its figures that were not plausible. */
+export interface PricedCall {
+  call: Call
+  t?: number
+  unpriced: boolean
+  badValues: number
+}
+
+/**
+ * A call's figures priced: its recorded cost, else openclaw.json's price for its model (estimated), else unpriced. A
+ * recorded cost that is not plausible counts as 0 (in badValues), never as an estimate; an estimate past
+ * MAX_CALL_COST_USD counts as 0 too.
+ */
+export function priceCall(config: OpenClawConfig, f: CallFields): PricedCall {
   const u = f.usage
   const at = f.t === undefined ? null : new Date(f.t).toISOString()
   const {provider, model} = f
   let costUsd = u.cost
   let estimated = false
-  if (costUsd === undefined) {
+  let badValues = u.badValues
+  // A recorded cost that is not plausible counts as 0 (already in badValues), never as an estimate.
+  if (costUsd === undefined && !u.badCost) {
     costUsd = estimate(config, provider, model, u)
     estimated = costUsd !== undefined
+    if (costUsd !== undefined && !(costUsd <= MAX_CALL_COST_USD)) {
+      costUsd = 0
+      badValues++
+    }
   }
-  const call: Call = {...u, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
-  return {call, t: f.t, unpriced: costUsd === undefined}
+  const {badValues: _b, badCost: _c, cost: _d, ...tokens} = u
+  const call: Call = {...tokens, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+  return {call, t: f.t, unpriced: costUsd === undefined && !u.badCost, badValues}
 }
 
-/** One model call read from a transcript line: an assistant message with `usage`; undefined for any other line. */
-function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): {call: Call; t?: number; unpriced: boolean} | undefined {
+/**
+ * One model call read from a transcript line: an assistant message with `usage`; undefined for any other line.
+ * `badValues`: its figures that were not plausible numbers (readUsage), an estimate past MAX_CALL_COST_USD included.
+ */
+function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): PricedCall | undefined {
   const f = callFieldsOf(e)
   return f && priceCall(config, f)
 }
@@ -312,6 +343,7 @@ export class UsageBuilder {
   readonly total = emptyRow('total')
   unpricedCalls = 0
   badLines = 0
+  badValues = 0
   transcripts = 0
   removed = {transcripts: 0, calls: 0, costUsd: 0}
 
@@ -359,12 +391,13 @@ export class UsageBuilder {
   }
 
   /** One call, if it falls in the window. */
-  addCall(ctx: UsageCtx, c: {call: Call; t?: number; unpriced: boolean}): void {
+  addCall(ctx: UsageCtx, c: PricedCall): void {
     const {since, until} = this.window
     if ((since !== undefined || until !== undefined) && c.t === undefined) return
     if (since !== undefined && c.t! < since) return
     if (until !== undefined && c.t! > until) return
     if (c.unpriced) this.unpricedCalls++
+    this.badValues += c.badValues
     const row = this.row(ctx, this.group(ctx, c.call))
     addCall(row, c.call)
     addCall(this.total, c.call)
@@ -423,6 +456,7 @@ export class UsageBuilder {
       total: totalFields,
       unpricedCalls: this.unpricedCalls,
       badLines: this.badLines,
+      badValues: this.badValues,
       source: meta.source,
       ...(meta.source === 'catalog' ? {removed: this.removed} : {}),
     }

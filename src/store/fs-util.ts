@@ -31,6 +31,32 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Where a path lands once every link in it is followed, also when its last parts do not exist yet (a directory about
+ * to be created): the nearest existing ancestor's real path, with the missing parts after it. A path is compared with
+ * another by this, never by its spelling: a link to a directory is that directory.
+ */
+export function realLocation(p: string): string {
+  let cur = path.resolve(p)
+  const rest: string[] = []
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(cur), ...rest)
+    } catch {
+      const parent = path.dirname(cur)
+      if (parent === cur) return path.join(cur, ...rest)
+      rest.unshift(path.basename(cur))
+      cur = parent
+    }
+  }
+}
+
+/** Whether `p` is `dir` or inside it (both already resolved as the caller means them). */
+export function isWithin(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p)
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel))
+}
+
 async function fsyncDir(dir: string): Promise<void> {
   let fh: fsp.FileHandle | undefined
   try {

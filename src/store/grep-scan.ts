@@ -65,7 +65,7 @@ function* scanFd(block: SimdBlock, fd: number, file: string, filter: RawLineFilt
     if (end === 0) continue
     const buf = block.bytes.subarray(0, end)
     grep.begin()
-    yield* hitLines(buf, end, base, count, (from) => grep.next(block, from, end))
+    yield* hitLines(buf, end, base, count, (from) => grep.next(block, from, end), filter.unreadable)
     if (eof) break
     block.bytes.copy(block.bytes, 0, end, len)
     len -= end
@@ -93,14 +93,14 @@ export async function* grepFileSpans(file: string, spans: readonly LineSpan[], f
   const simd = filter && block ? compileBlockGrep(filter) : undefined
   const plain = filter && !block ? compileGrep(filter) : undefined
   try {
-    for (const span of spans) yield* scanSpan(fd, file, span, block, simd, plain)
+    for (const span of spans) yield* scanSpan(fd, file, span, block, simd, plain, Boolean(filter?.unreadable))
   } finally {
     fs.closeSync(fd)
     if (block && spare.length < 8) spare.push(block)
   }
 }
 
-function* scanSpan(fd: number, file: string, span: LineSpan, block: SimdBlock | undefined, simd: BlockGrep | undefined, plain: LineGrep | undefined): Generator<TranscriptLine> {
+function* scanSpan(fd: number, file: string, span: LineSpan, block: SimdBlock | undefined, simd: BlockGrep | undefined, plain: LineGrep | undefined, unreadable: boolean): Generator<TranscriptLine> {
   const start = span.offset ?? 0
   const limit = span.bytes === undefined ? Number.POSITIVE_INFINITY : start + span.bytes
   let cap = Math.min(BLOCK, Number.isFinite(limit) ? Math.max(1, limit - start) : BLOCK)
@@ -150,7 +150,7 @@ function* scanSpan(fd: number, file: string, span: LineSpan, block: SimdBlock | 
     } else {
       next = (from) => (from < end ? from : -1)
     }
-    yield* hitLines(view, end, base, count, next)
+    yield* hitLines(view, end, base, count, next, unreadable)
     if (eof) break
     buf.copy(buf, 0, end, len)
     len -= end

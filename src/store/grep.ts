@@ -66,6 +66,19 @@ function matchesAt(n: Needle, buf: Uint8Array, at: number, end = buf.length): bo
   return true
 }
 
+/**
+ * The characters of a needle a database is asked for (SQLite's LIKE refuses a pattern over 50 000 bytes as "too
+ * complex", and matches a long one in time that grows with its length at every row): its first SQL_NEEDLE_CHARS. A line
+ * holding the needle holds that prefix, so the database's answer stays a superset, which is all grepLines promises;
+ * the caller checks what it keeps. A surrogate pair is never split.
+ */
+export const SQL_NEEDLE_CHARS = 256
+export function sqlNeedle(needle: string): string {
+  if (needle.length <= SQL_NEEDLE_CHARS) return needle
+  const end = SQL_NEEDLE_CHARS - (/[\ud800-\udbff]/.test(needle[SQL_NEEDLE_CHARS - 1]) ? 1 : 0)
+  return needle.slice(0, end)
+}
+
 /** A compiled filter: where the next needle occurs in a buffer of whole lines, and whether a string holds one. */
 export interface LineGrep {
   /** Start of the first occurrence of any needle at or after `from` in `buf` (a view of whole lines only), or -1. */

@@ -266,7 +266,7 @@ export class MemorySessionStore implements SessionStore {
   /** The lines are stored as values: their text is JSON.stringify's, which the needles are looked for in. */
   async *grepLines(t: TranscriptRef, filter: RawLineFilter): AsyncIterable<TranscriptLine> {
     const grep = compileGrep(filter)
-    for await (const l of this.readLines(t)) if (grep.test(l.raw)) yield l
+    for await (const l of this.readLines(t)) if (grep.test(l.raw) || (filter.unreadable && l.bad)) yield l
   }
 
   /**

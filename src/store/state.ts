@@ -17,6 +17,7 @@ import {UsageError} from '../errors.js'
 import {configSecrets, registerSecrets} from '../render/redact.js'
 import {clawkitDirs, loadSettings} from '../settings.js'
 import {assertNoOrphanWal, findSqliteStore} from './era.js'
+import {isWithin, realLocation} from './fs-util.js'
 import {loadSqlite} from './sqlite/driver.js'
 import {FileSessionStore} from './file-store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
@@ -113,6 +114,14 @@ export class OpenClawState {
       throw new UsageError(`State directory not found: ${this.stateDir} (from ${this.stateDirReason}). Check the path, or run OpenClaw once to create it.`, 'E_STATE_DIR_NOT_FOUND')
     }
     if (!st.isDirectory()) throw new UsageError(`State directory is not a directory: ${this.stateDir} (from ${this.stateDirReason}).`, 'E_STATE_DIR_NOT_FOUND')
+  }
+
+  /**
+   * Whether `p` lands inside the state dir once every link is followed (its missing tail included): an output written
+   * there would be taken by OpenClaw for part of its store, or replace one of its files.
+   */
+  contains(p: string): boolean {
+    return isWithin(path.resolve(this.stateDir), path.resolve(p)) || isWithin(realLocation(this.stateDir), realLocation(p))
   }
 
   get defaultAgentId(): string {

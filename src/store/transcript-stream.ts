@@ -49,7 +49,7 @@ export async function* grepTranscriptLines(file: string, filter: RawLineFilter):
 export function* grepFd(fd: number, file: string, filter: RawLineFilter): Generator<TranscriptLine> {
   const grep = compileGrep(filter)
   const count = {lines: 0}
-  for (const {block, base} of forwardBlocks(fd, file)) yield* hitLines(block, block.length, base, count, (from) => grep.next(block, from))
+  for (const {block, base} of forwardBlocks(fd, file)) yield* hitLines(block, block.length, base, count, (from) => grep.next(block, from), filter.unreadable)
 }
 
 /**
@@ -57,9 +57,25 @@ export function* grepFd(fd: number, file: string, filter: RawLineFilter): Genera
  * numbered and parsed as streamTranscriptLines would; `count.lines` is the number of lines before the block, and is
  * advanced past it. Every block reader of the grep shares it (the Buffer one above, the SIMD one in grep-scan.ts).
  */
-export function* hitLines(buf: Buffer, end: number, base: number, count: {lines: number}, next: (from: number) => number): Generator<TranscriptLine> {
+export function* hitLines(buf: Buffer, end: number, base: number, count: {lines: number}, next: (from: number) => number, unreadable = false): Generator<TranscriptLine> {
   let counted = 0
   let from = 0
+  // The whole lines in [counted, upTo) that hold no needle: counted, and with `unreadable` each parsed and yielded when
+  // it cannot be read (RawLineFilter.unreadable).
+  function* skip(upTo: number): Generator<TranscriptLine> {
+    let lineStart = counted
+    for (let i = buf.indexOf(10, counted); i !== -1 && i < upTo; i = buf.indexOf(10, i + 1)) {
+      count.lines++
+      if (unreadable && i > lineStart) {
+        const raw = buf.toString('utf8', lineStart, i)
+        if (!isBlankLine(raw)) {
+          const p = parseLine(raw, base + lineStart, count.lines, false)
+          if (p.bad) yield {line: count.lines, ...asLine(p)}
+        }
+      }
+      lineStart = i + 1
+    }
+  }
   for (;;) {
     const at = from < end ? next(from) : -1
     if (at === -1) break
@@ -67,14 +83,14 @@ export function* hitLines(buf: Buffer, end: number, base: number, count: {lines:
     let stop = buf.indexOf(10, at)
     const terminated = stop !== -1 && stop < end
     if (!terminated) stop = end
-    for (let i = buf.indexOf(10, counted); i !== -1 && i < start; i = buf.indexOf(10, i + 1)) count.lines++
+    yield* skip(start)
     count.lines++
     const raw = buf.toString('utf8', start, stop)
     from = stop + 1
     counted = from
     if (!isBlankLine(raw)) yield {line: count.lines, ...asLine(parseLine(raw, base + start, count.lines, !terminated))}
   }
-  for (let i = buf.indexOf(10, counted); i !== -1 && i < end; i = buf.indexOf(10, i + 1)) count.lines++
+  yield* skip(end)
   // A block ends without a newline only at the end of the file: a torn last line is yielded whatever it holds, so a
   // reader that counts what it could not read (usage's badLines) sees it; finding it costs one parse of one line.
   const last = end > 0 ? buf.lastIndexOf(10, end - 1) + 1 : 0

@@ -220,6 +220,12 @@ export interface LineSpan {
 export interface RawLineFilter {
   needles: readonly string[]
   ignoreCase: boolean
+  /**
+   * Also yield every line the store cannot read (not JSON, not an object, undecodable), whatever it holds: for a reader
+   * that counts them (usage's badLines), so that every backend counts the same lines. Costs a parse of every line in
+   * the JSON layout (a validity check in SQL for the SQLite store); the replica yields them always.
+   */
+  unreadable?: boolean
 }
 
 /** SessionStore.contentCandidates: the sessions that may hold a hit and, when the store could give them at once, their lines. */

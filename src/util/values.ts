@@ -15,3 +15,11 @@ export function finiteNumber(v: unknown): number | undefined {
 export function strictBoolean(v: unknown): boolean | undefined {
   return typeof v === 'boolean' ? v : undefined
 }
+
+/**
+ * A model price from openclaw.json (dollars per million tokens): a finite number of at least 0, else 0. A negative or
+ * non-finite price counts as none, for the agent's recorded cost and for usage's estimates alike.
+ */
+export function modelPrice(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0
+}

@@ -7,7 +7,10 @@ import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
 import {parseCacheFile} from '../../src/cli/load-bundle.js'
-import {baseEnv, BIN, bigState, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv as sharedCacheEnv, BIN, bigState, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+
+/** These tests are about the cache: each HOME gets its own, where clawkit puts it by default, not the run's shared one. */
+const baseEnv = (home: string, extra: Record<string, string | undefined> = {}) => sharedCacheEnv(home, {CLAWKIT_CACHE_DIR: path.join(home, '.cache', 'clawkit'), ...extra})
 
 // bin/run.js loads the bundle through its own code cache on every Node version (src/cli/load-bundle.ts says why);
 // Node 22+ also has a compile cache of its own, which boot.ts turns on for the other modules.

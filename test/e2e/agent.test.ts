@@ -78,6 +78,24 @@ describe('agent: new session', () => {
     expect(r.stdout).toBe('Echo: via config\n')
     expect(a.mock.messageRequests()[0].headers.authorization).toBe('Bearer sk-config')
   })
+
+  it('prices in openclaw.json that are negative or not finite count as none: the stored cost and estimatedCostUsd stay finite and never below 0', async () => {
+    const a = await make({
+      config: (url) => {
+        const cfg = providerConfig(url) as any
+        // JSON has no Infinity: 1e400 parses to it, as a hand-edited config would give it.
+        cfg.models.providers.mockant.models[0].cost = {input: -3, output: 15, cacheRead: 0.3, cacheWrite: 3.75}
+        return cfg
+      },
+    })
+    const cfgPath = path.join(a.state, 'openclaw.json')
+    fs.writeFileSync(cfgPath, fs.readFileSync(cfgPath, 'utf8').replace('"output": 15', '"output": 1e400'))
+    const r = await a.run(['agent', '--agent', 'main', '-m', 'bad prices'])
+    expect(r.code, r.stderr).toBe(0)
+    const asst = transcriptLines(sessionFile(a.state, 'agent:main:main')).at(-1).message
+    expect(asst.usage.cost).toEqual({input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0})
+    expect(store(a.state)['agent:main:main'].estimatedCostUsd).toBe(0)
+  })
 })
 
 describe('agent: continuing OpenClaw sessions', () => {

@@ -1,4 +1,4 @@
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
@@ -7,11 +7,30 @@ import {baseEnv, BIN, copyFixture, json, jsonError, readJson, runCli, sessionsJs
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
-/** Run doctor on a pseudo-terminal (util-linux `script`) and answer the prompt once it has been printed. */
-function runOnTty(args: string[], answer: string, env: Record<string, string>) {
+/**
+ * Run doctor on a pseudo-terminal (util-linux `script`) and answer the prompt once it has been printed (not after a
+ * fixed pause: that cost 2 s a run, and on a loaded machine the answer could come before the question).
+ */
+function runOnTty(args: string[], answer: string, env: Record<string, string>): Promise<string> {
   const cmd = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
-  const r = spawnSync('sh', ['-c', `(sleep 2; printf '${answer}\\n') | script -qec "${cmd.replaceAll('"', '\\"')}" /dev/null`], {env, encoding: 'utf8', timeout: 30_000})
-  return r.stdout
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], {env, stdio: ['pipe', 'pipe', 'pipe']})
+    let out = ''
+    let answered = false
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d
+      if (!answered && out.includes('[y/N]')) {
+        answered = true
+        child.stdin.end(`${answer}\n`)
+      }
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.on('error', reject)
+    child.on('close', () => {
+      clearTimeout(timer)
+      resolve(out)
+    })
+  })
 }
 
 describe('doctor command', () => {
@@ -30,11 +49,11 @@ describe('doctor command', () => {
   it.skipIf(!hasScript)('on a TTY, --fix shows the plan and asks once: "n" changes nothing, "y" repairs', async () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir())
-    const no = runOnTty(['doctor', '--fix', '--state-dir', state], 'n', env)
+    const no = await runOnTty(['doctor', '--fix', '--state-dir', state], 'n', env)
     expect(no).toContain('Apply these repairs? [y/N]')
     expect(no).toContain('Repairs cancelled; nothing was changed.')
     expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile).toMatch(/^\/home\/user\//)
-    const yes = runOnTty(['doctor', '--fix', '--state-dir', state], 'y', env)
+    const yes = await runOnTty(['doctor', '--fix', '--state-dir', state], 'y', env)
     expect(yes).toContain('Summary: 0 error(s), 0 warning(s), 0 info; 2 fixed.')
     expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile.startsWith(state)).toBe(true)
   })

@@ -19,18 +19,25 @@ const COMMANDS: string[][] = [
   ['message', 'send', '--channel', 'webhook', '-t', 'http://127.0.0.1:9/hook', '-m', 'hi'],
 ]
 
+/** The ways to name a state dir, with the path each must report (`home`: the HOME of the run, `missing`: a missing dir). */
+function namings(home: string, missing: string): {args: string[]; env?: Record<string, string>; path: string; why: string}[] {
+  return [
+    {args: ['--state-dir', missing], path: missing, why: '--state-dir'},
+    {args: [], env: {OPENCLAW_STATE_DIR: missing}, path: missing, why: 'OPENCLAW_STATE_DIR'},
+    {args: ['--profile', 'nope'], path: path.join(home, '.openclaw-nope'), why: '--profile nope'},
+    {args: ['--dev'], path: path.join(home, '.openclaw-dev'), why: '--dev'},
+    {args: [], env: {OPENCLAW_PROFILE: 'nope'}, path: path.join(home, '.openclaw-nope'), why: 'OPENCLAW_PROFILE=nope'},
+  ]
+}
+
 describe('named paths that do not exist', () => {
-  it('--state-dir, OPENCLAW_STATE_DIR, --profile, --dev and OPENCLAW_PROFILE naming a missing dir: exit 2 and the path, for list, history, reset, status, agent and message send, and nothing is created', async () => {
-    const home = tempDir()
-    const missing = path.join(tempDir(), 'nonexistent')
-    const cases: {args: string[]; env?: Record<string, string>; path: string; why: string}[] = [
-      {args: ['--state-dir', missing], path: missing, why: '--state-dir'},
-      {args: [], env: {OPENCLAW_STATE_DIR: missing}, path: missing, why: 'OPENCLAW_STATE_DIR'},
-      {args: ['--profile', 'nope'], path: path.join(home, '.openclaw-nope'), why: '--profile nope'},
-      {args: ['--dev'], path: path.join(home, '.openclaw-dev'), why: '--dev'},
-      {args: [], env: {OPENCLAW_PROFILE: 'nope'}, path: path.join(home, '.openclaw-nope'), why: 'OPENCLAW_PROFILE=nope'},
-    ]
-    for (const c of cases) {
+  // One test per way of naming (each runs every command, text and --json): one test for all of them ran 80 CLI
+  // processes and reached its timeout on a loaded machine.
+  for (const why of namings('', '').map((n) => n.why)) {
+    it(`${why} naming a missing dir: exit 2 and the path, for list, history, reset, status, agent and message send, and nothing is created`, async () => {
+      const home = tempDir()
+      const missing = path.join(tempDir(), 'nonexistent')
+      const c = namings(home, missing).find((n) => n.why === why)!
       const env = baseEnv(home, c.env)
       for (const cmd of COMMANDS) {
         const r = await runCli([...cmd, ...c.args], {env})
@@ -44,11 +51,11 @@ describe('named paths that do not exist', () => {
         expect(jsonError(j), label).toMatchObject({code: 'E_STATE_DIR_NOT_FOUND', exitCode: 2})
         expect(jsonError(j).message, label).toContain(c.path)
       }
-    }
-    // Nothing was created on the way.
-    expect(fs.existsSync(missing)).toBe(false)
-    expect(fs.readdirSync(home).filter((n) => n.startsWith('.openclaw'))).toEqual([])
-  })
+      // Nothing was created on the way.
+      expect(fs.existsSync(missing)).toBe(false)
+      expect(fs.readdirSync(home).filter((n) => n.startsWith('.openclaw'))).toEqual([])
+    })
+  }
 
   it('a state dir that is a file is named as not a directory', async () => {
     const file = path.join(tempDir(), 'file')

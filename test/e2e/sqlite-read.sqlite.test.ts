@@ -238,3 +238,36 @@ describeSqlite('status on a SQLite-era store', () => {
     expect(mixed.doctor.errors).toBeGreaterThan(0)
   })
 })
+
+describeSqlite('a 0-byte agent database', () => {
+  it('every command that opens it says what the file is (an empty file, no sessions, restore it or let OpenClaw create one), never "schema version 0, migrate it"; nothing is written', async () => {
+    const state = copyFixture(NATIVE_96)
+    const db = dbPath(state, 'main')
+    for (const side of ['-wal', '-shm']) fs.rmSync(`${db}${side}`, {force: true})
+    fs.truncateSync(db, 0)
+    const runs = [
+      ['sessions', 'list'],
+      ['sessions', 'history', 'agent:main:main'],
+      ['sessions', 'usage'],
+      ['sessions', 'search', 'hello'],
+      ['sessions', 'reset', 'agent:main:main'],
+      ['agent', '-m', 'hi'],
+    ]
+    for (const args of runs) {
+      const r = await runCli([...args, '--json', '--state-dir', state], {env: env()})
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(1)
+      const e = json<any>(r).error
+      expect(e.code, args.join(' ')).toBe('E_SQLITE_EMPTY')
+      expect(e.message).toContain(`${db} is an empty file (0 bytes), not an OpenClaw database: no sessions are stored in it`)
+      expect(e.message).not.toMatch(/schema version 0|migrate/)
+      expect(e.suggestions.join(' ')).toMatch(/restore it from a backup.*OpenClaw 2026\.9\.6 lists no sessions for it and creates a new database there on its next turn/)
+    }
+    const human = await runCli(['sessions', 'list', '--state-dir', state], {env: env()})
+    expect(human.stderr.split('\n')[0]).toBe(`Error: ${db} is an empty file (0 bytes), not an OpenClaw database: no sessions are stored in it.`)
+    const status = await runCli(['status', '--json', '--state-dir', state], {env: env()})
+    expect(status.code, status.stderr).toBe(0)
+    expect(json<any>(status).agents.agents[0].storeError).toContain('is an empty file (0 bytes)')
+    expect(fs.statSync(db).size).toBe(0)
+    expect(fs.existsSync(`${db}-wal`)).toBe(false)
+  })
+})

@@ -265,6 +265,34 @@ describeSqlite('store export (SQLite era to a JSON-era state dir)', () => {
     expect(fs.readdirSync(empty).sort()).toEqual(['agents', 'openclaw.json'])
   })
 
+  it('--out inside the state dir is refused by where it lands, not by how it is spelled: through a link to the state dir, or with --state-dir given as a link', async () => {
+    const state = copyFixture(NATIVE_96)
+    const links = tempDir()
+    const toState = path.join(links, 'to-state')
+    fs.symlinkSync(state, toState)
+    const toAgents = path.join(links, 'to-agents')
+    fs.symlinkSync(path.join(state, 'agents'), toAgents)
+    const before = snapshot(state)
+    for (const [out, stateArg] of [
+      [path.join(toState, 'exp'), state],
+      [path.join(state, 'exp'), toState],
+      [path.join(toState, 'new', 'deeper', 'exp'), state],
+      [path.join(toAgents, 'main', 'exp'), state],
+    ]) {
+      const r = await runCli(['store', 'export', '--out', out, '--json', '--state-dir', stateArg], {env: baseEnv(tempDir())})
+      expect(r.code, `${out} ${r.stderr}`).toBe(2)
+      expect(jsonError(r).code).toBe('E_EXPORT_OUT_INSIDE')
+      expect(jsonError(r).message).toContain(`resolves to ${fs.realpathSync(state)}`)
+    }
+    expect(diffSnapshots(before, snapshot(state))).toEqual({added: [], removed: [], changed: []})
+    // A link that leads out of the state dir is fine: where it lands is what counts.
+    const outside = tempDir()
+    fs.symlinkSync(outside, path.join(links, 'to-outside'))
+    const ok = await runCli(['store', 'export', '--out', path.join(links, 'to-outside', 'exp'), '--state-dir', toState], {env: baseEnv(tempDir())})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(fs.readdirSync(path.join(outside, 'exp')).sort()).toEqual(['agents', 'openclaw.json'])
+  })
+
   it('an event whose zstd payload does not decode: exit 1 naming session and seq, and no export dir (nor staging dir) is left', async () => {
     const state = copyFixture(IMPORTED_96)
     const seq = withDb(
@@ -318,6 +346,37 @@ describeSqlite('store verify (after OpenClaw import)', () => {
     expect(work!.different.items[0]).toMatchObject({line: 5, seq: 4})
     expect(work!.archiveHash).not.toBe(work!.dbHash)
     expect(json(r)).toMatchObject({ok: false, differences: 1})
+  })
+
+  it('tampered database: events in the wrong order (two adjacent swapped, or seq 0..16 reversed so seq 0 is no longer the header) are reported as out of order (line, seq), exit 5', async () => {
+    for (const [name, order] of [
+      ['swap', (n: number) => (n === 3 ? 4 : n === 4 ? 3 : n)],
+      ['reverse', (n: number) => (n <= 16 ? 16 - n : n)],
+    ] as const) {
+      const state = copyFixture(IMPORTED_96)
+      withDb(
+        dbPath(state, 'main'),
+        (db) => {
+          const rows = db.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes, navigation_json FROM transcript_events WHERE session_id = (SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY count(*) DESC LIMIT 1) AND seq <= 16 ORDER BY seq').all()
+          const sid = db.prepare('SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY count(*) DESC LIMIT 1').get()!.session_id
+          expect(rows.length).toBe(17)
+          db.exec('PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON')
+          const put = db.prepare('UPDATE transcript_events SET event_json = ?, event_zstd = ?, event_utf8_bytes = ?, navigation_json = ? WHERE session_id = ? AND seq = ?')
+          for (const r of rows) {
+            const from = rows[order(Number(r.seq))]
+            put.run(from.event_json, from.event_zstd, from.event_utf8_bytes, from.navigation_json, sid, r.seq)
+          }
+        },
+        true,
+      )
+      const r = await store(['verify', '--json'], state)
+      expect(r.code, name).toBe(5)
+      const main = json(r).transcripts.find((t) => t.agentId === 'main')!
+      const moved = name === 'swap' ? 2 : 16
+      expect(main, name).toMatchObject({status: 'differs', outOfOrder: {count: moved}, missing: {count: 0}, extra: {count: 0}, different: {count: 0}, differences: moved})
+      expect(main.outOfOrder.items[0], name).toMatchObject(name === 'swap' ? {line: 4, seq: 4} : {line: 1, seq: 16})
+      expect((await store(['verify'], state)).stdout, name).toContain(`out of order in the database: ${moved}`)
+    }
   })
 
   it('tampered database: a deleted event is reported as missing (its line and id), exit 5', async () => {

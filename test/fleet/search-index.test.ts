@@ -40,10 +40,11 @@ describePg('fleet schema v3: the search_text index', () => {
   })
 
   it('a role that may not create extensions: the migration still succeeds, with a full-text index', async () => {
-    const role = `writer_${process.pid}`
-    pg.cluster.psql(`CREATE ROLE ${role} LOGIN PASSWORD '${PG_PASSWORD}'`)
     const url = pg.db()
     const db = new URL(url).pathname.slice(1)
+    // Roles belong to the whole cluster, which the run's other files share: a name of this database's own.
+    const role = `writer_${db}`
+    pg.cluster.psql(`CREATE ROLE ${role} LOGIN PASSWORD '${PG_PASSWORD}'`)
     // Tables in public, but no CREATE on the database: CREATE EXTENSION is refused (insufficient_privilege).
     pg.cluster.psql(`GRANT CONNECT ON DATABASE "${db}" TO ${role}; GRANT USAGE, CREATE ON SCHEMA public TO ${role}`, db)
     const asRole = url.replace(/\/\/[^:]+:/, `//${role}:`)

@@ -7,7 +7,8 @@ import path from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {FIXTURES, TWO_AGENTS} from '../support/cli.js'
+import {FIXTURES, json, runCli, TWO_AGENTS} from '../support/cli.js'
+import {addUsage, emptySums} from '../support/usage-sums.js'
 import {type FakeChannels, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {configArb, deepJsonArb, type ProtoRow, protoRowsArb, sessionsJsonArb, specialFileArb, transcriptArb, withProtoRows} from './support/arbitraries.js'
@@ -139,13 +140,14 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
     }
   })
 
-  it('API keys and bot tokens in openclaw.json never reach stdout or stderr, with a valid or a broken config', async () => {
-    const key = 'sk-ant-api03-CANARYKEY-0123456789'
-    const token = '123456789:CANARY-BOT-TOKEN'
-    const good = JSON.stringify({models: {providers: {anthropic: {apiKey: key, api: 'anthropic-messages', models: [{id: 'claude-sonnet-4-5', name: 'S', contextWindow: 200000}]}}}, channels: {telegram: {botToken: token}}}, null, 2)
-    // Broken right next to the secrets, where a parser quoting its context would leak them.
-    const broken = good.replace(`"${key}"`, `"${key}" x`).replace(`"${token}"`, `${token}`)
-    for (const text of [good, broken]) {
+  // One test per config (each runs every command of the table): both in one test took 9.7 s of its 60 s on a busy machine.
+  for (const broken of [false, true]) {
+    it(`API keys and bot tokens in openclaw.json never reach stdout or stderr, with a ${broken ? 'broken' : 'valid'} config`, async () => {
+      const key = 'sk-ant-api03-CANARYKEY-0123456789'
+      const token = '123456789:CANARY-BOT-TOKEN'
+      const good = JSON.stringify({models: {providers: {anthropic: {apiKey: key, api: 'anthropic-messages', models: [{id: 'claude-sonnet-4-5', name: 'S', contextWindow: 200000}]}}}, channels: {telegram: {botToken: token}}}, null, 2)
+      // Broken right next to the secrets, where a parser quoting its context would leak them.
+      const text = broken ? good.replace(`"${key}"`, `"${key}" x`).replace(`"${token}"`, `${token}`) : good
       for (const cmd of HOSTILE_COMMANDS) {
         const sb = makeSandbox()
         fs.writeFileSync(path.join(sb.stateDir, 'openclaw.json'), text)
@@ -153,8 +155,8 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
         expect(problems, cmd.name).toEqual([])
         expect(result.stdout + result.stderr, cmd.name).not.toMatch(/CANARYKEY|CANARY-BOT-TOKEN/)
       }
-    }
-  })
+    })
+  }
 
   it('prototype-named keys (__proto__, __Proto__, constructor, toString, ...) keep their rows through every writer', async () => {
     const fixture = fs.readFileSync(MAIN_INDEX, 'utf8')
@@ -224,5 +226,96 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
       params(2),
     )
     expect(failures.filter((f) => (f as {target: string}).target === 'openclaw.json')).toEqual([])
+  }, 30 * 60_000)
+
+  it('usage on hostile transcripts and hostile usage figures: every total a finite, non-negative number; badLines are the lines history finds unreadable; badValues the figures the documented rule rejects', async () => {
+    // A figure as JSON text: plausible numbers, and what a corrupted or hand-edited line may hold.
+    const figure = fc.constantFrom('0', '12', '1.5', '-5', '-0', '1e308', '1e999', '-1e999', '123456789012345678901234567890', '1000000000', '1000000001', '"12"', 'true', 'null', '[1]', '{}', '99999.5', '100001')
+    const call = fc.record({input: figure, output: figure, cacheRead: figure, cacheWrite: figure, totalTokens: figure, cost: figure, n: fc.nat(1000)}).map((f) => `{"type":"message","id":"c${f.n}","parentId":null,"timestamp":"2026-11-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"x"}],"provider":"mockant","model":"claude-mock","usage":{"input":${f.input},"output":${f.output},"cacheRead":${f.cacheRead},"cacheWrite":${f.cacheWrite},"totalTokens":${f.totalTokens},"cost":{"total":${f.cost}}}}}`)
+    let compared = 0
+    const garbage = fc.constantFrom('{not json', '[1,2]', '"text"', '42', 'null', '{"type":"message","message":{"role":"assis', '{"a":1,}', '\u0000\u0000\u0000', '{"usage":')
+    await fc.assert(
+      fc.asyncProperty(transcriptArb(MAIN_ID, fs.readFileSync(MAIN_TRANSCRIPT)), fc.array(fc.oneof(call, garbage), {maxLength: 6}), async (input, extra) => {
+        const sb = makeSandbox()
+        const file = path.join(sb.stateDir, 'agents', 'main', 'sessions', `${MAIN_ID}.jsonl`)
+        const text = input.bytes.toString('utf8')
+        fs.writeFileSync(file, Buffer.concat([input.bytes, Buffer.from(`${text.endsWith('\n') || text === '' ? '' : '\n'}${extra.join('\n')}\n`)]))
+        const r = await runCli(['sessions', 'usage', '--json', '--state-dir', sb.stateDir], {env: sb.env, cwd: sb.cwd})
+        const problems: string[] = []
+        if (r.code !== 0 && r.code !== 1) problems.push(`exit ${r.code}: ${r.stderr.slice(0, 300)}`)
+        if (r.code === 0) {
+          const doc = json<any>(r)
+          const t = doc.total
+          for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens', 'costUsd']) if (typeof t[k] !== 'number' || !Number.isFinite(t[k]) || t[k] < 0) problems.push(`total.${k} is ${t[k]}`)
+          // The oracle of test/support/usage-sums.ts, on the lines that parse (the others are badLines).
+          const want = emptySums()
+          addUsage(want, fs.readFileSync(file, 'utf8').split(/\r?\n/))
+          if (doc.badValues !== want.badValues) problems.push(`badValues ${doc.badValues}, the rule gives ${want.badValues}`)
+          if (doc.total.calls !== want.calls) problems.push(`calls ${doc.total.calls}, the lines hold ${want.calls}`)
+          // One rule for every reader: the lines usage could not read are the ones history flags (missing-id aside: an
+          // entry without an id is still read).
+          const h = await runCli(['sessions', 'history', 'main', '--limit', '1000000', '--json', '--state-dir', sb.stateDir], {env: sb.env, cwd: sb.cwd})
+          if (h.code === 0) {
+            compared++
+            const flagged = json<any>(h).badLines.filter((b: {reason: string}) => b.reason !== 'missing-id').length
+            if (doc.badLines !== flagged) problems.push(`usage badLines ${doc.badLines}, history flags ${flagged}`)
+          }
+        }
+        const f = (figures['usage figures'] ??= {cases: 0, failures: 0, exitCodes: {}, kinds: {}})
+        f.cases++
+        f.exitCodes[String(r.code)] = (f.exitCodes[String(r.code)] ?? 0) + 1
+        f.kinds[input.kind] = (f.kinds[input.kind] ?? 0) + 1
+        if (problems.length > 0) {
+          f.failures++
+          failures.push({target: 'usage figures', kind: input.kind, problems, sandbox: sb.root})
+          return false
+        }
+        fs.rmSync(sb.root, {recursive: true, force: true})
+        return true
+      }),
+      params(8),
+    )
+    // Most cases were compared with history (a transcript history refuses, such as one without a readable header, is not).
+    expect(compared).toBeGreaterThan(RUNS / 2)
+  }, 30 * 60_000)
+
+  it('hostile search patterns (nested quantifiers, long alternations, 60 000-character literals) on lines built to make a backtracking engine explode: a result or a usage error, within seconds', async () => {
+    const atom = fc.constantFrom('a', '\\w', '\\s?', '.', '[a-z]', '(a|aa)', 'a?', '\\d*', '(?:ab|a)')
+    const nested = fc.tuple(fc.array(atom, {minLength: 1, maxLength: 3}), fc.constantFrom('+', '*', '{1,9}'), fc.constantFrom('+', '*', '{2,}'), fc.constantFrom('$', '!', 'b$', '')).map(([xs, q1, q2, tail]) => `^?(${xs.join('')}${q1})${q2}${tail}`.replace('^?', ''))
+    const pattern = fc.oneof(
+      nested.map((p) => ({p, regex: true})),
+      fc.constantFrom('(a+)+$', '^(\\w+\\s?)+$', '(a|a)*b', '(.*a){12}', '((a+)+)+!', '(\\w+\\s?)*x$').map((p) => ({p, regex: true})),
+      fc.nat(60_000).map((n) => ({p: 'a'.repeat(n + 5000), regex: false})),
+      fc.nat(60_000).map((n) => ({p: `${'a'.repeat(n + 5000)}+`, regex: true})),
+    )
+    await fc.assert(
+      fc.asyncProperty(pattern, fc.boolean(), async ({p, regex}, upper) => {
+        const sb = makeSandbox()
+        const file = path.join(sb.stateDir, 'agents', 'main', 'sessions', `${MAIN_ID}.jsonl`)
+        const words = 'the quick brown fox jumps over the lazy dog while the cat sleeps on a warm mat by the fire in the hall!'
+        const bait = [`${'a'.repeat(40)}!`, words, `${'a'.repeat(200)}`, `${'ab'.repeat(30)}c`].map((t, i) => JSON.stringify({type: 'message', id: `bait${i}`, parentId: null, timestamp: '2026-11-01T00:00:00.000Z', message: {role: 'user', content: t}}))
+        fs.appendFileSync(file, `${bait.join('\n')}\n`)
+        const pat = upper ? p.toUpperCase().replaceAll('\\W', '\\w').replaceAll('\\S', '\\s').replaceAll('\\D', '\\d') : p
+        const r = await runCli(['sessions', 'search', pat, ...(regex ? ['--regex'] : []), '--json', '--state-dir', sb.stateDir], {env: sb.env, cwd: sb.cwd, timeoutMs: 30_000})
+        const problems: string[] = []
+        if (r.signal) problems.push(`killed by ${r.signal} (still matching after 30 s)`)
+        else if (r.code === 2) {
+          if (json<any>(r).error?.code !== 'E_BAD_REGEX') problems.push(`exit 2 but ${r.stdout.slice(0, 200)}`)
+        } else if (r.code !== 0) problems.push(`exit ${r.code}: ${r.stdout.slice(0, 300)}`)
+        const f = (figures['search patterns'] ??= {cases: 0, failures: 0, exitCodes: {}, kinds: {}})
+        f.cases++
+        f.exitCodes[String(r.code)] = (f.exitCodes[String(r.code)] ?? 0) + 1
+        const kind = regex ? (p.length > 4096 ? 'long regex' : 'regex') : 'long literal'
+        f.kinds[kind] = (f.kinds[kind] ?? 0) + 1
+        if (problems.length > 0) {
+          f.failures++
+          failures.push({target: 'search patterns', kind, pattern: pat.slice(0, 200), problems, sandbox: sb.root})
+          return false
+        }
+        fs.rmSync(sb.root, {recursive: true, force: true})
+        return true
+      }),
+      params(9),
+    )
   }, 30 * 60_000)
 })

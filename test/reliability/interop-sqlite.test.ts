@@ -2,6 +2,7 @@
 // `openclaw sessions --json --limit all` prints, field by field and in the same order (ageMs aside), on copies of both
 // fixtures and on a database with rows of every kind. Skipped unless CLAWKIT_INTEROP_OPENCLAW96 (the 2026.9.6 entry
 // point) and CLAWKIT_INTEROP_NODE (a Node 24) are set, as scripts/interop.sh does for interop.test.ts.
+import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -9,7 +10,7 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, ROOT, tempDir} from '../support/cli.js'
 import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {dbPath} from '../support/sqlite-expect.js'
-import {both, enabled96 as enabled, expectSame, NODE, run, stateCopy as state} from './support/openclaw96.js'
+import {both, docOf, enabled96 as enabled, expectSame, NODE, openclaw, run, stateCopy as state} from './support/openclaw96.js'
 
 describe.skipIf(!enabled)('interop with OpenClaw 2026.9.6: sessions list on SQLite-era stores', () => {
   for (const [fixture, cases] of [
@@ -39,5 +40,21 @@ describe.skipIf(!enabled)('interop with OpenClaw 2026.9.6: sessions list on SQLi
     const {oc, ck} = await both(dir, [])
     expect(oc.sessions.map((r: any) => r.kind).sort()).toEqual(['cron', 'direct', 'direct', 'direct', 'group', 'spawn-child'])
     expectSame(oc, ck)
+  })
+
+  it('a 0-byte agent database: OpenClaw lists no sessions and its doctor stops on it; clawkit says it is an empty file (E_SQLITE_EMPTY), and neither writes it', async () => {
+    const dir = state(NATIVE_96)
+    const db = dbPath(dir, 'main')
+    for (const side of ['-wal', '-shm']) fs.rmSync(`${db}${side}`, {force: true})
+    fs.truncateSync(db, 0)
+    const home = tempDir()
+    const oc = docOf(await openclaw(['sessions', '--json', '--limit', 'all'], dir, home), 'openclaw')
+    expect(oc).toMatchObject({count: 0, sessions: []})
+    const doctor = await openclaw(['doctor', '--non-interactive'], dir, home)
+    expect(doctor.stdout + doctor.stderr).toContain('has no schema ownership metadata')
+    const ck = await run(NODE!, [path.join(ROOT, 'bin', 'run.js'), 'sessions', 'list', '--json', '--state-dir', dir], baseEnv(home), home)
+    expect(ck.code).toBe(1)
+    expect(JSON.parse(ck.stdout).error.code).toBe('E_SQLITE_EMPTY')
+    expect(fs.statSync(db).size).toBe(0)
   })
 })

@@ -37,8 +37,8 @@ function world(): World {
   fs.writeFileSync(path.join(outside, 'sessions', 'sessions.json'), JSON.stringify({[`agent:main:${CANARY.toLowerCase()}`]: {sessionId: 'canary', updatedAt: 1}}, null, 2))
   const home = path.join(root, 'home')
   fs.mkdirSync(home)
-  // clawkit's own code cache (bin/run.js writes it on a first run) lives outside the snapshot: not a write this guards.
-  const env = baseEnv(home, {CLAWKIT_CACHE_DIR: tempDir('clawkit-cache-')})
+  // clawkit's own code cache (the run's shared one, test/support/cli.ts) lives outside the snapshot: not a write this guards.
+  const env = baseEnv(home)
   return {
     root,
     stateDir,

@@ -189,4 +189,48 @@ describeSqlite('hostile SQLite-era stores', () => {
     expect(json(r).count).toBe(2)
     expect(Date.now() - started).toBeLessThan(4000)
   })
+
+  it('events that are not JSON, not objects, or carry hostile usage figures: usage counts the unreadable ones as history flags them, rejects the implausible figures, and every total stays finite; the database is unchanged', async () => {
+    const state = copyFixture(NATIVE_96)
+    const db = dbPath(state, 'main')
+    const sid = '43eeabd1-7609-4067-b31f-fda50759fe26'
+    edit(db, (h) => {
+      const set = h.prepare('UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = ?')
+      for (const [seq, text] of [[2, '{not json'], [3, '[1,2]'], [6, '"text"'], [9, '42']] as const) set.run(text, sid, seq)
+      const calls = h.prepare("SELECT seq, event_json FROM transcript_events WHERE session_id = ? AND event_json LIKE '%\"usage\"%' ORDER BY seq").all(sid) as {seq: number; event_json: string}[]
+      const hostile = ['-5', '1e999', '"12"', '123456789012345678901234567890']
+      calls.forEach((c, i) => set.run(c.event_json.replace(/"cost":\{[^}]*"total":[^,}]+/, (m) => m.replace(/"total":[^,}]+$/, `"total":${hostile[i % hostile.length]}`)), sid, c.seq))
+    })
+    const before = sha(db)
+    const u = await runCli(['sessions', 'usage', '--json', '--state-dir', state], {env: env()})
+    expect(u.code, u.stderr).toBe(0)
+    const doc = json(u)
+    const h = json(await runCli(['sessions', 'history', 'agent:main:main', '--limit', '1000', '--json', '--state-dir', state], {env: env()}))
+    expect(h.badLines.map((b) => b.reason).sort()).toEqual(['invalid-json', 'not-an-object', 'not-an-object', 'not-an-object'])
+    expect(doc.badLines).toBe(h.badLines.length)
+    expect(doc.badValues).toBeGreaterThanOrEqual(4)
+    for (const v of Object.values(doc.total)) if (typeof v === 'number') expect(Number.isFinite(v) && v >= 0).toBe(true)
+    expect(sha(db)).toBe(before)
+  })
+
+  it('hostile search patterns on a SQLite store: a 60 000-byte literal (LIKE\'s limit is 50 000), a 5 000-character --regex, and (a+)+$ against 40 a\'s: a result or a usage error at once, never blamed on the store', async () => {
+    const state = copyFixture(NATIVE_96)
+    const db = dbPath(state, 'main')
+    edit(db, (h) => h.prepare("UPDATE transcript_events SET event_json = json_set(event_json, '$.message.content', ?) WHERE session_id = '43eeabd1-7609-4067-b31f-fda50759fe26' AND seq = 4").run(`${'a'.repeat(40)}!`))
+    const before = sha(db)
+    for (const [args, code, count] of [
+      [['a'.repeat(60_000)], 0, 0],
+      [['A'.repeat(60_000)], 0, 0],
+      [[`${'a'.repeat(5000)}+`, '--regex'], 2, undefined],
+      [['(a+)+$', '--regex'], 0, 0],
+      [['(a+)+!$', '--regex'], 0, 1],
+      [['^(\\w+\\s?)+$', '--regex'], 0, undefined],
+    ] as const) {
+      const r = await runCli(['sessions', 'search', ...args, '--json', '--state-dir', state], {env: env(), timeoutMs: 30_000})
+      expect(r.code, `${args[0].slice(0, 20)}: ${r.stdout.slice(0, 300)}`).toBe(code)
+      if (code === 2) expect(jsonError(r).code).toBe('E_BAD_REGEX')
+      if (count !== undefined) expect(json(r).count, args[0].slice(0, 20)).toBe(count)
+    }
+    expect(sha(db)).toBe(before)
+  })
 })

@@ -1,8 +1,10 @@
 import fc from 'fast-check'
-import {describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 
 import {requiredLiterals} from '../../src/sessions/regex-literals.js'
-import {compileMatcher, regexFilter} from '../../src/sessions/search.js'
+import {compileMatcher, loadRegexEngine, regexFilter} from '../../src/sessions/search.js'
+
+beforeAll(loadRegexEngine)
 import {compileGrep} from '../../src/store/grep.js'
 
 describe('requiredLiterals (the runs every match of a --regex holds)', () => {
@@ -27,11 +29,21 @@ describe('requiredLiterals (the runs every match of a --regex holds)', () => {
     // Group ten's backreference: its 0 is no literal (a review found `0xyz` taken as the needle, and hits lost).
     ['(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\\10xyz', ['xyz']],
     ['(a)\\1b', ['b']],
+    // RE2 syntax: named classes, a ] first in a class, \pL, \x{..} and octal bodies are no literals.
+    ['[[:alpha:]]+xy', ['xy']],
+    ['[]a]bc', ['bc']],
+    ['[^]a]bc', ['bc']],
+    ['\\pLabc', ['abc']],
+    ['\\PNabc', ['abc']],
+    ['\\x{41}BC', ['BC']],
+    ['\\012ab', ['ab']],
+    ['(?P<y>\\d{4})-x', ['-x']],
+    ['(?i:ab)cd', ['cd']],
   ])('%s gives %j', (source, expected) => {
     expect(requiredLiterals(source)).toEqual(expected)
   })
 
-  it.each([['a|b'], ['zebra\\.txt|ZEBRA-\\w+'], ['[a-z]+'], ['(abc)'], ['.*'], ['\\d+'], ['a?']])('%s has none (a top-level alternative, or nothing outside groups and classes)', (source) => {
+  it.each([['a|b'], ['zebra\\.txt|ZEBRA-\\w+'], ['[a-z]+'], ['(abc)'], ['.*'], ['\\d+'], ['a?'], ['(?i)abc'], ['ab(?i)cd'], ['\\Qa.b\\E']])('%s has none (a top-level alternative, nothing outside groups and classes, a bare flag group, \\Q quoting)', (source) => {
     expect(requiredLiterals(source)).toBeUndefined()
   })
 
@@ -53,6 +65,8 @@ const WRITERS: ((s: string) => string)[] = [
 const atom = fc.oneof(
   fc.constantFrom('a', 'b', 'k', 'S', 'x', 'Z', '0', ' ', '-', '\u00e9', '\u212a', '\u017f', '<', '"', '/', '\\.', '\\\\', '\\/', '\\n', '\\d', '\\w', '\\s', '\\b', '\\x41', '\\u00e9', '.', '[ab]', '[^a]'),
   fc.constantFrom('(a|b)', '(?:xa)', '(?=a)', '(?!b)', '(k)', '\\1', '\\10', '\\11'),
+  // RE2's own: flag groups, quoting, one-letter classes, named classes, a ] first in a class, braced hex, octal.
+  fc.constantFrom('(?i)', '(?-i)', '(?i:ab)', '\\Qa.\\E', '\\Q\\E', '\\pL', '\\PL', '\\p{Lu}', '[[:alpha:]]', '[[:^digit:]z]', '[]a]', '[^]b]', '\\x{41}', '\\x{212A}', '\\012', '\\0', '(?P<n>x)', '\\z', '\\A', '\\C'),
 )
 const quantified = fc.tuple(atom, fc.constantFrom('', '', '', '?', '*', '+', '{2}', '{0,1}', '+?')).map(([a, q]) => (a.startsWith('(?=') || a.startsWith('(?!') || a === '\\b' ? a : a + q))
 // Ten or more groups up front, so that two-digit backreferences (\\10, \\11) name a group and compile.

@@ -5,6 +5,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {inject} from 'vitest'
+
 import type {ErrorEnvelope} from '../../src/cli/base-command.js'
 import type {AgentRunResult} from '../../src/commands/agent.js'
 import type {DoctorResult} from '../../src/commands/doctor.js'
@@ -98,6 +100,16 @@ export function removeTempDirs(): void {
   }
 }
 
+/**
+ * The code cache every CLI child shares (test-run.mjs): with a fresh one per HOME, each of the run's thousands of
+ * children compiled the whole bundle and wrote a ~0.7 MB cache at exit, about a third of its CPU time. The tests of
+ * the cache itself give each run a dir of its own (test/cli/load-bundle.test.ts).
+ */
+function sharedCacheDir(home: string): string {
+  const run = inject('clawkitTestRun')
+  return run ? path.join(run, 'cache') : path.join(home, '.cache', 'clawkit')
+}
+
 export function baseEnv(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
@@ -107,7 +119,7 @@ export function baseEnv(home: string, extra: Record<string, string | undefined> 
     env[k] = v
   }
   // PAGER=cat: output on a pseudo-terminal is never paged unless a test names a pager (a real less waits for a key).
-  Object.assign(env, {HOME: home, NO_COLOR: '1', PAGER: 'cat', CLAWKIT_CONFIG_DIR: path.join(home, '.config', 'clawkit'), CLAWKIT_CACHE_DIR: path.join(home, '.cache', 'clawkit'), CLAWKIT_DATA_DIR: path.join(home, '.local', 'share', 'clawkit')})
+  Object.assign(env, {HOME: home, NO_COLOR: '1', PAGER: 'cat', CLAWKIT_CONFIG_DIR: path.join(home, '.config', 'clawkit'), CLAWKIT_CACHE_DIR: sharedCacheDir(home), CLAWKIT_DATA_DIR: path.join(home, '.local', 'share', 'clawkit')})
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k]
     else env[k] = v

@@ -13,7 +13,7 @@ export type {SearchHit, SearchKind, SearchMatch, SearchRole, SessionsSearchResul
 export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
   static override summary = 'Find text in what was said, across sessions, agents and archives'
   static override description =
-    'Searches message text, tool-call arguments, tool results and compaction/branch summaries (never the JSON around them), newest first. The pattern is literal and case-insensitive unless it has an upper-case letter (smart case, as in ripgrep); --regex makes it a JavaScript regular expression. On a SQLite store OpenClaw\'s full-text index is used where it gives the same answer as a scan (--word on user or assistant text). No hits is not an error: exit 0 and an empty list.'
+    'Searches message text, tool-call arguments, tool results and compaction/branch summaries (never the JSON around them), newest first. The pattern is literal and case-insensitive unless it has an upper-case letter (smart case, as in ripgrep); --regex makes it a regular expression in RE2 syntax, as ripgrep takes it (matched in linear time; no lookarounds or backreferences; README "sessions search" lists the syntax). On a SQLite store OpenClaw\'s full-text index is used where it gives the same answer as a scan (--word on user or assistant text). No hits is not an error: exit 0 and an empty list.'
   static override examples = [
     '<%= config.bin %> sessions search "deploy key"',
     '<%= config.bin %> sessions search --regex "error \\d{3}" --role tool --since 7d',
@@ -24,7 +24,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     pattern: Args.string({description: 'text to look for (a regular expression with --regex)'}),
   }
   static override flags = {
-    regex: Flags.boolean({description: 'the pattern is a JavaScript regular expression (u flag)'}),
+    regex: Flags.boolean({description: 'the pattern is a regular expression, RE2 syntax as in ripgrep: [[:alpha:]], \\pL, (?i), \\Q..\\E; no lookarounds or backreferences; up to 4096 characters'}),
     word: Flags.boolean({char: 'w', description: 'match whole words only (not inside a longer word)'}),
     agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),

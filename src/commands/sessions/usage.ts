@@ -50,6 +50,11 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
     }
     if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
+    else {
+      // The document counts them; a script that reads only the totals still hears that they may be short.
+      if (result.badLines > 0) process.stderr.write(`Warning: ${result.badLines} unreadable line(s) skipped in the transcripts read (any of them may have been a model call); run "clawkit doctor".\n`)
+      if (result.badValues > 0) process.stderr.write(`Warning: ${result.badValues} token or cost figure(s) were not plausible numbers: counted as 0 (badValues).\n`)
+    }
     return result
   }
 }

@@ -107,6 +107,7 @@ export function renderUsage(r: SessionsUsageResult, opts: {width?: number; bars?
   }
   if (r.unpricedCalls > 0) prose(`! ${r.unpricedCalls} call(s) recorded no cost and their model has no price in openclaw.json: counted as $0.`, 'yellow')
   if (r.badLines > 0) prose(`! ${r.badLines} unreadable line(s) skipped; ${hintInContext('run "clawkit doctor"')}.`, 'yellow')
+  if (r.badValues > 0) prose(`! ${r.badValues} token or cost figure(s) were not plausible numbers (negative, not finite, not a number, or over 1e9 tokens or $100000 for one call): counted as 0.`, 'yellow')
   if (opts.bars && (r.by === 'day' || r.by === 'month') && r.rows.length > 0) {
     const max = Math.max(...r.rows.map((x) => x.costUsd))
     const label = Math.max(...r.rows.map((x) => x.group.length))

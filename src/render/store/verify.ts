@@ -14,6 +14,7 @@ export function renderVerify(r: StoreVerifyResult): string {
     if (t.missing.count) L.push(`    missing from the database: ${t.missing.count} (${refs(t.missing.items, t.missing.count)})`)
     if (t.extra.count) L.push(`    extra in the database: ${t.extra.count} (${refs(t.extra.items, t.extra.count)})`)
     if (t.different.count) L.push(`    different: ${t.different.count} (${refs(t.different.items, t.different.count)})`)
+    if (t.outOfOrder.count) L.push(`    out of order in the database: ${t.outOfOrder.count} (archive line at another seq: ${refs(t.outOfOrder.items, t.outOfOrder.count)})`)
     for (const p of t.problems) L.push(`    ${p}`)
   }
   for (const s of r.stores) {

@@ -7,7 +7,7 @@ import path from 'node:path'
 import JSON5 from 'json5'
 
 import {ClawkitError, ExitCode, fileError, UsageError} from '../../errors.js'
-import {archiveTimestamp, DIR_MODE, ensurePrivateDir, FILE_MODE} from '../fs-util.js'
+import {archiveTimestamp, DIR_MODE, ensurePrivateDir, FILE_MODE, isWithin, realLocation} from '../fs-util.js'
 import {randomUUID} from '../random-id.js'
 import {mapSqliteError, openAgentDb, type SqlDatabase} from '../sqlite/driver.js'
 import {readColdSessionIds, readNodes, readWindowsByKey, streamEvents, type WindowRow} from '../sqlite/export-read.js'
@@ -81,11 +81,16 @@ export class ExportEventError extends ClawkitError {
   }
 }
 
-/** --out must be new or an empty directory, outside the source state dir. */
+/**
+ * --out must be new or an empty directory, outside the source state dir: where it lands with every link followed (a
+ * link to the state dir, or a --state-dir given as a link, is the state dir), not how it is spelled.
+ */
 function checkOut(out: string, stateDir: string): {exists: boolean} {
-  const rel = path.relative(path.resolve(stateDir), out)
-  if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
-    throw new UsageError(`--out ${out} is inside the state dir ${stateDir}; export to a directory outside it.`, 'E_EXPORT_OUT_INSIDE')
+  const realOut = realLocation(out)
+  const realState = realLocation(stateDir)
+  if (isWithin(path.resolve(stateDir), out) || isWithin(realState, realOut)) {
+    const via = realOut === out ? '' : ` (it resolves to ${realOut})`
+    throw new UsageError(`--out ${out}${via} is inside the state dir ${stateDir}${realState === path.resolve(stateDir) ? '' : `, which resolves to ${realState}`}; export to a directory outside it.`, 'E_EXPORT_OUT_INSIDE')
   }
   let st: fs.Stats
   try {

@@ -4,7 +4,9 @@
 // Fair comparison: OpenClaw 2026.9.6 stores each JSONL line as one event, byte for byte (checked on the imported
 // fixture: 24 of 24 lines equal, compressed ones included), seq = line index. Events are still compared as canonical
 // JSON (keys sorted, no whitespace), so a future import that re-serializes without changing content is not a
-// difference. They are paired by their `id` (every pi-tree entry and the header have one), else by position.
+// difference. They are paired by their `id` (every pi-tree entry and the header have one), else by position, and a
+// paired event must also be where its line was (seq = the line's index among the archive's events): an event found
+// under another seq is out of order, as the reader would replay it in another order.
 // Events appended by later turns (after the import time in the archive's `.imported-<ms>` name, past the archive's
 // end) are counted as `appendedAfterImport`, not as extra.
 import fs from 'node:fs'
@@ -58,6 +60,8 @@ export interface VerifiedTranscript {
   missing: EventDiffs
   extra: EventDiffs
   different: EventDiffs
+  /** Archived events whose database twin is at another seq than the line's index (`line` the archive's, `seq` the database's). */
+  outOfOrder: EventDiffs
   problems: string[]
   differences: number
 }
@@ -214,6 +218,7 @@ function verifyTranscript(db: SqlDatabase | undefined, c: Candidate): VerifiedTr
     missing: {count: 0, items: []},
     extra: {count: 0, items: []},
     different: {count: 0, items: []},
+    outOfOrder: {count: 0, items: []},
     problems: [],
     differences: 0,
   }
@@ -268,6 +273,7 @@ function verifyTranscript(db: SqlDatabase | undefined, c: Candidate): VerifiedTr
     row.paired = true
     r.pairedEvents++
     if (row.hash !== a.hash) push(r.different, {line: a.line, seq: row.seq, ...(a.id === undefined ? {} : {id: a.id})})
+    if (row.seq !== k) push(r.outOfOrder, {line: a.line, seq: row.seq, ...(a.id === undefined ? {} : {id: a.id})})
   })
   const at = importedAt(c.archive) ?? c.fallbackTime
   for (const row of rows) {
@@ -279,8 +285,8 @@ function verifyTranscript(db: SqlDatabase | undefined, c: Candidate): VerifiedTr
   return finish(r, 'differs')
 }
 
-function finish<T extends {problems: string[]; differences: number; status: string; missing?: EventDiffs; extra?: EventDiffs; different?: EventDiffs}>(r: T, bad: T['status']): T {
-  r.differences = (r.missing?.count ?? 0) + (r.extra?.count ?? 0) + (r.different?.count ?? 0) + r.problems.length
+function finish<T extends {problems: string[]; differences: number; status: string; missing?: EventDiffs; extra?: EventDiffs; different?: EventDiffs; outOfOrder?: EventDiffs}>(r: T, bad: T['status']): T {
+  r.differences = (r.missing?.count ?? 0) + (r.extra?.count ?? 0) + (r.different?.count ?? 0) + (r.outOfOrder?.count ?? 0) + r.problems.length
   if (r.differences > 0) r.status = bad
   return r
 }

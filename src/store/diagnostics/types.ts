@@ -58,6 +58,7 @@ export const FINDING_IDS = [
   'sqlite-unchecked',
   'sqlite-unreadable',
   'sqlite-not-a-database',
+  'sqlite-empty-file',
   'sqlite-truncated',
   'sqlite-integrity',
   'sqlite-read-only',

@@ -6,6 +6,7 @@ import {ClawkitError, ExitCode} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
 import {emptyStoreData, findEntryIn} from '../file-store.js'
 import {idempotencyHitOf} from '../idempotency.js'
+import {sqlNeedle} from '../grep.js'
 import {isBlankLine} from '../line-reader.js'
 import {normalizeSessionKey} from '../session-key.js'
 import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../transcript.js'
@@ -144,7 +145,7 @@ export class PgSessionStore implements SessionStore {
     const stale = (
       await this.q<{session_id: string}>('SELECT session_id FROM clawkit_transcripts WHERE host = $1 AND agent_id = $2 AND search_text_version IS DISTINCT FROM $3', [...this.keyArgs, searchTextVersion])
     ).map((r) => r.session_id)
-    const like = filter.needles.map(containsPattern)
+    const like = filter.needles.map((n) => containsPattern(sqlNeedle(n)))
     const current = 'host = $1 AND agent_id = $2 AND search_text ILIKE ANY($3::text[]) AND session_id <> ALL($4::text[])'
     const rows = await this.q<{session_id: string; seq: number; raw: string}>(`SELECT session_id, seq, raw FROM clawkit_events WHERE ${current} ORDER BY session_id, seq LIMIT $5`, [
       ...this.keyArgs,
@@ -405,7 +406,7 @@ export class PgSessionStore implements SessionStore {
       return
     }
     const match = filter.ignoreCase ? 'raw COLLATE "C" ILIKE ANY($5::text[])' : 'EXISTS (SELECT 1 FROM unnest($5::text[]) AS n(x) WHERE strpos(raw, n.x) > 0)'
-    const args = filter.ignoreCase ? needles.map(containsPattern) : needles
+    const args = filter.ignoreCase ? needles.map((n) => containsPattern(sqlNeedle(n))) : needles.map(sqlNeedle)
     let after = Number.MIN_SAFE_INTEGER
     for (;;) {
       const rows = await this.q<{seq: number; raw: string}>(

@@ -1,4 +1,6 @@
 // Opens OpenClaw's per-agent SQLite database (node:sqlite, loaded only when a SQLite-era store is met) and decodes its events.
+import fs from 'node:fs'
+
 import {ClawkitError, ExitCode} from '../../errors.js'
 import {SQLITE_NODE_REQUIREMENT, SqliteUnavailableError, sqliteSupported, zlib} from './support.js'
 
@@ -77,6 +79,40 @@ export class SqliteStoreOpenError extends ClawkitError {
   }
 }
 
+/**
+ * The database file is empty (0 bytes, no WAL): SQLite would open it as a database of schema 0, but it is no database
+ * anyone wrote, so no sessions are stored in it. OpenClaw 2026.9.6 lists none for it and creates its schema there on its
+ * next turn; clawkit never creates one. Exit 1, whatever the command meant to do; the file is never changed.
+ */
+export class SqliteEmptyFileError extends ClawkitError {
+  readonly path: string
+  constructor(path: string) {
+    super(`${path} is an empty file (0 bytes), not an OpenClaw database: no sessions are stored in it.`, {
+      code: 'E_SQLITE_EMPTY',
+      exitCode: ExitCode.failure,
+      suggestions: [
+        'If this agent\'s sessions were in it, restore it from a backup; otherwise OpenClaw 2026.9.6 lists no sessions for it and creates a new database there on its next turn (clawkit creates none). Nothing was changed.',
+      ],
+    })
+    this.path = path
+  }
+}
+
+/** Whether `path` is a 0-byte regular file with no WAL holding pages for it (SqliteEmptyFileError). */
+export function isEmptyDatabaseFile(path: string): boolean {
+  try {
+    const st = fs.statSync(path)
+    if (!st.isFile() || st.size !== 0) return false
+  } catch {
+    return false
+  }
+  try {
+    return fs.statSync(`${path}-wal`).size === 0
+  } catch {
+    return true
+  }
+}
+
 /** The database's schema is one clawkit does not know: reads may continue, writes refuse (both versions named). */
 export class SqliteSchemaError extends ClawkitError {
   constructor(path: string, found: number, forWrite: boolean) {
@@ -116,6 +152,8 @@ function describeSqliteError(error: unknown): string {
  */
 export function openAgentDb(path: string, opts: OpenOptions = {}): OpenedDb {
   const {DatabaseSync} = loadSqlite()
+  // SQLite reads an empty file as an empty database of schema 0, which would be reported as one to migrate.
+  if (isEmptyDatabaseFile(path)) throw new SqliteEmptyFileError(path)
   let db: SqlDatabase
   try {
     db = new DatabaseSync(path, {readOnly: !opts.write, enableForeignKeyConstraints: true})

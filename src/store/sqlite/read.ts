@@ -5,7 +5,7 @@ import {ClawkitError, ExitCode} from '../../errors.js'
 import type {TranscriptReadResult} from '../transcript.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {LineGrep} from '../grep.js'
+import {type LineGrep, sqlNeedle} from '../grep.js'
 import type {RawLineFilter, SessionEntry, TranscriptLine} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
@@ -359,15 +359,19 @@ export function pageEvents(db: SqlDatabase, sessionId: string, after: number, li
  */
 export function grepEventPage(db: SqlDatabase, sessionId: string, after: number, limit: number, filter: RawLineFilter, grep: LineGrep, upTo = Number.MAX_SAFE_INTEGER): {lines: TranscriptLine[]; last: number; more: boolean} {
   const like = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-  const conds = filter.needles.map(() => (filter.ignoreCase ? "event_json LIKE ? ESCAPE '\\'" : 'instr(event_json, ?) > 0'))
-  const args = filter.needles.map((n) => (filter.ignoreCase ? like(n) : n))
+  const conds: string[] = filter.needles.map(() => (filter.ignoreCase ? "event_json LIKE ? ESCAPE '\\'" : 'instr(event_json, ?) > 0'))
+  // RawLineFilter.unreadable: every event whose JSON SQLite finds invalid or not an object (json_type would raise an
+  // error on invalid JSON, hence the CASE), decoded and judged again below as readLines judges it.
+  if (filter.unreadable) conds.push("CASE WHEN json_valid(event_json) THEN json_type(event_json) <> 'object' ELSE 1 END")
+  // Each needle by its first SQL_NEEDLE_CHARS (a longer LIKE pattern is an error in SQLite): a superset, as promised.
+  const args = filter.needles.map((n) => (filter.ignoreCase ? like(sqlNeedle(n)) : sqlNeedle(n)))
   const where = conds.length > 0 ? `(event_json IS NULL OR ${conds.join(' OR ')})` : '0'
   const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND seq <= ? AND ${where} ORDER BY seq LIMIT ?`).all(sessionId, after, upTo, ...args, limit)
   const lines: TranscriptLine[] = []
   for (const row of rows) {
     if (row.event_json === null || row.event_json === undefined) {
       const text = eventText(row as unknown as EventRow)
-      if ('text' in text && !grep.test(text.text)) continue
+      if ('text' in text && !grep.test(text.text) && !(filter.unreadable && decodeEvent(row).bad)) continue
     }
     const d = decodeEvent(row)
     const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text

@@ -223,6 +223,11 @@ describe('doctor: locks', () => {
     // from the last seconds, justNow above).
     const inFlight = path.join(dir, `sessions.json.lock.${process.pid}.abcdef01.tmp`)
     writeLock(inFlight, {pid: process.pid, createdAt: new Date().toISOString()})
+    // "Fresh" is an age under 5 s (dead pid) or 60 s (live pid), and this test runs doctor three times: on a loaded
+    // machine that took longer, and justNow aged into a leftover. Their mtime ten minutes ahead keeps both fresh for
+    // every run, however slow, so the test says what the rule does instead of how fast the machine is.
+    const ahead = new Date(Date.now() + 10 * 60_000)
+    for (const f of [justNow, inFlight]) fs.utimesSync(f, ahead, ahead)
     const {r, doc} = await doctor(state)
     expect(r.code).toBe(4)
     expect(ids(doc)).toEqual(['lock-scratch-leftover', 'lock-scratch-leftover', 'store-corrupt'])

@@ -73,7 +73,7 @@ describe('doctor on a moved or copied state dir (the fixtures as they are)', () 
     expect(r.code).toBe(3)
     const out = r.stdout
     expect(out).toMatch(/^State dir .+\n {2}✔ ok$/m)
-    expect(out.indexOf('Agent main (1 sessions, 1 transcripts)')).toBeLessThan(out.indexOf('Agent work (1 sessions, 1 transcripts)'))
+    expect(out.indexOf('Agent main (1 session, 1 transcript)')).toBeLessThan(out.indexOf('Agent work (1 session, 1 transcript)'))
     expect(out).toContain('⚠ warn  session-file-relocated [agent:main:main]')
     expect(out).toContain('Summary: 0 error(s), 2 warning(s), 0 info.')
     expect(out).toContain(`Run "clawkit doctor --fix --state-dir ${state}" to repair 2 finding(s)`)

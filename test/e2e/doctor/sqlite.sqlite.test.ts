@@ -147,6 +147,16 @@ describeSqlite('doctor on SQLite-era agents', () => {
       damage: (state) => fs.writeFileSync(dbOf(state), Buffer.alloc(8192, 'garbage!')),
     },
     {
+      name: 'a 0-byte database file (no WAL): an empty file, not a database to migrate',
+      fixture: NATIVE_96,
+      id: 'sqlite-empty-file',
+      code: 4,
+      damage: (state) => {
+        for (const side of ['-wal', '-shm']) fs.rmSync(`${dbOf(state)}${side}`, {force: true})
+        fs.truncateSync(dbOf(state), 0)
+      },
+    },
+    {
       name: 'a WAL without its database',
       fixture: IMPORTED_96,
       id: 'sqlite-wal-orphan',
@@ -435,7 +445,9 @@ describeSqlite('doctor on SQLite-era agents', () => {
     const fixed = openclawSessions(state)
     expect(fixed.code, fixed.out).toBe(0)
     expect(JSON.parse(fixed.out.slice(0, fixed.out.lastIndexOf('}') + 1)).sessions.map((x: any) => x.key).sort()).toEqual(['agent:main:explicit:c0ffee00-0000-4000-8000-000000000096', MAIN])
-  })
+    // Two starts of the real OpenClaw (~4 s each on a quiet machine, 60 s allowed each): the test's limit covers both,
+    // as a safety net for a loaded machine.
+  }, 150_000)
 
   it('a WAL over 64 MiB left by a dead process is sqlite-wal-oversized and sqlite-wal-stale; --fix checkpoints it and both are gone', async () => {
     const state = copyFixture(NATIVE_96)

@@ -39,4 +39,23 @@ describe('sessions export --out into a place that cannot hold it', () => {
     expect(r.code).toBe(2)
     expect(r.stderr.split('\n')[0]).toBe(`Error: Cannot write ${path.join(file, 'x.md')}: ${file} is not a directory. Nothing was written.`)
   })
+
+  it('a path inside the state dir (a live transcript with --force, through a link to the state dir, a new file in it): exit 2, E_EXPORT_OUT_INSIDE, every byte of the state dir unchanged', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const sessions = path.join(state, 'agents', 'main', 'sessions')
+    const live = path.join(sessions, fs.readdirSync(sessions).find((n) => n.endsWith('.jsonl'))!)
+    const before = fs.readFileSync(live)
+    const link = path.join(tempDir(), 'link-to-state')
+    fs.symlinkSync(state, link)
+    const names = () => fs.readdirSync(sessions).sort()
+    const listed = names()
+    for (const [out, extra] of [[live, ['--format', 'jsonl', '--force']], [path.join(link, 'agents', 'main', 'sessions', 'x.md'), []], [path.join(state, 'export.md'), []]] as const) {
+      const r = await run(state, ['--out', out, ...extra, '--json'])
+      expect(r.code, out).toBe(2)
+      expect(jsonError(r)).toMatchObject({code: 'E_EXPORT_OUT_INSIDE'})
+    }
+    expect(fs.readFileSync(live).equals(before)).toBe(true)
+    expect(names()).toEqual(listed)
+    expect(fs.existsSync(path.join(state, 'export.md'))).toBe(false)
+  })
 })

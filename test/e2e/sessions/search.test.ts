@@ -205,7 +205,7 @@ describe('sessions search (JSON era)', () => {
     expect(folded.hits.map((h) => h.snippet)).toEqual(['Caf\u00e9 Zebra'])
   })
 
-  it('--regex: a JavaScript regular expression with smart case; an invalid one is a usage error (exit 2, one line, JSON envelope)', async () => {
+  it('--regex: a regular expression (RE2 syntax) with smart case; an invalid one is a usage error (exit 2, one line, JSON envelope)', async () => {
     const state = corpus()
     const r = await searchJson(state, 'zebra\\.txt|ZEBRA-\\w+', '--regex')
     expect(r.regex).toBe(true)
@@ -214,11 +214,63 @@ describe('sessions search (JSON era)', () => {
     const bad = await search(state, 'zebra(', '--regex')
     expect(bad.code).toBe(2)
     expect(bad.stdout).toBe('')
-    expect(bad.stderr).toMatch(/^Error: --regex "zebra\(" is not a valid JavaScript regular expression: Unterminated group\n {2}hint: /)
+    expect(bad.stderr).toMatch(/^Error: --regex "zebra\(" is not a valid regular expression \(RE2 syntax\): missing closing \): `zebra\(`\n {2}hint: /)
     expect(bad.stderr.trim().split('\n')).toHaveLength(2)
     const env = await search(state, 'zebra(', '--regex', '--json')
     expect(env.code).toBe(2)
     expect(jsonError(env).code).toBe('E_BAD_REGEX')
+  })
+
+  it('a literal of 60 000 characters is found, case-insensitive too, with the same case rules as a short one; a --regex over the length limit is a usage error', async () => {
+    const long = Array.from({length: 14_000}, (_, i) => `w${i % 97}\u00e9x`).join(' ')
+    const state = path.join(tempDir(), 'state')
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    fs.writeFileSync(path.join(dir, `${A1}.jsonl`), lines(header(A1, '2026-11-01T00:00:00.000Z'), user('2026-11-01T00:00:01.000Z', `Before ${long.toUpperCase()} After`)))
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: A1, updatedAt: 1}}))
+    const pattern = long.slice(0, 60_000)
+    for (const [p, count] of [[pattern, 1], [pattern.toUpperCase(), 1], [`${pattern.slice(0, 59_990).toUpperCase()}w`, 0], [`${pattern.slice(0, 30_000)}!`, 0]] as const) {
+      const r = await searchJson(state, p)
+      expect(r.count, p.slice(-12)).toBe(count)
+    }
+    const re = await search(state, pattern.slice(0, 4097), '--regex', '--json')
+    expect(re.code).toBe(2)
+    expect(jsonError(re)).toMatchObject({code: 'E_BAD_REGEX'})
+    expect(jsonError(re).message).toContain('4097 characters')
+  })
+
+  it('--regex matches in linear time (RE2): (a+)+$ on 34 a\'s and a "!", and ^(\\w+\\s?)+$ on a 23-word sentence ending in "!", answer at once instead of backtracking for hours', async () => {
+    const state = path.join(tempDir(), 'state')
+    const dir = path.join(state, 'agents', 'main', 'sessions')
+    fs.mkdirSync(dir, {recursive: true})
+    const sentence = 'the quick brown fox jumps over the lazy dog while the cat sleeps on a warm mat by the fire in the hall!'
+    fs.writeFileSync(path.join(dir, `${A1}.jsonl`), lines(header(A1, '2026-11-01T00:00:00.000Z'), user('2026-11-01T00:00:01.000Z', `${'a'.repeat(34)}!`), user('2026-11-01T00:00:02.000Z', sentence), user('2026-11-01T00:00:03.000Z', 'aaa')))
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: A1, updatedAt: 1}}))
+    expect(sentence.split(' ')).toHaveLength(23)
+    // A child that backtracks is killed after 20 s: the search must be done long before.
+    for (const [pattern, count] of [['(a+)+$', 1], ['^(\\w+\\s?)+$', 1], ['^(\\w+\\s?)+!$', 2]] as const) {
+      const r = await runCli(['sessions', 'search', pattern, '--regex', '--json', '--state-dir', state], {env: baseEnv(tempDir()), timeoutMs: 20_000})
+      expect(r.code, `${pattern}: ${r.stderr}`).toBe(0)
+      expect(json<SessionsSearchResult>(r).count, pattern).toBe(count)
+    }
+  })
+
+  it('--regex takes RE2 syntax, as ripgrep: (?i), \\pL, [[:alpha:]], \\Q...\\E, \\x{..}; lookarounds and backreferences are refused as a usage error naming RE2', async () => {
+    const state = corpus()
+    const count = async (...args: string[]) => (await searchJson(state, ...args, '--all-agents', '--include-archived', '--limit', 'all')).count
+    const zebra = await count('ZEBRA', '--regex')
+    expect(zebra).toBeGreaterThan(0)
+    expect(await count('(?i)zebra', '--regex')).toBe(await count('zebra'))
+    expect(await count('Z\\pLBRA', '--regex')).toBe(zebra)
+    expect(await count('Z[[:upper:]]BRA', '--regex')).toBe(zebra)
+    expect(await count('\\QZEBRA\\E', '--regex')).toBe(zebra)
+    expect(await count('\\x{5A}EBRA', '--regex')).toBe(zebra)
+    for (const bad of ['zebra(?=x)', '(z)\\1', '(?<!a)zebra']) {
+      const r = await search(state, bad, '--regex', '--json')
+      expect(r.code, bad).toBe(2)
+      expect(jsonError(r)).toMatchObject({code: 'E_BAD_REGEX'})
+      expect(jsonError(r).message, bad).toMatch(/is not a valid regular expression \(RE2 syntax\)/)
+    }
   })
 
   it('--regex with a literal every match holds (read from the raw bytes first, then parsed) finds exactly what a scan of every line finds', async () => {

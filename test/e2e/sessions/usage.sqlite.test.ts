@@ -9,7 +9,7 @@ import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {dbPath, eventsOf, openDb} from '../../support/sqlite-expect.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
-import {addUsage, emptySums} from '../../support/usage-sums.js'
+import {addUsage, emptySums, poisonUsage} from '../../support/usage-sums.js'
 
 /** Every assistant message's usage in every session of the agent's database. */
 function dbTotals(state: string, agent: string) {
@@ -47,4 +47,41 @@ describeSqlite('sessions usage on a SQLite-era store', () => {
       }
     }, 60_000)
   }
+
+  it('figures that are not plausible numbers are skipped and counted in badValues as in the JSON era; totals stay finite', async () => {
+    const state = copyFixture(NATIVE_96)
+    const file = dbPath(state, 'main')
+    const db = openDb(file, false)
+    const rows = db.prepare("SELECT session_id, seq, event_json FROM transcript_events WHERE event_json LIKE '%\"usage\"%' ORDER BY session_id, seq").all() as {session_id: string; seq: number; event_json: string}[]
+    const poisoned = poisonUsage(rows.map((r) => r.event_json).join('\n')).split('\n')
+    const put = db.prepare('UPDATE transcript_events SET event_json = ? WHERE session_id = ? AND seq = ?')
+    rows.forEach((r, i) => put.run(poisoned[i], r.session_id, r.seq))
+    db.close()
+    const want = dbTotals(state, 'main')
+    expect(want.badValues).toBe(6)
+    const r = await runCli(['sessions', 'usage', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stderr).toBe(0)
+    const u = json<SessionsUsageResult>(r)
+    expect(u.badValues).toBe(6)
+    expect(u.total).toMatchObject({calls: want.calls, input: want.input, output: want.output, totalTokens: want.totalTokens})
+    expect(u.total.costUsd).toBeCloseTo(want.cost, 9)
+  })
+
+  it('an event that is not JSON, or not an object, is counted in badLines whatever it holds, as in the JSON era', async () => {
+    const state = copyFixture(NATIVE_96)
+    const file = dbPath(state, 'main')
+    const db = openDb(file, false)
+    const call = db.prepare("SELECT session_id, seq FROM transcript_events WHERE event_json LIKE '%\"usage\"%' AND event_json LIKE '%\"role\":\"assistant\"%' ORDER BY seq LIMIT 1").get() as {session_id: string; seq: number}
+    db.prepare("UPDATE transcript_events SET event_json = '{not json' WHERE session_id = ? AND seq = ?").run(call.session_id, call.seq)
+    db.prepare("UPDATE transcript_events SET event_json = '[1,2]' WHERE session_id = ? AND seq = 2").run(call.session_id)
+    db.close()
+    const want = dbTotals(state, 'main')
+    const r = await runCli(['sessions', 'usage', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+    expect(r.code, r.stderr).toBe(0)
+    const u = json<SessionsUsageResult>(r)
+    expect(u.badLines).toBe(2)
+    expect(u.total.calls).toBe(want.calls)
+    expect(u.total.costUsd).toBeCloseTo(want.cost, 9)
+    expect(r.stderr).toContain('Warning: 2 unreadable line(s) skipped')
+  })
 })

@@ -11,13 +11,14 @@ import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {groupDigits} from '../../../src/sessions/format.js'
 import {baseEnv, BIN, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {onTty, tableLines, visible} from '../../support/tty.js'
-import {addUsage, emptySums, type UsageSums} from '../../support/usage-sums.js'
+import {addUsage, emptySums, poisonUsage, type UsageSums} from '../../support/usage-sums.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 const hasScript = spawnSync('script', ['--version']).status === 0
 const BYS = ['session', 'key', 'agent', 'model', 'day', 'month']
 
 type Raw = UsageSums
+
 
 /** Transcripts and their .reset./.deleted. archives (not trajectory or checkpoint side files). */
 const isTranscript = (name: string) => /^[0-9a-f-]{36}\.jsonl(\.(reset|deleted)\..+)?$/.test(name)
@@ -167,6 +168,51 @@ describe('sessions usage (JSON era)', () => {
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toContain('* estimated from the model prices in openclaw.json')
     expect(text.stdout).toContain('1 unreadable line(s) skipped')
+  })
+
+  it('an unreadable line is counted in badLines whatever it holds (one rule with the SQLite store and the replica): a whole assistant line replaced by "{not json" drops the call and says so', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(state, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+    const lines = fs.readFileSync(file, 'utf8').split('\n')
+    const at = lines.findIndex((l) => l.includes('"role":"assistant"') && l.includes('"usage"'))
+    // And a second kind: a line that is JSON but not an object, without "usage" either.
+    const other = lines.findIndex((l, i) => i > at && l.includes('"role":"user"'))
+    lines[at] = '{not json'
+    lines[other] = '[1,2]'
+    fs.writeFileSync(file, lines.join('\n'))
+    const raw = rawTotals(state, ['main'])
+    const r = await usageJson(state)
+    expectTotal(r, raw)
+    expect(r.badLines).toBe(2)
+    const text = await usage(state)
+    expect(text.stdout).toContain('! 2 unreadable line(s) skipped')
+    // Under --json the document says it, and so does one line on stderr.
+    const j = await usage(state, '--json')
+    // (On a Node without node:sqlite a data dir's first usage also says once that it scans: docs/catalog.md.)
+    expect(j.stderr.replace(/^clawkit: the local catalog needs node:sqlite.*\n/, '')).toBe('Warning: 2 unreadable line(s) skipped in the transcripts read (any of them may have been a model call); run "clawkit doctor".\n')
+  })
+
+  it('figures that are not plausible numbers (a negative or 1e308 cost, negative or absurd tokens, a string) are skipped and counted in badValues; every total stays a finite number, list --usage too', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const file = path.join(state, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl')
+    fs.writeFileSync(file, poisonUsage(fs.readFileSync(file, 'utf8')))
+    const raw = rawTotals(state, ['main'])
+    expect(raw.badValues).toBe(6)
+    for (const by of BYS) {
+      const r = await usageJson(state, '--by', by)
+      expectTotal(r, raw)
+      expect(r.badValues).toBe(6)
+      expect(Number.isFinite(r.total.costUsd) && r.total.costUsd >= 0).toBe(true)
+      for (const x of r.rows) expect(Number.isFinite(x.costUsd) && x.costUsd >= 0 && x.input >= 0 && x.output >= 0, by).toBe(true)
+    }
+    const text = await usage(state)
+    expect(text.stdout).toContain('! 6 token or cost figure(s) were not plausible numbers (negative, not finite, not a number, or over 1e9 tokens or $100000 for one call): counted as 0.')
+    expect(text.stdout).not.toMatch(/Infinity|NaN|\$-/)
+    const list = await runCli(['sessions', 'list', '--usage', '--json'], {env: baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})})
+    expect(list.code, list.stderr).toBe(0)
+    const row = json<SessionsListResult>(list).sessions.find((x) => x.key === 'agent:main:main')!
+    expect(row.usage!.costUsd).toBeCloseTo(raw.cost, 9)
+    expect(row.usage!.calls).toBe(raw.calls)
   })
 
   it.runIf(hasScript)('--by day prints text bars on a terminal (util-linux script), and none when piped', async () => {

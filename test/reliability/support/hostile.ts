@@ -26,8 +26,8 @@ export function makeSandbox(): Sandbox {
   fs.mkdirSync(home)
   fs.mkdirSync(cwd)
   const stateDir = copyFixture(TWO_AGENTS, path.join(root, 'state'))
-  // clawkit's own code cache (bin/run.js writes it on a first run) lives outside the snapshot: not a write this guards.
-  return {root, home, cwd, stateDir, env: baseEnv(home, {CLAWKIT_CACHE_DIR: tempDir('clawkit-cache-')})}
+  // clawkit's own code cache (the run's shared one, test/support/cli.ts) lives outside the snapshot: not a write this guards.
+  return {root, home, cwd, stateDir, env: baseEnv(home)}
 }
 
 export interface HostileCommand {

@@ -101,8 +101,22 @@ export function checkSqliteAgent(c: SqliteCheckContext): SqliteAgentSummary {
     return summary
   }
   summary.dbBytes = st.size
-  // 0 bytes is a database OpenClaw has not created its tables in yet (it does on its next open): nothing to check.
-  if (st.size === 0 && walBytes === 0) return summary
+  if (st.size === 0 && walBytes === 0) {
+    // SQLite would open it as a database of schema 0; it is no database anyone wrote. OpenClaw 2026.9.6 lists no
+    // sessions for it, creates its schema there on its next turn, and its doctor stops on it ("has no schema ownership
+    // metadata"): a restore cut short or a file touched by hand, which only the user can tell apart.
+    out.push(
+      finding({
+        id: 'sqlite-empty-file',
+        severity: 'error',
+        agentId,
+        path: db,
+        message: `${db} is an empty file (0 bytes), not an OpenClaw database: no sessions are stored in it, OpenClaw lists none for this agent and "openclaw doctor" stops on it. If the agent's sessions were in it, restore the file from a backup; if it never had any, remove the empty file (OpenClaw creates a new database on its next turn). Doctor changed nothing.`,
+        details: {bytes: 0},
+      }),
+    )
+    return summary
+  }
 
   const holders = processesHoldingFile(db)?.filter((pid) => pid !== process.pid)
   if (holders) summary.holders = holders
