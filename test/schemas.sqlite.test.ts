@@ -6,7 +6,7 @@ import path from 'node:path'
 import {expect, it} from 'vitest'
 
 import {SCHEMAS} from '../scripts/schemas.js'
-import type {IndexResult} from '../src/commands/index.js'
+import type {IndexResult} from '../src/commands/index/index.js'
 import type {StoreExportResult} from '../src/store/bridge/export.js'
 import type {StoreInfoResult} from '../src/store/bridge/info.js'
 import type {StoreVerifyResult} from '../src/store/bridge/verify.js'

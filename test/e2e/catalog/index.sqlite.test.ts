@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {expect, it} from 'vitest'
 
-import type {IndexResult} from '../../../src/commands/index.js'
+import type {IndexResult} from '../../../src/commands/index/index.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {baseEnv, json, runCli, tempDir, TWO_AGENTS, copyFixture} from '../../support/cli.js'
 import {GeneratedStore} from '../../support/catalog-store.js'

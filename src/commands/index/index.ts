@@ -4,14 +4,14 @@ import fs from 'node:fs'
 
 import {Flags} from '@oclif/core'
 
-import {Catalog, CatalogUnavailable} from '../catalog/index.js'
-import {type CatalogDetails, catalogBytes, catalogDetails, catalogSummary, type CatalogSummary} from '../catalog/status.js'
-import {BaseCommand} from '../cli/base-command.js'
-import {ClawkitError, ExitCode} from '../errors.js'
-import {catalogProgressLine} from '../render/catalog-progress.js'
-import {renderIndex} from '../render/index.js'
+import {Catalog, CatalogUnavailable} from '../../catalog/index.js'
+import {type CatalogDetails, catalogBytes, catalogDetails, catalogSummary, type CatalogSummary} from '../../catalog/status.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {ClawkitError, ExitCode} from '../../errors.js'
+import {catalogProgressLine} from '../../render/catalog-progress.js'
+import {renderIndex} from '../../render/index/index.js'
 
-export type {CatalogDetails, CatalogSummary} from '../catalog/status.js'
+export type {CatalogDetails, CatalogSummary} from '../../catalog/status.js'
 
 /** The `index --json` document. */
 export interface IndexResult {
