@@ -1,13 +1,11 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {CommandCatalog} from '../catalog/index.js'
+import type {CommandCatalog} from '../catalog/index.js'
 import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
 import {checkStoreUrl} from '../fleet/flags.js'
 import {FleetState} from '../fleet/state.js'
 import {stripAnsi} from '../render/ansi.js'
-import {catalogProgressLine} from '../render/catalog-progress.js'
-import {wrapHanging} from '../render/fit.js'
 import {redactDeep, redactText} from '../render/redact.js'
 import {printable, printableLines} from '../render/safe.js'
 import {closest} from '../suggest.js'
@@ -109,7 +107,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * The local catalog of the state (src/catalog/), opened on first use and closed with the command. Its notices (why it
    * cannot be used) go to stderr, never stdout; its first build shows its progress on a terminal's stderr.
    */
-  protected catalog(state: OpenClawState): CommandCatalog {
+  protected async catalog(state: OpenClawState): Promise<CommandCatalog> {
+    // Loaded here only: commands that never touch the catalog start without its code.
+    const [{CommandCatalog}, {catalogProgressLine}, {wrapHanging}] = await Promise.all([import('../catalog/index.js'), import('../render/catalog-progress.js'), import('../render/fit.js')])
     const progress = catalogProgressLine()
     const c = new CommandCatalog(
       state,

@@ -51,6 +51,6 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const state = this.openState()
     if (!opts.usage || opts.store) return listSessions(state, opts)
     const {catalogTranscriptCalls} = await import('../../catalog/ledger.js')
-    return listSessions(state, {...opts, usageCalls: catalogTranscriptCalls(this.catalog(state))})
+    return listSessions(state, {...opts, usageCalls: catalogTranscriptCalls(await this.catalog(state))})
   }
 }

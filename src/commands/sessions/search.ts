@@ -68,7 +68,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     } else {
       const state = this.openState()
       // --scan reads every line: no index at all, the catalog included.
-      result = await sessionsSearch(state, pattern, f.scan ? opts : {...opts, index: this.catalog(state).searchIndex()})
+      result = await sessionsSearch(state, pattern, f.scan ? opts : {...opts, index: (await this.catalog(state)).searchIndex()})
     }
     if (!this.jsonEnabled()) await this.page(renderSearch(result, colorEnabled()))
     return result

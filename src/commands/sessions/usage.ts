@@ -46,7 +46,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     } else {
       const state = this.openState()
       // The ledger's code loads only here: every other command starts without it.
-      const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(this.catalog(state))
+      const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))
       result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
     }
     if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
