@@ -122,6 +122,34 @@ export async function catalogRows() {
   row('rg -c deploy', series.rgCommon, `${rgCommonCount} lines`)
   row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${(median(series.common).median / median(series.rgCommon).median).toFixed(2)}x rg -c` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
 
+  // The other design for a common literal: an index with positions, counting without reading (bench-exact-index.js),
+  // built once per corpus and kept in the bench cache. BENCH_CATALOG_EXACT=0 skips it.
+  if (process.env.BENCH_CATALOG_EXACT !== '0') {
+    const exact = path.join(path.dirname(corpus.state), `${path.basename(corpus.state)}.exact-index.sqlite`)
+    const script = path.join(root, 'scripts', 'bench-exact-index.js')
+    let built
+    if (!fs.existsSync(`${exact}.json`)) {
+      const r = time(node, [script, 'build', path.join(corpus.state, 'agents', 'main', 'sessions'), exact])
+      fs.writeFileSync(`${exact}.json`, r.stdout)
+    }
+    built = JSON.parse(fs.readFileSync(`${exact}.json`, 'utf8'))
+    const counts = []
+    const rgs = []
+    let n
+    for (let i = 0; i < runs + 1; i++) {
+      const a = time('rg', rgArgs('deploy'))
+      const b = time(node, [script, 'count', exact, 'deploy'])
+      if (i === 0) {
+        n = Number(b.stdout.trim())
+        continue
+      }
+      rgs.push(a.ms)
+      counts.push(b.ms)
+    }
+    row('rg -c deploy (again, beside the other design)', rgs)
+    row('other design: count deploy from an index with positions (FTS5 detail=full, per part), a whole process', counts, `${n === commonDoc.count ? `${n} parts, = the catalog's count` : `failed: ${n} parts, the catalog counted ${commonDoc.count}`}; ${(median(counts).median / median(rgs).median).toFixed(2)}x rg -c; its index ${(built.bytes / 1e6).toFixed(0)} MB = ${(built.bytes / built.textBytes).toFixed(2)}x the text (built in ${(built.buildMs / 1000).toFixed(0)} s, once)`)
+  }
+
   // Usage.
   const usageScan = []
   let usageScanDoc
