@@ -163,10 +163,10 @@ export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: s
   if (!store.listingToken || !store.unchangedSince || !store.grepSpans) throw new Error('refreshAgent needs a store with listingToken, unchangedSince and grepSpans')
   const saved = c.stmt('SELECT token, listing FROM agents WHERE agent = ?').get(agentId)
   // The token is taken before the listing: a change after it makes the next token differ, never a stale listing kept.
-  const token = await store.listingToken(typeof saved?.token === 'string' ? saved.token : undefined)
+  const {token, changed} = await store.listingToken(typeof saved?.token === 'string' ? saved.token : undefined)
   let sessions: AgentSession[] | undefined
   let relisted = false
-  if (saved && saved.token === token && typeof saved.listing === 'string') {
+  if (saved && !changed && typeof saved.listing === 'string') {
     try {
       sessions = JSON.parse(saved.listing) as AgentSession[]
     } catch {}
@@ -254,8 +254,9 @@ export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: s
         const upd = c.stmt('UPDATE transcripts SET session_id = ?, session_key = ?, "where" = ?, ended = ? WHERE agent = ? AND locator = ? AND removed_at IS NULL')
         for (const s of present.values()) upd.run(s.sessionId, s.key, s.where, s.ended, agentId, s.transcript.locator)
       })
-    } else if (toRead.length > 0) {
-      c.stmt('UPDATE agents SET refreshed_at = ? WHERE agent = ?').run(Date.now(), agentId)
+    } else if (toRead.length > 0 || token !== saved?.token) {
+      // The newest token (its stats make the next check a few stats again), the listing kept.
+      c.stmt('UPDATE agents SET token = ?, refreshed_at = ? WHERE agent = ?').run(token, Date.now(), agentId)
     }
     opts.onDone?.()
     return {agentId, sessions, ids, marks, read}

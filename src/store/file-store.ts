@@ -402,7 +402,7 @@ export class FileSessionStore implements SessionStore {
     })
   }
 
-  listingToken(prev?: string): Promise<string> {
+  listingToken(prev?: string): Promise<{token: string; changed: boolean}> {
     return fileListingToken({indexFile: this.ref.path, sessionsDir: this.sessionsDir, readRows: (project) => this.readRows(project)}, prev)
   }
 

@@ -7,15 +7,32 @@ import {sha256} from '../util/hash.js'
 import type {SessionEntry} from './types.js'
 
 interface Token {
-  v: 1
+  v: 2
   /** sessions.json as stat saw it: inode, size, mtime, ctime ('-' when missing). */
   index: string
   /** sha256 of what lineage reads of each entry (lineage.ts indexFacts), in index order. */
   digest: string
   /** The sessions dir's real path: a link moved to another dir lists other files. */
   real: string
-  /** Each directory transcripts are listed from, and its stat: a file created, renamed or removed there changes it. */
-  dirs: [string, string][]
+  /**
+   * Each directory transcripts are listed from: its stat (the shortcut: unchanged, its names are too) and a hash of the
+   * names of its transcripts, archives and sidecars. The stat alone would move on every turn: OpenClaw writes
+   * sessions.json to a temp file and renames it into place, in that same directory.
+   */
+  dirs: [string, string, string][]
+}
+
+/** Names allSessions() lists a transcript, archive or sidecar by (`*.jsonl`, `*.jsonl.reset.*`, `*.jsonl.deleted.*`). */
+const listed = (name: string) => name.endsWith('.jsonl') || name.includes('.jsonl.')
+
+function namesHash(dir: string): string {
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir).filter(listed).sort()
+  } catch {
+    return '-'
+  }
+  return sha256().update(names.join('\n')).digest('hex')
 }
 
 const statSig = (p: string): string => {
@@ -44,7 +61,7 @@ const realOr = (p: string): string => {
 export async function fileListingToken(
   store: {indexFile: string; sessionsDir: string; readRows: <T>(project: (key: string, entry: SessionEntry) => T, opts?: {omit?: readonly string[]}) => Promise<Map<string, T>>},
   prev?: string,
-): Promise<string> {
+): Promise<{token: string; changed: boolean}> {
   const index = statSig(store.indexFile)
   let old: Token | undefined
   try {
@@ -53,7 +70,7 @@ export async function fileListingToken(
   const dir = path.resolve(store.sessionsDir)
   let digest: string
   let dirs: string[]
-  if (old && old.v === 1 && old.index === index && index !== '-') {
+  if (old && old.v === 2 && old.index === index && index !== '-') {
     digest = old.digest
     dirs = old.dirs.map(([d]) => d)
   } else {
@@ -72,6 +89,20 @@ export async function fileListingToken(
     digest = h.digest('hex')
     dirs = [...set]
   }
-  const token: Token = {v: 1, index, digest, real: realOr(dir), dirs: dirs.map((d) => [d, statSig(d)])}
-  return JSON.stringify(token)
+  const was = new Map((old?.v === 2 ? old.dirs : []).map(([d, sig, names]) => [d, {sig, names}]))
+  const token: Token = {
+    v: 2,
+    index,
+    digest,
+    real: realOr(dir),
+    dirs: dirs.map((d) => {
+      const sig = statSig(d)
+      const before = was.get(d)
+      return [d, sig, before && before.sig === sig && sig !== '-' ? before.names : namesHash(d)]
+    }),
+  }
+  // The index's and the directories' own stats are only shortcuts: an index rewritten for updatedAt, or a temp file
+  // renamed in beside the transcripts, lists the same.
+  const changed = !old || old.v !== 2 || old.digest !== token.digest || old.real !== token.real || JSON.stringify(old.dirs.map(([d, , n]) => [d, n])) !== JSON.stringify(token.dirs.map(([d, , n]) => [d, n]))
+  return {token: JSON.stringify(token), changed}
 }

@@ -449,10 +449,11 @@ export interface SessionStore {
   unchangedSince?(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]>
   /**
    * A token of what allSessions() is made of, but the transcripts' own contents (JSON layout: the index's fields that
-   * lineage reads, and the directories the transcripts are listed from; SQLite: the database files): while it stays the
-   * same, allSessions() gives the same answer, unless a transcript it listed was rewritten (which a reader of the
-   * transcripts sees itself, and must then list again). `prev`: the token of an earlier call, so that what did not
-   * change (an index file with the same stat) is not read again. Cheap: a few stats when nothing changed.
+   * lineage reads, and the directories the transcripts are listed from; SQLite: the listing's own tables), and whether
+   * that changed since `prev` (the token of an earlier call): `changed: false` means allSessions() gives the same answer
+   * as when `prev` was taken, unless a transcript it listed was rewritten (which a reader of the transcripts sees itself,
+   * and must then list again). The token also carries what makes the next call cheap (the index file's stat, the
+   * database files' stats), so keep the newest one. A few stats when nothing changed.
    */
-  listingToken?(prev?: string): Promise<string>
+  listingToken?(prev?: string): Promise<{token: string; changed: boolean}>
 }

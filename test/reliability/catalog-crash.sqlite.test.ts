@@ -16,7 +16,7 @@ import {GeneratedStore, seeded} from '../support/catalog-store.js'
 import {baseEnv, json, runCli, startCli, tempDir, waitUntil} from '../support/cli.js'
 import {describeSqlite} from '../support/sqlite.js'
 
-const TRIALS = Number(process.env.CLAWKIT_CRASH_TRIALS ?? 10)
+const TRIALS = Number(process.env.CLAWKIT_CATALOG_CRASH_TRIALS ?? 10)
 
 const strip = (r: SessionsSearchResult) => {
   const {engine: _e, stores: _s, ...rest} = r

@@ -424,7 +424,7 @@ export class SqliteSessionStore implements SessionStore {
    * The database file and its WAL as stat sees them: any commit changes one of them. When they moved, the listing's
    * own tables are hashed (keys, windows, archive names), so an append (a WAL change) does not count as a new listing.
    */
-  async listingToken(prev?: string): Promise<string> {
+  async listingToken(prev?: string): Promise<{token: string; changed: boolean}> {
     const sig = (p: string) => {
       try {
         const st = fs.statSync(p)
@@ -438,7 +438,7 @@ export class SqliteSessionStore implements SessionStore {
     try {
       old = prev ? (JSON.parse(prev) as {files?: string; digest?: string}) : undefined
     } catch {}
-    if (old?.files === files && typeof old.digest === 'string') return prev!
+    if (old?.files === files && typeof old.digest === 'string') return {token: prev!, changed: false}
     const digest = this.snap((db) => {
       const h = sha256()
       for (const r of db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all()) h.update(`n\t${String(r.session_key)}\t${String(r.current_session_id)}\n`)
@@ -448,7 +448,8 @@ export class SqliteSessionStore implements SessionStore {
       for (const a of listArchives(db)) h.update(`a\t${JSON.stringify(a)}\n`)
       return h.digest('hex')
     })
-    return JSON.stringify({files, digest})
+    // The files move on every commit (an append); the listing only when its tables do.
+    return {token: JSON.stringify({files, digest}), changed: old?.digest !== digest}
   }
 
   /**
