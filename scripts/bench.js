@@ -167,6 +167,7 @@ if (others && sqliteMode !== 'only' && searchMode !== 'only') {
     const m = measure(args, n)
     console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
   }
+  listAgainstFloor({state, era: 'json', floorArgs: () => ['json', path.join(sessionsDir, 'sessions.json')], label: `${label} sessions, ${(indexBytes / 1e6).toFixed(1)} MB index, Node ${process.version}`})
   // The fleet replica (issue 19): BENCH_FLEET=0 skips it; BENCH_FLEET_HOSTS (4) copies of this index.
   if (process.env.BENCH_FLEET !== '0') {
     const {fleetRows} = await import('./bench-fleet.js')
@@ -283,16 +284,15 @@ async function sqliteRows() {
   }
   const [ours, theirs] = results
   if (ours?.median && theirs?.median) console.log(`\nratio openclaw / clawkit sessions list (SQLite): ${(theirs.median / ours.median).toFixed(2)}x faster (target: at least 10x)`)
-  listFloors({node: n24.bin, env, sqState, jsonState, sLabel})
+  const db = path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
+  listAgainstFloor({node: n24.bin, env, state: sqState, era: 'sqlite', floorArgs: (bytes) => ['sqlite', db, String(bytes)], label: `${sLabel} sessions, Node ${n24.version}`})
 }
 
 /**
- * Each era's `sessions list --json` against its floor (scripts/list-floor.js: what no list can avoid), alternating run
- * by run so that the machine's drift hits both alike (issue 28: at most 1.6x the SQLite floor, 1.2x the JSON one).
+ * `sessions list --json` against a floor (scripts/list-floor.js: what no list can avoid), alternating run by run so
+ * that the machine's drift hits both alike (issue 28: at most 1.6x the SQLite floor, 1.2x the JSON one). `era`: which.
  */
-function listFloors({node, env, sqState, jsonState, sLabel}) {
-  const db = path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
-  const index = path.join(jsonState, 'agents', 'main', 'sessions', 'sessions.json')
+function listAgainstFloor({node = process.execPath, env = process.env, state, era, floorArgs, label}) {
   const time = (args) => {
     const t0 = process.hrtime.bigint()
     const r = spawnSync(node, args, {env, cwd: dir, maxBuffer: 1024 ** 3, encoding: 'utf8'})
@@ -300,22 +300,20 @@ function listFloors({node, env, sqState, jsonState, sLabel}) {
     if (r.status !== 0) throw new Error(`${args.slice(0, 3).join(' ')}: exit ${r.status}: ${oneLine(r.stdout, r.stderr)}`)
     return {ms, bytes: Buffer.byteLength(r.stdout)}
   }
-  const sq = time([bin, 'sessions', 'list', '--json', '--state-dir', sqState])
-  const series = {sq: [], sqFloor: [], js: [], jsFloor: []}
+  const first = time([bin, 'sessions', 'list', '--json', '--state-dir', state])
+  const list = []
+  const floor = []
   for (let i = 0; i < runs; i++) {
-    series.sq.push(time([bin, 'sessions', 'list', '--json', '--state-dir', sqState]).ms)
-    series.sqFloor.push(time([path.join(root, 'scripts', 'list-floor.js'), 'sqlite', db, String(sq.bytes)]).ms)
-    series.js.push(time([bin, 'sessions', 'list', '--json', '--state-dir', jsonState]).ms)
-    series.jsFloor.push(time([path.join(root, 'scripts', 'list-floor.js'), 'json', index]).ms)
+    list.push(time([bin, 'sessions', 'list', '--json', '--state-dir', state]).ms)
+    floor.push(time([path.join(root, 'scripts', 'list-floor.js'), ...floorArgs(first.bytes)]).ms)
   }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  console.log(`\nThe list against its floors (${sLabel} sessions, alternating, ${runs} runs each; median ms)\n`)
-  console.log('| command | median ms | ratio to its floor | target |')
+  const target = era === 'sqlite' ? 1.6 : 1.2
+  console.log(`\nThe list against its floor (${label}, alternating, ${runs} runs each; median ms)\n`)
+  console.log('| command | median ms | ratio to the floor | target |')
   console.log('|---|---|---|---|')
-  console.log(`| clawkit sessions list --json (SQLite) | ${med(series.sq).toFixed(0)} | ${(med(series.sq) / med(series.sqFloor)).toFixed(2)}x | at most 1.6x |`)
-  console.log(`| floor: node scripts/list-floor.js sqlite (start, json_valid of every entry, ${(sq.bytes / 1e6).toFixed(1)} MB written) | ${med(series.sqFloor).toFixed(0)} | | |`)
-  console.log(`| clawkit sessions list --json (JSON store) | ${med(series.js).toFixed(0)} | ${(med(series.js) / med(series.jsFloor)).toFixed(2)}x | at most 1.2x |`)
-  console.log(`| floor: node scripts/list-floor.js json (start, read, parse, stringify the index) | ${med(series.jsFloor).toFixed(0)} | | |`)
+  console.log(`| clawkit sessions list --json (${era === 'sqlite' ? 'SQLite' : 'JSON era'}, ${(first.bytes / 1e6).toFixed(1)} MB document) | ${med(list).toFixed(0)} | ${(med(list) / med(floor)).toFixed(2)}x | at most ${target}x |`)
+  console.log(`| floor: node scripts/list-floor.js ${floorArgs(first.bytes)[0]} (${era === 'sqlite' ? "Node's start, json_valid of every entry, the document's bytes written" : "Node's start, the index read, parsed and stringified (compact) to stdout"}) | ${med(floor).toFixed(0)} | | |`)
 }
 
 /** Wall time of a plain command, runs+1 times (the first warms the page cache); median/min/max ms. */

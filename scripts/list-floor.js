@@ -2,7 +2,7 @@
 // The floors of `sessions list --json` on 10 000 sessions (issue 28: list within 1.6x and 1.2x of them), timed by
 // `npm run bench` beside clawkit's list in the same run:
 //   node scripts/list-floor.js json <sessions.json>        Node's start, one read of the index, JSON.parse, and the
-//                                                          parsed index stringified (2-space indent, as --json prints)
+//                                                          parsed index stringified (compact: the least a writer does)
 //                                                          and written to stdout: no row is built.
 //   node scripts/list-floor.js sqlite <db> <bytes>          (Node 22.15+) Node's start, every entry of session_nodes
 //                                                          checked by SQLite's json_valid (one parse of each entry, as
@@ -17,7 +17,7 @@ const write = (buf) => {
   while (at < buf.length) at += fs.writeSync(1, buf, at, buf.length - at)
 }
 if (mode === 'json') {
-  const text = JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8')), null, 2)
+  const text = JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8')))
   write(Buffer.from(`${text}\n`))
 } else if (mode === 'sqlite') {
   const {DatabaseSync} = process.getBuiltinModule('node:sqlite')
