@@ -8,7 +8,7 @@ import {clawkitDirs} from '../settings.js'
 import {loadSqlite, type SqlDatabase, type SqlStatement, type SqlValue} from '../store/sqlite/driver.js'
 
 /** The catalog's own schema (PRAGMA user_version); a file of another version is rebuilt. */
-export const CATALOG_SCHEMA = 1
+export const CATALOG_SCHEMA = 2
 
 /** How long a writer waits for another clawkit process's write transaction (each is one transcript's batch, short). */
 const BUSY_TIMEOUT_MS = 15_000
