@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {clawkitDirs} from '../settings.js'
-import {loadSqlite, type SqlDatabase, type SqlStatement, type SqlValue} from '../store/sqlite/driver.js'
+import {nodeSqlite, type SqlDatabase, type SqlStatement, type SqlValue} from '../util/node-sqlite.js'
 
 /** The catalog's own schema (PRAGMA user_version); a file of another version is rebuilt. */
 export const CATALOG_SCHEMA = 2
@@ -120,12 +120,8 @@ const realOr = (p: string) => {
 export function openCatalogDb(stateDir: string, opts: {env?: Record<string, string | undefined>; create: boolean}, n = 0): CatalogDb | CatalogUnavailable {
   const env = opts.env ?? process.env
   if (env.CLAWKIT_CATALOG === '0') return new CatalogUnavailable('disabled', 'CLAWKIT_CATALOG=0 turns the catalog off')
-  let sqlite
-  try {
-    sqlite = loadSqlite('The local catalog', {zstd: false})
-  } catch (error) {
-    return new CatalogUnavailable('node', `the local catalog needs node:sqlite (Node 22.15 or later); this is Node ${process.versions.node}`)
-  }
+  const sqlite = nodeSqlite()
+  if (!sqlite) return new CatalogUnavailable('node', `the local catalog needs node:sqlite (Node 22.15 or later); this is Node ${process.versions.node}`)
   const real = realOr(stateDir) ?? path.resolve(stateDir)
   const dir = catalogDir(env)
   const file = catalogFile(real, env, n)

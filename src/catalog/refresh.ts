@@ -5,8 +5,6 @@
 // calls (the ledger). Every batch commits with its transcript's new mark in one transaction, so a process killed at any
 // point leaves a consistent catalog and the next run goes on from the last commit; two processes share it safely (one
 // writer at a time, and a batch commits only onto the mark it was read from).
-import fs from 'node:fs'
-
 import {searchTextOf} from '../sessions/search.js'
 import {type CallFields, callFieldsOf, type CallsPartial} from '../sessions/usage.js'
 import type {AgentSession, LineSpan, SessionStore, TranscriptLine, TranscriptMark} from '../store/types.js'
@@ -149,15 +147,6 @@ function vanished(error: unknown): boolean {
   return code === 'E_ENOENT' || code === 'ENOENT' || code === 'E_TRANSCRIPT_MISSING'
 }
 
-const sizeOf = (locator: string): number => {
-  try {
-    const st = fs.statSync(locator)
-    return st.isFile() ? st.size : 0
-  } catch {
-    return 0
-  }
-}
-
 /** The agent's listing and every listed transcript brought up to date. */
 export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: string, opts: RefreshOptions = {}): Promise<AgentView> {
   if (!store.listingToken || !store.unchangedSince || !store.grepSpans) throw new Error('refreshAgent needs a store with listingToken, unchangedSince and grepSpans')
@@ -208,7 +197,7 @@ export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: s
       if (!r || !finished(r.mark)) toRead.push({s, r})
     }
     const progress: RefreshProgress = {agentId, files: 0, filesTotal: toRead.length, bytes: 0, bytesTotal: 0}
-    if (opts.onProgress) for (const {s, r} of toRead) progress.bytesTotal += Math.max(0, sizeOf(s.transcript.locator) - (r?.mark?.bytes ?? 0))
+    if (opts.onProgress) for (const {s, r} of toRead) progress.bytesTotal += Math.max(0, (store.transcriptBytes?.(s.transcript) ?? 0) - (r?.mark?.bytes ?? 0))
     let rewritten = false
     const w = new Writer(c)
     try {

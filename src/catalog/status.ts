@@ -4,7 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {loadSqlite, type SqlDatabase} from '../store/sqlite/driver.js'
+import {nodeSqlite, type SqlDatabase} from '../util/node-sqlite.js'
 import {sqliteSupported} from '../store/sqlite/support.js'
 import {CATALOG_SCHEMA, catalogFile} from './db.js'
 
@@ -57,7 +57,7 @@ export function catalogSummary(stateDir: string, env: Record<string, string | un
     if (!fs.existsSync(file)) return {state: 'none', file: catalogFile(real, env), bytes: 0, textBytes: 0, transcripts: 0, refreshedAt: null}
     let db: SqlDatabase | undefined
     try {
-      db = new (loadSqlite('The local catalog', {zstd: false}).DatabaseSync)(file, {readOnly: true})
+      db = new (nodeSqlite()!.DatabaseSync)(file, {readOnly: true})
       if (Number(db.prepare('PRAGMA user_version').get()?.user_version) !== CATALOG_SCHEMA) return {state: 'none', file, bytes: catalogBytes(file), textBytes: 0, transcripts: 0, refreshedAt: null}
       if (db.prepare("SELECT value FROM meta WHERE key = 'state_dir'").get()?.value !== real) continue
       const t = db.prepare('SELECT count(*) AS n, coalesce(sum(text_bytes), 0) AS b FROM transcripts WHERE removed_at IS NULL').get()

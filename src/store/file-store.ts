@@ -402,6 +402,15 @@ export class FileSessionStore implements SessionStore {
     })
   }
 
+  transcriptBytes(t: TranscriptRef): number | undefined {
+    try {
+      const st = fs.statSync(t.locator)
+      return st.isFile() ? st.size : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   listingToken(prev?: string): Promise<{token: string; changed: boolean}> {
     return fileListingToken({indexFile: this.ref.path, sessionsDir: this.sessionsDir, readRows: (project) => this.readRows(project)}, prev)
   }

@@ -456,4 +456,6 @@ export interface SessionStore {
    * database files' stats), so keep the newest one. A few stats when nothing changed.
    */
   listingToken?(prev?: string): Promise<{token: string; changed: boolean}>
+  /** How many bytes a transcript holds as stored (a JSONL file's size), for a reader's progress estimate; undefined where not known cheaply. */
+  transcriptBytes?(t: TranscriptRef): number | undefined
 }
