@@ -11,6 +11,8 @@ export interface SchemaEntry {
   sqlite?: boolean
   /** Its successful output needs a PostgreSQL server (checked by test/e2e/fleet/sync.test.ts). */
   pg?: boolean
+  /** A tool result of `clawkit mcp`, not a command's --json (checked by test/e2e/mcp.test.ts). */
+  mcp?: boolean
 }
 export declare const SCHEMAS: readonly SchemaEntry[]
 export declare function schemaFile(name: string): string

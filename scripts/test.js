@@ -98,7 +98,7 @@ if (sqliteSupported()) {
 
 const sqliteFiles = files.filter((f) => f.endsWith('.sqlite.test.ts') && (filters.length === 0 || filters.some((x) => f.includes(x.replace(/^\.\//, '')))))
 if (sqliteFiles.length === 0) {
-  if (filters.length === 0) fail('no *.sqlite.test.ts file exists, so nothing proves the SQLite era; expected at least test/store/sqlite-driver.sqlite.test.ts.')
+  if (filters.length === 0) fail('no *.sqlite.test.ts file exists, so nothing proves the SQLite era; expected at least test/store/sqlite/driver.sqlite.test.ts.')
   exit(first)
 }
 

@@ -24,9 +24,9 @@ export const ExitCode = {
   outputFailed: 74,
   /** agent: the turn hit --timeout and was aborted (the partial reply is kept), as timeout(1) reports. */
   timeout: 124,
-  /** agent: interrupted by SIGINT (128 + 2). */
+  /** Interrupted by SIGINT (128 + 2): agent, and what runs until stopped (history --follow, status --watch, mcp). */
   interrupted: 130,
-  /** agent: terminated by SIGTERM (128 + 15). */
+  /** Terminated by SIGTERM (128 + 15): as for `interrupted`. */
   terminated: 143,
 } as const
 

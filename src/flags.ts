@@ -14,3 +14,22 @@ export function positiveIntegerFlag(flag: string, raw: string, opts: {all?: bool
   }
   return Number(v)
 }
+
+/** A count that may be 0, such as --offset: a non-negative integer. */
+export function nonNegativeIntegerFlag(flag: string, raw: string): number {
+  const v = raw.trim()
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`${flag} must be 0 or a positive integer, for example ${flag} 20.`, `E_BAD_${flag.replace(/^-+/, '').toUpperCase().replaceAll('-', '_')}`)
+  return Number(v)
+}
+
+const DURATION_UNITS: Record<string, number> = {ms: 1, s: 1000, m: 60_000, h: 3_600_000}
+
+/** A length of time such as --until-idle's: `500ms`, `30s`, `5m`, `1h`, or a bare number of seconds; in milliseconds. */
+export function durationFlag(flag: string, raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(raw.trim())
+  const ms = m ? Number(m[1]) * DURATION_UNITS[(m[2] ?? 's').toLowerCase()] : Number.NaN
+  if (!Number.isFinite(ms) || ms <= 0 || ms > 2 ** 31 - 1) {
+    throw new UsageError(`${flag} must be a length of time such as 30s, 5m, 1h or 500ms (a bare number is seconds), up to 24 days.`, `E_BAD_${flag.replace(/^-+/, '').toUpperCase().replaceAll('-', '_')}`)
+  }
+  return Math.round(ms)
+}

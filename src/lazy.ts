@@ -13,3 +13,5 @@ export const importCliTable = () => import('cli-table3') // vendor: cli-table3 d
 export const importPg = () => import('pg') // vendor: pg default
 /** RE2's linear-time regular expressions (a JavaScript port), only for `sessions search --regex` (issue 25). */
 export const importRe2 = () => import('re2js') // vendor: re2js RE2JS
+/** The MCP SDK's server and its stdio transport, only for `clawkit mcp` (issue 31). */
+export const importMcpSdk = () => import('./mcp/sdk.js') // vendor: mcp-sdk Server CallToolRequestSchema ErrorCode ListToolsRequestSchema McpError AjvJsonSchemaValidator LineTransport

@@ -5,8 +5,8 @@ import path from 'node:path'
 import envPaths from 'env-paths'
 
 import {ClawkitError} from './errors.js'
-import {clause} from './render/sentence.js'
-import {stripBom} from './store/bom.js'
+import {stripBom} from './text/bom.js'
+import {clause} from './text/sentence.js'
 
 export interface ClawkitSettings {
   /** Default state dir when neither --state-dir, OPENCLAW_STATE_DIR nor a profile is given. */
@@ -42,7 +42,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
   let text: string
   try {
     // Never a FIFO or device: a synchronous read of one would block the CLI (and its signal handlers) for good. The
-    // boot bundle loads this file, so src/store/safe-open.ts is not imported here.
+    // boot bundle loads this file, so src/os/safe-open.ts is not imported here.
     const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
     try {
       const st = fs.fstatSync(fd)

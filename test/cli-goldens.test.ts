@@ -10,12 +10,12 @@
 // copy, the relative ages and `ageMs` (they depend on the clock), the time in a dry-run's archive name, and the port
 // of the gateway probe (a free port picked per run, so that no listener on 127.0.0.1 changes the outcome).
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, ROOT, runCli, tempDir, TWO_AGENTS} from './support/cli.js'
+import {freePort} from './support/net.js'
 
 const GOLDENS = path.join(ROOT, 'test', 'goldens')
 const UPDATE = process.env.UPDATE_GOLDENS === '1'
@@ -49,18 +49,6 @@ function commandsFor(fixture: string): string[][] {
 
 function caseName(args: string[]): string {
   return args.join(' ').replace(/^--/, '').replace(/[^a-z0-9.-]+/gi, '_').replace(/_+/g, '_')
-}
-
-/** A port nothing listens on right now: the status gateway probe then always reads "connection refused". */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const {port} = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 const AGE = /(?:\d+[mhd] ago|just now)( *)/g

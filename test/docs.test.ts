@@ -32,6 +32,7 @@ const PAGE: Record<string, string> = {
   store: 'docs/store.md',
   sync: 'docs/fleet.md',
   index: 'docs/catalog.md',
+  mcp: 'docs/mcp.md',
 }
 
 const commands = Object.entries(manifest.commands).filter(([id, c]) => !c.hidden && !OCLIF_OWN.has(id.split(':')[0]))

@@ -20,6 +20,7 @@ import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset
 import type {StatusResult} from '../src/status/status.js'
 import {type AgentEnv, setup as setupAgent} from './e2e/agent/setup.js'
 import {COMPACTION, copyFixture, json, runCli, TWO_AGENTS} from './support/cli.js'
+import {expectValidFollowLines, startFollow} from './support/follow.js'
 import {channelEnv, type FakeChannels, MISSING_TELEGRAM_CHAT, startFakeChannels} from './support/fake-channels.js'
 import {ajv, checked, expectDoc, expectError, validator} from './support/schema-check.js'
 
@@ -77,6 +78,22 @@ describe('every --json document validates against its schema', () => {
     const torn = expectDoc<SessionsHistoryResult>(await run('sessions', 'history', 'agent:work:main', '--json'), 'sessions-history')
     expect(torn.badLines.length).toBeGreaterThan(0)
     expect(expectError(await run('sessions', 'history', 'agent:main:nope', '--json'), 'sessions-history').code).toBe('E_SESSION_NOT_FOUND')
+  })
+
+  it('sessions history --follow: each JSON line (the start, the tail\'s entries, a line landing unreadable) and a refused --all with a session', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const f = startFollow(['sessions', 'history', 'main', '--follow', '--json', '--state-dir', state], a.env)
+    try {
+      await f.waitFor((t) => JSON.parse(t).kind === 'session')
+      fs.appendFileSync(path.join(state, 'agents', 'main', 'sessions', '0caed29d-8df6-4457-a9cd-00bb9d2b22e3.jsonl'), 'not json\n')
+      await f.waitFor((t) => JSON.parse(t).kind === 'unreadable')
+    } finally {
+      await f.stop()
+    }
+    const kinds = expectValidFollowLines(f).map((d) => d.kind)
+    expect(new Set(kinds)).toEqual(new Set(['session', 'entry', 'unreadable']))
+    checked.set('sessions-follow', new Set([...(checked.get('sessions-follow') ?? []), 'ok']))
+    expect(expectError(await run('sessions', 'history', 'main', '--follow', '--all', '--json'), 'sessions-follow').code).toBe('E_FLAG_CONFLICT')
   })
 
   it('sessions usage: --all-agents by model, by session, and a bad --since', async () => {
@@ -185,7 +202,8 @@ describe('every --json document validates against its schema', () => {
 
   it('every schema of scripts/schemas.js was checked against real output, success and failure', () => {
     for (const s of SCHEMAS) {
-      if (s.name === 'error') continue
+      // A tool result of clawkit mcp: the MCP tests validate it (test/e2e/mcp.test.ts); a failed call is an isError result.
+      if (s.name === 'error' || s.mcp) continue
       expect([...(checked.get(s.name) ?? [])].sort(), s.name).toEqual(s.sqlite || s.pg ? ['error'] : ['error', 'ok'])
     }
   })

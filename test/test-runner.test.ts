@@ -22,7 +22,7 @@ const old = oldNode()
 /** scripts/test.js narrowed to the driver's SQLite file (its first pass skips it in ~1 s), Node 24 pointed nowhere. */
 function runner(env: Record<string, string>) {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'CI' && !k.startsWith('CLAWKIT_'))) as Record<string, string>
-  return spawnSync(old!, [path.join(ROOT, 'scripts', 'test.js'), 'test/store/sqlite-driver.sqlite.test.ts'], {cwd: ROOT, encoding: 'utf8', env: {...base, ...env}})
+  return spawnSync(old!, [path.join(ROOT, 'scripts', 'test.js'), 'test/store/sqlite/driver.sqlite.test.ts'], {cwd: ROOT, encoding: 'utf8', env: {...base, ...env}})
 }
 
 describe.skipIf(!old)('npm test runner on a Node without node:sqlite', () => {

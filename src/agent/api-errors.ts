@@ -1,6 +1,6 @@
 // How a failed model call reads to the user: Anthropic SDK and HTTP errors mapped to clawkit's errors and exit codes.
 import {ClawkitError, ExitCode} from '../errors.js'
-import {networkCause} from '../render/net-error.js'
+import {networkCause} from '../text/net-error.js'
 import type {ResolvedModel} from './model.js'
 
 // The wordings Anthropic and proxies in front of it use for a prompt too large for the window (a 400, or a bare

@@ -1,8 +1,8 @@
 // The HTTP side of a turn's model calls: the SDK client over clawkit's fetch, the time spent in calls, and why a call could not connect.
 import type {Env} from '../config/paths.js'
-import {networkCause} from '../render/net-error.js'
-import type {ResolvedModel} from './model.js'
+import {networkCause} from '../text/net-error.js'
 import {type CallResult, readModelStream, type StreamHooks} from './model-stream.js'
+import type {ResolvedModel} from './model.js'
 
 export interface ModelClient {
   /** One streamed Messages call; rejects with `partial` attached (model-stream.ts). */

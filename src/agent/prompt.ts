@@ -1,7 +1,7 @@
 // The system prompt: a short clawkit preamble plus the workspace bootstrap files, capped as OpenClaw caps them.
 import path from 'node:path'
 
-import {readRegularFileSync} from '../store/safe-open.js'
+import {readRegularFileSync} from '../os/safe-open.js'
 
 export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'TOOLS.md', 'IDENTITY.md', 'USER.md'] as const
 export const BOOTSTRAP_MAX_CHARS = 12_000

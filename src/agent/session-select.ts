@@ -1,9 +1,9 @@
 // Which session a turn runs in: OpenClaw 2026.4.x's rules for --agent, --to, --session-id and --session-key.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
+import {assertSafeSessionId} from '../store/session-id.js'
 import {buildExplicitSessionKey, buildMainSessionKey, normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
-import {assertSafeSessionId} from '../store/transcript.js'
 import type {StoreRef} from '../store/types.js'
 
 export interface SessionSelector {

@@ -1,8 +1,8 @@
 // The body of a turn: call the model, run the tools it asks for, compact when the context outgrows the window, until it answers.
 import {ClawkitError} from '../errors.js'
-import {networkCause} from '../render/net-error.js'
-import {redactText} from '../render/redact.js'
 import {toLlmMessages} from '../store/context.js'
+import {networkCause} from '../text/net-error.js'
+import {redactText} from '../text/redact.js'
 import {apiLocation, apiMessageOf, connectionError, ContextOverflowError, describeApiError, isOverflowError, type SdkError} from './api-errors.js'
 import {buildSummaryPrompt, compactionSettings, finishSummary, planCompaction, SUMMARIZATION_SYSTEM_PROMPT} from './compaction.js'
 import {type ApiMessage, estimateTokens, mapStopReason, textOf, toApiMessages} from './convert.js'

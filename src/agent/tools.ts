@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
-import {NotRegularFileError, openRegular} from '../store/safe-open.js'
+import {NotRegularFileError, openRegular} from '../os/safe-open.js'
 
 export interface ToolSpec {
   name: string

@@ -1,9 +1,9 @@
 // Appends a turn's entries to a transcript the way pi's SessionManager does: nothing hits disk before the first assistant reply.
 import {CorruptFileError} from '../errors.js'
 import {contextFromPath, type SessionContext} from '../store/context.js'
-import {chainEntries, makeHeader, type NewEntry} from '../store/transcript.js'
+import {chainEntries, makeHeader} from '../store/entries.js'
 import type {TranscriptEntry, TranscriptHeader} from '../store/transcript-types.js'
-import type {LockedTranscript} from '../store/types.js'
+import type {LockedTranscript, NewEntry} from '../store/types.js'
 
 export class TranscriptWriter {
   /** The transcript's locator (its path in the file layout), for messages. */
@@ -11,7 +11,7 @@ export class TranscriptWriter {
   private readonly tx: LockedTranscript
   /**
    * Every entry of the file plus this turn's (flushed or not), in file order. On a long file the entries the context
-   * does not use are stubs with only type, id and parentId (store/context-read.ts).
+   * does not use are stubs with only type, id and parentId (store/file/context-read.ts).
    */
   readonly entries: TranscriptEntry[]
   readonly existed: boolean

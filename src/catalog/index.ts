@@ -7,7 +7,7 @@ import path from 'node:path'
 import {ClawkitError} from '../errors.js'
 import type {SearchIndex} from '../sessions/search.js'
 import type {OpenClawState} from '../store/state.js'
-import type {LineSpan, SessionStore, TranscriptMark} from '../store/types.js'
+import type {LineSpan, SessionReader, TranscriptMark} from '../store/types.js'
 import {type CatalogDb, catalogDir, CatalogUnavailable, openCatalogDb} from './db.js'
 import {ftsQuery} from './query.js'
 import type {AgentView, RefreshOptions} from './refresh.js'
@@ -38,16 +38,16 @@ export class Catalog {
     return this.db.file
   }
 
-  /** Whether an agent's store can be kept in the catalog (the file and SQLite stores can; a test's memory store cannot). */
-  covers(store: SessionStore): boolean {
-    return Boolean(store.listingToken && store.unchangedSince && store.grepSpans)
+  /** Whether an agent's store can be kept in the catalog: one that tracks its changes (the file and SQLite stores; not a test's memory store). */
+  covers(store: SessionReader): boolean {
+    return store.capabilities.changeTracking
   }
 
   /**
    * The agent brought up to date, once per command; undefined when its store is not covered or the catalog failed (the
    * caller scans). An error of the store itself (an unreadable index) is the command's, as it would be for a scan.
    */
-  async view(agentId: string, store = this.state.store(agentId)): Promise<AgentView | undefined> {
+  async view(agentId: string, store: SessionReader = this.state.store(agentId)): Promise<AgentView | undefined> {
     if (this.failure || !this.covers(store)) return undefined
     const have = this.views.get(agentId)
     if (have) return have
@@ -86,7 +86,7 @@ export class Catalog {
             return []
           }
         })
-      const same = await store.unchangedSince!(items)
+      const same = await store.unchangedSince(items)
       changed += same.filter((x) => !x).length
     }
     return changed
@@ -139,7 +139,7 @@ export class CommandCatalog {
   }
 
   /** The agent's view (undefined: scan it), with a notice the first time the catalog fails. */
-  async view(agentId: string, store: SessionStore): Promise<AgentView | undefined> {
+  async view(agentId: string, store: SessionReader): Promise<AgentView | undefined> {
     const c = this.get()
     if (!c) return undefined
     const v = await c.view(agentId, store)

@@ -5,7 +5,7 @@
 // call; an unterminated last line is read from the store as a scan reads it.
 import {UNKNOWN_KEY, USAGE_LINES, type CallFields, priceCall, scanTranscriptUsage, type TranscriptCalls, type UsageBuilder, type UsageCtx, type UsageLedger} from '../sessions/usage.js'
 import type {OpenClawConfig} from '../config/config.js'
-import type {SessionStore, SessionWhere} from '../store/types.js'
+import type {SessionReader, SessionWhere} from '../store/types.js'
 import type {CatalogDb} from './db.js'
 import type {CommandCatalog} from './index.js'
 import {type AgentView, partialOf} from './refresh.js'
@@ -71,7 +71,7 @@ function addKept(b: UsageBuilder, c: CatalogDb, models: Map<number, Model>, conf
 export function catalogLedger(cat: CommandCatalog): UsageLedger {
   return {
     async usage(b, state, agents, q) {
-      const views: {agentId: string; store: SessionStore; view: AgentView}[] = []
+      const views: {agentId: string; store: SessionReader; view: AgentView}[] = []
       for (const agentId of agents) {
         const store = state.store(agentId)
         const view = await cat.view(agentId, store)
@@ -110,7 +110,7 @@ export function catalogLedger(cat: CommandCatalog): UsageLedger {
           addKept(b, c.db, models, state.config, ctx, k, true)
           b.badLines += k.bad
           const tail = tailSpan(view.marks.get(k.id))
-          if (tail) await scanTranscriptUsage(b, state.config, store, ctx, store.grepSpans!(s.transcript, [tail], USAGE_LINES))
+          if (tail) await scanTranscriptUsage(b, state.config, store, ctx, store.grepSpans(s.transcript, [tail], USAGE_LINES))
         }
         for (const r of removed) {
           if (!q.removedSpend || r.agent !== agentId || (!q.includeArchived && r.ended !== 'current')) continue
@@ -140,7 +140,7 @@ export function catalogTranscriptCalls(cat: CommandCatalog): TranscriptCalls {
       if (!view || !c || id === undefined) return undefined
       models ??= modelsOf(c.db)
       const tail = tailSpan(view.marks.get(id))
-      return {calls: callsOf(c.db, models, id), ...(tail ? {tail: store.grepSpans!(t, [tail], USAGE_LINES)} : {})}
+      return {calls: callsOf(c.db, models, id), ...(tail ? {tail: store.grepSpans(t, [tail], USAGE_LINES)} : {})}
     },
   }
 }

@@ -5,9 +5,9 @@
 // calls (the ledger). Every batch commits with its transcript's new mark in one transaction, so a process killed at any
 // point leaves a consistent catalog and the next run goes on from the last commit; two processes share it safely (one
 // writer at a time, and a batch commits only onto the mark it was read from).
-import {searchTextOf} from '../sessions/search.js'
+import {searchTextOf} from '../sessions/search-text.js'
 import {type CallFields, callFieldsOf, type CallsPartial} from '../sessions/usage.js'
-import type {AgentSession, LineSpan, SessionStore, TranscriptLine, TranscriptMark} from '../store/types.js'
+import type {AgentSession, LineSpan, SessionReader, TranscriptLine, TranscriptMark} from '../store/types.js'
 import {type CatalogDb, writeTx} from './db.js'
 import {spanOf} from './spans.js'
 
@@ -148,8 +148,8 @@ function vanished(error: unknown): boolean {
 }
 
 /** The agent's listing and every listed transcript brought up to date. */
-export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: string, opts: RefreshOptions = {}): Promise<AgentView> {
-  if (!store.listingToken || !store.unchangedSince || !store.grepSpans) throw new Error('refreshAgent needs a store with listingToken, unchangedSince and grepSpans')
+export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: string, opts: RefreshOptions = {}): Promise<AgentView> {
+  if (!store.capabilities.changeTracking) throw new Error('refreshAgent needs a store that tracks its changes (capabilities.changeTracking)')
   const saved = c.stmt('SELECT token, listing FROM agents WHERE agent = ?').get(agentId)
   // The token is taken before the listing: a change after it makes the next token differ, never a stale listing kept.
   const {token, changed} = await store.listingToken(typeof saved?.token === 'string' ? saved.token : undefined)
@@ -197,7 +197,7 @@ export async function refreshAgent(c: CatalogDb, store: SessionStore, agentId: s
       if (!r || !finished(r.mark)) toRead.push({s, r})
     }
     const progress: RefreshProgress = {agentId, files: 0, filesTotal: toRead.length, bytes: 0, bytesTotal: 0}
-    if (opts.onProgress) for (const {s, r} of toRead) progress.bytesTotal += Math.max(0, (store.transcriptBytes?.(s.transcript) ?? 0) - (r?.mark?.bytes ?? 0))
+    if (opts.onProgress) for (const {s, r} of toRead) progress.bytesTotal += Math.max(0, (store.transcriptBytes(s.transcript) ?? 0) - (r?.mark?.bytes ?? 0))
     let rewritten = false
     const w = new Writer(c)
     try {
@@ -343,7 +343,7 @@ const selectRow = (c: CatalogDb, agentId: string, locator: string): TranscriptRo
  * with the next append's lines, so that appending one turn at a time does not leave a row per turn. The row is read
  * again under the lock, so a transcript another process advanced meanwhile is read from its newer mark.
  */
-async function indexTranscript(c: CatalogDb, w: Writer, store: SessionStore, agentId: string, s: AgentSession, read: (bytes: number) => void): Promise<Indexed> {
+async function indexTranscript(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, read: (bytes: number) => void): Promise<Indexed> {
   for (let attempt = 0; ; attempt++) {
     w.begin()
     const out = await indexOnce(c, w, store, agentId, s, selectRow(c, agentId, s.transcript.locator), read)
@@ -351,7 +351,7 @@ async function indexTranscript(c: CatalogDb, w: Writer, store: SessionStore, age
   }
 }
 
-async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: string, s: AgentSession, row: TranscriptRow | undefined, read: (bytes: number) => void): Promise<Indexed | 'moved'> {
+async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, row: TranscriptRow | undefined, read: (bytes: number) => void): Promise<Indexed | 'moved'> {
   let since
   try {
     since = await store.readSince(s.transcript, row?.mark, {verify: 'ends'})
@@ -372,7 +372,7 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionStore, agentId: 
     if (r) {
       const span: SpanRow = {id: Number(r.id), line: Number(r.line), lines: Number(r.lines), offset: r.offset === null ? null : Number(r.offset), bytes: r.bytes === null ? null : Number(r.bytes), textBytes: Number(r.text_bytes)}
       const texts: string[] = []
-      for await (const l of store.grepSpans!(s.transcript, [spanOf(span)])) {
+      for await (const l of store.grepSpans(s.transcript, [spanOf(span)])) {
         const t = catalogText(l)
         if (t !== null) texts.push(t)
       }

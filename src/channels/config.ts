@@ -1,12 +1,12 @@
 // Channel configuration: which channels are configured, and each account's token and API base URL (openclaw.json or env).
-import {readRegularFileSync} from '../store/safe-open.js'
+import {readRegularFileSync} from '../os/safe-open.js'
 
 import {normalizeAccountId} from '../config/agent-id.js'
 import type {OpenClawConfig} from '../config/config.js'
 import type {Env} from '../config/paths.js'
 import {resolveUserPath} from '../config/paths.js'
 import {ClawkitError, UsageError} from '../errors.js'
-import {registerSecrets} from '../render/redact.js'
+import {registerSecrets} from '../text/redact.js'
 import {CHANNEL_LABELS, type ChannelAccount, type ChannelId, OPENCLAW_CHANNELS, SUPPORTED_CHANNELS} from './types.js'
 
 const TOKEN_KEY: Record<ChannelId, string | undefined> = {telegram: 'botToken', discord: 'token', slack: 'botToken', webhook: 'token'}

@@ -1,7 +1,7 @@
 // HTTP for channel clients: fetch with bounded retry on 429 (retry-after honoured), secret redaction, request previews.
 import {ClawkitError} from '../errors.js'
-import {networkCause} from '../render/net-error.js'
-import {REDACTED} from '../render/redact.js'
+import {networkCause} from '../text/net-error.js'
+import {REDACTED} from '../text/redact.js'
 import type {RequestPreview} from './types.js'
 
 /** Longest retry-after clawkit waits before giving up on a rate limit (seconds), and how many times it retries. */
@@ -9,7 +9,7 @@ export const MAX_RETRY_AFTER_SECONDS = 30
 export const MAX_RATE_LIMIT_RETRIES = 3
 const REQUEST_TIMEOUT_MS = 30_000
 
-// One placeholder for every redaction (previews here, error output in render/redact.ts).
+// One placeholder for every redaction (previews here, error output in text/redact.ts).
 export {REDACTED}
 
 /** Replace every occurrence of each secret in a string (URLs carry the Telegram token in the path). */

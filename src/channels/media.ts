@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {UsageError} from '../errors.js'
-import {readRegularFileSync} from '../store/safe-open.js'
+import {readRegularFileSync} from '../os/safe-open.js'
 import type {MediaRef} from './types.js'
 
 const TYPES: Record<string, string> = {

@@ -1,11 +1,11 @@
 // `message send` core: validate, pick channel/target/session, apply the send policy, deliver, then mirror the send.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, UsageError} from '../errors.js'
-import {redactText, registerSecrets} from '../render/redact.js'
 import {randomUUID} from '../store/random-id.js'
 import {type DmScope, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, TranscriptRef} from '../store/types.js'
+import {redactText, registerSecrets} from '../text/redact.js'
 import {resolveChannelAccount, selectChannel} from './config.js'
 import {sendDiscord, discordRetryAfter} from './discord.js'
 import type {SendHttpOptions} from './http.js'

@@ -1,16 +1,15 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
-import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import {Command, Flags, type Interfaces} from '@oclif/core'
 
 import type {CommandCatalog} from '../catalog/index.js'
-import {ClawkitError, ExitCode, FileSystemError, isErrnoError, syscallAction, UsageError} from '../errors.js'
-import {checkStoreUrl} from '../fleet/flags.js'
-import {FleetState} from '../fleet/state.js'
-import {stripAnsi} from '../render/ansi.js'
-import {redactDeep, redactText} from '../render/redact.js'
+import {describeError, type ErrorEnvelope} from '../error-report.js'
+import {UsageError} from '../errors.js'
+import {checkStoreUrl, requireStoreUrlFor} from '../fleet/flags.js'
+import {type FleetHostState, FleetState} from '../fleet/state.js'
 import {printable, printableLines} from '../render/safe.js'
-import {closest} from '../suggest.js'
-import {setHintContext, withHintContext} from './hint-context.js'
 import {OpenClawState} from '../store/state.js'
+import {setHintContext} from '../text/hint-context.js'
+import {redactText} from '../text/redact.js'
 import {writePaged} from './pager.js'
 
 /**
@@ -24,10 +23,9 @@ export const pagerFlags = {
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
-/** The `--json` error document: `{"error": {code, message, exitCode, suggestions?}}` on stdout. */
-export interface ErrorEnvelope {
-  error: {code: string; message: string; exitCode: number; suggestions?: string[]}
-}
+/** The fleet flags of the read commands (fleet/flags.ts), as the base command reads them. */
+type FleetReadFlags = {'store-url'?: string; host?: string; 'all-hosts'?: boolean}
+
 
 let ranCommandId: string | undefined
 
@@ -59,6 +57,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
+
+  /**
+   * Set by a command whose --json output is a stream of one-line documents (`sessions history --follow`): its error
+   * envelope is then one line too, so a reader taking the stream line by line can parse it.
+   */
+  protected jsonLines = false
 
   public override async init(): Promise<void> {
     await super.init()
@@ -108,6 +112,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * cannot be used) go to stderr, never stdout; its first build shows its progress on a terminal's stderr.
    */
   protected async catalog(state: OpenClawState): Promise<CommandCatalog> {
+    const c = await this.unlistedCatalog(state)
+    this.catalogs.push(c)
+    return c
+  }
+
+  /** catalog() for a caller that closes it itself (the MCP server: one per tool call). */
+  protected async unlistedCatalog(state: OpenClawState): Promise<CommandCatalog> {
     // Loaded here only: commands that never touch the catalog start without its code.
     const [{CommandCatalog}, {catalogProgressLine}, {wrapHanging}] = await Promise.all([import('../catalog/index.js'), import('../render/catalog-progress.js'), import('../render/fit.js')])
     const progress = catalogProgressLine()
@@ -121,7 +132,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       },
       progress ? {onProgress: (p) => progress.onProgress(p), onDone: () => progress.done()} : {},
     )
-    this.catalogs.push(c)
     return c
   }
 
@@ -129,13 +139,38 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * The fleet replica named by --store-url, connected for the command (closed at its end). A state dir flag beside it
    * would be ignored, so it is refused: the user meant one or the other.
    */
-  protected async openFleet(url: string): Promise<FleetState> {
+  private async openFleet(url: string): Promise<FleetState> {
     const f = this.flags as {'state-dir'?: string; profile?: string; dev?: boolean}
     const local = f['state-dir'] !== undefined ? '--state-dir' : f.profile !== undefined ? '--profile' : f.dev ? '--dev' : undefined
     if (local) throw new UsageError(`--store-url reads the fleet replica; ${local} names a local state dir: give one or the other`, 'E_FLAG_CONFLICT')
     const fleet = await FleetState.open(checkStoreUrl(url))
     this.fleets.push(fleet)
     return fleet
+  }
+
+  /**
+   * The fleet replica a read command was pointed at with --store-url, connected; undefined for the local store. The
+   * fleet flags are checked first (--host or --all-hosts without --store-url is a usage error).
+   */
+  protected async fleetFromFlags(): Promise<FleetState | undefined> {
+    const f = this.flags as FleetReadFlags
+    requireStoreUrlFor(f)
+    return f['store-url'] ? this.openFleet(f['store-url']) : undefined
+  }
+
+  /** With --store-url: the hosts a fleet-wide read covers (--host, else every host that has synced). */
+  protected async fleetHostsFromFlags(): Promise<{host: string; state: FleetHostState}[] | undefined> {
+    const fleet = await this.fleetFromFlags()
+    const f = this.flags as FleetReadFlags
+    return fleet?.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state}))
+  }
+
+  /** With --store-url: the one host a single-session read means (--host, the only host, else where `target` resolves). */
+  protected async fleetHostFor(target: string): Promise<FleetHostState | undefined> {
+    const fleet = await this.fleetFromFlags()
+    if (!fleet) return undefined
+    const f = this.flags as FleetReadFlags & {agent?: string}
+    return (await import('../fleet/pick.js')).pickHost(fleet, {host: f.host, agent: f.agent}, target)
   }
 
   /**
@@ -185,16 +220,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const flags = {...ctor.baseFlags, ...this.ctor.flags, ...(this.ctor.enableJsonFlag ? {json: {}} : {})}
     const argumentsHint = ctor.strayArgumentsHint && ((args: string[]) => ctor.strayArgumentsHint!(args, this.argv))
     const info = describeError(err, {commandId: this.id, flagNames: Object.keys(flags), argumentsHint})
-    reportError(info, err, this.jsonEnabled())
+    reportError(info, err, this.jsonEnabled(), this.jsonLines)
   }
-}
-
-/** What a failure is reported with, besides the error itself: the command that ran and the flags it takes. */
-export interface ErrorContext {
-  commandId?: string
-  flagNames?: string[]
-  /** The command's hint for stray arguments (BaseCommand.strayArgumentsHint). */
-  argumentsHint?: (args: string[]) => string
 }
 
 /** Whether argv asks for --json (before any `--`), or CLAWKIT_CONTENT_TYPE=json does, as oclif's jsonEnabled decides. */
@@ -206,13 +233,13 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
 }
 
 /**
- * Prints a described failure and sets the exit code: the envelope on stdout under --json, else one `Error:` line and
- * at most one `  hint:` line on stderr (several suggestions share it).
+ * Prints a described failure and sets the exit code: the envelope on stdout under --json (on one line with `oneLine`),
+ * else one `Error:` line and at most one `  hint:` line on stderr (several suggestions share it).
  */
-export function reportError(info: ErrorEnvelope['error'], err: unknown, json: boolean): void {
+export function reportError(info: ErrorEnvelope['error'], err: unknown, json: boolean, oneLine = false): void {
   process.exitCode = info.exitCode
   if (json) {
-    process.stdout.write(`${JSON.stringify({error: info} satisfies ErrorEnvelope, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({error: info} satisfies ErrorEnvelope, null, oneLine ? undefined : 2)}\n`)
     return
   }
   // Messages quote ids and file names from hostile input: escaped so the error stays one line and inert.
@@ -221,80 +248,4 @@ export function reportError(info: ErrorEnvelope['error'], err: unknown, json: bo
   const stack = (err as Error | undefined)?.stack
   if (process.env.DEBUG && stack) lines.push(redactText(stack))
   process.stderr.write(`${lines.join('\n')}\n`)
-}
-
-/**
- * Every error clawkit reports (stderr line, --json envelope, deliveryError) is described here, so this is where
- * secrets echoed by a server are taken out (render/redact.ts), whoever produced the text.
- */
-export function describeError(err: unknown, ctx: ErrorContext = {}): ErrorEnvelope['error'] {
-  const info = describeErrorRaw(err, ctx)
-  // A command the message or hint suggests keeps the user's --state-dir, --profile or --dev.
-  const inContext = {...info, message: withHintContext(info.message), ...(info.suggestions ? {suggestions: info.suggestions.map(withHintContext)} : {})}
-  return redactDeep(inContext)
-}
-
-function describeErrorRaw(err: unknown, ctx: ErrorContext): ErrorEnvelope['error'] {
-  if (err instanceof ClawkitError) {
-    return {code: err.code, message: err.message, exitCode: err.exitCode, ...(err.suggestions ? {suggestions: err.suggestions} : {})}
-  }
-  const e = err as Error & {code?: string; oclif?: {exit?: number | false}; flags?: string[]; syscall?: string; path?: string}
-  if (e instanceof Errors.CLIError) return describeUsageError(e, ctx)
-  // A file-system error nothing caught on the way up: it still names its file when Node recorded one.
-  if (isErrnoError(e) && typeof e.path === 'string') {
-    const dest = (e as {dest?: unknown}).dest
-    return describeError(new FileSystemError(typeof dest === 'string' ? `${e.path} to ${dest}` : e.path, syscallAction(e.syscall), e))
-  }
-  const code = typeof e?.code === 'string' ? `E_${e.code}` : 'E_UNEXPECTED'
-  return {code, message: e?.message ?? String(err), exitCode: ExitCode.failure}
-}
-
-/** The words a user types for a command id (`sessions:list` is `sessions list`). */
-export function commandWords(id: string): string {
-  return id.replaceAll(':', ' ')
-}
-
-/**
- * oclif's parse and lookup errors, in clawkit's form: one line (oclif's span several and end with "See more help with
- * --help"), a did-you-mean where a flag is close to one the command takes, and exit 2 (usage).
- */
-function describeUsageError(e: Errors.CLIError & {code?: string; flags?: string[]}, ctx: ErrorContext): ErrorEnvelope['error'] {
-  const exitCode = typeof e.oclif?.exit === 'number' && e.oclif.exit !== 1 ? e.oclif.exit : ExitCode.usage
-  const help = ctx.commandId ? `run "clawkit ${commandWords(ctx.commandId)} --help" for its flags and arguments` : 'run "clawkit --help" for the commands'
-  const where = ctx.commandId ? ` for "clawkit ${commandWords(ctx.commandId)}"` : ''
-  if (Array.isArray(e.flags) && e.flags.length > 0) {
-    const known = (ctx.flagNames ?? []).map((n) => `--${n}`)
-    const first = e.flags[0].split('=')[0]
-    const near = first.startsWith('--') ? closest(first, known) : undefined
-    return {
-      code: 'E_UNKNOWN_FLAG',
-      message: `Unknown flag${e.flags.length === 1 ? '' : 's'} ${e.flags.join(', ')}${where}.`,
-      exitCode,
-      suggestions: [near ? `did you mean ${near}? Or ${help}.` : `${help}.`],
-    }
-  }
-  const stray = (e as {args?: unknown}).args
-  if (Array.isArray(stray) && /^Unexpected arguments?: /.test(e.message)) return unexpectedArguments(ctx.commandId, stray.map(String), ctx.argumentsHint)
-  const lines = stripAnsi(e.message)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && l !== 'See more help with --help' && !/^The following errors? occurred:$/.test(l) && !/^(Note:|Alternatively,)/.test(l))
-  // oclif names a missing flag without its dashes ("Missing required flag target").
-  const message = lines.join('; ').replace(/\s+/g, ' ').replace(/^(Missing required flag) (?!-)(\S+)/, '$1 --$2')
-  return {code: typeof e.code === 'string' ? e.code : 'E_USAGE', message, exitCode, suggestions: [`${help}.`]}
-}
-
-/**
- * Words a command does not take, in oclif's own words (`Unexpected argument: extra`), whether its parser found them
- * after the command's flags or the command lookup met them right after its name (`sessions list extra`, which oclif
- * takes for an unknown command "sessions list extra"): one report for both, with the command's own hint if it has one.
- */
-export function unexpectedArguments(commandId: string | undefined, args: string[], hint?: (args: string[]) => string): ErrorEnvelope['error'] {
-  const help = commandId ? `run "clawkit ${commandWords(commandId)} --help" for its flags and arguments.` : 'run "clawkit --help" for the commands.'
-  return {
-    code: 'E_USAGE',
-    message: `Unexpected argument${args.length === 1 ? '' : 's'}: ${args.join(', ')}`,
-    exitCode: ExitCode.usage,
-    suggestions: [hint ? hint(args) : help],
-  }
 }

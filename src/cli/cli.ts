@@ -8,6 +8,7 @@ import AutocompleteCreate from '../commands/autocomplete/create.js'
 import AutocompleteScript from '../commands/autocomplete/script.js'
 import Doctor from '../commands/doctor.js'
 import Index from '../commands/index/index.js'
+import Mcp from '../commands/mcp.js'
 import MessageSend from '../commands/message/send.js'
 import Sessions from '../commands/sessions/index.js'
 import SessionsExport from '../commands/sessions/export.js'
@@ -25,10 +26,11 @@ import Sync from '../commands/sync.js'
 
 import {Errors, run, type Command} from '@oclif/core'
 
-import {type BaseCommand, commandWords, describeError, jsonRequested, reportError, unexpectedArguments} from './base-command.js'
+import {type BaseCommand, jsonRequested, reportError} from './base-command.js'
 import {ExitCode} from '../errors.js'
 import {closest} from '../suggest.js'
 import {writePaged} from './pager.js'
+import {commandWords, describeError, unexpectedArguments} from '../error-report.js'
 
 export {ranCommand} from './base-command.js'
 
@@ -46,6 +48,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   help: helpCommands.help,
   doctor: Doctor,
   index: Index,
+  mcp: Mcp,
   'message:send': MessageSend,
   sessions: Sessions,
   'sessions:export': SessionsExport,

@@ -3,7 +3,7 @@
 // turn it off, and a pager that cannot be started leaves the output printed as it is.
 import {spawn} from 'node:child_process'
 
-import {stripAnsi} from '../render/ansi.js'
+import {stripAnsi} from '../text/ansi.js'
 import {displayWidth} from '../render/fit.js'
 
 /** The pager command the environment asks for, or undefined for none (`cat` and an empty value mean none, as in git). */

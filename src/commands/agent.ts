@@ -6,13 +6,14 @@ import {toAgentRunResult, readMessageInput, type AgentRunResult} from '../agent/
 import {describeDefaultSession} from '../agent/session-select.js'
 import {parseThinkingFlag} from '../agent/thinking.js'
 import {DEFAULT_TIMEOUT_SECONDS, runAgentTurn, TurnNotStoredError, TurnStoredError} from '../agent/turn.js'
-import {BaseCommand, describeError} from '../cli/base-command.js'
-import {withHintContext} from '../cli/hint-context.js'
-import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
+import {BaseCommand} from '../cli/base-command.js'
+import {describeError} from '../error-report.js'
 import {ExitCode, UsageError} from '../errors.js'
+import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {createLineEscaper, printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {settingsPath} from '../settings.js'
+import {withHintContext} from '../text/hint-context.js'
 
 export type {AgentRunResult} from '../agent/output.js'
 

@@ -2,12 +2,12 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../cli/base-command.js'
-import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {runDoctor} from '../doctor/doctor.js'
 import type {DoctorResult, Finding} from '../doctor/types.js'
+import {refusedStoreUrlFlag, refuseReplicaWrite} from '../fleet/flags.js'
 import {colorEnabled} from '../render/color.js'
-import {printable} from '../render/safe.js'
 import {renderDoctor} from '../render/doctor.js'
+import {printable} from '../render/safe.js'
 
 export type {DoctorResult, Finding} from '../doctor/types.js'
 

@@ -2,11 +2,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {hintInContext} from '../cli/hint-context.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {resolveStoreUrl} from '../fleet/pg.js'
 import {syncToFleet, type SyncResult} from '../fleet/sync.js'
-import {printable} from '../render/safe.js'
+import {hintInContext, printable} from '../render/safe.js'
 import {createSpinner} from '../render/spinner.js'
 import {renderSync} from '../render/sync.js'
 

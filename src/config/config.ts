@@ -5,8 +5,8 @@ import path from 'node:path'
 import JSON5 from 'json5'
 
 import {ClawkitError} from '../errors.js'
-import {clause} from '../render/sentence.js'
-import {FileTooLargeError, NotRegularFileError, readRegularFileSync} from '../store/safe-open.js'
+import {FileTooLargeError, NotRegularFileError, readRegularFileSync} from '../os/safe-open.js'
+import {clause} from '../text/sentence.js'
 import {DEFAULT_AGENT_ID, isSafeAgentDirName, normalizeAgentId} from './agent-id.js'
 import {type Env, resolveConfigPath, resolveHomeDir, resolveUserPath} from './paths.js'
 

@@ -2,9 +2,9 @@
 import path from 'node:path'
 
 import {ExitCode} from '../errors.js'
-import {plural} from '../render/sentence.js'
 import {applyRepairs, diagnoseStateLayout, diagnoseStores, linkedComponent, repairTarget, type StoresDiagnosis, summarizeStores} from '../store/diagnostics/index.js'
 import type {OpenClawState} from '../store/state.js'
+import {plural} from '../text/sentence.js'
 import {checkSplitState, checkStateDir} from './checks/state-dir.js'
 import {type DoctorOptions, type DoctorResult, type Finding, type PlannedFinding, type Repair} from './types.js'
 

@@ -1,8 +1,8 @@
 // What one transcript line becomes in the replica (docs/fleet.md, clawkit_events): the line as stored plus the columns
 // the fleet readers query (type, id, role, time, the text search reads), and the usage it adds to its transcript.
 import {readUsage, type UsageTotals} from '../sessions/lineage.js'
+import {searchTextOf} from '../sessions/search-text.js'
 import type {TranscriptLine} from '../store/types.js'
-import {searchTextOf} from '../sessions/search.js'
 
 export interface EventRow {
   seq: number
@@ -48,7 +48,7 @@ function isoTime(v: unknown): string | null {
 }
 
 /**
- * The content search reads, exactly as `sessions search` reads it (searchTextOf in src/sessions/search.ts): the
+ * The content search reads, exactly as `sessions search` reads it (searchTextOf in src/sessions/search-text.ts): the
  * replica's trigram index on it then names every transcript a fleet search could find a hit in, never fewer.
  */
 function searchTextFor(v: Record<string, unknown> | undefined): string | null {

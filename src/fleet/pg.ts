@@ -3,8 +3,8 @@
 // never pay for it. Credentials come from the URL, PG* variables or ~/.pgpass, which `pg` itself reads.
 import {ClawkitError, ExitCode} from '../errors.js'
 import {importPg} from '../lazy.js'
-import {redactText} from '../render/redact.js'
 import {loadSettings} from '../settings.js'
+import {redactText} from '../text/redact.js'
 import {storeUrlOf} from './store-url.js'
 
 /** The subset of pg's Client that clawkit uses (the package's own types are a dev dependency only). */

@@ -146,7 +146,7 @@ ALTER TABLE clawkit_transcripts ADD COLUMN source_generation text;
   {
     version: 5,
     name: 'transcripts record which search-text version wrote their search_text',
-    // SEARCH_TEXT_VERSION (src/sessions/search.ts) of the clawkit that wrote the transcript's search_text: fleet search
+    // SEARCH_TEXT_VERSION (src/sessions/search-text.ts) of the clawkit that wrote the transcript's search_text: fleet search
     // narrows by the text only where it is the reader's own version, and sync uploads the others again. Every row so
     // far was written by version 1 (searchTextOf has not changed since search_text was added in v1).
     sql: `

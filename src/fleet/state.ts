@@ -1,13 +1,13 @@
 // Reading the fleet replica (`--store-url`): one connection for the command, the hosts and agents `clawkit sync` has
-// written, and for each host a FleetHostState, an OpenClawState whose stores are the replica's (PgSessionStore). The
-// sessions cores (list, history, lineage, usage) take it where they take a local state, unchanged: the host is the
-// state dir, its agents are the replica's, its config is empty but for the model prices sync copied (usage estimates).
+// written, and for each host a FleetHostState, a ReadableState whose stores are the replica's (PgSessionStore). The
+// reading cores (list, history, lineage, export, usage, search) take it where they take a local state, unchanged: the
+// host is the state dir, its agents are the replica's, its config is empty but for the model prices sync copied.
 import {normalizeAgentId} from '../config/agent-id.js'
-import type {OpenClawConfig} from '../config/config.js'
+import {type OpenClawConfig, resolveDefaultAgentId} from '../config/config.js'
 import {ClawkitError, NotFoundError, UsageError} from '../errors.js'
-import {OpenClawState} from '../store/state.js'
-import {PgSessionStore, ReplicaReadOnlyError} from '../store/pg/store.js'
-import type {SessionStore, StoreRef} from '../store/types.js'
+import {PgSessionStore} from '../store/pg/store.js'
+import {insideDir, type ReadableState} from '../store/state.js'
+import type {StoreRef} from '../store/types.js'
 import {connectPg, displayUrl, pgError, type PgClient} from './pg.js'
 import {SCHEMA_VERSION, schemaVersion, searchIndexKind} from './schema.js'
 
@@ -162,71 +162,61 @@ export class FleetState {
   }
 }
 
-/** One host of the replica seen as a state dir: what the sessions cores need of an OpenClawState. */
-export class FleetHostState extends OpenClawState {
+/**
+ * One host of the replica seen as a state dir: what the reading cores need (ReadableState). Its stores are the replica's
+ * PgSessionStores, which have no writes: the writing cores take an OpenClawState, so none can be handed a host.
+ */
+export class FleetHostState implements ReadableState {
   readonly host: string
+  /** What a local state's directory is to the reading cores; no local path is inside it. */
+  readonly stateDir: string
+  /** No openclaw.json travels to the replica: only the model prices sync copied (usage estimates). */
+  readonly config: OpenClawConfig
 
   constructor(
     readonly fleet: FleetState,
     readonly info: FleetHost,
   ) {
-    super({
-      stateDir: `pg:${info.host}`,
-      source: 'flag',
-      reason: `fleet replica at ${displayUrl(fleet.url)}`,
-      loaded: {path: '', exists: false, config: pricesConfig(info.prices)},
-      env: process.env,
-    })
     this.host = info.host
+    this.stateDir = `pg:${info.host}`
+    this.config = pricesConfig(info.prices)
   }
 
-  override requireStateDir(): void {}
+  /** OpenClaw's default agent under the host's (empty) config, as a local state without one picks it. */
+  get activeAgentId(): string {
+    return resolveDefaultAgentId(this.config)
+  }
 
-  override allAgentIds(): string[] {
+  /** The host is there: the replica listed it. */
+  requireStateDir(): void {}
+
+  contains(p: string): boolean {
+    return insideDir(this.stateDir, p)
+  }
+
+  allAgentIds(): string[] {
     return this.fleet.agentsOf(this.host).map((a) => a.agentId)
   }
 
-  override configuredAgentIds(): string[] {
-    return this.allAgentIds()
-  }
-
-  override requireAgent(raw: string): string {
+  requireAgent(raw: string): string {
     const id = normalizeAgentId(raw)
     if (!this.allAgentIds().includes(id)) throw new UsageError(`Unknown agent id "${raw}" on host ${this.host} in the fleet replica (agents: ${this.allAgentIds().join(', ') || 'none'}).`, 'E_UNKNOWN_AGENT')
     return id
   }
 
-  override storeRef(agentId: string): StoreRef {
+  sessionStoreRef(agentId: string): StoreRef {
     return this.fleet.store(agentId, this.host).ref
   }
 
-  override sessionStoreRef(agentId: string): StoreRef {
-    return this.storeRef(agentId)
-  }
-
-  override isSqliteRef(ref: StoreRef): boolean {
+  isSqliteRef(ref: StoreRef): boolean {
     return this.fleet.store(ref.agentId, this.host).era === 'sqlite'
   }
 
-  override storeFor(ref: StoreRef): SessionStore {
+  storeFor(ref: StoreRef): PgSessionStore {
     return this.fleet.store(ref.agentId, this.host)
   }
 
-  override store(agentId: string): PgSessionStore {
+  store(agentId: string): PgSessionStore {
     return this.fleet.store(agentId, this.host)
   }
-
-  override sqliteStore(): undefined {
-    return undefined
-  }
-
-  override sqliteStoreAt(): SessionStore {
-    throw new UsageError('--store reads a local file; it cannot be combined with --store-url', 'E_FLAG_CONFLICT')
-  }
-
-  override assertWritable(): void {
-    throw new ReplicaReadOnlyError('a write to the session store')
-  }
-
-  override close(): void {}
 }

@@ -1,7 +1,7 @@
 // The catalog's first build on a terminal: one line on stderr, redrawn in place (bytes and transcripts read, and an
 // estimate of what is left), only once the build has taken a moment; nothing at all on a pipe or for a quick refresh.
 import type {RefreshProgress} from '../catalog/index.js'
-import {formatBytes} from '../store/bytes.js'
+import {formatBytes} from '../text/bytes.js'
 
 /** Quiet this long first: a refresh that reads a few appended turns never shows a line. */
 const QUIET_MS = 700

@@ -1,9 +1,9 @@
 // The human output of `clawkit doctor`: its result as text (the command chooses when to print it).
 import {groupFindings} from '../doctor/doctor.js'
 import type {DoctorResult} from '../doctor/types.js'
+import {withHintContext} from '../text/hint-context.js'
 import {paint, type Style} from './color.js'
-import {hintInContext, withHintContext} from '../cli/hint-context.js'
-import {printable} from './safe.js'
+import {hintInContext, printable} from './safe.js'
 
 /** Above this many findings of one id in one group, the human output shows a few and counts the rest. */
 const GROUP_PREVIEW = 5

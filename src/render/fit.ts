@@ -2,7 +2,7 @@
 // columns that may give way are cut (with `…`) or left out in a fixed order, so no line wraps and every column stays
 // aligned. Piped, the tables OpenClaw also prints (sessions list, status) keep its fixed padEnd layout
 // (render/columns.ts); clawkit's own (sessions usage) come here with no width limit, every column in full.
-import {stripAnsi} from './ansi.js'
+import {stripAnsi} from '../text/ansi.js'
 import {paint, type Style} from './color.js'
 import {printable} from './safe.js'
 

@@ -1,6 +1,7 @@
 // Terminal-safe text: data from files (keys, ids, transcript text, error details) is printed with its control and
 // invisible characters made visible, so a hostile message or file can neither break the layout, send escape
 // sequences, reorder text (bidi overrides) nor make two different strings look the same (zero-width characters).
+import {withHintContext} from '../text/hint-context.js'
 
 // C0 and C1 controls; printed as JSON-style escapes (`\n`, `\u001b`).
 const CONTROL = '\\u0000-\\u001F\\u007F-\\u009F'
@@ -97,4 +98,9 @@ export function createLineEscaper(): LineEscaper {
       return out
     },
   }
+}
+
+/** For human output: a hint with the run's state dir flags added (withHintContext), made printable (a state dir path can hold control or bidi characters). */
+export function hintInContext(text: string): string {
+  return printable(withHintContext(text))
 }

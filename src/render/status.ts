@@ -1,12 +1,12 @@
 // The human output of `clawkit status`: its result as text (the command chooses when to print it).
-import {hintInContext} from '../cli/hint-context.js'
-import {paint} from './color.js'
-import {keyCutter, renderFitted, wrapHanging} from './fit.js'
-import {printable} from './safe.js'
-import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import type {FleetStatusResult} from '../fleet/status.js'
+import {formatBytes, formatTimeAgo, formatTokensCell, formatTokensK} from '../sessions/format.js'
 import {GATEWAY_REFUSED} from '../status/gateway.js'
 import type {StatusResult} from '../status/status.js'
+import {activeKey} from '../status/watch.js'
+import {paint} from './color.js'
+import {type FitCell, keyCutter, renderFitted, wrapHanging} from './fit.js'
+import {hintInContext, printable} from './safe.js'
 
 function tokensCell(r: StatusResult['sessions']['recent'][number]): string {
   let cell: string
@@ -35,7 +35,7 @@ function gatewayLine(g: StatusResult['gateway'], color: boolean): string {
  * labelled lines under their label and fits the tables: Model, then Key give way, a key never below the prefix that
  * names it uniquely. Keys are cut to be unique among `allKeys` (every key of the stores read; default: the rows shown).
  */
-export async function renderStatus(s: StatusResult, color: boolean, opts: {width?: number; allKeys?: string[]} = {}): Promise<string> {
+export async function renderStatus(s: StatusResult, color: boolean, opts: {width?: number; allKeys?: string[]; active?: ReadonlySet<string>} = {}): Promise<string> {
   const fitted = opts.width !== undefined
   const width = opts.width ?? Number.POSITIVE_INFINITY
   const L: string[] = [paint(color, 'bold', 'clawkit status'), '']
@@ -81,12 +81,16 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     }
   }
   L.push('', paint(color, 'bold', 'Sessions'))
+  // status --watch (always on a terminal, so a fitted table): the sessions that just changed, marked in their Age cell,
+  // green where there is colour.
+  const ageText = (r: StatusResult['sessions']['recent'][number]) => (r.age === null ? 'no activity' : formatTimeAgo(r.age))
+  const age = (r: StatusResult['sessions']['recent'][number]): FitCell => (opts.active?.has(activeKey(r.agentId, r.key)) ? {text: `${ACTIVE_MARK} ${ageText(r)}`, style: 'green'} : {text: ageText(r)})
   const notRead = `the store${unread.length > 1 ? 's' : ''} of ${unreadNames} could not be read (see Agents above)`
   if (s.sessions.recent.length === 0) L.push(unread.length > 0 ? `not read: ${notRead}` : 'no sessions yet')
   else if (fitted) {
     const keys = s.sessions.recent.map((r) => printable(r.key))
     const {floor: keyFloor, cut} = keyCutter(keys, opts.allKeys?.map(printable))
-    const rows = s.sessions.recent.map((r, i) => [keys[i], r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), r.model ?? 'unknown', tokensCell(r)])
+    const rows = s.sessions.recent.map((r, i) => [keys[i], r.kind, age(r), r.model ?? 'unknown', tokensCell(r)])
     const columns = [{header: 'Key', shrink: [{rank: 1, floor: Math.max(keyFloor, 32)}, {rank: 3, floor: keyFloor}], cut}, {header: 'Kind'}, {header: 'Age'}, {header: 'Model', shrink: [{rank: 2, floor: 10}]}, {header: 'Tokens'}]
     L.push(renderFitted(columns, rows, {width, color}))
   } else {
@@ -96,12 +100,15 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     const keys = s.sessions.recent.map((r) => printable(r.key))
     const {floorOf, cut} = keyCutter(keys, opts.allKeys?.map(printable))
     const keyCell = (k: string) => ([...k].length > 32 ? cut(k, Math.max(32, floorOf(k))) : k)
-    const rows = s.sessions.recent.map((r, i) => [keyCell(keys[i]), r.kind, r.age === null ? 'no activity' : formatTimeAgo(r.age), printable(r.model ?? 'unknown'), tokensCell(r)])
+    const rows = s.sessions.recent.map((r, i) => [keyCell(keys[i]), r.kind, ageText(r), printable(r.model ?? 'unknown'), tokensCell(r)])
     L.push(await renderTable([{header: 'Key', width: 32}, {header: 'Kind', width: 6}, {header: 'Age', width: 11}, {header: 'Model', width: 14}, {header: 'Tokens'}], rows, color))
   }
   if (s.sessions.recent.length > 0 && unread.length > 0) L.push(paint(color, 'yellow', `${unread.length > 1 ? `${unreadNames}'` : `${unreadNames}'s`} sessions could not be read and are not listed.`))
   return `${L.join('\n')}\n`
 }
+
+/** What marks a session `status --watch` saw change (a black circle). */
+export const ACTIVE_MARK = '\u25CF'
 
 /** A SQLite-era agent's store: era, schema, counts by SQL and the database and WAL sizes. */
 function sqliteLine(q: NonNullable<StatusResult['agents']['agents'][number]['sqlite']>): string {

@@ -1,7 +1,7 @@
 // The human output of `clawkit sync`: its result as text (the command chooses when to print it).
 import type {SyncResult} from '../fleet/sync.js'
+import {plural} from '../text/sentence.js'
 import {printable} from './safe.js'
-import {plural} from './sentence.js'
 
 export function renderSync(r: SyncResult): string {
   const lines = [`${r.dryRun ? 'Dry run: would sync' : 'Synced'} host ${printable(r.host)} to ${printable(r.database)}${r.schema.applied.length > 0 ? ` (schema v${r.schema.from} -> v${r.schema.to})` : ''}`]

@@ -1,6 +1,6 @@
 // Borderless tables on cli-table3 (loaded lazily, human output only), laid out like OpenClaw's padEnd columns.
 import {importCliTable} from '../lazy.js'
-import {stripAnsi} from './ansi.js'
+import {stripAnsi} from '../text/ansi.js'
 import type {Style} from './color.js'
 import {paint} from './color.js'
 

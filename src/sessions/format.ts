@@ -2,7 +2,7 @@
 // file sizes clawkit prints in status and in its errors.
 
 // Byte sizes live in the store (its own errors name sizes), the lowest layer that needs them.
-export {formatBytes} from '../store/bytes.js'
+export {formatBytes} from '../text/bytes.js'
 
 /** `formatTimeAgo` from OpenClaw (cli-surface.md §3.2). */
 export function formatTimeAgo(ms: number | null | undefined): string {

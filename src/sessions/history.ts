@@ -1,10 +1,12 @@
 // `sessions history`: the last messages of a session, parsed for scripts or kept raw, read from the end of the file.
-import type {OpenClawState} from '../store/state.js'
-import type {TranscriptLocation, TranscriptReadResult} from '../store/transcript.js'
+import type {ReadableState} from '../store/state.js'
 import type {BadLine, ContentBlock, TranscriptEntry} from '../store/transcript-types.js'
-import type {SessionWhere} from '../store/types.js'
+import type {SessionWhere, TranscriptLocation, TranscriptReadResult} from '../store/types.js'
 import {keyLineage} from './lineage.js'
+import {HISTORY_MESSAGE_TYPES, isHistoryMessage} from './messages.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
+
+export {HISTORY_MESSAGE_TYPES, isHistoryMessage}
 
 export interface HistoryToolCall {
   id: string
@@ -49,6 +51,8 @@ export interface SessionsHistoryResult {
   sessionFileLocation: TranscriptLocation
   transcriptExists: boolean
   limit: number
+  /** With --offset: the newest messages skipped (paging back through a long session). */
+  offset?: number
   /** True when older entries exist before the first one returned. */
   truncated: boolean
   entries: HistoryEntry[]
@@ -75,13 +79,6 @@ export interface HistorySession {
   ended: string
   endedAt: string | null
   start: number
-}
-
-/** Entry types that count toward --limit: what a person calls a message. */
-export const HISTORY_MESSAGE_TYPES: ReadonlySet<string> = new Set(['message', 'compaction', 'branch_summary', 'custom_message'])
-
-export function isHistoryMessage(e: TranscriptEntry): boolean {
-  return HISTORY_MESSAGE_TYPES.has(e.type)
 }
 
 function textOf(content: unknown): string | undefined {
@@ -138,6 +135,8 @@ export interface HistoryOptions {
   raw?: boolean
   /** Every session the key has had (archives, earlier windows), newest read first and only as far as --limit needs. */
   includeArchived?: boolean
+  /** Skip the newest N messages (and what follows them): the next page back of a long session. */
+  offset?: number
 }
 
 /**
@@ -157,7 +156,7 @@ function windowOf(tail: TranscriptReadResult, limit: number): {start: number; tr
   return {start, truncated: tail.partial || tail.entries.slice(0, start).some(isHistoryMessage)}
 }
 
-async function archivedHistory(state: OpenClawState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
+async function archivedHistory(state: ReadableState, target: string, opts: HistoryOptions, limit: number): Promise<SessionsHistoryResult> {
   const l = await keyLineage(state, target, {agent: opts.agent})
   const current = l.sessions.at(-1)!
   // Newest session first, each read from its end, until --limit messages are in hand: older ones are never opened.
@@ -212,8 +211,10 @@ async function archivedHistory(state: OpenClawState, target: string, opts: Histo
   return result
 }
 
-export async function sessionHistory(state: OpenClawState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
+export async function sessionHistory(state: ReadableState, target: string, opts: HistoryOptions = {}): Promise<SessionsHistoryResult> {
   const limit = opts.limit ?? 20
+  const offset = opts.offset ?? 0
+  if (offset > 0) return withoutNewest(await sessionHistory(state, target, {...opts, limit: limit + offset, offset: 0}), limit, offset)
   if (opts.includeArchived) return archivedHistory(state, target, opts, limit)
   // A key, a current sessionId, then an archived sessionId (resolveForReading): an archive is read like a live transcript.
   const t = await resolveForReading(state, target, {agent: opts.agent})
@@ -241,6 +242,21 @@ export async function sessionHistory(state: OpenClawState, target: string, opts:
   }
   if (opts.raw) result.raw = tail.rawLines.slice(start).map((l, i) => l ?? JSON.stringify(window[i]))
   return result
+}
+
+/**
+ * A window read `offset` messages deeper than asked, with its newest `offset` messages (and everything from the first of
+ * them on) taken off: the page before the one `limit` alone gives. `truncated` is the deeper read's (older messages
+ * exist before the first entry kept).
+ */
+function withoutNewest(r: SessionsHistoryResult, limit: number, offset: number): SessionsHistoryResult {
+  const messages = r.entries.flatMap((e, i) => (HISTORY_MESSAGE_TYPES.has(e.type) ? [i] : []))
+  const keep = messages.length - offset
+  const cut = keep <= 0 ? 0 : messages[keep] ?? r.entries.length
+  const out: SessionsHistoryResult = {...r, limit, offset, entries: r.entries.slice(0, cut)}
+  if (r.raw) out.raw = r.raw.slice(0, cut)
+  if (r.sessions) out.sessions = r.sessions.filter((s) => s.start < cut)
+  return out
 }
 
 /**

@@ -4,10 +4,10 @@
 import {normalizeAgentId} from '../config/agent-id.js'
 import {NotFoundError} from '../errors.js'
 import {parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
-import type {OpenClawState} from '../store/state.js'
+import type {ReadableState} from '../store/state.js'
 import type {TranscriptEntry} from '../store/transcript-types.js'
-import type {AgentSession, KeySession, SessionStore, SessionWhere} from '../store/types.js'
-import {isHistoryMessage} from './history.js'
+import type {AgentSession, KeySession, SessionReader, SessionWhere} from '../store/types.js'
+import {isHistoryMessage} from './messages.js'
 import {type ArchivedSessionInfo, resolveForReading} from './resolve.js'
 
 export interface UsageTotals {
@@ -66,7 +66,7 @@ export interface KeyLineage {
   /** Null only for an archived session nothing ties to a key (its lineage is itself). */
   key: string | null
   agentId: string
-  store: SessionStore
+  store: SessionReader
   sessions: ReadSession[]
   /** Set when the target was an archived session's id (resolveForReading). */
   archived?: ArchivedSessionInfo
@@ -85,7 +85,7 @@ function inOrder(sessions: ReadSession[], extra: ReadSession): ReadSession[] {
  * The key a user means and every session it has had, also when its entry is gone (only archives left). The sessionId
  * of an archived session stands for the key it served (resolveForReading has the order).
  */
-export async function keyLineage(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<KeyLineage> {
+export async function keyLineage(state: ReadableState, target: string, opts: {agent?: string} = {}): Promise<KeyLineage> {
   let key: string
   let agentId: string
   try {
@@ -178,7 +178,7 @@ export function addUsage(t: UsageTotals, u: unknown): void {
 }
 
 /** The parts of one session: its whole transcript streamed once, split at `reset` events. */
-async function partsOf(store: SessionStore, s: ReadSession): Promise<LineageSession[]> {
+async function partsOf(store: SessionReader, s: ReadSession): Promise<LineageSession[]> {
   const base = {sessionId: s.sessionId, where: s.where, transcript: s.transcript.locator, transcriptExists: s.transcript.exists, foundBy: s.foundBy}
   const fresh = (): LineageSession => ({...base, firstMessageAt: null, lastMessageAt: null, messages: 0, usage: emptyUsage(), ended: s.ended, endedAt: s.endedAt ?? null, badLines: 0})
   const parts: LineageSession[] = [fresh()]
@@ -213,7 +213,7 @@ async function partsOf(store: SessionStore, s: ReadSession): Promise<LineageSess
   return parts
 }
 
-export async function sessionLineage(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<SessionsLineageResult> {
+export async function sessionLineage(state: ReadableState, target: string, opts: {agent?: string} = {}): Promise<SessionsLineageResult> {
   const l = await keyLineage(state, target, opts)
   const sessions: LineageSession[] = []
   for (const s of l.sessions) sessions.push(...(await partsOf(l.store, s)))

@@ -4,14 +4,14 @@ import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEX
 import {resolveUserPath} from '../config/paths.js'
 import {UsageError} from '../errors.js'
 import {positiveIntegerFlag} from '../flags.js'
-import type {FlagSource} from './format.js'
 import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {isSqliteFile} from '../store/sqlite/store.js'
-import {openSessionStore, type OpenClawState} from '../store/state.js'
+import {openSessionStore, type OpenClawState, type ReadableState} from '../store/state.js'
 import {requireStoreFile} from '../store/store-path.js'
-import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
-import type {SessionCost, TranscriptCalls} from './usage.js'
+import type {SessionEntry, SessionReader, StoreRef} from '../store/types.js'
 import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
+import type {FlagSource} from './format.js'
+import type {SessionCost, TranscriptCalls} from './usage.js'
 
 /** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
 export interface SessionRow {
@@ -127,10 +127,10 @@ export function parseLimit(raw: string | undefined): number | null {
   return raw === undefined ? null : positiveIntegerFlag('--limit', raw, {all: true})
 }
 
-const configuredModelCache = new WeakMap<OpenClawState, Map<string, {provider?: string; model?: string}>>()
+const configuredModelCache = new WeakMap<ReadableState, Map<string, {provider?: string; model?: string}>>()
 
 /** The agent's configured default model, memoized per state: a 10k-row list asks for it 10k times. */
-function configuredModel(state: OpenClawState, agentId: string): {provider?: string; model?: string} {
+function configuredModel(state: ReadableState, agentId: string): {provider?: string; model?: string} {
   let perState = configuredModelCache.get(state)
   if (!perState) configuredModelCache.set(state, (perState = new Map()))
   let hit = perState.get(agentId)
@@ -152,7 +152,7 @@ export function totalTokensFresh(entry: SessionEntry, era: 'json' | 'sqlite'): b
 }
 
 /** A row as `openclaw sessions --json` 2026.4.27 builds it; `era` only decides token freshness (totalTokensFresh). */
-export function buildRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number, era: 'json' | 'sqlite' = 'json'): SessionRow {
+export function buildRow(state: ReadableState, key: string, entry: SessionEntry, storeAgentId: string, now: number, era: 'json' | 'sqlite' = 'json'): SessionRow {
   const agentId = resolveAgentIdFromKey(key, storeAgentId)
   const updatedAt = finiteNumber(entry.updatedAt)
   const rawTotal = finiteNumber(entry.totalTokens)
@@ -281,7 +281,7 @@ function nonNegative(v: unknown): number | undefined {
  * values as stored, `visibility` defaulting to "shared", `totalTokens` raw (not nulled when stale), `totalTokensFresh`
  * only with `totalTokensVersion` 1, and the display model and context window resolved as for the JSON era.
  */
-export function buildSqliteRow(state: OpenClawState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SqliteSessionRow {
+export function buildSqliteRow(state: ReadableState, key: string, entry: SessionEntry, storeAgentId: string, now: number): SqliteSessionRow {
   const base = buildRow(state, key, entry, storeAgentId, now)
   // Values as stored (the document is OpenClaw's); the table escapes what it prints.
   const e = entry as Record<string, any>
@@ -361,7 +361,7 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const now = opts.now ?? Date.now()
   const rows: (SessionRow | SqliteSessionRow)[] = []
   const read: StoreRef[] = []
-  const storeOf = new Map<SessionRow | SqliteSessionRow, {store: SessionStore; agentId: string}>()
+  const storeOf = new Map<SessionRow | SqliteSessionRow, {store: SessionReader; agentId: string}>()
   for (const target of targets) {
     // A SQLite-era agent's database is its truth (a legacy sessions.json beside it is stale import input). An explicit
     // --store is read as asked.

@@ -1,8 +1,8 @@
 // `sessions reset`: OpenClaw's reset semantics (new sessionId, archived transcript, metadata kept, counters cleared).
 import {resolveWorkspaceDir} from '../config/config.js'
 import {ClawkitError, ExitCode, NotFoundError} from '../errors.js'
+import {isSafeSessionId} from '../store/session-id.js'
 import type {OpenClawState} from '../store/state.js'
-import {isSafeSessionId} from '../store/transcript.js'
 import {WHERE_TEXT} from './lineage.js'
 import {findArchivedSession, type ResolvedArchive, type ResolvedSession, resolveSession} from './resolve.js'
 

@@ -1,11 +1,11 @@
 // Finds the session a user means by a key or a sessionId, across the agents' stores.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {NotFoundError, UsageError} from '../errors.js'
-import {findEntryIn} from '../store/file-store.js'
+import {findEntryIn} from '../store/entry-lookup.js'
+import {isSafeSessionId} from '../store/session-id.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
-import type {OpenClawState} from '../store/state.js'
-import {isSafeSessionId} from '../store/transcript.js'
-import type {AgentSession, FoundEntry, KeySession, SessionEntry, SessionStore, SessionStoreData, SessionWhere, StoreRef} from '../store/types.js'
+import type {ReadableState} from '../store/state.js'
+import type {AgentSession, KeySession, SessionEntry, SessionReader, SessionStoreData, SessionWhere, StoreRef} from '../store/types.js'
 
 export interface ResolvedSession {
   ref: StoreRef
@@ -16,7 +16,7 @@ export interface ResolvedSession {
   agentId: string
 }
 
-function looksLikeKey(s: string): boolean {
+export function looksLikeKey(s: string): boolean {
   return s.includes(':') || ['main', 'global', 'unknown'].includes(s.toLowerCase())
 }
 
@@ -41,13 +41,13 @@ export interface ArchivedSessionInfo {
 }
 
 /**
- * A session no key holds as its current one any more (SessionStore.allSessions): an archive, an earlier window or an
+ * A session no key holds as its current one any more (SessionReader.allSessions): an archive, an earlier window or an
  * orphan. Read-only: nothing that writes resolves to one.
  */
 export interface ResolvedArchive {
   agentId: string
   ref: StoreRef
-  store: SessionStore
+  store: SessionReader
   /** The key it served; null when nothing ties it to one any more (a deleted key that left no trajectory sidecar). */
   key: string | null
   session: AgentSession
@@ -60,7 +60,7 @@ export type ReadTarget = {current: ResolvedSession; archived?: undefined} | {cur
 /** How many candidates an ambiguous key error names. */
 const MAX_CANDIDATES = 8
 
-export async function resolveSession(state: OpenClawState, target: string, opts: ResolveOptions = {}): Promise<ResolvedSession> {
+export async function resolveSession(state: ReadableState, target: string, opts: ResolveOptions = {}): Promise<ResolvedSession> {
   const raw = target.trim()
   if (!raw) throw new UsageError('Pass a session key or session id (for example "agent:main:main").', 'E_MISSING_SESSION')
   if (raw.includes('\0') || raw.length > 512) throw new UsageError('Invalid session key or id.', 'E_BAD_SESSION')
@@ -87,16 +87,11 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
       const ref = state.sessionStoreRef(agentId)
       if (seen.has(ref.path)) continue
       seen.add(ref.path)
-      const store = state.storeFor(ref)
-      // A SQLite store finds an id by its index; a sessions.json is read whole.
-      const bySessionId = (store as {findBySessionId?: (id: string) => Promise<FoundEntry[]>}).findBySessionId
-      const matches: [string, SessionEntry][] = bySessionId
-        ? (await bySessionId.call(store, raw)).map((h) => [h.storedKey, h.entry])
-        : Object.entries(await store.read()).filter(([, e]) => e && typeof e === 'object' && e.sessionId === raw)
-      if (matches.length > 0) {
-        // Several keys can share an id (a cron job row and its run row); the newest wins, as in OpenClaw.
-        matches.sort((a, b) => (b[1].updatedAt ?? 0) - (a[1].updatedAt ?? 0))
-        const [storedKey, entry] = matches[0]
+      // Several keys can share an id (a cron job row and its run row); the newest wins, as in OpenClaw (the store
+      // gives them newest first: a SQLite store from its index of current ids, a sessions.json read whole).
+      const [newest] = await state.storeFor(ref).findBySessionId(raw)
+      if (newest) {
+        const {storedKey, entry} = newest
         return {ref, key: normalizeSessionKey(storedKey), storedKey, entry, agentId}
       }
     }
@@ -112,7 +107,7 @@ export async function resolveSession(state: OpenClawState, target: string, opts:
  * some key's current session and an archive's is the current one. Writers (reset, agent) use resolveSession or their
  * own selection and never reach an archive.
  */
-export async function resolveForReading(state: OpenClawState, target: string, opts: {agent?: string} = {}): Promise<ReadTarget> {
+export async function resolveForReading(state: ReadableState, target: string, opts: {agent?: string} = {}): Promise<ReadTarget> {
   try {
     return {current: await resolveSession(state, target, {agent: opts.agent, allowPrefix: true})}
   } catch (error) {
@@ -134,7 +129,7 @@ export async function resolveForReading(state: OpenClawState, target: string, op
  * Reads every archive's header (JSON era) or the windows and archive rows (SQLite): only on this fallback path, never
  * when the id is a key's current one.
  */
-export async function findArchivedSession(state: OpenClawState, sessionId: string, agent?: string): Promise<ResolvedArchive | undefined> {
+export async function findArchivedSession(state: ReadableState, sessionId: string, agent?: string): Promise<ResolvedArchive | undefined> {
   const agents = agent ? [state.requireAgent(agent)] : state.allAgentIds()
   const seen = new Set<string>()
   let best: {at: number; hit: ResolvedArchive} | undefined
@@ -164,7 +159,7 @@ export async function findArchivedSession(state: OpenClawState, sessionId: strin
  * --agent's store, the agent the prefix names, or every agent's store when the prefix stops before the agent id.
  * Undefined when no key matches; an error listing the candidates when several do.
  */
-async function resolveKeyPrefix(state: OpenClawState, raw: string, agentOpt: string | undefined): Promise<ResolvedSession | undefined> {
+async function resolveKeyPrefix(state: ReadableState, raw: string, agentOpt: string | undefined): Promise<ResolvedSession | undefined> {
   // `head…tail` (clawkit's terminal cut), `head...tail` (OpenClaw's sessions table) or a bare prefix.
   const lower = normalizeSessionKey(raw)
   const cut = /\u2026|\.\.\./.exec(lower)

@@ -1,10 +1,10 @@
 // `sessions usage`: token and cost totals from every assistant message's `usage`, across keys, resets and archives,
 // read only through the store interface (the agent's allSessions(), each transcript streamed by grepLines()).
-import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {normalizeAgentId} from '../config/agent-id.js'
+import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
-import type {OpenClawState} from '../store/state.js'
-import type {RawLineFilter, SessionStore, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
+import type {ReadableState} from '../store/state.js'
+import type {RawLineFilter, SessionReader, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
 import {modelPrice} from '../util/values.js'
 import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
@@ -251,7 +251,7 @@ export interface SessionCost {
  * own transcript is read directly; only when it is gone does the key's lineage say where it went (an orphan doctor
  * would re-attach), so a long list costs one index lookup per row, not one archive walk.
  */
-export async function currentSessionCost(config: OpenClawConfig, store: SessionStore, key: string, ledger?: {agentId: string; calls: TranscriptCalls}): Promise<SessionCost> {
+export async function currentSessionCost(config: OpenClawConfig, store: SessionReader, key: string, ledger?: {agentId: string; calls: TranscriptCalls}): Promise<SessionCost> {
   const out: SessionCost = {costUsd: 0, calls: 0, estimated: false}
   const found = await store.findEntry(key)
   let ref = found ? store.transcriptOf(found.entry, found.storedKey) : undefined
@@ -278,10 +278,10 @@ export async function currentSessionCost(config: OpenClawConfig, store: SessionS
  * line order and, when its last line is unterminated, that line's lines as grepLines reads them; undefined: read it.
  */
 export interface TranscriptCalls {
-  calls(store: SessionStore, agentId: string, t: TranscriptRef): Promise<{calls: CallFields[]; tail?: AsyncIterable<TranscriptLine>} | undefined>
+  calls(store: SessionReader, agentId: string, t: TranscriptRef): Promise<{calls: CallFields[]; tail?: AsyncIterable<TranscriptLine>} | undefined>
 }
 
-export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
+export async function sessionsUsage(state: ReadableState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
   if (opts.by === 'host') throw new UsageError('--by host groups the hosts of the fleet replica: add --store-url <url>', 'E_BAD_FLAG')
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   // A named state dir that does not exist is an error, not zero hits or a $0 total (as for list and history).
@@ -295,7 +295,7 @@ export async function sessionsUsage(state: OpenClawState, opts: UsageOptions = {
  * holds no host's config to name a default agent), on the hosts that have it. `prefixHost` (no --host given): session,
  * key and agent groups start with `<host>/`, so that agent:main:main of two hosts stays two rows.
  */
-export async function fleetUsage(hosts: readonly {host: string; state: OpenClawState}[], opts: UsageOptions & {prefixHost: boolean}): Promise<SessionsUsageResult> {
+export async function fleetUsage(hosts: readonly {host: string; state: ReadableState}[], opts: UsageOptions & {prefixHost: boolean}): Promise<SessionsUsageResult> {
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   const sources = hosts.map(({host, state}) => ({host, state, agents: opts.agent ? state.allAgentIds().filter((id) => id === normalizeAgentId(opts.agent!)) : state.allAgentIds()}))
   if (opts.agent && sources.every((s) => s.agents.length === 0)) throw new UsageError(`Unknown agent id "${opts.agent}": no host read in the fleet replica has it.`, 'E_UNKNOWN_AGENT')
@@ -493,7 +493,7 @@ export function usageQuery(opts: UsageOptions): UsageQuery {
 }
 
 /** Reads one transcript's calls as a scan does (grepLines for `"usage"`), into the builder. */
-export async function scanTranscriptUsage(b: UsageBuilder, config: OpenClawConfig, store: SessionStore, ctx: UsageCtx, lines: AsyncIterable<TranscriptLine>): Promise<void> {
+export async function scanTranscriptUsage(b: UsageBuilder, config: OpenClawConfig, store: SessionReader, ctx: UsageCtx, lines: AsyncIterable<TranscriptLine>): Promise<void> {
   for await (const line of lines) {
     if (line.bad) {
       b.badLines++
@@ -504,7 +504,7 @@ export async function scanTranscriptUsage(b: UsageBuilder, config: OpenClawConfi
   }
 }
 
-async function usageOver(sources: readonly {state: OpenClawState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean; ledger?: UsageLedger}): Promise<SessionsUsageResult> {
+async function usageOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean; ledger?: UsageLedger}): Promise<SessionsUsageResult> {
   const q = usageQuery(opts)
   const agents = [...new Set(sources.flatMap((s) => s.agents))]
   const b = new UsageBuilder(q.by, {since: q.since, until: q.until}, opts.prefixHost)
@@ -527,5 +527,5 @@ async function usageOver(sources: readonly {state: OpenClawState; agents: string
 
 /** The local catalog's ledger as `sessions usage` asks it (src/catalog/ledger.ts); false: it cannot answer, scan. */
 export interface UsageLedger {
-  usage(b: UsageBuilder, state: OpenClawState, agents: string[], q: UsageQuery): Promise<boolean>
+  usage(b: UsageBuilder, state: ReadableState, agents: string[], q: UsageQuery): Promise<boolean>
 }

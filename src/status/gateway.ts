@@ -3,7 +3,7 @@ import net from 'node:net'
 
 import type {OpenClawConfig} from '../config/config.js'
 import type {Env} from '../config/paths.js'
-import {networkCause} from '../render/net-error.js'
+import {networkCause} from '../text/net-error.js'
 
 export const DEFAULT_GATEWAY_PORT = 18_789
 export const DEV_GATEWAY_PORT = 19_001

@@ -3,17 +3,17 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {chooseModel} from '../agent/model.js'
+import {catalogSummary, type CatalogSummary} from '../catalog/status.js'
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
-import {scanAgentStores} from '../store/diagnostics/index.js'
-import {agentStoreStats, indexKeys, pushTop, type RecentCandidate} from '../store/diagnostics/stats.js'
 import {freshTotal, percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
-import {catalogSummary, type CatalogSummary} from '../catalog/status.js'
-import type {OpenClawState} from '../store/state.js'
+import {scanAgentStores} from '../store/diagnostics/index.js'
+import {agentStoreStats, indexKeys, pushTop, type RecentCandidate} from '../store/diagnostics/stats.js'
 import type {SessionKind} from '../store/session-key.js'
-import {type GatewayProbe, probeGateway, resolveGatewayPort} from './gateway.js'
+import type {OpenClawState} from '../store/state.js'
 import {finiteNumber} from '../util/values.js'
+import {type GatewayProbe, probeGateway, resolveGatewayPort} from './gateway.js'
 
 export const RECENT_LIMIT = 10
 

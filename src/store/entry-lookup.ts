@@ -16,3 +16,13 @@ export function findEntryIn(data: SessionStoreData, key: string): FoundEntry | u
   }
   return best
 }
+
+/**
+ * The entries whose current session is `sessionId`, newest updatedAt first (ties in index order): a store without an
+ * index of current ids answers SessionReader.findBySessionId from its whole index this way.
+ */
+export function entriesWithSessionId(data: SessionStoreData, sessionId: string): FoundEntry[] {
+  const hits: FoundEntry[] = []
+  for (const [k, e] of Object.entries(data)) if (e && typeof e === 'object' && e.sessionId === sessionId) hits.push({storedKey: k, entry: e})
+  return hits.sort((a, b) => (b.entry.updatedAt ?? 0) - (a.entry.updatedAt ?? 0))
+}

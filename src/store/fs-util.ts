@@ -4,8 +4,8 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {fileError} from '../errors.js'
+import {openRegular, type RegularFileOptions} from '../os/safe-open.js'
 import {randomUUID} from './random-id.js'
-import {openRegular, type RegularFileOptions} from './safe-open.js'
 
 export const DIR_MODE = 0o700
 export const FILE_MODE = 0o600

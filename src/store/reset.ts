@@ -1,9 +1,10 @@
 // OpenClaw's session reset, written once for every backend: which fields it clears, and the lock order it needs.
 import {ClawkitError, NotFoundError} from '../errors.js'
-import {archiveTimestamp} from './fs-util.js'
+import {makeHeader} from './entries.js'
 import {findEntryIn} from './entry-lookup.js'
+import {archiveTimestamp} from './fs-util.js'
 import {randomUUID} from './random-id.js'
-import {makeHeader, transcriptFileName} from './transcript.js'
+import {transcriptFileName} from './session-id.js'
 import type {TranscriptHeader} from './transcript-types.js'
 import type {FoundEntry, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStoreData, TranscriptRef} from './types.js'
 

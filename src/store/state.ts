@@ -14,16 +14,16 @@ import {
 } from '../config/config.js'
 import {type Env, resolveStateDir, resolveUserPath, type StateDirSource} from '../config/paths.js'
 import {UsageError} from '../errors.js'
-import {configSecrets, registerSecrets} from '../render/redact.js'
+import {configSecrets, registerSecrets} from '../text/redact.js'
 import {clawkitDirs, loadSettings} from '../settings.js'
 import {assertNoOrphanWal, findSqliteStore} from './era.js'
 import {isWithin, realLocation} from './fs-util.js'
 import {loadSqlite} from './sqlite/driver.js'
-import {FileSessionStore} from './file-store.js'
+import {FileSessionStore} from './file/store.js'
 import {SqliteSessionStore} from './sqlite/store.js'
-import {assertNoGatewayOwner} from './sqlite/write.js'
 import {resolveStorePath} from './store-path.js'
-import type {SessionStore, StoreRef} from './types.js'
+import type {SessionReader, SessionStore, StoreRef} from './types.js'
+import {assertNoGatewayOwner} from './sqlite/ownership.js'
 
 export interface OpenStateOptions {
   stateDir?: string
@@ -41,7 +41,39 @@ export interface OpenStateOptions {
   storeFactory?: (ref: StoreRef) => SessionStore
 }
 
-export class OpenClawState {
+/**
+ * A state dir as the reading cores (list rows, history, lineage, export, usage, search) see it: its config, its agents
+ * and each agent's store as a SessionReader. OpenClawState is one; so is each host of the fleet replica
+ * (fleet/state.ts FleetHostState), whose stores have no writes, so a writing core cannot be handed one.
+ */
+export interface ReadableState {
+  /** Where the state is: its directory (a host of the replica: `pg:<host>`). */
+  readonly stateDir: string
+  readonly config: OpenClawConfig
+  /** The agent a command works on when none is named. */
+  readonly activeAgentId: string
+  /** Fails when a state dir the user named does not exist. */
+  requireStateDir(): void
+  /** Every agent there is (configured or found). */
+  allAgentIds(): string[]
+  /** A user-supplied agent id, validated against allAgentIds (a usage error otherwise). */
+  requireAgent(raw: string): string
+  /** Where the agent's sessions are read from (its database in the SQLite era, else its sessions.json). */
+  sessionStoreRef(agentId: string): StoreRef
+  /** Whether `p` lands inside the state dir once every link is followed (an export must not). */
+  contains(p: string): boolean
+  /** Whether a ref names a SQLite-era store (rows are then built the SQLite era's way). */
+  isSqliteRef(ref: StoreRef): boolean
+  store(agentId: string): SessionReader
+  storeFor(ref: StoreRef): SessionReader
+}
+
+/** Whether `p` lands inside `dir`, by the paths as given or once every link is followed (its missing tail included). */
+export function insideDir(dir: string, p: string): boolean {
+  return isWithin(path.resolve(dir), path.resolve(p)) || isWithin(realLocation(dir), realLocation(p))
+}
+
+export class OpenClawState implements ReadableState {
   readonly stateDir: string
   readonly stateDirSource: StateDirSource | 'clawkit-settings'
   readonly stateDirReason: string
@@ -121,7 +153,7 @@ export class OpenClawState {
    * there would be taken by OpenClaw for part of its store, or replace one of its files.
    */
   contains(p: string): boolean {
-    return isWithin(path.resolve(this.stateDir), path.resolve(p)) || isWithin(realLocation(this.stateDir), realLocation(p))
+    return insideDir(this.stateDir, p)
   }
 
   get defaultAgentId(): string {

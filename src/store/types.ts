@@ -1,7 +1,69 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
-import type {ContextRead} from './context-read.js'
-import type {AppendResult, NewEntry, TailOptions, TranscriptLocation, TranscriptReadResult} from './transcript.js'
-import type {BadLine, TranscriptHeader} from './transcript-types.js'
+import type {ContextRead} from './context-path.js'
+import type {BadLine, TranscriptEntry, TranscriptHeader} from './transcript-types.js'
+
+export type TranscriptLocation =
+  /** sessionFile resolved inside the sessions dir. */
+  | 'session-file'
+  /** sessionFile pointed elsewhere (a moved or copied state dir); the same file name exists locally and is used. */
+  | 'relocated'
+  /** No usable sessionFile: derived from sessionId (and topic). */
+  | 'derived'
+  /** A SQLite-era session: its events in the agent database (locator `<db path>#<sessionId>`). */
+  | 'sqlite'
+  /** A deleted or reset SQLite-era session kept whole in session_transcript_archives (`<db path>#archive/<name>`). */
+  | 'sqlite-archive'
+
+export interface TranscriptReadResult {
+  file: string
+  header?: TranscriptHeader
+  /** Header version as stored (1 when absent). */
+  version: number
+  entries: TranscriptEntry[]
+  /** Raw JSONL text of each entry, parallel to `entries` (migrated v1 entries have none). */
+  rawLines: (string | undefined)[]
+  badLines: BadLine[]
+  /** Extra `type:"session"` lines after the first (pi's duplicate-header quirk); ignored. */
+  duplicateHeaders: number
+  /** The first parsed line was not a session header: pi treats the file as empty. */
+  badHeader: boolean
+  /** The file does not end with "\n" (a torn or hand-edited tail). */
+  missingFinalNewline: boolean
+  size: number
+  /** Tail reads: true when lines exist before the ones returned (with `exactPartial`: counted entries). */
+  partial: boolean
+}
+
+/** What a read cost, for tests: every byte must be read once and copied at most once, whatever the line lengths. */
+export interface ReadStats {
+  reads: number
+  bytesRead: number
+  /** Bytes copied to join the pieces of a line that spans reads. */
+  bytesCopied: number
+}
+
+export interface TailOptions {
+  /** Stop once this many entries accepted by `count` have been collected. */
+  limit: number
+  /** Which entries count toward the limit (default: every entry). */
+  count?: (e: TranscriptEntry) => boolean
+  /**
+   * Make `partial` exact: past the limit, read back over entries that do not count until one that does (partial) or
+   * the start of the file. Without it, any line before the window makes `partial` true. Lines before the window
+   * are judged by their leading `"type"` where they have one, so `count` may then see only an entry's type.
+   */
+  exactPartial?: boolean
+  /** Filled in with what the read cost (tests). */
+  stats?: ReadStats
+}
+
+/** An entry without the base fields; appendEntries fills id, parentId and timestamp. */
+export type NewEntry = {type: string; [k: string]: unknown}
+
+export interface AppendResult {
+  entries: TranscriptEntry[]
+  created: boolean
+}
 
 /** One row of sessions.json. Only the fields clawkit reads are typed; every other field is preserved as-is. */
 export interface SessionEntry {
@@ -326,18 +388,37 @@ export interface TranscriptSince {
 }
 
 /**
- * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
- * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
- * implementation, not an edit of every feature. `FileSessionStore` is OpenClaw's JSON-file layout (the embedded
- * default); `MemorySessionStore` is its in-memory twin, and test/store/contract.test.ts runs the same cases on both.
- * Lock order (a transcript before the index) is encoded inside the implementations, never in a feature.
- *
- * What doctor checks of each layout (orphans, modes, torn lines, lock leftovers; the database's integrity) is that
- * backend's diagnostics, beside it in src/store/diagnostics/. `SqliteSessionStore` is OpenClaw's database (2026.8+),
- * and `PgSessionStore` the fleet replica (read side only).
+ * What a store offers beyond the reads every store answers, declared so that a caller asks the store rather than
+ * testing for a method or a class. Each flag names the method that answers from it; without the flag that method
+ * answers undefined (the caller then reads the transcripts itself).
  */
-export interface SessionStore {
+export interface StoreCapabilities {
+  /** `indexedLines`: the store keeps a full-text index of its transcripts (OpenClaw's FTS5 table, SQLite era). */
+  readonly fullText: boolean
+  /** `contentCandidates`: the store keeps a content index over every transcript of the agent (the fleet replica's). */
+  readonly contentIndex: boolean
+  /**
+   * `listingToken`, `unchangedSince`, `grepSpans`: the store tells cheaply what changed since a reader last looked and
+   * reads stretches of a transcript back, so that a reader's own index of it (clawkit's local catalog) stays fresh
+   * without reading everything again. Without it those answer "changed" and read through readLines, and no such index
+   * is kept (the commands scan).
+   */
+  readonly changeTracking: boolean
+}
+
+/**
+ * The read side of one agent's session store, which every backend has: the index, a session's transcripts, a key's
+ * history, the agent-wide walks and the incremental reader. The fleet replica (`PgSessionStore`) is a SessionReader
+ * and nothing more, so a write to it is a type error; the reading cores (list, history, lineage, export, usage, search,
+ * status) take a SessionReader. `SessionStore` adds the writes.
+ *
+ * The index is read three ways, each for a reader's memory: `read` (the whole index as a value: lookups, writers'
+ * decisions), `readRows` (a projection of every entry: listings, which then need not hold 10 000 entries) and
+ * `eachEntry` (one awaited entry at a time: a caller that ships entries elsewhere holds its own batch only).
+ */
+export interface SessionReader {
   readonly ref: StoreRef
+  readonly capabilities: StoreCapabilities
   /** Read the index without taking a lock (atomic renames give a complete old or new file). */
   read(): Promise<SessionStoreData>
   /**
@@ -345,6 +426,11 @@ export interface SessionStore {
    * updatedAt first), without a lock. May avoid reading the whole index when the key is stored as given.
    */
   findEntry(key: string): Promise<FoundEntry | undefined>
+  /**
+   * The entries whose current session is this id, newest updatedAt first (several keys can share one: a cron job's row
+   * and its run's), without a lock. A backend with an index of current ids answers from it; the others read the index.
+   */
+  findBySessionId(sessionId: string): Promise<FoundEntry[]>
   /**
    * `project(key, entry)` for every object entry, without a lock, in the order and with the values read() would give,
    * keyed by the stored key. For callers that keep a little of each entry (list rows): a backend may then avoid
@@ -360,34 +446,16 @@ export interface SessionStore {
   eachEntry(visit: (key: string, entry: SessionEntry) => void | Promise<void>): Promise<void>
   /** How many sessions, the newest update, the newest rows and (where cheap) the events: status's per-agent figures. */
   stats(opts?: StatsOptions): Promise<StoreStats>
-  /**
-   * Read-modify-write under the store lock. The mutator sees a fresh read taken inside the lock; its return value
-   * is passed through. Nothing is written when the mutator leaves the data unchanged.
-   */
-  update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts?: UpdateOptions): Promise<T>
 
   /** The transcript an entry points at, by OpenClaw's rules (sessionFile, else sessionId and the key's topic). */
   transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef
-  /** The sessionFile a new session id gets under this key. */
-  newSessionFile(sessionId: string, key: string): string
   /**
    * The last `limit` entries that `count` accepts (and the others after the first of them), read from the end; with
    * `exactPartial`, `partial` says whether counted entries exist before the window. Undefined when it does not exist.
    */
   tail(t: TranscriptRef, opts: TailOptions): Promise<TranscriptReadResult | undefined>
-  /** Run `fn` holding the transcript's write lock (OpenClaw's `<file>.lock` in the file layout). */
-  withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts?: TranscriptLockOptions): Promise<T>
-  /** `LockedTranscript.append` under a lock of its own. */
-  append(t: TranscriptRef, items: NewEntry[], opts?: TranscriptAppendOptions & {lockTimeoutMs?: number}): Promise<AppendResult>
   /** A message carrying this idempotency key, without a lock; undefined when none (or no transcript). */
   findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined>
-  /** What reset(key) would do now. NotFoundError when there is no such session. */
-  planReset(key: string, now: Date): Promise<ResetPlan>
-  /**
-   * OpenClaw's reset: a new sessionId and header-only transcript, counters cleared, the rest of the entry kept, the
-   * old transcript archived as `<locator>.reset.<time>`. NotFoundError when there is no such session.
-   */
-  reset(key: string, opts: ResetOptions): Promise<ResetOutcome>
   /**
    * Every session this key has had, oldest first, the current one last: archives and earlier windows included, each
    * with a ref that tail() and readLines() read. Empty when the key has neither an entry nor anything archived.
@@ -413,20 +481,22 @@ export interface SessionStore {
    * The lines whose user or assistant text the store's own full-text index matches as a phrase of these tokens (ASCII
    * letters and digits; the index folds case and diacritics, so this is a superset of the exact matches), decoded as
    * readLines gives them. Undefined when the index does not cover every event of the transcript (stale, being rebuilt,
-   * events off the active branch) or the backend keeps none: only the SQLite store has one (OpenClaw's FTS5 table).
+   * events off the active branch) or the store keeps none (`capabilities.fullText` false): only the SQLite store has
+   * one (OpenClaw's FTS5 table).
    */
-  indexedLines?(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined>
+  indexedLines(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined>
   /**
    * The sessionIds of this agent whose searched content (message text, tool arguments and results, summaries, as
    * `sessions search` reads them) may hold one of the needles, from the store's own index; undefined when it has none
-   * that answers this filter. A superset: the caller still checks every candidate. With `lines`, the store also gave
-   * every line of those sessions whose searched content may hold a needle (a line without searched content cannot hold
-   * a hit; unreadable lines are not among them), so the caller need not read the transcripts. Only the fleet replica
-   * keeps such an index (a trigram index on `clawkit_events.search_text`). `searchTextVersion`: the version of the text
-   * the caller matches (SEARCH_TEXT_VERSION); only content indexed from that same text may rule anything out, so a
-   * session indexed by another version is a candidate without `lines` (read in full).
+   * that answers this filter (always, where `capabilities.contentIndex` is false). A superset: the caller still checks
+   * every candidate. With `lines`, the store also gave every line of those sessions whose searched content may hold a
+   * needle (a line without searched content cannot hold a hit; unreadable lines are not among them), so the caller
+   * need not read the transcripts. Only the fleet replica keeps such an index (a trigram index on
+   * `clawkit_events.search_text`). `searchTextVersion`: the version of the text the caller matches
+   * (SEARCH_TEXT_VERSION); only content indexed from that same text may rule anything out, so a session indexed by
+   * another version is a candidate without `lines` (read in full).
    */
-  contentCandidates?(filter: RawLineFilter, searchTextVersion: number): Promise<ContentCandidates | undefined>
+  contentCandidates(filter: RawLineFilter, searchTextVersion: number): Promise<ContentCandidates | undefined>
   /**
    * The lines after `mark` (from the start without one), and the mark to resume from: the incremental reader of a
    * replica (clawkit sync). A transcript that no longer starts with what the mark covers is read again whole and says
@@ -440,22 +510,57 @@ export interface SessionStore {
    * the whole transcript. Spans must lie inside what readSince read (or run to the end); the reader vouches that the
    * transcript did not change there.
    */
-  grepSpans?(t: TranscriptRef, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncIterable<TranscriptLine>
+  grepSpans(t: TranscriptRef, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncIterable<TranscriptLine>
   /**
    * For each transcript and the mark a finished readSince left (`verify: 'ends'`), whether the store can tell without
    * reading it that nothing changed since (readSince would say `unchanged`): JSONL one stat each, SQLite one query for
-   * all. False means "may have changed": read it with readSince.
+   * all. False means "may have changed": read it with readSince (always false without `capabilities.changeTracking`).
    */
-  unchangedSince?(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]>
+  unchangedSince(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]>
   /**
    * A token of what allSessions() is made of, but the transcripts' own contents (JSON layout: the index's fields that
    * lineage reads, and the directories the transcripts are listed from; SQLite: the listing's own tables), and whether
    * that changed since `prev` (the token of an earlier call): `changed: false` means allSessions() gives the same answer
    * as when `prev` was taken, unless a transcript it listed was rewritten (which a reader of the transcripts sees itself,
    * and must then list again). The token also carries what makes the next call cheap (the index file's stat, the
-   * database files' stats), so keep the newest one. A few stats when nothing changed.
+   * database files' stats), so keep the newest one. A few stats when nothing changed. Without
+   * `capabilities.changeTracking`: always changed.
    */
-  listingToken?(prev?: string): Promise<{token: string; changed: boolean}>
+  listingToken(prev?: string): Promise<{token: string; changed: boolean}>
   /** How many bytes a transcript holds as stored (a JSONL file's size), for a reader's progress estimate; undefined where not known cheaply. */
-  transcriptBytes?(t: TranscriptRef): number | undefined
+  transcriptBytes(t: TranscriptRef): number | undefined
+}
+
+/**
+ * The seam between the features and storage: everything the sessions, agent and channel code does with one agent's
+ * sessions goes through it, so that a second backend (OpenClaw's SQLite era, a shared database) is a second
+ * implementation, not an edit of every feature. It is a SessionReader plus the writes, each under the backend's own
+ * locks: lock order (a transcript before the index) is encoded inside the implementations, never in a feature. What
+ * every backend composes the same way is written once over this interface: an append under its own lock
+ * (`appendTo`, append.ts), reset's order (reset.ts, for the stores whose reset moves a transcript), the lineage of a
+ * key by archive contents (file/lineage.ts).
+ *
+ * `FileSessionStore` (file/store.ts) is OpenClaw's JSON-file layout (the embedded default) and `MemorySessionStore`
+ * its in-memory twin; `SqliteSessionStore` (sqlite/store.ts) is OpenClaw's database (2026.8+). test/store/contract.test.ts
+ * runs the same cases on all three (and the read cases on the fleet replica's `PgSessionStore`, pg/store.ts). What
+ * doctor checks of each layout (orphans, modes, torn lines, lock leftovers; the database's integrity) is that
+ * backend's diagnostics, beside it in src/store/diagnostics/.
+ */
+export interface SessionStore extends SessionReader {
+  /**
+   * Read-modify-write under the store lock. The mutator sees a fresh read taken inside the lock; its return value
+   * is passed through. Nothing is written when the mutator leaves the data unchanged.
+   */
+  update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts?: UpdateOptions): Promise<T>
+  /** The sessionFile a new session id gets under this key. */
+  newSessionFile(sessionId: string, key: string): string
+  /** Run `fn` holding the transcript's write lock (OpenClaw's `<file>.lock` in the file layout). */
+  withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts?: TranscriptLockOptions): Promise<T>
+  /** What reset(key) would do now. NotFoundError when there is no such session. */
+  planReset(key: string, now: Date): Promise<ResetPlan>
+  /**
+   * OpenClaw's reset: a new sessionId and header-only transcript, counters cleared, the rest of the entry kept, the
+   * old transcript archived as `<locator>.reset.<time>`. NotFoundError when there is no such session.
+   */
+  reset(key: string, opts: ResetOptions): Promise<ResetOutcome>
 }

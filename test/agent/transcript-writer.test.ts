@@ -5,8 +5,8 @@ import {describe, expect, it} from 'vitest'
 
 import {TranscriptWriter} from '../../src/agent/transcript-writer.js'
 import {buildSessionContext} from '../../src/store/context.js'
-import {FileSessionStore} from '../../src/store/file-store.js'
-import {MemorySessionStore} from '../../src/store/memory-store.js'
+import {FileSessionStore} from '../../src/store/file/store.js'
+import {MemorySessionStore} from '../../src/store/file/memory-store.js'
 import type {LockedTranscript, SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, tempDir} from '../support/cli.js'
 

@@ -12,6 +12,7 @@ import {CommandCatalog} from '../../src/catalog/index.js'
 import {catalogLedger} from '../../src/catalog/ledger.js'
 import {type SearchOptions, sessionsSearch, type SessionsSearchResult} from '../../src/sessions/search.js'
 import {sessionsUsage, type SessionsUsageResult, type UsageOptions} from '../../src/sessions/usage.js'
+import {appendTo} from '../../src/store/append.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {seeded} from '../support/catalog-store.js'
 import {copyFixture, tempDir} from '../support/cli.js'
@@ -104,7 +105,7 @@ async function change(stateDir: string, rnd: () => number, what: Change): Promis
         const key = pick(keys)
         const found = await store.findEntry(key)
         if (!found) return undefined
-        await store.append(store.transcriptOf(found.entry, found.storedKey), turn())
+        await appendTo(store, store.transcriptOf(found.entry, found.storedKey), turn())
         return `append to ${key}`
       }
       if (what === 'newSession') {
@@ -113,7 +114,7 @@ async function change(stateDir: string, rnd: () => number, what: Change): Promis
         await store.update((data) => {
           data[key] = {sessionId, updatedAt: Date.now()}
         })
-        await store.append(store.transcriptOf({sessionId}, key), turn(), {header: {type: 'session', version: 3, id: sessionId, timestamp: new Date().toISOString(), cwd: '/w'}})
+        await appendTo(store, store.transcriptOf({sessionId}, key), turn(), {header: {type: 'session', version: 3, id: sessionId, timestamp: new Date().toISOString(), cwd: '/w'}})
         return `new session ${key}`
       }
       const key = pick(keys)

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 
 import {deliverAgentReply, DELIVERY_CHANNEL_REQUIRED} from '../../src/channels/agent-delivery.js'
 import {OpenClawState} from '../../src/store/state.js'
-import {copyFixture, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {copyFixture, readIndexFile, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, MISSING_TELEGRAM_CHAT, TELEGRAM_TOKEN} from '../support/fake-channels.js'
 import {useServers} from '../support/servers.js'
 import {keyTranscriptLines} from '../support/state-files.js'
@@ -15,7 +15,7 @@ const servers = useServers({channels: true, clearRequests: true})
 function setup(route: Record<string, unknown> = {}, config?: Record<string, unknown>) {
   const stateDir = copyFixture(TWO_AGENTS)
   const file = sessionsJsonPath(stateDir)
-  const data = readJson(file)
+  const data = readIndexFile(file)
   Object.assign(data['agent:main:main'], route)
   fs.writeFileSync(file, JSON.stringify(data, null, 2))
   if (config) fs.writeFileSync(path.join(stateDir, 'openclaw.json'), JSON.stringify(config))

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {findIdempotencyKey} from '../../src/store/idempotency.js'
+import {findIdempotencyKey} from '../../src/store/file/idempotency.js'
 import {tempDir} from '../support/cli.js'
 
 describe('findIdempotencyKey', () => {

@@ -7,7 +7,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {agentEnvs, sessionFile, store, transcriptLines} from '../e2e/agent/setup.js'
-import {baseEnv, BIN, copyFixture, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, BIN, copyFixture, readIndexFile, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const FULL = '/dev/full'
 const hasFull = fs.existsSync(FULL)
@@ -65,13 +65,13 @@ describe.skipIf(!hasFull)('stdout on a full device', () => {
 
   it('sessions reset resets (the new session is in the index), then says only that its output was lost', async () => {
     const state = copyFixture(TWO_AGENTS)
-    const before = readJson(sessionsJsonPath(state))['agent:main:main'].sessionId
+    const before = readIndexFile(sessionsJsonPath(state))['agent:main:main'].sessionId
     for (const args of [['sessions', 'reset', 'main'], ['sessions', 'reset', 'main', '--json']]) {
       const r = await runToFull([...args, '--state-dir', state], baseEnv(tempDir()))
       expectOutputFailure(r, args.join(' '))
       expect(r.stderr).toContain('"clawkit sessions reset" completed')
     }
-    const after = readJson(sessionsJsonPath(state))['agent:main:main']
+    const after = readIndexFile(sessionsJsonPath(state))['agent:main:main']
     expect(after.sessionId).not.toBe(before)
     expect(fs.existsSync(path.join(state, 'agents', 'main', 'sessions', `${after.sessionId}.jsonl`))).toBe(true)
   })

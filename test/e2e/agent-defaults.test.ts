@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {json, jsonError, runCli, TWO_AGENTS} from '../support/cli.js'
 import {agentEnvs, sessionFile, store, transcriptLines} from './agent/setup.js'
-import {closedPort} from '../support/net.js'
+import {freePort} from '../support/net.js'
 import {snapshot} from '../support/state-files.js'
 
 const make = agentEnvs()
@@ -69,7 +69,7 @@ describe('agent with no selector (the README\'s clawkit agent -m "...")', () => 
 describe('agent failures name their real cause', () => {
   it('--timeout 1 with the API unreachable (connection refused): the cause, not "timed out; the partial reply was kept"', async () => {
     const a = await make()
-    const port = await closedPort()
+    const port = await freePort()
     const r = await runCli(['agent', '--agent', 'main', '-m', 'anyone there?', '--timeout', '1', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
     expect(r.code, r.stderr).toBe(1)
     expect(r.stderr.split('\n')[0]).toBe(`Error: Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED); --timeout ran out while retrying, and no reply was received. ${KEPT}`)
@@ -82,7 +82,7 @@ describe('agent failures name their real cause', () => {
 
   it('connection refused without --timeout: the errno cause after the retries, and --json carries it in the envelope', async () => {
     const a = await make()
-    const port = await closedPort()
+    const port = await freePort()
     const r = await runCli(['agent', '--agent', 'main', '-m', 'x', '--json', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
     expect(r.code).toBe(1)
     expect(jsonError(r)).toMatchObject({code: 'E_API_CONNECTION', message: `Could not reach the model API at http://127.0.0.1:${port}: connection refused (ECONNREFUSED). ${KEPT}`})
@@ -90,7 +90,7 @@ describe('agent failures name their real cause', () => {
 
   it('a failed model call keeps the message in the session, as OpenClaw does: the error says so, and how to see or reset it', async () => {
     const a = await make()
-    const port = await closedPort()
+    const port = await freePort()
     const r = await runCli(['agent', '--agent', 'main', '-m', 'is the message kept?', '--state-dir', a.state], {env: {...a.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`}})
     expect(r.code).toBe(1)
     const [error, hint, ...rest] = r.stderr.trimEnd().split('\n')

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {type AgentEnv, setup as setupAgent, sessionFile, store, transcriptLines} from './agent/setup.js'
-import {json, readJson, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
+import {json, readIndexFile, sessionsJsonPath, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, type FakeChannels, startFakeChannels, TELEGRAM_TOKEN} from '../support/fake-channels.js'
 
 let fake: FakeChannels
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 function patchEntry(key: string, patch: Record<string, unknown>) {
   const file = sessionsJsonPath(a.state)
-  const data = readJson(file)
+  const data = readIndexFile(file)
   data[key] = {...data[key], ...patch}
   fs.writeFileSync(file, JSON.stringify(data, null, 2))
 }

@@ -67,7 +67,7 @@ describe('agent: new session', () => {
     const entry = store(a.state)['agent:main:main']
     expect(doc.payloads).toEqual([{text: 'Echo: hi', mediaUrl: null}])
     expect(doc.meta).toMatchObject({aborted: false, stopReason: 'stop', agentMeta: {sessionId: entry.sessionId, sessionKey: 'agent:main:main', sessionFile: entry.sessionFile, provider: 'anthropic', model: 'claude-opus-4-6', contextTokens: 200_000, compactionCount: 0, promptTokens: entry.totalTokens}})
-    expect(doc.meta.agentMeta.usage).toEqual({input: entry.inputTokens, output: entry.outputTokens, cacheRead: 0, cacheWrite: 0, total: entry.inputTokens + entry.outputTokens})
+    expect(doc.meta.agentMeta.usage).toEqual({input: entry.inputTokens, output: entry.outputTokens, cacheRead: 0, cacheWrite: 0, total: Number(entry.inputTokens) + Number(entry.outputTokens)})
     expect(doc.meta.durationMs).toBeGreaterThan(0)
   })
 

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, json, jsonError, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, BIN, copyFixture, json, jsonError, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
@@ -42,7 +42,7 @@ describe('doctor command', () => {
       expect(r.code, r.stderr).toBe(0)
       expect(json(r).fixed).toBe(2)
       expect(json(r).repair).toBe(true)
-      expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile.startsWith(state)).toBe(true)
+      expect(readIndexFile(sessionsJsonPath(state))['agent:main:main'].sessionFile?.startsWith(state)).toBe(true)
     }
   })
 
@@ -52,10 +52,10 @@ describe('doctor command', () => {
     const no = await runOnTty(['doctor', '--fix', '--state-dir', state], 'n', env)
     expect(no).toContain('Apply these repairs? [y/N]')
     expect(no).toContain('Repairs cancelled; nothing was changed.')
-    expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile).toMatch(/^\/home\/user\//)
+    expect(readIndexFile(sessionsJsonPath(state))['agent:main:main'].sessionFile).toMatch(/^\/home\/user\//)
     const yes = await runOnTty(['doctor', '--fix', '--state-dir', state], 'y', env)
     expect(yes).toContain('Summary: 0 error(s), 0 warning(s), 0 info; 2 fixed.')
-    expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionFile.startsWith(state)).toBe(true)
+    expect(readIndexFile(sessionsJsonPath(state))['agent:main:main'].sessionFile?.startsWith(state)).toBe(true)
   })
 
   it('usage errors exit 2 (unknown flag); an unknown --agent is a clear error with exit 1, also as a JSON envelope', async () => {

@@ -6,12 +6,12 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {closedPort} from '../support/net.js'
+import {freePort} from '../support/net.js'
 
 describe('hints keep the state dir the user named', () => {
   it('doctor\'s "--fix" line, an error\'s hint (human and --json), and status\'s doctor line carry --state-dir X', async () => {
     const state = copyFixture(TWO_AGENTS)
-    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})
+    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
     const doctor = await runCli(['doctor', '--state-dir', state], {env})
     expect(doctor.stdout).toContain(`Run "clawkit doctor --fix --state-dir ${state}" to repair`)
     const missing = await runCli(['sessions', 'history', 'agent:main:nope', '--state-dir', state], {env})

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
-const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3', 'pg']
+const HEAVY = ['@anthropic-ai/sdk', 'ora', 'cli-table3', 'pg', '@modelcontextprotocol/sdk']
 /** Loaded only when an autocomplete command runs (src/cli/autocomplete-plugin.ts), never bundled. */
 const PLUGIN_ONLY = ['@oclif/plugin-autocomplete']
 
@@ -67,6 +67,17 @@ describe('read commands stay light', () => {
     expect(vendor.some((f) => fs.readFileSync(f, 'utf8').includes(marker('pg')))).toBe(true)
   })
 
+  it('clawkit mcp loads the MCP SDK from its vendor file (so the checks above can fail), and ends when its stdin does', async () => {
+    const state = copyFixture(TWO_AGENTS)
+    const trace = path.join(tempDir(), 'imports.txt')
+    const env = baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace})
+    const r = await runCli(['mcp', '--state-dir', state], {env, input: ''})
+    expect(r.code, r.stderr).toBe(0)
+    const vendor = loadedBundleFiles(trace).filter((f) => f.includes(`${path.sep}vendor${path.sep}`))
+    expect(vendor.map((f) => path.basename(f))).toEqual(['mcp-sdk.cjs'])
+    expect(fs.readFileSync(vendor[0], 'utf8')).toContain(marker('@modelcontextprotocol/sdk'))
+  })
+
   it('an autocomplete command does load the plugin from node_modules (so the check above can fail)', async () => {
     const trace = path.join(tempDir(), 'imports.txt')
     const env = baseEnv(tempDir(), {NODE_OPTIONS: `--import ${path.join(ROOT, 'test/support/trace-imports.mjs')}`, CLAWKIT_TRACE_IMPORTS: trace})
@@ -75,7 +86,7 @@ describe('read commands stay light', () => {
     expect(fs.readFileSync(trace, 'utf8')).toContain('/node_modules/@oclif/plugin-autocomplete/')
   })
 
-  it('the bundle keeps the SDK, ora and cli-table3 in vendor files of their own (so the checks above can fail)', () => {
+  it('the bundle keeps the SDKs, ora, cli-table3 and pg in vendor files of their own (so the checks above can fail)', () => {
     const vendor = path.join(ROOT, 'dist', 'vendor')
     const files = fs.readdirSync(vendor).filter((f) => f.endsWith('.cjs')).map((f) => fs.readFileSync(path.join(vendor, f), 'utf8'))
     for (const heavy of HEAVY) expect(files.some((text) => text.includes(marker(heavy))), heavy).toBe(true)

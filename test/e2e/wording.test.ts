@@ -5,7 +5,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {closedPort} from '../support/net.js'
+import {freePort} from '../support/net.js'
 import {snapshot} from '../support/state-files.js'
 
 const MAIN_ID = '0caed29d-8df6-4457-a9cd-00bb9d2b22e3'
@@ -45,7 +45,7 @@ describe('messages built from other messages end each sentence once', () => {
 
 describe('status wording', () => {
   it('the gateway line has no nested parentheses and says "not listening" once (the --json error keeps the probe\'s words)', async () => {
-    const port = await closedPort()
+    const port = await freePort()
     const r = await runCli(['status', '--state-dir', copyFixture(TWO_AGENTS)], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(port)})})
     expect(r.code, r.stderr).toBe(0)
     const line = r.stdout.split('\n').find((l) => l.startsWith('Gateway'))!

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {DoctorResult} from '../../src/commands/doctor.js'
 import type {MessageSendResult} from '../../src/commands/message/send.js'
 import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
-import {baseEnv, copyFixture, json, jsonError, readJson, ROOT, runCli, type RunResult, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, copyFixture, json, jsonError, readIndexFile, ROOT, runCli, type RunResult, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {channelEnv, startFakeChannels} from '../support/fake-channels.js'
 import {type MockAnthropic, startMockAnthropic} from '../support/mock-anthropic.js'
 import {intFromEnv, Rng, seedFromEnv} from './support/prng.js'
@@ -20,7 +20,7 @@ describe('concurrent CLI writers on one session', () => {
   it('8 concurrent resets of the same key serialize: the ids form one chain, every old transcript is archived once', async () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir())
-    const original = readJson(sessionsJsonPath(state))['agent:main:main'].sessionId
+    const original = readIndexFile(sessionsJsonPath(state))['agent:main:main'].sessionId
     const runs = await Promise.all(Array.from({length: 8}, () => runCli(['sessions', 'reset', 'agent:main:main', '--json', '--state-dir', state], {env})))
     expect(runs.map((r) => r.code)).toEqual(Array(8).fill(0))
     const docs = runs.map((r) => json(r))
@@ -28,9 +28,9 @@ describe('concurrent CLI writers on one session', () => {
     const next = new Map(docs.map((d) => [d.previousSessionId, d.sessionId]))
     expect(next.size).toBe(8)
     const chain = [original]
-    while (next.has(chain.at(-1))) chain.push(next.get(chain.at(-1))!)
+    while (next.has(chain[chain.length - 1])) chain.push(next.get(chain[chain.length - 1])!)
     expect(chain).toHaveLength(9)
-    expect(readJson(sessionsJsonPath(state))['agent:main:main'].sessionId).toBe(chain.at(-1))
+    expect(readIndexFile(sessionsJsonPath(state))['agent:main:main'].sessionId).toBe(chain.at(-1))
     // Every transcript that existed was archived exactly once, and no lock or temp file is left.
     const dir = path.join(state, 'agents', 'main', 'sessions')
     const archives = fs.readdirSync(dir).filter((n) => n.includes('.jsonl.reset.'))
@@ -64,7 +64,7 @@ describe('doctor --fix among concurrent writers', () => {
       const state = copyFixture(TWO_AGENTS)
       const storeFile = sessionsJsonPath(state)
       const sessionsDir = path.dirname(storeFile)
-      const before = readJson(storeFile)
+      const before = readIndexFile(storeFile)
       const original = before['agent:main:main'].sessionId
       const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url})
       const cli = (args: string[]) => runCli([...args, '--json', '--state-dir', state], {env, timeoutMs: 120_000})
@@ -106,9 +106,9 @@ describe('doctor --fix among concurrent writers', () => {
       // The resets serialize into one chain from the fixture's id to the row's id.
       const next = new Map(results.filter(({job, r}) => job.kind === 'reset' && r.code === 0).map(({r}) => [json<SessionsResetResult>(r).previousSessionId, json<SessionsResetResult>(r).sessionId]))
       const chain = [original]
-      while (next.has(chain.at(-1))) chain.push(next.get(chain.at(-1))!)
+      while (next.has(chain[chain.length - 1])) chain.push(next.get(chain[chain.length - 1])!)
       if (chain.length !== 11) problems.push(`reset chain has ${chain.length - 1} links, not 10`)
-      const index = readJson(storeFile)
+      const index = readIndexFile(storeFile)
       if (index['agent:main:main']?.sessionId !== chain.at(-1)) problems.push(`main row holds ${index['agent:main:main']?.sessionId}, not the last reset's ${chain.at(-1)}`)
       // Every turn's prompt and reply are in a transcript of main (live, or archived by a later reset).
       const texts = fs
@@ -154,7 +154,7 @@ describe('doctor and reset agree on the transcript lock', () => {
     // transcript (with messages) is still under its old name.
     const storeFile = sessionsJsonPath(state)
     const sessionsDir = path.dirname(storeFile)
-    const index = readJson(storeFile)
+    const index = readIndexFile(storeFile)
     const oldFile = path.join(sessionsDir, `${index['agent:main:main'].sessionId}.jsonl`)
     const newId = '11111111-2222-4333-8444-555555555555'
     index['agent:main:main'] = {...index['agent:main:main'], sessionId: newId, sessionFile: path.join(sessionsDir, `${newId}.jsonl`), totalTokens: 0, inputTokens: 0, outputTokens: 0, totalTokensFresh: true}
@@ -167,7 +167,7 @@ describe('doctor and reset agree on the transcript lock', () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir())
     const {oldFile} = midReset(state)
-    const before = Object.keys(readJson(sessionsJsonPath(state)))
+    const before = Object.keys(readIndexFile(sessionsJsonPath(state)))
     const lock = await acquireLock(oldFile)
     let released = false
     try {
@@ -176,7 +176,7 @@ describe('doctor and reset agree on the transcript lock', () => {
       expect(orphan, r.stdout).toBeDefined()
       expect(orphan.fixed).toBe(false)
       expect(orphan.repairError).toMatch(/locked by another writer/)
-      expect(Object.keys(readJson(sessionsJsonPath(state)))).toEqual(before)
+      expect(Object.keys(readIndexFile(sessionsJsonPath(state)))).toEqual(before)
       // The writer finishes: the old transcript becomes a .reset. archive, then its lock is released.
       fs.renameSync(oldFile, `${oldFile}.reset.2026-11-26T00-00-00.000Z`)
       await lock.release()
@@ -186,7 +186,7 @@ describe('doctor and reset agree on the transcript lock', () => {
     }
     const again = await runCli(['doctor', '--fix', '--yes', '--json', '--state-dir', state], {env})
     expect(json(again).findings.filter((f) => f.id.startsWith('orphan-transcript'))).toEqual([])
-    expect(Object.keys(readJson(sessionsJsonPath(state)))).toEqual(before)
+    expect(Object.keys(readIndexFile(sessionsJsonPath(state)))).toEqual(before)
   })
 
   it('a message send mirror that waited for a transcript a reset then archived follows the rotation (it does not recreate the old file)', async () => {
@@ -195,7 +195,7 @@ describe('doctor and reset agree on the transcript lock', () => {
       const state = copyFixture(TWO_AGENTS)
       const env = baseEnv(tempDir(), channelEnv(fake))
       const storeFile = sessionsJsonPath(state)
-      const before = readJson(storeFile)['agent:main:main']
+      const before = readIndexFile(storeFile)['agent:main:main']
       const oldFile = path.join(path.dirname(storeFile), `${before.sessionId}.jsonl`)
       const lock = await acquireLock(oldFile)
       let released = false
@@ -204,7 +204,7 @@ describe('doctor and reset agree on the transcript lock', () => {
         send = runCli(['message', 'send', '--channel', 'telegram', '-t', '123456789', '-m', 'mirrored across a reset', '--json', '--state-dir', state], {env})
         // The mirror merges its row first, then waits for the transcript lock.
         const until = Date.now() + 15_000
-        while (isDeepStrictEqual(readJson(storeFile)['agent:main:main'], before) && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+        while (isDeepStrictEqual(readIndexFile(storeFile)['agent:main:main'], before) && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
         const {newId} = midReset(state)
         fs.renameSync(oldFile, `${oldFile}.reset.2026-11-26T00-00-00.000Z`)
         await lock.release()
@@ -227,7 +227,7 @@ describe('doctor and reset agree on the transcript lock', () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir())
     const storeFile = sessionsJsonPath(state)
-    const oldFile = path.join(path.dirname(storeFile), `${readJson(storeFile)['agent:main:main'].sessionId}.jsonl`)
+    const oldFile = path.join(path.dirname(storeFile), `${readIndexFile(storeFile)['agent:main:main'].sessionId}.jsonl`)
     // The reset starts while the old transcript is locked, so it resolves and waits for that file.
     const oldLock = await acquireLock(oldFile)
     const reset = runCli(['sessions', 'reset', 'agent:main:main', '--json', '--state-dir', state], {env})
@@ -242,7 +242,7 @@ describe('doctor and reset agree on the transcript lock', () => {
       // While the new transcript is locked, the reset must not rotate it: the row still names it.
       const until = Date.now() + 2000
       while (Date.now() < until) {
-        expect(readJson(storeFile)['agent:main:main'].sessionId).toBe(newId)
+        expect(readIndexFile(storeFile)['agent:main:main'].sessionId).toBe(newId)
         await new Promise((r) => setTimeout(r, 50))
       }
     } finally {
@@ -254,6 +254,6 @@ describe('doctor and reset agree on the transcript lock', () => {
     const doc = json(r)
     expect(doc.previousSessionId).toBe(newId)
     expect(doc.archivedTranscript).toMatch(new RegExp(`${newId}\\.jsonl\\.reset\\.`))
-    expect(readJson(storeFile)['agent:main:main'].sessionId).toBe(doc.sessionId)
+    expect(readIndexFile(storeFile)['agent:main:main'].sessionId).toBe(doc.sessionId)
   })
 })

@@ -110,19 +110,22 @@ describe.skipIf(skipReason !== undefined)(`ENOSPC on a real tmpfs${skipReason ? 
     const e = await setup()
     const state = fullState(0)
     const env = {...e.env, ANTHROPIC_BASE_URL: e.mock.url}
-    for (const args of [
-      ['agent', '-m', 'hi', '--agent', 'main'],
-      ['agent', '-m', 'hi', '--agent', 'main', '--json'],
-      ['sessions', 'reset', 'main'],
-      ['sessions', 'reset', 'main', '--json'],
-      ['doctor', '--fix', '--yes', '--json'],
-    ]) {
+    // Each writer with the exit code it fails with and, under --json, its error code. Doctor is no failing command: its
+    // --json document lists the repair that could not be written as a finding (no error envelope) and exits 3, findings left.
+    const cases: [string[], number, string | undefined][] = [
+      [['agent', '-m', 'hi', '--agent', 'main'], 1, undefined],
+      [['agent', '-m', 'hi', '--agent', 'main', '--json'], 1, 'E_ENOSPC'],
+      [['sessions', 'reset', 'main'], 1, undefined],
+      [['sessions', 'reset', 'main', '--json'], 1, 'E_ENOSPC'],
+      [['doctor', '--fix', '--yes', '--json'], 3, undefined],
+    ]
+    for (const [args, code, jsonCode] of cases) {
       const r = await runCli([...args, '--state-dir', state], {env})
       const text = args.includes('--json') ? r.stdout : r.stderr
       expect(text, args.join(' ')).not.toMatch(/ENOSPC: no space left on device, write/)
       expect(text, args.join(' ')).toMatch(new RegExp(`Cannot [a-z ]+ ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\S+: no space left on the device \\(ENOSPC\\)`))
-      if (args[0] !== 'doctor') expect(r.code, args.join(' ')).toBe(1)
-      if (args.includes('--json') && args[0] !== 'doctor') expect(jsonError(r).code).toBe('E_ENOSPC')
+      expect(r.code, args.join(' ')).toBe(code)
+      if (args.includes('--json')) expect((JSON.parse(r.stdout) as {error?: {code: string}}).error?.code, args.join(' ')).toBe(jsonCode)
     }
     expect(e.mock.messageRequests()).toHaveLength(0)
   })

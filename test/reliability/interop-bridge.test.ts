@@ -4,7 +4,6 @@
 //   CLAWKIT_INTEROP_NODE       a Node 24 binary (runs OpenClaw and, for node:sqlite, clawkit)
 //   CLAWKIT_INTEROP_OPENCLAW   openclaw.mjs of openclaw@2026.4.27
 //   CLAWKIT_INTEROP_OPENCLAW96 openclaw.mjs of openclaw@2026.9.6 (the import chain only)
-import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -12,6 +11,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runProcess, tempDir} from '../support/cli.js'
 import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
+import {shareCachedPluginRuntime, startMockProcess} from './support/interop.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -51,20 +51,6 @@ function expectedRows(out: string, agents: string[]): Record<string, unknown>[] 
 const listed = (doc: {sessions: any[]}) =>
   doc.sessions.map((s) => ({key: s.key, sessionId: s.sessionId, inputTokens: s.inputTokens, outputTokens: s.outputTokens, totalTokens: s.totalTokens})).sort((a, b) => a.key.localeCompare(b.key))
 
-async function startMock(requests: string): Promise<{mock: ChildProcess; port: number}> {
-  const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
-  const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
-  return {mock, port}
-}
-
-/** OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy. */
-function shareCachedPluginRuntime(state: string): void {
-  const cache = process.env.CLAWKIT_INTEROP_CACHE ?? (NODE ? path.resolve(NODE, '../../../../..') : undefined)
-  if (!cache || !fs.existsSync(cache)) return
-  fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
-  fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
-}
-
 const AGENTS: Record<string, string[]> = {[NATIVE_96]: ['main'], [IMPORTED_96]: ['main', 'work']}
 
 describe.skipIf(!enabled)('store export: real OpenClaw 2026.4.27 on the exported JSON-era state dir', () => {
@@ -88,7 +74,7 @@ describe.skipIf(!enabled)('store export: real OpenClaw 2026.4.27 on the exported
     const out = path.join(tempDir(), 'export')
     const requests = path.join(home, 'requests.jsonl')
     clawkitJson(await clawkit(['store', 'export', '--out', out, '--json', '--state-dir', copyFixture(NATIVE_96)], home))
-    const {mock, port} = await startMock(requests)
+    const {mock, port} = await startMockProcess(requests)
     try {
       const cfgPath = path.join(out, 'openclaw.json')
       const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))

@@ -3,12 +3,13 @@
 // Skipped unless scripts/interop.sh (npm run test:interop) provides the OpenClaw install; see RELIABILITY.md.
 import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, json, ROOT, type RunResult, runCli, runProcess, tempDir} from '../support/cli.js'
+import {baseEnv, json, type RunResult, runCli, runProcess, tempDir} from '../support/cli.js'
+import {freePort} from '../support/net.js'
+import {startMockProcess} from './support/interop.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -18,22 +19,6 @@ const enabled = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW) && (VERSION 
 
 function openclawEnv(state: string, home: string): Record<string, string | undefined> {
   return {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const {port} = s.address() as net.AddressInfo
-      s.close(() => resolve(port))
-    })
-    s.on('error', reject)
-  })
-}
-
-async function startMock(requests: string): Promise<{mock: ChildProcess; port: number}> {
-  const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
-  const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
-  return {mock, port}
 }
 
 /** `openclaw gateway run` in the background, resolved once it logs "[gateway] ready". */
@@ -63,7 +48,7 @@ describe.skipIf(!enabled)(`interop: a key reset twice by a real OpenClaw ${VERSI
   it('three turns, /new before the 2nd and 3rd: two .reset. archives under the first id\'s file name; clawkit lineage, history and export show all three sessions', async () => {
     const home = tempDir()
     const state = path.join(tempDir(), 'state')
-    const {mock, port} = await startMock(path.join(home, 'requests.jsonl'))
+    const {mock, port} = await startMockProcess(path.join(home, 'requests.jsonl'))
     let gw: ChildProcess | undefined
     try {
       const gatewayPort = await freePort()

@@ -3,7 +3,6 @@
 // chains its own events onto clawkit's; clawkit then appends again after OpenClaw's turn.
 // Skipped unless CLAWKIT_INTEROP_OPENCLAW96 (2026.9.6's openclaw.mjs) and CLAWKIT_INTEROP_NODE (Node 24) are set, as
 // scripts/interop.sh does; see RELIABILITY.md.
-import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -12,6 +11,7 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, ROOT, tempDir} from '../support/cli.js'
 import {NATIVE_96} from '../support/sqlite.js'
 import {docOf, enabled96 as enabled, events, expectOneChain, NODE, OPENCLAW, openclaw, run, sentLines, shareCachedPluginRuntime} from './support/openclaw96.js'
+import {startMockProcess} from './support/interop.js'
 
 const openclawJson = (r: Parameters<typeof docOf>[0]) => docOf(r, 'openclaw')
 /** What the model was sent in the last request the mock process logged. */
@@ -23,12 +23,6 @@ async function act(db: string, a: Record<string, unknown>): Promise<any> {
   const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? 'null')
   if (r.code !== 0 || out?.error) throw new Error(`clawkit ${String(a.op)} failed: ${JSON.stringify(out?.error)} ${r.stderr}`)
   return out
-}
-
-async function startMock(requests: string): Promise<{mock: ChildProcess; port: number}> {
-  const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
-  const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
-  return {mock, port}
 }
 
 /** The native fixture's provider (mockant/claude-mock, the model its entries name), pointed at the mock. */
@@ -53,7 +47,7 @@ describe.skipIf(!enabled)('interop: clawkit writes a SQLite store, real OpenClaw
     const state = copyFixture(NATIVE_96)
     const db = path.join(state, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
     const requests = path.join(home, 'requests.jsonl')
-    const {mock, port} = await startMock(requests)
+    const {mock, port} = await startMockProcess(requests)
     try {
       writeConfig(state, port)
       const cwd = path.join(state, 'workspace')
@@ -136,7 +130,7 @@ describe.skipIf(!enabled)('interop: clawkit writes a SQLite store, real OpenClaw
     const home = tempDir()
     const state = copyFixture(NATIVE_96)
     const requests = path.join(home, 'requests.jsonl')
-    const {mock, port} = await startMock(requests)
+    const {mock, port} = await startMockProcess(requests)
     const probe = async () => {
       const r = await run(NODE!, [path.join(ROOT, 'test', 'support', 'sqlite-write-worker.mjs'), 'owner', state], baseEnv(tempDir()), ROOT, 30_000)
       return JSON.parse(r.stdout.trim().split('\n').at(-1)!)

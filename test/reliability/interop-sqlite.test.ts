@@ -12,10 +12,17 @@ import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 import {dbPath} from '../support/sqlite-expect.js'
 import {both, docOf, enabled96 as enabled, expectSame, NODE, openclaw, run, stateCopy as state} from './support/openclaw96.js'
 
+/**
+ * An --active window (minutes back from now) that keeps the imported fixture's agent:main:main, last updated by its
+ * recorded turn (2026-11-26T10:49:53Z), and leaves out agent:work:main, 13 hours older, whenever the test runs: a fixed
+ * 600 stopped keeping either once the fixture was ten hours old.
+ */
+const ACTIVE_IMPORTED = String(Math.ceil((Date.now() - Date.parse('2026-11-26T10:49:53.832Z')) / 60_000) + 600)
+
 describe.skipIf(!enabled)('interop with OpenClaw 2026.9.6: sessions list on SQLite-era stores', () => {
   for (const [fixture, cases] of [
     [NATIVE_96, [[], ['--all-agents'], ['--limit', '1']]],
-    [IMPORTED_96, [['--all-agents'], ['--agent', 'work'], ['--all-agents', '--active', '600'], ['--all-agents', '--limit', '1']]],
+    [IMPORTED_96, [['--all-agents'], ['--agent', 'work'], ['--all-agents', '--active', ACTIVE_IMPORTED], ['--all-agents', '--limit', '1']]],
     // Sessions made through a gateway: participants rows, a deleted session's archive, an archived (hidden) session.
     ['openclaw-2026.9.6-deleted', [[], ['--limit', '2']]],
   ] as const) {

@@ -1,12 +1,12 @@
 // Side by side with a real OpenClaw (2026.4.27): OpenClaw lists what clawkit wrote, clawkit reads what OpenClaw wrote.
 // Skipped unless scripts/interop.sh (npm run test:interop) provides the OpenClaw install; see RELIABILITY.md.
-import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, ROOT, type RunResult, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {shareCachedPluginRuntime, startMockProcess} from './support/interop.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -56,21 +56,6 @@ function writeMockProviderConfig(state: string, port: number): void {
       agents: {defaults: {model: {primary: 'mock/mock-1'}}},
     }, null, 2),
   )
-}
-
-/** support/mock-anthropic.mjs as a child process: its port, and every request body appended to `requests`. */
-async function startMockProcess(requests: string): Promise<{mock: ChildProcess; port: number}> {
-  const mock = spawn(process.execPath, [path.join(ROOT, 'test', 'reliability', 'support', 'mock-anthropic.mjs'), requests], {stdio: ['ignore', 'pipe', 'inherit']})
-  const port = await new Promise<number>((resolve) => mock.stdout!.once('data', (d) => resolve(Number(String(d).trim()))))
-  return {mock, port}
-}
-
-/** OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy. */
-function shareCachedPluginRuntime(state: string): void {
-  const cache = process.env.CLAWKIT_INTEROP_CACHE
-  if (!cache) return
-  fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
-  fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
 }
 
 /**

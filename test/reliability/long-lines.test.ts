@@ -1,6 +1,6 @@
 // Reading the end of a transcript whose last line is huge (a big tool result, a pasted file) through the real CLI:
 // the whole line comes back intact, in one run well within its time limit. That the read is linear in the line is
-// proven without a clock by the byte counts of the tail reader (test/store/transcript.test.ts, "every byte is read
+// proven without a clock by the byte counts of the tail reader (test/store/file/transcript.test.ts, "every byte is read
 // once and copied at most once"); the old reader re-copied the carried tail on every 64 KiB step and took 25 s at
 // 20 MB and 96 s at 40 MB. No wall-clock comparison here: on a loaded 2-core CI it fails for no fault of the code.
 import fs from 'node:fs'

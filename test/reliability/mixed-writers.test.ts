@@ -7,7 +7,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
-import {baseEnv, cliWith, copyFixture, json, readJson, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {baseEnv, cliWith, copyFixture, json, readIndexFile, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {transcriptLines as lines} from '../support/state-files.js'
 import {channelEnv} from '../support/fake-channels.js'
 import {useServers} from '../support/servers.js'
@@ -26,7 +26,7 @@ describe('mixed concurrent writers on one store', () => {
   it('12 processes: 4 agent turns on one session, 2 on new sessions, 4 resets, 2 message mirrors: no lost update', async () => {
     const state = copyFixture(TWO_AGENTS)
     const storeFile = sessionsJsonPath(state)
-    const seeded = readJson(storeFile)
+    const seeded = readIndexFile(storeFile)
     for (let i = 0; i < 4; i++) seeded[`agent:main:reset-${i}`] = {sessionId: `seed-${i}`, updatedAt: Date.now(), label: `L${i}`}
     fs.writeFileSync(storeFile, JSON.stringify(seeded, null, 2))
     const env = baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: servers.mock.url, ...channelEnv(servers.fake)})
@@ -44,7 +44,7 @@ describe('mixed concurrent writers on one store', () => {
     for (const r of results) expect(r.code, r.stdout + r.stderr).toBe(0)
     for (const r of results) json(r) // each printed one JSON document
 
-    const store = readJson(storeFile)
+    const store = readIndexFile(storeFile)
     const sessionsDir = path.dirname(storeFile)
     const transcriptOf = (key: string) => path.join(sessionsDir, `${store[key].sessionId}.jsonl`)
     let lost = 0

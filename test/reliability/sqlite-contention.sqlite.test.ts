@@ -106,9 +106,12 @@ describeSqlite('SQLite-era writers under contention', () => {
     const a = startCli(['agent', '-m', 'turn A', '--json', '--state-dir', w.state], {env: w.env, timeoutMs: 120_000})
     children.push({kill: () => a.kill('SIGKILL')})
     await waitUntil(() => servers.mock.messageRequests().length > before, 'turn A to call the model')
-    await new Promise((r) => setTimeout(r, 500))
+    // B starts while A waits for its 2 s reply (no fixed sleep: a loaded machine would make one meaningless).
+    const bStarted = Date.now()
     const b = await w.run(['agent', '-m', 'turn B'])
     const ra = await a.exited
+    const aCall = servers.mock.messageRequests().slice(before).find((r) => JSON.stringify(r.body).includes('turn A'))
+    expect(bStarted, 'B started before A had its reply: the two turns did race').toBeLessThan(aCall!.finishedAt!)
     expect(ra.code, ra.stdout + ra.stderr).toBe(0)
     expect(b.code, b.stdout + b.stderr).toBe(0)
     expect(replyOf(ra)).toBe('Echo: turn A')

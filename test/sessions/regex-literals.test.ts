@@ -2,10 +2,10 @@ import fc from 'fast-check'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {requiredLiterals} from '../../src/sessions/regex-literals.js'
-import {compileMatcher, loadRegexEngine, regexFilter} from '../../src/sessions/search.js'
 
 beforeAll(loadRegexEngine)
 import {compileGrep} from '../../src/store/grep.js'
+import {compileMatcher, loadRegexEngine, regexFilter} from '../../src/sessions/search-matcher.js'
 
 describe('requiredLiterals (the runs every match of a --regex holds)', () => {
   it.each([

@@ -19,15 +19,20 @@ const ALLOWED: Record<string, string> = {}
 const IO_MODULES = [
   'store/lock', // OpenClaw's lock-file protocol
   'store/fs-util', // atomic writes of store files
-  'store/transcript-stream', // whole-transcript streaming (SessionStore.readLines)
-  'store/context-read', // a transcript's model context (withTranscript)
-  'store/idempotency', // idempotency-key lookup in a transcript
-  'store/lineage', // archives of a key (SessionStore.sessionsOf)
-  'store/index-scan', // entry-by-entry index reads
+  'store/file/transcript-stream', // whole-transcript streaming (SessionStore.readLines)
+  'store/file/context-read', // a transcript's model context (withTranscript)
+  'store/file/idempotency', // idempotency-key lookup in a transcript
+  'store/file/lineage', // archives of a key (SessionStore.sessionsOf)
+  'store/file/index-scan', // entry-by-entry index reads
   'store/reset', // reset's lock order
   'store/sqlite/driver', // database connections
   'store/sqlite/read',
-  'store/sqlite/write',
+  'store/sqlite/write', // and the write side's pieces:
+  'store/sqlite/transaction',
+  'store/sqlite/entry-rows',
+  'store/sqlite/projection',
+  'store/sqlite/append',
+  'store/sqlite/ownership',
   'store/sqlite/export-read',
 ]
 /** Session I/O functions of mixed store modules (the rest of those modules is pure: names, ids, parsing). */
@@ -123,7 +128,7 @@ describe('the store boundary: src/ outside src/store/', () => {
           "import fs from 'node:fs'",
           "import path from 'node:path'",
           "import {withLock} from '../../src/store/lock.js'",
-          "import {tailTranscript} from '../../src/store/transcript.js'",
+          "import {tailTranscript} from '../../src/store/file/transcript.js'",
           'export const a = (dir: string, id: string) => path.join(dir, `${id}.jsonl`)',
           "export const b = (dir: string) => path.join(dir, 'sessions.json')",
           'export const c = (file: string) => `${file}.lock`',

@@ -1,19 +1,24 @@
-// One contract, two backends: the same cases run on OpenClaw's file layout (a copy of a real 2026.4.27 state dir) and
-// on the in-memory twin seeded with the same rows and transcripts. A case that only one backend passes means the
-// interface (src/store/types.ts) lets the features depend on something a backend does not promise.
+// The contract on the JSON layout and its twin: the shared suite (test/support/store-contract.ts, which SQLite and the
+// replica run too) on OpenClaw's file layout (a copy of a real 2026.4.27 state dir) and on the in-memory twin seeded with
+// the same rows and transcripts, then what the JSON layout promises beyond it: file names, relocated sessionFiles,
+// `.reset.`/`.deleted.` archives found by what they hold, stats of a shared index, a rewrite read again whole. A case
+// that only one of the two passes means the interface (src/store/types.ts) lets the features depend on something a
+// backend does not promise.
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {FileSessionStore, storeDataFrom} from '../../src/store/file-store.js'
+import {FileSessionStore} from '../../src/store/file/store.js'
 import {archiveTimestamp} from '../../src/store/fs-util.js'
-import {MemorySessionStore} from '../../src/store/memory-store.js'
-import {isTranscriptFileName} from '../../src/store/transcript.js'
-import type {TranscriptEntry} from '../../src/store/transcript-types.js'
+import {MemorySessionStore} from '../../src/store/file/memory-store.js'
+import {isTranscriptFileName} from '../../src/store/file/transcript.js'
 import type {SessionStore} from '../../src/store/types.js'
 import {COMPACTION, copyFixture, FIXTURES, sessionsJsonPath} from '../support/cli.js'
 import {transcriptLines} from '../support/state-files.js'
+import {describeContract} from '../support/store-contract.js'
+import {storeDataFrom} from '../../src/store/index-data.js'
+import {appendTo} from '../../src/store/append.js'
 
 const MAIN = 'agent:main:main'
 const EXPLICIT = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
@@ -59,38 +64,14 @@ const BACKENDS: [string, () => Backend][] = [
   ],
 ]
 
-const isMessage = (e: TranscriptEntry) => e.type === 'message'
-const mainEntries = () => fixtureLines(`${MAIN_ID}.jsonl`).slice(1) as unknown as TranscriptEntry[]
-
-describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
-  it('reads the index and one entry, a key spelled in mixed case included', async () => {
-    const {store} = make()
-    const data = await store.read()
-    expect(Object.keys(data)).toEqual([MAIN, EXPLICIT])
-    expect((await store.findEntry(MAIN))?.entry.sessionId).toBe(MAIN_ID)
-    expect((await store.findEntry('AGENT:Main:MAIN'))?.storedKey).toBe(MAIN)
-    expect(await store.findEntry('agent:main:nope')).toBeUndefined()
-    const rows = await store.readRows((key, e) => `${key}=${e.sessionId}`)
-    expect([...rows.values()]).toEqual([`${MAIN}=${MAIN_ID}`, `${EXPLICIT}=0a1b2c3d-0000-4000-8000-000000000001`])
+for (const [name, make] of BACKENDS) {
+  describeContract(name, () => {
+    const {store, linesAt} = make()
+    return {store, main: {key: MAIN, sessionId: MAIN_ID}, other: {key: EXPLICIT, sessionId: '0a1b2c3d-0000-4000-8000-000000000001'}, linesOf: (t) => linesAt(t.locator), word: 'bootstrap', missingReads: 'fail'}
   })
+}
 
-  it('eachEntry: the entries read() gives, each visit awaited before the next entry is read', async () => {
-    const {store} = make()
-    const seen: [string, unknown][] = []
-    const log: string[] = []
-    await store.eachEntry(async (key, entry) => {
-      log.push(`start ${key}`)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-      seen.push([key, entry])
-      log.push(`end ${key}`)
-    })
-    expect(seen).toEqual(Object.entries(await store.read()))
-    expect(log).toEqual([`start ${MAIN}`, `end ${MAIN}`, `start ${EXPLICIT}`, `end ${EXPLICIT}`])
-    // A failing visit ends the walk with its own error, not an unreadable-store one.
-    const boom = new Error('upload failed')
-    await expect(store.eachEntry(() => Promise.reject(boom))).rejects.toBe(boom)
-  })
-
+describe.each(BACKENDS)('JSON layout contract: %s', (_name, make) => {
   it('stats: the sessions, the newest update and the newest rows; global, unknown and non-object rows are not sessions; a shared store counts one agent\'s keys; an index in hand is counted, not read again', async () => {
     const {store} = make()
     const data = await store.read()
@@ -122,18 +103,19 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect((await store.stats()).keys).toBeUndefined()
   })
 
-  it('updates under the lock: the mutator result passes through, a mixed-case stored key is found by its lowercase form', async () => {
+  it('a key stored in mixed case stays so and is found by its lowercase form', async () => {
     const {store} = make()
-    const out = await store.update((data) => {
-      data['Agent:Main:Mixed'] = {sessionId: 'mixed-1', updatedAt: 5, label: 'kept'}
-      return 'done'
+    await store.update((data) => void (data['Agent:Main:Mixed'] = {sessionId: 'mixed-1', updatedAt: 5, label: 'kept'}))
+    expect(await store.findEntry('agent:main:mixed')).toEqual({storedKey: 'Agent:Main:Mixed', entry: {sessionId: 'mixed-1', updatedAt: 5, label: 'kept'}})
+  })
+
+  it('findBySessionId: two keys sharing one session (a cron job and its run), newest first', async () => {
+    const {store} = make()
+    await store.update((data) => {
+      data['agent:main:cron:nightly'] = {sessionId: 'shared-1', updatedAt: 10}
+      data['agent:main:cron:nightly:run:1'] = {sessionId: 'shared-1', updatedAt: 20}
     })
-    expect(out).toBe('done')
-    const hit = await store.findEntry('agent:main:mixed')
-    expect(hit).toEqual({storedKey: 'Agent:Main:Mixed', entry: {sessionId: 'mixed-1', updatedAt: 5, label: 'kept'}})
-    // What a caller holds is a copy: changing it changes nothing stored.
-    hit!.entry.label = 'changed'
-    expect((await store.findEntry('agent:main:mixed'))?.entry.label).toBe('kept')
+    expect((await store.findBySessionId('shared-1')).map((h) => h.storedKey)).toEqual(['agent:main:cron:nightly:run:1', 'agent:main:cron:nightly'])
   })
 
   it('resolves a transcript: a moved sessionFile to the local file, else derived from sessionId; a bad id is refused', async () => {
@@ -145,42 +127,12 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(() => store.transcriptOf({sessionId: '../escape'}, 'agent:main:x')).toThrow(expect.objectContaining({code: 'E_BAD_SESSION_ID'}))
   })
 
-  it('tails with --limit semantics: the last N messages with what follows them, partial only when older messages exist', async () => {
-    const {store} = make()
-    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    const all = mainEntries()
-    const messages = all.filter(isMessage)
-    const two = await store.tail(t, {limit: 2, count: isMessage, exactPartial: true})
-    const startAt = all.findIndex((e) => e.id === messages.at(-2)!.id)
-    expect(two?.entries.map((e) => e.id)).toEqual(all.slice(startAt).map((e) => e.id))
-    expect(two?.partial).toBe(true)
-    expect(two?.header?.id).toBe(MAIN_ID)
-    expect(two?.rawLines.map((l) => JSON.parse(l!).id)).toEqual(all.slice(startAt).map((e) => e.id))
-    const everything = await store.tail(t, {limit: 10_000, count: isMessage, exactPartial: true})
-    expect(everything?.entries.map((e) => e.id)).toEqual(all.map((e) => e.id))
-    expect(everything?.partial).toBe(false)
-    expect(everything?.badLines).toEqual([])
-    expect(await store.tail(store.transcriptOf({sessionId: 'no-such'}), {limit: 5})).toBeUndefined()
-  })
-
-  it('reads the model context under the lock: every entry, the root-to-leaf path; nothing for a missing transcript', async () => {
-    const {store} = make()
-    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    const ctx = await store.withTranscript(t, (tx) => tx.readContext())
-    expect(ctx?.header?.id).toBe(MAIN_ID)
-    expect(ctx?.badHeader).toBe(false)
-    expect(ctx?.entries.map((e) => e.id)).toEqual(mainEntries().map((e) => e.id))
-    expect(ctx?.path.at(-1)?.id).toBe(mainEntries().at(-1)!.id)
-    expect(ctx?.path[0].parentId).toBeNull()
-    expect(await store.withTranscript(store.transcriptOf({sessionId: 'no-such'}), (tx) => tx.readContext())).toBeUndefined()
-  })
-
   it('appends with OpenClaw ids and parent chain: a new transcript starts with the header, later appends chain onto the leaf', async () => {
     const {store, linesAt} = make()
     const t = store.transcriptOf({sessionId: 'new-session'}, 'agent:main:new')
-    await expect(store.append(t, [{type: 'custom', customType: 'x', data: {}}])).rejects.toThrow(/header/)
+    await expect(appendTo(store, t, [{type: 'custom', customType: 'x', data: {}}])).rejects.toThrow(/header/)
     const header = {type: 'session' as const, version: 3, id: 'new-session', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/w'}
-    const first = await store.append(t, [{type: 'message', message: {role: 'user', content: 'hi', timestamp: 1}}, {type: 'custom', customType: 'x', data: {a: 1}}], {header})
+    const first = await appendTo(store, t, [{type: 'message', message: {role: 'user', content: 'hi', timestamp: 1}}, {type: 'custom', customType: 'x', data: {a: 1}}], {header})
     expect(first.created).toBe(true)
     expect(first.entries[0].id).toMatch(/^[0-9a-f]{8}$/)
     expect(first.entries[0].parentId).toBeNull()
@@ -198,16 +150,6 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(lines.slice(1).map((l) => (l as {id: string}).id)).toEqual([first.entries[0].id, first.entries[1].id, second.entries[0].id, 'abcdef01'])
     const ctx = await store.withTranscript(t, (tx) => tx.readContext())
     expect(ctx?.path.map((e) => e.id)).toEqual([first.entries[0].id, first.entries[1].id, second.entries[0].id, 'abcdef01'])
-  })
-
-  it('finds a message by its idempotency key, with or without the lock; none in a missing transcript', async () => {
-    const {store} = make()
-    const t = store.transcriptOf((await store.findEntry(EXPLICIT))!.entry, EXPLICIT)
-    const res = await store.append(t, [{type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'sent'}], idempotencyKey: 'k-1', openclawMessageMeta: {channel: 'slack'}}}])
-    expect(await store.findIdempotencyKey(t, 'k-1')).toEqual({entryId: res.entries[0].id, meta: {channel: 'slack'}})
-    expect(await store.withTranscript(t, (tx) => tx.findIdempotencyKey('k-1'))).toEqual({entryId: res.entries[0].id, meta: {channel: 'slack'}})
-    expect(await store.findIdempotencyKey(t, 'k-2')).toBeUndefined()
-    expect(await store.findIdempotencyKey(store.transcriptOf({sessionId: 'no-such'}), 'k-1')).toBeUndefined()
   })
 
   it('plans and runs a reset: new id, header-only transcript, old one archived and reachable, counters cleared, metadata kept', async () => {
@@ -252,7 +194,7 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     const {store, linesAt} = make()
     const first = await store.reset(MAIN, {now: new Date('2026-12-01T10:00:00.000Z'), cwd: '/w'})
     const mid = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    await store.append(mid, [{type: 'message', message: {role: 'user', content: 'between the resets', timestamp: 1}}])
+    await appendTo(store, mid, [{type: 'message', message: {role: 'user', content: 'between the resets', timestamp: 1}}])
     const second = await store.reset(MAIN, {now: new Date('2026-12-02T10:00:00.000Z'), cwd: '/w'})
     const lineage = await store.sessionsOf(MAIN)
     expect(lineage.map((s) => [s.sessionId, s.where, s.ended])).toEqual([
@@ -315,20 +257,6 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(all.find((s) => s.sessionId === MAIN_ID)).toMatchObject({key: MAIN, where: 'reset-archive'})
   })
 
-  it('streams a whole transcript line by line with the raw text as stored; a missing transcript is an error', async () => {
-    const {store, locatorOf, linesAt} = make()
-    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    const got: {line: number; value: unknown; raw: string}[] = []
-    for await (const l of store.readLines(t)) got.push({line: l.line, value: l.value, raw: l.raw})
-    expect(got.map((l) => l.value)).toEqual(linesAt(locatorOf(`${MAIN_ID}.jsonl`)))
-    expect(got.map((l) => JSON.parse(l.raw))).toEqual(got.map((l) => l.value))
-    expect(got.map((l) => l.line)).toEqual(got.map((_, i) => i + 1))
-    const missing = store.transcriptOf({sessionId: 'not-there-1'})
-    await expect((async () => {
-      for await (const _ of store.readLines(missing)) void _
-    })()).rejects.toMatchObject({code: 'E_ENOENT'})
-  })
-
   it('grepLines yields exactly the lines of readLines whose stored text holds a needle (ASCII case folded on request): every case mix, a line longer than any read block, lines across block boundaries', async () => {
     const {store, locatorOf, put} = make()
     const words = ['zebra', 'ZEBRA', 'zEbRa', 'Zebra', 'zebr a', 'lion king', 'LION KING', 'lion  king', 'nothing']
@@ -379,7 +307,7 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(again.lines).toEqual([])
     expect(again.since.rewritten).toBe(false)
 
-    await store.append(t, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
+    await appendTo(store, t, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
     const next = await read(again.mark)
     expect(next.since.rewritten).toBe(false)
     expect(next.lines.map((l) => l.line)).toEqual([stored.length + 1])
@@ -416,72 +344,4 @@ describe.each(BACKENDS)('SessionStore contract: %s', (_name, make) => {
     expect(data['agent:main:folded']).toMatchObject({sessionId: done.sessionId, label: 'mine'})
   })
 
-  it('a missing session is an E_SESSION_NOT_FOUND error for a plan and for a reset, and nothing is written', async () => {
-    const {store} = make()
-    const before = await store.read()
-    await expect(store.planReset('agent:main:nope', new Date())).rejects.toMatchObject({code: 'E_SESSION_NOT_FOUND'})
-    await expect(store.reset('agent:main:nope', {now: new Date(), cwd: '/w'})).rejects.toMatchObject({code: 'E_SESSION_NOT_FOUND'})
-    expect(await store.read()).toEqual(before)
-  })
-  it('locks: two concurrent holders of one transcript take turns, a holder re-enters its own lock, and appends never interleave', async () => {
-    const {store, linesAt} = make()
-    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    const events: string[] = []
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const first = store.withTranscript(t, async (tx) => {
-      events.push('first in')
-      // Re-entry from the same call chain must not deadlock.
-      await store.withTranscript(t, async () => void events.push('first re-entered'))
-      await gate
-      await tx.append([{type: 'custom', customType: 'first', data: {}}])
-      events.push('first out')
-    })
-    const second = store.withTranscript(t, async (tx) => {
-      events.push('second in')
-      await tx.append([{type: 'custom', customType: 'second', data: {}}])
-    })
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(events).toEqual(['first in', 'first re-entered'])
-    release()
-    await Promise.all([first, second])
-    expect(events).toEqual(['first in', 'first re-entered', 'first out', 'second in'])
-    const tail = linesAt(t.locator)!.slice(-2) as {customType: string; id: string; parentId: string}[]
-    expect(tail.map((l) => l.customType)).toEqual(['first', 'second'])
-    expect(tail[1].parentId).toBe(tail[0].id)
-  })
-
-  it('locks: an abort ends a wait at once (before and during it), and the aborted caller never runs', async () => {
-    const {store} = make()
-    const t = store.transcriptOf((await store.findEntry(MAIN))!.entry, MAIN)
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const holder = store.withTranscript(t, () => gate)
-    let ran = false
-    const already = AbortSignal.abort()
-    await expect(store.withTranscript(t, async () => void (ran = true), {signal: already})).rejects.toMatchObject({code: 'E_LOCK_WAIT_ABORTED'})
-    const ctl = new AbortController()
-    const waiting = store.withTranscript(t, async () => void (ran = true), {signal: ctl.signal})
-    setTimeout(() => ctl.abort(), 20)
-    await expect(waiting).rejects.toMatchObject({code: 'E_LOCK_WAIT_ABORTED'})
-    release()
-    await holder
-    expect(ran).toBe(false)
-    // The lock is free again for the next caller.
-    expect(await store.withTranscript(t, async () => 'next')).toBe('next')
-  })
-
-  it('locks: concurrent index updates in one process lose no write', async () => {
-    const {store} = make()
-    await Promise.all(
-      Array.from({length: 8}, (_, i) =>
-        store.update(async (data) => {
-          await new Promise((resolve) => setTimeout(resolve, 2))
-          data[`agent:main:c${i}`] = {sessionId: `c-${i}`, updatedAt: i}
-        }),
-      ),
-    )
-    const keys = Object.keys(await store.read())
-    for (let i = 0; i < 8; i++) expect(keys).toContain(`agent:main:c${i}`)
-  })
 })

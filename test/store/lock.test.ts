@@ -1,22 +1,19 @@
-import {spawn, spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {LockTimeoutError} from '../../src/errors.js'
-import {acquireLock, inspectLock, lockPathFor, readProcessStartTime, withLock} from '../../src/store/lock.js'
+import {acquireLock, inspectLock, lockPathFor, withLock} from '../../src/store/lock.js'
 import {tempDir} from '../support/cli.js'
+import {deadPid, writeLockFile} from '../support/locks.js'
+import {readProcessStartTime} from '../../src/os/process.js'
 
 const children: ReturnType<typeof spawn>[] = []
 afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL')
 })
-
-function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
-  return Number(r.stdout)
-}
 
 function liveChild(): number {
   const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {stdio: 'ignore'})
@@ -24,12 +21,8 @@ function liveChild(): number {
   return c.pid!
 }
 
-function writeLock(file: string, payload: unknown, mtime?: Date): string {
-  const lockPath = lockPathFor(file)
-  fs.writeFileSync(lockPath, typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2))
-  if (mtime) fs.utimesSync(lockPath, mtime, mtime)
-  return lockPath
-}
+/** The lock of `file`, written as OpenClaw writes one. */
+const writeLock = (file: string, payload: unknown, mtime?: Date): string => writeLockFile(lockPathFor(file), payload, mtime)
 
 describe('OpenClaw lock protocol', () => {
   it('writes the OpenClaw payload {pid, createdAt, starttime} in an O_EXCL lock file and removes it on release', async () => {

@@ -5,8 +5,8 @@ import {describe, expect, it} from 'vitest'
 
 import {findEntryIn} from '../../src/store/entry-lookup.js'
 import {type ResetBackend, runReset} from '../../src/store/reset.js'
-import {storeDataFrom} from '../../src/store/file-store.js'
 import type {SessionEntry, SessionStoreData} from '../../src/store/types.js'
+import {storeDataFrom} from '../../src/store/index-data.js'
 
 const KEY = 'agent:main:main'
 

@@ -6,8 +6,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {inject} from 'vitest'
-
-import type {ErrorEnvelope} from '../../src/cli/base-command.js'
+import type {SessionStoreData} from '../../src/store/types.js'
 import type {AgentRunResult} from '../../src/commands/agent.js'
 import type {DoctorResult} from '../../src/commands/doctor.js'
 import type {MessageSendResult} from '../../src/commands/message/send.js'
@@ -23,6 +22,7 @@ import type {StatusResult} from '../../src/commands/status.js'
 import type {StoreExportResult} from '../../src/commands/store/export.js'
 import type {StoreInfoResult} from '../../src/commands/store/info.js'
 import type {StoreVerifyResult} from '../../src/commands/store/verify.js'
+import type {ErrorEnvelope} from '../../src/error-report.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -213,8 +213,13 @@ function makeWritable(p: string): void {
   if (st.isDirectory()) for (const name of fs.readdirSync(p)) makeWritable(path.join(p, name))
 }
 
-export function readJson<T = any>(file: string): T {
+export function readJson<T = unknown>(file: string): T {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as T
+}
+
+/** A sessions.json read back, its rows typed as the store types them (SessionEntry: the fields clawkit reads). */
+export function readIndexFile(file: string): SessionStoreData {
+  return readJson<SessionStoreData>(file)
 }
 
 export function sessionsJsonPath(stateDir: string, agent = 'main'): string {

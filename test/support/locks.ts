@@ -1,8 +1,21 @@
 // Locks held the way OpenClaw holds them, for tests of clawkit waiting on (or reclaiming) someone else's lock.
-import {type ChildProcess, spawn} from 'node:child_process'
+import {type ChildProcess, spawn, spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 
 import {waitUntil} from './cli.js'
+
+/** A pid that is certainly dead: a child that has already exited. */
+export function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
+  return Number(r.stdout)
+}
+
+/** A lock file as OpenClaw writes one (or any text put there), with the given mtime when one is given. */
+export function writeLockFile(lockPath: string, payload: unknown, mtime?: Date): string {
+  fs.writeFileSync(lockPath, typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2), {mode: 0o600})
+  if (mtime) fs.utimesSync(lockPath, mtime, mtime)
+  return lockPath
+}
 
 /** A live lock file with this test process's pid, as OpenClaw writes one (the test process is alive, so it is live). */
 export function writeLiveLock(lockPath: string): void {

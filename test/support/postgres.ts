@@ -5,12 +5,12 @@
 import {execFileSync, spawnSync} from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 
 import {afterAll, beforeAll, describe, inject, it} from 'vitest'
 
+import {freePort} from './net.js'
 import {type PgRecord, pgRecordPath} from './test-run.mjs'
 
 /** The PostgreSQL bin dir (pg_config's, else the newest /usr/lib/postgresql/N/bin), or undefined when none. */
@@ -54,18 +54,6 @@ export interface PgCluster {
   psql(sql: string, db?: string): string
   /** A new empty database, owned by `owner` when given. */
   createDb(name: string, owner?: string): string
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.unref()
-    s.on('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0

@@ -5,8 +5,8 @@ import {Ajv, type ValidateFunction} from 'ajv'
 import {expect} from 'vitest'
 
 import {schemaFile} from '../../scripts/schemas.js'
-import type {ErrorEnvelope} from '../../src/cli/base-command.js'
 import {json, type RunResult} from './cli.js'
+import type {ErrorEnvelope} from '../../src/error-report.js'
 
 // allowUnionTypes: `number | null` is one `type: [...]`; strict otherwise, so a keyword Ajv does not know fails here.
 export const ajv = new Ajv({strict: true, allowUnionTypes: true, allErrors: true})

@@ -4,7 +4,8 @@ import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {readJson, sessionsJsonPath} from './cli.js'
+import type {SessionStoreData} from '../../src/store/types.js'
+import {readIndexFile, sessionsJsonPath} from './cli.js'
 
 export interface NodeInfo {
   kind: 'file' | 'dir' | 'symlink' | 'other'
@@ -64,8 +65,8 @@ export function sha256(data: Buffer | string): string {
 }
 
 /** An agent's sessions.json as it is on disk. */
-export function readIndex(state: string, agent = 'main'): Record<string, any> {
-  return readJson(sessionsJsonPath(state, agent))
+export function readIndex(state: string, agent = 'main'): SessionStoreData {
+  return readIndexFile(sessionsJsonPath(state, agent))
 }
 
 /** Every non-blank line of a transcript, parsed (a torn line throws: use scanJsonl where one may be expected). */

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {type ExportFormat, exportSession, type SessionsExportResult} from '../../sessions/export.js'
 
 export type {ExportedSession, SessionsExportResult} from '../../sessions/export.js'
@@ -37,8 +37,7 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
     if (!target) throw new UsageError('Pass a session key or id: clawkit sessions export <key|sessionId>', 'E_MISSING_SESSION')
     // The export itself goes to stdout without --out; a JSON document there would be mixed into it.
     if (this.jsonEnabled() && !this.flags.out) throw new UsageError('--json needs --out: without it the export itself is written to stdout.', 'E_FLAG_CONFLICT')
-    requireStoreUrlFor(this.flags)
-    const storeUrl = this.flags['store-url']
+    const host = await this.fleetHostFor(target)
     const opts = {
       agent: this.flags.agent,
       format: this.flags.format as ExportFormat,
@@ -47,15 +46,9 @@ export default class SessionsExport extends BaseCommand<typeof SessionsExport> {
       includeArchived: this.flags['include-archived'],
       // The replica holds no host's openclaw.json, so the credentials it names cannot be removed by value there (one that
       // is not shaped like a key stays: docs/fleet.md, "Reading the fleet"): the export masks every key- and token-shaped string, always.
-      redact: this.flags.redact || storeUrl !== undefined,
+      redact: this.flags.redact || host !== undefined,
     }
-    let result: SessionsExportResult
-    if (storeUrl) {
-      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(storeUrl), {host: this.flags.host, agent: this.flags.agent}, target)
-      result = {host: host.host, ...(await exportSession(host, target, opts))}
-    } else {
-      result = await exportSession(this.openState(), target, opts)
-    }
+    const result: SessionsExportResult = host ? {host: host.host, ...(await exportSession(host, target, opts))} : await exportSession(this.openState(), target, opts)
     if (this.flags.out && !this.jsonEnabled()) {
       process.stderr.write(`Exported ${result.messages} messages from ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} to ${result.out}\n`)
     }

@@ -3,9 +3,9 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
-import {sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {renderLineage} from '../../render/sessions/lineage.js'
+import {sessionLineage, type SessionsLineageResult} from '../../sessions/lineage.js'
 
 export type {LineageSession, SessionsLineageResult, UsageTotals} from '../../sessions/lineage.js'
 
@@ -27,14 +27,8 @@ export default class SessionsLineage extends BaseCommand<typeof SessionsLineage>
   async run(): Promise<SessionsLineageResult> {
     const target = this.args.session
     if (!target) throw new UsageError('Pass a session key or id: clawkit sessions lineage <key|sessionId>', 'E_MISSING_SESSION')
-    requireStoreUrlFor(this.flags)
-    let result: SessionsLineageResult
-    if (this.flags['store-url']) {
-      const host = await (await import('../../fleet/pick.js')).pickHost(await this.openFleet(this.flags['store-url']), {host: this.flags.host, agent: this.flags.agent}, target)
-      result = {host: host.host, ...(await sessionLineage(host, target, {agent: this.flags.agent}))}
-    } else {
-      result = await sessionLineage(this.openState(), target, {agent: this.flags.agent})
-    }
+    const host = await this.fleetHostFor(target)
+    const result: SessionsLineageResult = host ? {host: host.host, ...(await sessionLineage(host, target, {agent: this.flags.agent}))} : await sessionLineage(this.openState(), target, {agent: this.flags.agent})
     if (!this.jsonEnabled()) await this.page(renderLineage(result))
     return result
   }

@@ -2,10 +2,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {terminalWidth} from '../../render/fit.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
-import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 import {renderSessionsList} from '../../render/sessions/list.js'
+import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
 export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
 
@@ -37,11 +37,9 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const f = this.flags
     // Only a table needs them (to cut keys); --json skips collecting them.
     const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
-    requireStoreUrlFor(f)
+    const fleet = await this.fleetFromFlags()
     const opts = {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage}
-    const result = f['store-url']
-      ? await (await import('../../fleet/list.js')).listFleetSessions(await this.openFleet(f['store-url']), {...opts, host: f.host, allHosts: f['all-hosts']})
-      : await this.listLocal(opts)
+    const result = fleet ? await (await import('../../fleet/list.js')).listFleetSessions(fleet, {...opts, host: f.host, allHosts: f['all-hosts']}) : await this.listLocal(opts)
     if (!this.jsonEnabled()) await this.page(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }

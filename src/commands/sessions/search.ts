@@ -3,12 +3,14 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {colorEnabled} from '../../render/color.js'
-import type {SessionsSearchResult} from '../../sessions/search.js'
 import {renderSearch} from '../../render/sessions/search.js'
+import type {SessionsSearchResult} from '../../sessions/search.js'
 
-export type {SearchHit, SearchKind, SearchMatch, SearchRole, SessionsSearchResult} from '../../sessions/search.js'
+export type {SearchMatch} from '../../sessions/search-matcher.js'
+export type {SearchKind, SearchRole} from '../../sessions/search-text.js'
+export type {SearchHit, SessionsSearchResult} from '../../sessions/search.js'
 
 export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
   static override summary = 'Find text in what was said, across sessions, agents and archives'
@@ -44,7 +46,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     const f = this.flags
     const pattern = this.args.pattern
     if (pattern === undefined) throw new UsageError('Pass the text to look for: clawkit sessions search <pattern>', 'E_MISSING_PATTERN')
-    requireStoreUrlFor(f)
+    const hosts = await this.fleetHostsFromFlags()
     // Loaded here only: `sessions list` and every other command start without the search code.
     const {fleetSearch, sessionsSearch} = await import('../../sessions/search.js')
     const opts = {
@@ -61,11 +63,8 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
       scan: f.scan,
     }
     let result: SessionsSearchResult
-    if (f['store-url']) {
-      const fleet = await this.openFleet(f['store-url'])
-      const hosts = fleet.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state}))
-      result = await fleetSearch(hosts, pattern, opts)
-    } else {
+    if (hosts) result = await fleetSearch(hosts, pattern, opts)
+    else {
       const state = this.openState()
       // --scan reads every line: no index at all, the catalog included.
       result = await sessionsSearch(state, pattern, f.scan ? opts : {...opts, index: (await this.catalog(state)).searchIndex()})

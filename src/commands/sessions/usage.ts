@@ -2,10 +2,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {terminalWidth} from '../../render/fit.js'
-import {hostFlags, requireStoreUrlFor, storeUrlFlag} from '../../fleet/flags.js'
-import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
 import {renderUsage} from '../../render/sessions/usage.js'
+import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
 
 export type {LargestCall, SessionsUsageResult, UsageBy, UsageRow} from '../../sessions/usage.js'
 
@@ -37,13 +37,11 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
 
   async run(): Promise<SessionsUsageResult> {
     const f = this.flags
-    requireStoreUrlFor(f)
+    const hosts = await this.fleetHostsFromFlags()
     const opts = {by: f.by, since: f.since, until: f.until, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
     let result: SessionsUsageResult
-    if (f['store-url']) {
-      const fleet = await this.openFleet(f['store-url'])
-      result = await fleetUsage(fleet.select({host: f.host, allHosts: f['all-hosts']}).map((state) => ({host: state.host, state})), {...opts, prefixHost: f.host === undefined})
-    } else {
+    if (hosts) result = await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined})
+    else {
       const state = this.openState()
       // The ledger's code loads only here: every other command starts without it.
       const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))

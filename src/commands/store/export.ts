@@ -2,9 +2,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {exportStore, type StoreExportResult} from '../../store/bridge/export.js'
 import {UsageError} from '../../errors.js'
 import {renderExport} from '../../render/store/export.js'
+import {exportStore, type StoreExportResult} from '../../store/bridge/export.js'
 
 export type {ExportedAgent, ExportedSession, ExportedTranscript, ExportSkip, StoreExportResult} from '../../store/bridge/export.js'
 

@@ -1,8 +1,8 @@
 // `clawkit store verify`: after OpenClaw's JSON-to-SQLite import, compare what it archived with what the database holds.
 import {BaseCommand} from '../../cli/base-command.js'
-import {type StoreVerifyResult, verifyImport} from '../../store/bridge/verify.js'
 import {ExitCode} from '../../errors.js'
 import {renderVerify} from '../../render/store/verify.js'
+import {type StoreVerifyResult, verifyImport} from '../../store/bridge/verify.js'
 
 export type {EventDiffs, EventRef, StoreVerifyResult, VerifiedStore, VerifiedTranscript} from '../../store/bridge/verify.js'
 

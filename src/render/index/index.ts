@@ -1,8 +1,8 @@
 // The human output of `clawkit index`: what the catalog holds, its size against the text it covers, what a run read.
-import type {IndexResult} from '../../commands/index/index.js'
-import {formatBytes} from '../../store/bytes.js'
+import type {IndexResult} from '../../catalog/maintain.js'
+import {formatBytes} from '../../text/bytes.js'
 import {printable} from '../safe.js'
-import {plural} from '../sentence.js'
+import {plural} from '../../text/sentence.js'
 import {groupDigits, localTime} from '../../sessions/format.js'
 
 export function renderIndex(r: IndexResult): string {

@@ -1,10 +1,9 @@
 // The human output of `clawkit sessions history`: its result as text (the command chooses when to print it).
-import {colorEnabled, paint} from '../color.js'
-import {printable, printableLines} from '../safe.js'
 import {localTime} from '../../sessions/format.js'
-import {WHERE_TEXT} from '../../sessions/lineage.js'
 import {HISTORY_MESSAGE_TYPES, type HistoryEntry, type HistorySession, type SessionsHistoryResult} from '../../sessions/history.js'
-import {hintInContext} from '../../cli/hint-context.js'
+import {WHERE_TEXT} from '../../sessions/lineage.js'
+import {colorEnabled, paint} from '../color.js'
+import {hintInContext, printable, printableLines} from '../safe.js'
 
 const MAX_TEXT = 2000
 const MAX_TOOL = 300
@@ -26,7 +25,7 @@ function withBody(head: string, body: string): string[] {
 }
 
 /** Every short field a line shows, escaped for the terminal. */
-function safeEntry(e: HistoryEntry): HistoryEntry {
+export function safeEntry(e: HistoryEntry): HistoryEntry {
   const f = (v: unknown) => (typeof v === 'string' ? printable(v) : v)
   return {
     ...e,
@@ -59,8 +58,9 @@ export function renderHistory(r: SessionsHistoryResult): string {
     out.push(...renderEntry(safeEntry(e), c))
   })
   for (const s of sessions) if (s.start >= r.entries.length) out.push(...sessionBoundary(r, s, c))
+  if (r.offset) out.push(paint(c, 'dim', `… the ${r.offset} newest message(s) after these not shown (--offset ${r.offset})`))
   // A just-reset session has only its header (or a model change): say so rather than end after the two header lines.
-  if (!r.entries.some((e) => HISTORY_MESSAGE_TYPES.has(e.type))) out.push(paint(c, 'dim', 'no messages yet'))
+  if (!r.entries.some((e) => HISTORY_MESSAGE_TYPES.has(e.type))) out.push(paint(c, 'dim', r.offset ? 'no messages before those' : 'no messages yet'))
   if (r.badLines.length > 0) {
     out.push(paint(c, 'yellow', `! ${r.badLines.length} unreadable line(s) in this part of the transcript (${r.badLines.map((b) => b.reason).join(', ')}); ${hintInContext('run "clawkit doctor"')}.`))
   }
@@ -75,7 +75,8 @@ function sessionBoundary(r: SessionsHistoryResult, s: HistorySession, c: boolean
   return [paint(c, 'yellow', `\u2550\u2550\u2550\u2550 ${head}session ${printable(s.sessionId)} (${WHERE_TEXT[s.where] ?? s.where}) \u2550\u2550\u2550\u2550`)]
 }
 
-function renderEntry(e: HistoryEntry, c: boolean): string[] {
+/** An entry's lines (none for types history does not show); `e` already escaped (safeEntry). */
+export function renderEntry(e: HistoryEntry, c: boolean): string[] {
   const t = paint(c, 'dim', `[${printable(localTime(e.timestamp))}]`)
   switch (e.type) {
     case 'message': {

@@ -1,9 +1,8 @@
 // The human output of `clawkit sessions lineage`: its result as text (the command chooses when to print it).
-import {colorEnabled, paint} from '../color.js'
-import {printable} from '../safe.js'
-import {type LineageSession, type SessionsLineageResult, WHERE_TEXT} from '../../sessions/lineage.js'
 import {localTime} from '../../sessions/format.js'
-import {hintInContext} from '../../cli/hint-context.js'
+import {type LineageSession, type SessionsLineageResult, WHERE_TEXT} from '../../sessions/lineage.js'
+import {colorEnabled, paint} from '../color.js'
+import {hintInContext, printable} from '../safe.js'
 
 function ended(s: LineageSession): string {
   switch (s.ended) {

@@ -1,11 +1,11 @@
 // The human output of `clawkit sessions list`: its result as text (the command chooses when to print it).
 
+import {formatFlags, formatTimeAgo, freshTotal, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
+import type {SessionsListResult} from '../../sessions/list.js'
 import {colorEnabled, paint, type Style} from '../color.js'
 import {renderColumns} from '../columns.js'
 import {displayWidth, type FitColumn, hiddenNote, keyCutter, renderFitted} from '../fit.js'
 import {printable} from '../safe.js'
-import {formatFlags, formatTimeAgo, freshTotal, formatTokensCell, percentUsed, truncateKey} from '../../sessions/format.js'
-import type {SessionsListResult} from '../../sessions/list.js'
 
 /**
  * `width` undefined (piped) is OpenClaw's fixed layout, unchanged. A number (a terminal, or Infinity for --wide) sizes

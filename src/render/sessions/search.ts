@@ -1,9 +1,8 @@
 // The human output of `clawkit sessions search`: its result as text (the command chooses when to print it).
-import {paint} from '../color.js'
-import {printable} from '../safe.js'
 import {localTime} from '../../sessions/format.js'
 import {type SearchHit, type SessionsSearchResult, snippetView} from '../../sessions/search.js'
-import {hintInContext} from '../../cli/hint-context.js'
+import {paint} from '../color.js'
+import {hintInContext, printable} from '../safe.js'
 
 /**
  * The snippet on word boundaries, `…` where text was left out before or after it, its matches highlighted (on a

@@ -1,10 +1,9 @@
 // The human output of `clawkit sessions usage`: its result as text (the command chooses when to print it).
-import {colorEnabled, paint} from '../color.js'
-import {cutToWidth, type FitCell, type FitColumn, hiddenNote, keyCutter, renderFitted, wrapHanging} from '../fit.js'
-import {printable} from '../safe.js'
 import {groupDigits, localTime} from '../../sessions/format.js'
 import type {SessionsUsageResult, UsageRow} from '../../sessions/usage.js'
-import {hintInContext} from '../../cli/hint-context.js'
+import {colorEnabled, paint} from '../color.js'
+import {cutToWidth, type FitCell, type FitColumn, hiddenNote, keyCutter, renderFitted, wrapHanging} from '../fit.js'
+import {hintInContext, printable} from '../safe.js'
 
 const usd = (n: number, estimated: boolean) => `$${n.toFixed(4)}${estimated ? '*' : ''}`
 const when = (iso: string | null) => (iso ? printable(localTime(iso)) : '-')

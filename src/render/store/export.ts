@@ -1,6 +1,6 @@
 // The human output of `clawkit store export`: its result as text (the command chooses when to print it).
 import type {StoreExportResult} from '../../store/bridge/export.js'
-import {formatBytes} from '../../store/bytes.js'
+import {formatBytes} from '../../text/bytes.js'
 
 export function renderExport(r: StoreExportResult): string {
   const L = [`Exported to ${r.out} (JSON-era state dir)`]

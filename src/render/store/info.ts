@@ -1,6 +1,6 @@
 // The human output of `clawkit store info`: its result as text (the command chooses when to print it).
 import type {StoreInfoResult} from '../../store/bridge/info.js'
-import {formatBytes} from '../../store/bytes.js'
+import {formatBytes} from '../../text/bytes.js'
 
 export function renderStoreInfo(r: StoreInfoResult): string {
   // Each agent's heading, then its labelled rows; the values of every block start in one column.

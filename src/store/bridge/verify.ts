@@ -14,10 +14,10 @@ import path from 'node:path'
 
 import {normalizeAgentId} from '../../config/agent-id.js'
 import {ClawkitError, ExitCode} from '../../errors.js'
+import {sha256} from '../../util/hash.js'
 import {mapSqliteError, openAgentDb, type SqlDatabase} from '../sqlite/driver.js'
 import {readNodes, streamEvents} from '../sqlite/export-read.js'
 import type {OpenClawState} from '../state.js'
-import {sha256} from '../../util/hash.js'
 import {agentPaths, IMPORT_ARCHIVE_DIR} from './locate.js'
 import {type ManifestMove, readMigrationRuns} from './runs.js'
 

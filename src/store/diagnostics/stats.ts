@@ -4,10 +4,10 @@
 // touches a session file.
 import fs from 'node:fs'
 
+import {finiteNumber} from '../../util/values.js'
 import type {SqliteSessionStore} from '../sqlite/store.js'
 import type {OpenClawState} from '../state.js'
 import type {SessionEntry} from '../types.js'
-import {finiteNumber} from '../../util/values.js'
 import type {StoreScan} from './file/scan.js'
 
 /** A session that may make a recent list: rows are built only for the few that do (10 of 10 000). */

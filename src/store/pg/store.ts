@@ -1,51 +1,21 @@
 // The fleet replica's backend: one host's agent in the `clawkit_*` tables of a shared PostgreSQL (docs/fleet.md), behind
-// the same SessionStore interface as the JSON files and the SQLite database, read side only. `clawkit sync` writes the
-// rows on each host; every write method here refuses, because the host's own store is the truth and a write to its
-// copy would be lost on the next sync (or worse, believed).
-import {ClawkitError, ExitCode} from '../../errors.js'
+// the same read side as the JSON files and the SQLite database (SessionReader). `clawkit sync` writes the rows on each
+// host; this store has no write at all, because the host's own store is the truth and a write to its copy would be
+// lost on the next sync (or worse, believed): handing it to a writer is a type error.
+import {ClawkitError} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
-import {emptyStoreData, findEntryIn} from '../file-store.js'
-import {idempotencyHitOf} from '../idempotency.js'
+import {idempotencyHitOf, isEntry} from '../entries.js'
+import {findEntryIn} from '../entry-lookup.js'
 import {sqlNeedle} from '../grep.js'
-import {isBlankLine} from '../line-reader.js'
+import {emptyStoreData} from '../index-data.js'
+import {isBlankLine, parseLine} from '../lines.js'
+import {badEntrySessionId, isSafeSessionId} from '../session-id.js'
 import {normalizeSessionKey} from '../session-key.js'
-import {type AppendResult, badEntrySessionId, isEntry, isSafeSessionId, type NewEntry, parseLine, type TailOptions, type TranscriptLocation, type TranscriptReadResult} from '../transcript.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {
-  ContentCandidates,
-  RawLineFilter,
-  StatsOptions,
-  StoreStats,
-  TranscriptMark,
-  TranscriptSince,
-  AgentSession,
-  FoundEntry,
-  IdempotencyHit,
-  KeySession,
-  LockedTranscript,
-  ResetOptions,
-  ResetOutcome,
-  ResetPlan,
-  SessionEntry,
-  SessionStore,
-  SessionStoreData,
-  StoreRef,
-  TranscriptAppendOptions,
-  TranscriptLine,
-  TranscriptLockOptions,
-  TranscriptRef,
-  UpdateOptions,
-} from '../types.js'
+import type {AgentSession, ContentCandidates, FoundEntry, IdempotencyHit, KeySession, RawLineFilter, SessionEntry, SessionReader, SessionStoreData, StatsOptions, StoreCapabilities, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLocation, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince} from '../types.js'
 
 /** A query on the fleet database; errors come back as one line without the password (FleetState.query). */
 export type PgQuery = <R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>
-
-/** What every write to the replica fails with: exit 2, like any other flag a command cannot honour. */
-export class ReplicaReadOnlyError extends ClawkitError {
-  constructor(what: string) {
-    super(`the fleet replica is for reading; run this on the host: ${what}`, {code: 'E_REPLICA_READ_ONLY', exitCode: ExitCode.usage, suggestions: ['drop --store-url to act on this machine\'s own store']})
-  }
-}
 
 /** `pg:<host>/<agent>#<sessionId>`: a replica transcript's name, printed where a local read prints a path. */
 export function pgLocator(host: string, agentId: string, sessionId: string): string {
@@ -95,8 +65,10 @@ export interface PgStoreOptions {
   searchTextVersions?: boolean
 }
 
-export class PgSessionStore implements SessionStore {
+export class PgSessionStore implements SessionReader {
   readonly ref: StoreRef
+  /** The trigram index on clawkit_events.search_text answers contentCandidates (where pg_trgm is there: searchIndex). */
+  readonly capabilities: StoreCapabilities
   readonly host: string
   readonly era: 'json' | 'sqlite'
   /** Transcript rows by session id, as far as loaded; null: looked up and not there. */
@@ -111,6 +83,7 @@ export class PgSessionStore implements SessionStore {
     this.host = opts.host
     this.era = opts.era
     this.searchIndex = opts.searchIndex ?? 'none'
+    this.capabilities = {fullText: false, contentIndex: this.searchIndex === 'pg_trgm', changeTracking: false}
     this.contentLinesCap = opts.contentLinesCap ?? CONTENT_LINES_CAP
     this.searchTextVersions = opts.searchTextVersions ?? true
   }
@@ -280,10 +253,6 @@ export class PgSessionStore implements SessionStore {
     // and answering "missing" for it would be a silent lie.
     if (row === undefined && !this.loadedAll) throw new ClawkitError(`transcriptOf(${sessionId}) before the replica store read its entry`, {code: 'E_INTERNAL'})
     return {locator: pgLocator(this.host, this.ref.agentId, sessionId), location: this.locationOf(entry.sessionFile, row), exists: Boolean(row)}
-  }
-
-  newSessionFile(sessionId: string): string {
-    return pgLocator(this.host, this.ref.agentId, sessionId)
   }
 
   /** The session id a locator of this store names; anything else is a caller's bug. */
@@ -509,26 +478,25 @@ export class PgSessionStore implements SessionStore {
     return rows.map((r) => ({...this.sessionOf(r), key: r.session_key, foundBy: r.found_by}))
   }
 
-  // -------------------------------------------------------------------------------------------------------------
-  // Writes: the replica is a copy; the host's store is the truth.
-
-  async update<T>(_mutator: (data: SessionStoreData) => T | Promise<T>, _opts?: UpdateOptions): Promise<T> {
-    throw new ReplicaReadOnlyError('an index update')
+  async indexedLines(): Promise<undefined> {
+    return undefined
   }
 
-  withTranscript<T>(_t: TranscriptRef, _fn: (tx: LockedTranscript) => Promise<T>, _opts?: TranscriptLockOptions): Promise<T> {
-    return Promise.reject(new ReplicaReadOnlyError('a transcript write'))
+  // No change tracking (capabilities): a replica is read through its own queries, never kept in a local catalog.
+  async listingToken(): Promise<{token: string; changed: boolean}> {
+    return {token: '', changed: true}
   }
 
-  async append(_t: TranscriptRef, _items: NewEntry[], _opts?: TranscriptAppendOptions & {lockTimeoutMs?: number}): Promise<AppendResult> {
-    throw new ReplicaReadOnlyError('an append to a transcript')
+  async unchangedSince(items: readonly unknown[]): Promise<boolean[]> {
+    return items.map(() => false)
   }
 
-  async planReset(key: string, _now: Date): Promise<ResetPlan> {
-    throw new ReplicaReadOnlyError(`clawkit sessions reset ${key}`)
+  // eslint-disable-next-line require-yield
+  async *grepSpans(): AsyncIterable<TranscriptLine> {
+    throw new Error('grepSpans needs a store with capabilities.changeTracking')
   }
 
-  async reset(key: string, _opts: ResetOptions): Promise<ResetOutcome> {
-    throw new ReplicaReadOnlyError(`clawkit sessions reset ${key}`)
+  transcriptBytes(): number | undefined {
+    return undefined
   }
 }

@@ -5,13 +5,11 @@
 //
 // Published archive files (`agents/<id>/sessions/<archive_name>`) are not listed: 2026.9.6 publishes every row as a
 // file byte-identical to its blob and keeps the row, so a file only duplicates a row (docs/sqlite-writes.md).
-
-import {parseLine} from '../line-reader.js'
-import type {TailOptions, TranscriptReadResult} from '../transcript.js'
-import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {KeySession, TranscriptLine, TranscriptRef} from '../types.js'
-import type {SqlDatabase} from './driver.js'
 import {sha256} from '../../util/hash.js'
+import {parseLine} from '../lines.js'
+import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
+import type {KeySession, TailOptions, TranscriptLine, TranscriptReadResult, TranscriptRef} from '../types.js'
+import type {SqlDatabase} from './driver.js'
 
 /** `<db path>#archive/<archive_name>`: archive names never contain `/` or `#` (OpenClaw checks they stay a basename). */
 const MARK = '#archive/'

@@ -13,9 +13,9 @@
 // a turn on a long session, where the whole read of a shorter one still refuses it (E_SQLITE_EVENT): the context is
 // exact either way, and the JSON era's lazy read likewise never parses such lines. `clawkit doctor` reports them.
 import {ClawkitError} from '../../errors.js'
-import {type ContextRead, contextPath, type Slot, stubSlot} from '../context-read.js'
+import {contextPath, type ContextRead, type Slot, stubSlot} from '../context-path.js'
 import {pathToLeaf} from '../context.js'
-import {isEntry, isHeader} from '../transcript.js'
+import {isEntry, isHeader} from '../entries.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import {type EventRow, eventText, type SqlDatabase} from './driver.js'
 

@@ -2,11 +2,10 @@
 // session_nodes, and a transcript's last events read backwards by seq. Every function runs inside the caller's
 // BEGIN ... COMMIT (see snapshot()), so one read sees one WAL snapshot.
 import {ClawkitError, ExitCode} from '../../errors.js'
-import type {TranscriptReadResult} from '../transcript.js'
+import {type LineGrep, sqlNeedle} from '../grep.js'
 import {headerVersion} from '../transcript-migrations.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import {type LineGrep, sqlNeedle} from '../grep.js'
-import type {RawLineFilter, SessionEntry, TranscriptLine} from '../types.js'
+import type {RawLineFilter, SessionEntry, TranscriptLine, TranscriptReadResult} from '../types.js'
 import {eventText, mapSqliteError, type EventRow, type SqlDatabase} from './driver.js'
 
 /** A row OpenClaw itself refuses to list: the whole listing fails, as `openclaw sessions` does (section 3.1 invariant 4). */
@@ -474,6 +473,7 @@ export function lastUpdatedAt(db: SqlDatabase): number | null {
 /** The `limit` newest listed sessions, by the updated_at index (status's recent list): rows it skips are passed over. */
 export function newestEntries(db: SqlDatabase, dbPath: string, limit: number): {key: string; entry: SessionEntry}[] {
   const out: {key: string; entry: SessionEntry}[] = []
+  if (limit <= 0) return out
   const it = db.prepare(`SELECT ${NODE_COLUMNS} FROM session_nodes WHERE entry_valid != -1 ORDER BY updated_at DESC, session_key LIMIT ?`).all(limit * 4 + 16)
   const placeholder = windowCheck(db)
   for (const row of it) {

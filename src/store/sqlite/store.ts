@@ -5,62 +5,26 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {ClawkitError} from '../../errors.js'
-import {ChainMutexes} from '../chain-mutex.js'
-import {compileGrep} from '../grep.js'
-import {emptyStoreData} from '../file-store.js'
-import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
-import {openRegularSync} from '../safe-open.js'
+import {openRegularSync} from '../../os/safe-open.js'
 import {sha256} from '../../util/hash.js'
+import {ChainMutexes} from '../chain-mutex.js'
+import {isHeader} from '../entries.js'
+import {compileGrep} from '../grep.js'
+import {emptyStoreData} from '../index-data.js'
+import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {normalizeSessionKey} from '../session-key.js'
-import {type AppendResult, isHeader, type NewEntry, type TailOptions, type TranscriptReadResult} from '../transcript.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
-import type {
-  AgentSession,
-  FoundEntry,
-  IdempotencyHit,
-  KeySession,
-  LineSpan,
-  LockedTranscript,
-  MarkCheck,
-  RawLineFilter,
-  ResetOptions,
-  ResetOutcome,
-  ResetPlan,
-  SessionEntry,
-  SessionStore,
-  SessionStoreData,
-  StatsOptions,
-  StoreRef,
-  StoreStats,
-  TranscriptAppendOptions,
-  TranscriptLine,
-  TranscriptLockOptions,
-  TranscriptMark,
-  TranscriptSince,
-  TranscriptRef,
-  UpdateOptions,
-} from '../types.js'
-import {readSessionForContext} from './context.js'
+import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LineSpan, LockedTranscript, MarkCheck, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import {appendChained, appendEvents, appendEventsTx, chainNew, currentLeaf, findIdempotencyKey} from './append.js'
 import {archiveLines, archiveNameOf, archiveSession, archiveSha, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
+import {readSessionForContext} from './context.js'
 import {openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
+import {writeEntryChangesTx} from './entry-rows.js'
 import {lazyEntries} from './lazy-entries.js'
+import {assertNoGatewayOwner} from './ownership.js'
 import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents, windowMarks} from './read.js'
-import {
-  appendChained,
-  appendEvents,
-  appendEventsTx,
-  assertNoGatewayOwner,
-  chainNew,
-  currentLeaf,
-  findIdempotencyKey,
-  immediateAsync,
-  immediateWrite,
-  planSessionReset,
-  resetSession,
-  SQLITE_HEADER_VERSION,
-  writeEntryChangesTx,
-  type WriteWait,
-} from './write.js'
+import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
+import {planSessionReset, resetSession, SQLITE_HEADER_VERSION} from './write.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -93,6 +57,11 @@ const ENTRY_PAGE = 256
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
   readonly ref: StoreRef
+  /**
+   * OpenClaw's FTS5 table answers indexedLines; there is no content index over the whole agent. Its seqs, watermarks and
+   * file stats tell what changed (listingToken, unchangedSince).
+   */
+  readonly capabilities = {fullText: true, contentIndex: false, changeTracking: true}
   private opened?: OpenedDb
   private readonly checkAgent: boolean
 
@@ -314,6 +283,10 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
+  async contentCandidates(): Promise<undefined> {
+    return undefined
+  }
+
   /** OpenClaw's FTS5 index, where its projection covers the whole session (read.ts ftsEventLines). */
   async indexedLines(t: TranscriptRef, tokens: readonly string[]): Promise<TranscriptLine[] | undefined> {
     // OpenClaw's FTS rows leave with a deleted session: its archive is always scanned.
@@ -418,6 +391,11 @@ export class SqliteSessionStore implements SessionStore {
         return w !== undefined && w.maxSeq !== null && w.generation === mark.generation && w.maxSeq === mark.seq - 1
       })
     })
+  }
+
+  /** Not known cheaply: a session's events are rows, not a file. */
+  transcriptBytes(): number | undefined {
+    return undefined
   }
 
   /**
@@ -559,19 +537,26 @@ export class SqliteSessionStore implements SessionStore {
     return withLock(file, fn, {timeoutMs: opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, signal: opts.signal, onWait: opts.onWait})
   }
 
+  /** Updates of this store take turns within the process: a mutator may await, and its transaction stays open meanwhile. */
+  private readonly updateLock = new ChainMutexes()
+
   async update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, opts: UpdateOptions = {}): Promise<T> {
-    const h = this.w
-    return immediateAsync(
-      h,
-      async () => {
-        const lazy = lazyEntries(h.db)
-        const result = await mutator(lazy.data)
-        const {before, after} = lazy.changes()
-        writeEntryChangesTx(h.db, this.ref.agentId, before, after)
-        return result
-      },
-      this.waitFor(opts.onWait),
-    )
+    // One write connection: a second BEGIN IMMEDIATE on it while the first update's mutator awaits would fail with
+    // "cannot start a transaction within a transaction" (the contract promises turns, as the file store's lock gives).
+    return this.updateLock.run(this.ref.path, () => {
+      const h = this.w
+      return immediateAsync(
+        h,
+        async () => {
+          const lazy = lazyEntries(h.db)
+          const result = await mutator(lazy.data)
+          const {before, after} = lazy.changes()
+          writeEntryChangesTx(h.db, this.ref.agentId, before, after)
+          return result
+        },
+        this.waitFor(opts.onWait),
+      )
+    })
   }
 
   withTranscript<T>(t: TranscriptRef, fn: (tx: LockedTranscript) => Promise<T>, opts: TranscriptLockOptions = {}): Promise<T> {
@@ -630,10 +615,6 @@ export class SqliteSessionStore implements SessionStore {
       },
       opts,
     )
-  }
-
-  append(t: TranscriptRef, items: NewEntry[], opts: TranscriptAppendOptions & {lockTimeoutMs?: number} = {}): Promise<AppendResult> {
-    return this.withTranscript(t, (tx) => tx.append(items, opts))
   }
 
   async findIdempotencyKey(t: TranscriptRef, key: string): Promise<IdempotencyHit | undefined> {

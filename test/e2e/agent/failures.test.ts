@@ -78,8 +78,8 @@ describe('context guard', () => {
     expect(e).toMatchObject({compactionCount: 1, inputTokens: retried.inputTokens, totalTokens: retried.inputTokens, totalTokensFresh: true})
     expect(json(r).meta.agentMeta.lastCallUsage!.input).toBe(retried.inputTokens)
     // The summary still costs money: input at $3/M on top of the retried call's cost.
-    const retriedCost = (retried.inputTokens * 3 + e.outputTokens * 15) / 1e6
-    expect(e.estimatedCostUsd - costBefore).toBeGreaterThan(retriedCost + (summary.inputTokens * 3) / 1e6 - 1e-9)
+    const retriedCost = (Number(retried.inputTokens) * 3 + Number(e.outputTokens) * 15) / 1e6
+    expect(Number(e.estimatedCostUsd) - Number(costBefore)).toBeGreaterThan(retriedCost + (summary.inputTokens * 3) / 1e6 - 1e-9)
   })
 
   it('a turn that compacts and then fails (no later call succeeds) records the post-compaction estimate as a fresh totalTokens and clears the old counters', async () => {
@@ -102,7 +102,7 @@ describe('context guard', () => {
     expect(e.totalTokens).not.toBe(summary.inputTokens)
     expect(e.inputTokens).toBeUndefined()
     expect(e.outputTokens).toBeUndefined()
-    expect(e.estimatedCostUsd).toBeGreaterThan(before.estimatedCostUsd)
+    expect(e.estimatedCostUsd).toBeGreaterThan(Number(before.estimatedCostUsd))
   })
 
   it('pre-call guard: past window minus reserve, the turn compacts before calling (no 400 needed)', async () => {

@@ -17,7 +17,7 @@ describe('agent reply on the terminal', () => {
     const doc = json(await a.run(['agent', '--agent', 'main', '-m', hidden, '--json']))
     expect(doc.payloads[0].text).toBe(`Echo: ${hidden}`)
     const file = store(a.state)['agent:main:main'].sessionFile
-    const replies = transcriptLines(file).filter((e) => e.message?.role === 'assistant')
+    const replies = transcriptLines(String(file)).filter((e) => e.message?.role === 'assistant')
     expect(replies.at(-1).message.content.find((b: {type: string}) => b.type === 'text').text).toBe(`Echo: ${hidden}`)
   })
   // The mock streams the reply in deltas of 16 UTF-16 units; "Echo: " is 6, so the offsets below are the split points.

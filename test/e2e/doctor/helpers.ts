@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import type {DoctorResult} from '../../../src/commands/doctor.js'
-import {baseEnv, json, runCli, tempDir} from '../../support/cli.js'
+import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {sha256} from '../../support/state-files.js'
 
 export async function doctor(state: string, flags: string[] = [], env?: Record<string, string>) {
@@ -80,4 +80,11 @@ export function localizeSessionFiles(state: string): void {
     for (const e of Object.values<any>(data)) if (typeof e.sessionFile === 'string') e.sessionFile = path.join(sessionsDir(state, agent), path.basename(e.sessionFile))
     fs.writeFileSync(file, JSON.stringify(data, null, 2))
   }
+}
+
+/** A copy of a fixture (at `dest` when given) with every sessionFile pointing at its local copy: a healthy store. */
+export function healthy(fixture: string, dest?: string): string {
+  const state = copyFixture(fixture, dest)
+  localizeSessionFiles(state)
+  return state
 }

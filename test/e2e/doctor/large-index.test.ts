@@ -4,7 +4,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {scanStore, UNREAD_ENTRY_FIELDS} from '../../../src/store/diagnostics/file/scan.js'
-import {serializeStore} from '../../../src/store/file-store.js'
+import {serializeStore} from '../../../src/store/file/store.js'
 import type {SessionStoreData} from '../../../src/store/types.js'
 import {baseEnv, copyFixture, json, ROOT, runCli, sessionsJsonPath, TWO_AGENTS} from '../../support/cli.js'
 

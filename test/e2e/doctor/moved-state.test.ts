@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {snapshot} from '../../support/state-files.js'
 import {doctor, expectNoLineLost, ids, sessionsDir, transcriptLineHashes} from './helpers.js'
 
@@ -38,7 +38,7 @@ describe('doctor on a moved or copied state dir (the fixtures as they are)', () 
     expect(backups).toHaveLength(1)
     expect(fs.readFileSync(path.join(sessionsDir(state), backups[0]), 'utf8')).toBe(original)
     expect(doc.findings[0].backup).toBe(path.join(sessionsDir(state), backups[0]))
-    const data = readJson(sessionsJsonPath(state))
+    const data = readIndexFile(sessionsJsonPath(state))
     for (const e of Object.values<any>(data)) expect(path.dirname(e.sessionFile)).toBe(sessionsDir(state))
     // unknown fields survive the rewrite
     expect(data['agent:main:main'].compactionCheckpoints).toHaveLength(1)

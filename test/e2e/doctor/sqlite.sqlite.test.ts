@@ -13,6 +13,13 @@ import {afterEach, expect, it} from 'vitest'
 import type {DoctorResult} from '../../../src/commands/doctor.js'
 import {copyFixture, readJson, tempDir} from '../../support/cli.js'
 import {describeSqlite, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
+
+/** What these tests change in a run manifest OpenClaw's import wrote (session-sqlite-migration-runs/*.json). */
+interface RunManifest {
+  completedAt?: string
+  failedAt?: string
+  targets: {completedMoves: {kind: string; artifact: {classification?: string; reason?: string}}[]}[]
+}
 import {doctor} from './helpers.js'
 
 const require = createRequire(import.meta.url)
@@ -255,7 +262,7 @@ describeSqlite('doctor on SQLite-era agents', () => {
       damage: (state) => {
         const dir = path.join(state, 'session-sqlite-migration-runs')
         const file = path.join(dir, fs.readdirSync(dir)[0])
-        const m = readJson(file)
+        const m = readJson<RunManifest>(file)
         delete m.completedAt
         m.failedAt = '2026-11-26T10:49:15.000Z'
         fs.writeFileSync(file, JSON.stringify(m, null, 2))
@@ -269,7 +276,7 @@ describeSqlite('doctor on SQLite-era agents', () => {
       damage: (state) => {
         const dir = path.join(state, 'session-sqlite-migration-runs')
         const file = path.join(dir, fs.readdirSync(dir)[0])
-        const m = readJson(file)
+        const m = readJson<RunManifest>(file)
         m.targets[1].completedMoves.pop()
         fs.writeFileSync(file, JSON.stringify(m, null, 2))
       },
@@ -289,8 +296,8 @@ describeSqlite('doctor on SQLite-era agents', () => {
       damage: (state) => {
         const dir = path.join(state, 'session-sqlite-migration-runs')
         const file = path.join(dir, fs.readdirSync(dir)[0])
-        const m = readJson(file)
-        const move = m.targets[0].completedMoves.find((x: any) => x.kind === 'transcript')
+        const m = readJson<RunManifest>(file)
+        const move = m.targets[0].completedMoves.find((x) => x.kind === 'transcript')!
         move.artifact.classification = 'protected'
         move.artifact.reason = 'incomplete-index-import'
         fs.writeFileSync(file, JSON.stringify(m, null, 2))

@@ -4,13 +4,8 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {doctor, expectNoLineLost, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
+import {doctor, expectNoLineLost, healthy, ids, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
 
-function healthy(fixture: string, dest?: string): string {
-  const state = copyFixture(fixture, dest)
-  localizeSessionFiles(state)
-  return state
-}
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777
 
@@ -88,8 +83,10 @@ describe('doctor: the state dir as a whole', () => {
     fs.writeFileSync(path.join(state, 'agents', 'work', 'agent', 'openclaw-agent.sqlite'), '', {mode: 0o600})
     const {r, doc} = await doctor(state)
     // The work agent's own sessions.json beside that (empty) database was never imported: OpenClaw 2026.9.6 refuses to
-    // start on it, hence an error of its own (docs/doctor.md, SQLite-era findings).
-    expect(ids(doc)).toEqual(['legacy-sessions-dir', 'sqlite-legacy-not-imported', 'sqlite-store'])
+    // start on it, hence an error of its own (docs/doctor.md, SQLite-era findings). The 0-byte database is one more
+    // error (issue 25 finding 6): no OpenClaw database at all, whatever this Node can open.
+    expect(ids(doc)).toEqual(['legacy-sessions-dir', 'sqlite-empty-file', 'sqlite-legacy-not-imported', 'sqlite-store'])
+    expect(doc.findings.find((f) => f.id === 'sqlite-empty-file')).toMatchObject({severity: 'error', agentId: 'work'})
     expect(doc.findings.find((f) => f.id === 'sqlite-store')).toMatchObject({severity: 'info', agentId: 'work', fixable: false})
     expect(doc.findings.find((f) => f.id === 'sqlite-legacy-not-imported')).toMatchObject({severity: 'error', agentId: 'work', fixable: false, details: {entries: 1}})
     expect(r.code).toBe(4)

@@ -3,14 +3,9 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, ids, localizeSessionFiles, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
+import {baseEnv, COMPACTION, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {COMPACT_MAIN_ID, doctor, expectNoLineLost, EXPLICIT_ID, EXPLICIT_KEY, healthy, ids, MAIN_ID, sessionsDir, transcriptLineHashes, transcriptOf, WORK_ID} from './helpers.js'
 
-function healthy(fixture: string): string {
-  const state = copyFixture(fixture)
-  localizeSessionFiles(state)
-  return state
-}
 
 describe('doctor: transcripts of index entries', () => {
   it('a healthy localized fixture has no finding and exits 0', async () => {
@@ -174,7 +169,7 @@ describe('doctor: big transcripts and foreign paths', () => {
     fs.mkdirSync(elsewhere, {recursive: true})
     const foreign = path.join(elsewhere, `${WORK_ID}.jsonl`)
     fs.renameSync(transcriptOf(state, 'work', WORK_ID), foreign)
-    const store = readJson(sessionsJsonPath(state, 'work'))
+    const store = readIndexFile(sessionsJsonPath(state, 'work'))
     store['agent:work:main'].sessionFile = foreign
     fs.writeFileSync(sessionsJsonPath(state, 'work'), JSON.stringify(store, null, 2))
     const {r, doc} = await doctor(state)
@@ -193,7 +188,7 @@ describe('doctor: big transcripts and foreign paths', () => {
 describe('doctor: orphans (never archive a transcript that holds messages)', () => {
   it('an unreferenced transcript with messages is re-indexed as agent:<id>:explicit:<sessionId> with figures from the file', async () => {
     const state = healthy(COMPACTION)
-    const store = readJson(sessionsJsonPath(state))
+    const store = readIndexFile(sessionsJsonPath(state))
     const dropped = store[EXPLICIT_KEY]
     delete store[EXPLICIT_KEY]
     fs.writeFileSync(sessionsJsonPath(state), JSON.stringify(store, null, 2))
@@ -204,7 +199,7 @@ describe('doctor: orphans (never archive a transcript that holds messages)', () 
     expect(doc.findings[0].path).toBe(transcriptOf(state, 'main', EXPLICIT_ID))
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code).toBe(0)
-    const entry = readJson(sessionsJsonPath(state))[EXPLICIT_KEY]
+    const entry = readIndexFile(sessionsJsonPath(state))[EXPLICIT_KEY]
     expect(entry).toMatchObject({
       sessionId: EXPLICIT_ID,
       sessionFile: transcriptOf(state, 'main', EXPLICIT_ID),
@@ -234,7 +229,7 @@ describe('doctor: orphans (never archive a transcript that holds messages)', () 
     expect(doc.findings[0]).toMatchObject({key: EXPLICIT_KEY, fixable: true, action: `set sessionFile to ${renamed}`})
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code).toBe(0)
-    const store = readJson(sessionsJsonPath(state))
+    const store = readIndexFile(sessionsJsonPath(state))
     expect(store[EXPLICIT_KEY].sessionFile).toBe(renamed)
     expect(Object.keys(store)).toHaveLength(2)
     expect((await doctor(state)).doc.findings).toEqual([])
@@ -246,12 +241,12 @@ describe('doctor: orphans (never archive a transcript that holds messages)', () 
     // is still in place.
     const copy = path.join(sessionsDir(state), 'copied-by-hand.jsonl')
     fs.copyFileSync(transcriptOf(state, 'main', EXPLICIT_ID), copy)
-    const before = readJson(sessionsJsonPath(state))
+    const before = readIndexFile(sessionsJsonPath(state))
     const fixed = await doctor(state, ['--fix', '--yes'])
     const orphan = fixed.doc.findings.find((f) => f.id === 'orphan-transcript')
     expect(orphan).toMatchObject({path: copy, fixable: false, fixed: false})
     expect(orphan!.message).toContain(`belongs to entry "${EXPLICIT_KEY}"`)
-    expect(readJson(sessionsJsonPath(state))).toEqual(before)
+    expect(readIndexFile(sessionsJsonPath(state))).toEqual(before)
     expect(ids(fixed.doc)).not.toContain('duplicate-session-id')
   })
 
@@ -283,8 +278,8 @@ describe('doctor: orphans (never archive a transcript that holds messages)', () 
     expect(ids(doc)).toEqual(['orphan-transcript', 'orphan-transcript'])
     const fixed = await doctor(state, ['--fix'])
     expect(fixed.r.code).toBe(0)
-    expect(Object.keys(readJson(sessionsJsonPath(state, 'main')))).toEqual([`agent:main:explicit:${MAIN_ID}`])
-    expect(Object.keys(readJson(sessionsJsonPath(state, 'work')))).toEqual([`agent:work:explicit:${WORK_ID}`])
+    expect(Object.keys(readIndexFile(sessionsJsonPath(state, 'main')))).toEqual([`agent:main:explicit:${MAIN_ID}`])
+    expect(Object.keys(readIndexFile(sessionsJsonPath(state, 'work')))).toEqual([`agent:work:explicit:${WORK_ID}`])
     expect(fs.statSync(sessionsJsonPath(state, 'main')).mode & 0o777).toBe(0o600)
     expect(expectNoLineLost(before, state)).toEqual([])
   })

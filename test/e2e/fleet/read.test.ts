@@ -8,7 +8,7 @@ import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {connectPg} from '../../../src/fleet/pg.js'
-import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search.js'
+import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search-text.js'
 
 import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
@@ -17,6 +17,11 @@ import {poisonUsage} from '../../support/usage-sums.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
+import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
+import type {SessionsListResult} from '../../../src/commands/sessions/list.js'
+import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
+import type {FleetStatusResult} from '../../../src/fleet/status.js'
+import type {BadLine} from '../../../src/store/transcript-types.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
 
@@ -45,14 +50,14 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
   }, 180_000)
 
   it('sessions list --all-hosts --all-agents --json: the union of every host\'s local list, plus host, newest first', async () => {
-    const r = expectDoc<any>(await fleet(['sessions', 'list', '--all-hosts', '--all-agents', '--json']), 'sessions-list')
+    const r = expectDoc<SessionsListResult>(await fleet(['sessions', 'list', '--all-hosts', '--all-agents', '--json']), 'sessions-list')
     const expected: Record<string, unknown>[] = []
     for (const host of Object.keys(HOSTS)) for (const row of json(ok(await local(host, ['sessions', 'list', '--all-agents', '--json']))).sessions) expected.push({host, ...row})
     expected.sort((a, b) => (b.updatedAt as number) - (a.updatedAt as number))
     expect(withoutAge(r.sessions)).toEqual(withoutAge(expected))
-    expect(r.sessions.map((s: {host: string}) => Object.keys(s)[0])).toEqual(expected.map(() => 'host'))
+    expect(r.sessions.map((s) => Object.keys(s)[0])).toEqual(expected.map(() => 'host'))
     expect(r).toMatchObject({path: null, hosts: ['alpha', 'beta', 'gamma'], allAgents: true, count: expected.length, totalCount: expected.length, hasMore: false, limitApplied: null})
-    expect(r.stores.map((s: {host: string; agentId: string}) => `${s.host}/${s.agentId}`)).toEqual(['alpha/main', 'alpha/work', 'beta/main', 'gamma/main'])
+    expect(r.stores?.map((s) => `${s.host}/${s.agentId}`)).toEqual(['alpha/main', 'alpha/work', 'beta/main', 'gamma/main'])
   })
 
   it('sessions list --host, --agent, --limit and --active: cut by the database; count stays the true number', async () => {
@@ -69,8 +74,8 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     // --usage: each row's cost so far, read from its transcript on the replica, as the host reads it from its own.
     const usage = json(ok(await fleet(['sessions', 'list', '--host', 'alpha', '--all-agents', '--usage', '--json'])))
     const usageHere = json(ok(await local('alpha', ['sessions', 'list', '--all-agents', '--usage', '--json'])))
-    expect(usage.sessions.map((s: any) => [s.key, s.usage])).toEqual(usageHere.sessions.map((s: any) => [s.key, s.usage]))
-    expect(usage.sessions.some((s: any) => s.usage.calls > 0)).toBe(true)
+    expect(usage.sessions.map((s) => [s.key, s.usage])).toEqual(usageHere.sessions.map((s) => [s.key, s.usage]))
+    expect(usage.sessions.some((s) => (s.usage?.calls ?? 0) > 0)).toBe(true)
     const table = ok(await fleet(['sessions', 'list', '--host', 'gamma']))
     expect(table.stdout).toContain('Fleet replica: 1 host(s) (gamma)')
     expect(table.stdout).toMatch(/^gamma\s+main\s+direct\s+agent:main:main/m)
@@ -83,16 +88,16 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
       // sessionFile / sessions[].sessionFile: `pg:<host>/<agent>#<sessionId>` on the replica, the host's path locally. An
       // unreadable line's position is a locator too: a byte offset in the host's file (its line unknown when read from
       // the end), a seq on the replica; the lines flagged, their reasons and previews must be the same.
-      const bad = (b: any[] | undefined) => b?.map((x) => ({...x, line: undefined, offset: undefined}))
-      const strip = (d: any) => ({...d, sessionFile: undefined, badLines: bad(d.badLines), sessions: d.sessions?.map((s: any) => ({...s, sessionFile: undefined, badLines: bad(s.badLines)}))})
+      const bad = (b: BadLine[] | undefined) => b?.map((x) => ({...x, line: undefined, offset: undefined}))
+      const strip = (d: SessionsHistoryResult) => ({...d, sessionFile: undefined, badLines: bad(d.badLines), sessions: d.sessions?.map((s) => ({...s, sessionFile: undefined}))})
       for (const extra of [['--limit', '3'], ['--limit', '50', '--raw'], ['--include-archived', '--limit', '40'], ['--include-archived', '--limit', '2', '--raw']]) {
         const args = ['sessions', 'history', key, ...extra, '--json']
         const [fromReplica, fromHost] = await Promise.all([fleet([...args, '--host', host]), local(host, args)])
-        const mine = expectDoc<any>(fromReplica, 'sessions-history')
+        const mine = expectDoc<SessionsHistoryResult>(fromReplica, 'sessions-history')
         const theirs = json<SessionsHistoryResult>(ok(fromHost))
         expect(strip(mine), `${host} ${args.join(' ')}`).toEqual(strip({host, ...theirs}))
         expect(mine.sessionFile).toMatch(new RegExp(`^pg:${host}/(main|work)#${theirs.sessionId}$`))
-        if (host === 'alpha' && key === 'agent:main:main') expect(mine.badLines.map((b: any) => b.reason), args.join(' ')).toEqual(['invalid-json', 'not-an-object'])
+        if (host === 'alpha' && key === 'agent:main:main') expect(mine.badLines.map((b) => b.reason), args.join(' ')).toEqual(['invalid-json', 'not-an-object'])
       }
     })
   }
@@ -141,26 +146,26 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
 
   it('sessions lineage of each host\'s keys equals the host\'s own, minus transcript locators', async () => {
     for (const [host, key] of [['alpha', 'agent:main:main'], ['beta', 'agent:main:main'], ['gamma', 'agent:main:main']]) {
-      const mine = expectDoc<any>(await fleet(['sessions', 'lineage', key, '--host', host, '--json']), 'sessions-lineage')
+      const mine = expectDoc<SessionsLineageResult>(await fleet(['sessions', 'lineage', key, '--host', host, '--json']), 'sessions-lineage')
       const theirs = json(ok(await local(host, ['sessions', 'lineage', key, '--json'])))
-      const strip = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})
+      const strip = (d: SessionsLineageResult) => ({...d, sessions: d.sessions.map((s) => ({...s, transcript: undefined}))})
       expect(strip(mine)).toEqual(strip({host, ...theirs}))
     }
     // Lineages with archives really were compared: beta's key was reset once, gamma's twice by OpenClaw.
-    expect(json(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'gamma', '--json']))).sessions.map((s: any) => s.where)).toEqual(['reset-archive', 'reset-archive', 'live'])
+    expect(json(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'gamma', '--json']))).sessions.map((s) => s.where)).toEqual(['reset-archive', 'reset-archive', 'live'])
     expect(ok(await fleet(['sessions', 'lineage', 'main', '--host', 'beta'])).stdout).toContain('Lineage of agent:main:main on host beta: 2 sessions')
   })
 
   it('history and lineage of an archived sessionId (gamma\'s .reset. archives) equal the host\'s own; no --host needed, only gamma has it', async () => {
     const archived = ['d8caeddb-04f7-465b-9b9e-21127366c273', '28bfe1c6-3dfd-46a2-8644-c20256d72837']
-    const stripH = (d: any) => ({...d, sessionFile: undefined})
-    const stripL = (d: any) => ({...d, sessions: d.sessions.map((s: any) => ({...s, transcript: undefined}))})
+    const stripH = (d: SessionsHistoryResult) => ({...d, sessionFile: undefined})
+    const stripL = (d: SessionsLineageResult) => ({...d, sessions: d.sessions.map((s) => ({...s, transcript: undefined}))})
     for (const id of archived) {
-      const mine = expectDoc<any>(await fleet(['sessions', 'history', id, '--limit', '50', '--json']), 'sessions-history')
+      const mine = expectDoc<SessionsHistoryResult>(await fleet(['sessions', 'history', id, '--limit', '50', '--json']), 'sessions-history')
       const theirs = json<SessionsHistoryResult>(ok(await local('gamma', ['sessions', 'history', id, '--limit', '50', '--json'])))
       expect(theirs.archived).toMatchObject({sessionId: id, where: 'reset-archive'})
       expect(stripH(mine)).toEqual(stripH({host: 'gamma', ...theirs}))
-      const lineage = expectDoc<any>(await fleet(['sessions', 'lineage', id, '--json']), 'sessions-lineage')
+      const lineage = expectDoc<SessionsLineageResult>(await fleet(['sessions', 'lineage', id, '--json']), 'sessions-lineage')
       expect(stripL(lineage)).toEqual(stripL({host: 'gamma', ...json(ok(await local('gamma', ['sessions', 'lineage', id, '--json'])))}))
     }
   })
@@ -169,10 +174,10 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     it(`sessions usage --host ${host} (by session, key, model and day) equals the host's own`, async () => {
       for (const by of ['session', 'key', 'model', 'day']) {
         const [fromReplica, fromHost] = await Promise.all([fleet(['sessions', 'usage', '--host', host, '--all-agents', '--by', by, '--json']), local(host, ['sessions', 'usage', '--all-agents', '--by', by, '--json'])])
-        const mine = expectDoc<any>(fromReplica, 'sessions-usage')
+        const mine = expectDoc<SessionsUsageResult>(fromReplica, 'sessions-usage')
         const theirs = json(ok(fromHost))
         // `source` says where each read (replica, or the host's catalog or scan): the figures are the same.
-        const strip = (d: any) => ({...d, hosts: undefined, source: undefined, removed: undefined, rows: d.rows.map((r: any) => ({...r, host: undefined}))})
+        const strip = (d: SessionsUsageResult) => ({...d, hosts: undefined, source: undefined, removed: undefined, rows: d.rows.map((r) => ({...r, host: undefined}))})
         expect(strip(mine), `${host} --by ${by}`).toEqual(strip(theirs))
         expect(mine.source).toBe('replica')
         expect(mine.hosts).toEqual([host])
@@ -183,12 +188,12 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
   }
 
   it('sessions usage --by host and the unprefixed fleet totals add up to the hosts\' own totals', async () => {
-    const totals: Record<string, any> = {}
+    const totals: Record<string, SessionsUsageResult['total']> = {}
     await Promise.all(Object.keys(HOSTS).map(async (host) => (totals[host] = json(ok(await local(host, ['sessions', 'usage', '--all-agents', '--json']))).total)))
     const byHost = json(ok(await fleet(['sessions', 'usage', '--by', 'host', '--json'])))
-    expect(byHost.rows.map((r: any) => [r.group, r.host, r.calls, r.costUsd]).sort()).toEqual(Object.entries(totals).filter(([, t]) => t.calls > 0).map(([h, t]) => [h, h, t.calls, t.costUsd]).sort())
+    expect(byHost.rows.map((r) => [r.group, r.host, r.calls, r.costUsd]).sort()).toEqual(Object.entries(totals).filter(([, t]) => t.calls > 0).map(([h, t]) => [h, h, t.calls, t.costUsd]).sort())
     const sessions = json(ok(await fleet(['sessions', 'usage', '--json'])))
-    expect(sessions.rows.map((r: any) => r.group.split('/')[0]).sort()).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma']))
+    expect(sessions.rows.map((r) => r.group.split('/')[0]).sort()).toEqual(expect.arrayContaining(['alpha', 'beta', 'gamma']))
     expect(sessions.total.calls).toBe(Object.values(totals).reduce((n, t) => n + t.calls, 0))
     const table = ok(await fleet(['sessions', 'usage'])).stdout
     expect(table).toContain('on 3 host(s) of the fleet replica')
@@ -215,7 +220,7 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
         fleet(['sessions', 'search', pattern, '--all-agents', '--limit', 'all', ...extra, '--json']).then((r) => expectDoc<SessionsSearchResult>(r, 'sessions-search')),
         ...Object.keys(HOSTS).map(async (host) => json<SessionsSearchResult>(ok(await local(host, ['sessions', 'search', pattern, '--all-agents', '--limit', 'all', ...extra, '--json'])))),
       ])
-      const norm = (h: any) => ({...h, transcript: undefined, host: undefined})
+      const norm = (h: SessionsSearchResult['hits'][number]) => ({...h, transcript: undefined, host: undefined})
       expect(all.hosts).toEqual(['alpha', 'beta', 'gamma'])
       expect(all.replicaIndex).toBe(index)
       let total = 0
@@ -246,23 +251,23 @@ describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts
     const theirs = json<SessionsSearchResult>(ok(await run(['--store-url', db])))
     const mine = json<SessionsSearchResult>(ok(await local('alpha', ['sessions', 'search', 'bootstrap', '--all-agents', '--limit', 'all', '--json'])))
     expect(mine.count).toBeGreaterThan(0)
-    const norm = (h: any) => ({...h, transcript: undefined, host: undefined})
+    const norm = (h: SessionsSearchResult['hits'][number]) => ({...h, transcript: undefined, host: undefined})
     expect(theirs.hits.map(norm)).toEqual(mine.hits.map(norm))
     // The index still serves the rows of the current version (none here): the search went through it.
     expect(theirs.replicaIndex).toBe('pg_trgm')
   })
 
   it('status --store-url: every host, its last sync and lag, its agents with their era; --json', async () => {
-    const r = expectDoc<any>(await fleet(['status', '--json']), 'status-fleet')
+    const r = expectDoc<FleetStatusResult>(await fleet(['status', '--json']), 'status-fleet')
     expect(r.storeUrl).not.toContain(PG_PASSWORD)
-    expect(r.hosts.map((h: any) => h.host)).toEqual(['alpha', 'beta', 'gamma'])
+    expect(r.hosts.map((h) => h.host)).toEqual(['alpha', 'beta', 'gamma'])
     for (const h of r.hosts) {
       // Seeded as synced 90 s ago.
       expect(h.lagMs).toBeGreaterThanOrEqual(90_000)
       expect(h.lagMs).toBeLessThan(600_000)
       expect(h.syncInProgress).toBe(false)
     }
-    expect(r.hosts[0].agents.map((a: any) => [a.agentId, a.era, a.sessions])).toEqual([['main', 'json', 1], ['work', 'json', 1]])
+    expect(r.hosts[0].agents.map((a) => [a.agentId, a.era, a.sessions])).toEqual([['main', 'json', 1], ['work', 'json', 1]])
     expect(r.hosts[1]).toMatchObject({sessions: 2, lastActivity: {key: 'agent:main:main', agentId: 'main'}})
     const text = ok(await fleet(['status']))
     // The seed is 90 s old when the suite starts; a loaded machine may take minutes to get here.

@@ -16,6 +16,7 @@ import {describePg, usePg} from '../../support/postgres.js'
 import {useServers} from '../../support/servers.js'
 import {DELETED_96, describeSqlite, IMPORTED_96, mixedEraState, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
 import type {SyncResult} from '../../../src/fleet/sync.js'
+import {appendTo} from '../../../src/store/append.js'
 
 const clients: PgClient[] = []
 afterEach(async () => {
@@ -60,7 +61,7 @@ describeSqlite('SqliteSessionStore.readSince (seq marks)', () => {
       expect(none.lines).toEqual([])
       expect(none.since.unchanged).toBe(true)
 
-      await store.append(s.transcript, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
+      await appendTo(store, s.transcript, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 1}}])
       const one = await read(none.mark)
       expect(one.since.rewritten).toBe(false)
       expect(one.lines).toEqual([all.mark.seq])

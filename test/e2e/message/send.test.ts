@@ -79,13 +79,13 @@ describe('message send: telegram', () => {
       lastThreadId: 42,
       origin: {provider: 'telegram', surface: 'telegram', chatType: 'group', from: 'telegram:group:-1001234567890:topic:42', to: 'telegram:-1001234567890', accountId: 'default', threadId: 42},
     })
-    expect(path.basename(entry.sessionFile)).toBe(`${entry.sessionId}-topic-42.jsonl`)
+    expect(path.basename(String(entry.sessionFile))).toBe(`${entry.sessionId}-topic-42.jsonl`)
     const lines = transcriptLines(state, key)
     expect(lines[0]).toMatchObject({type: 'session', version: 3, id: entry.sessionId, cwd: path.join(state, 'workspace')})
     expect(lines[1].parentId).toBeNull()
     expect(lines[1].message.content[0].text).toBe('Weekly chart\nchart.png')
     expect(lines[1].message.openclawMessageMeta).toMatchObject({channel: 'telegram', chatType: 'group', threadId: 42, providerMessageId: doc.payload.result!.messageId})
-    const file = path.join(state, 'agents/main/sessions', path.basename(entry.sessionFile))
+    const file = path.join(state, 'agents/main/sessions', path.basename(String(entry.sessionFile)))
     expect(fs.statSync(file).mode & 0o777).toBe(0o600)
   })
 

@@ -7,10 +7,10 @@ import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import type {SessionsExportResult} from '../../../src/commands/sessions/export.js'
-import {escapeHtml} from '../../../src/sessions/export.js'
 import {json, jsonError, tempDir} from '../../support/cli.js'
 import type {AgentEnv} from '../agent/setup.js'
 import {BOT_TOKEN, exportState, KEY_SHAPED, messageTexts, transcriptOfId} from '../../support/reset-twice.js'
+import {escapeHtml} from '../../../src/sessions/export-formats.js'
 
 let a: AgentEnv
 let ids: string[]

@@ -186,6 +186,25 @@ describe('sessions history', () => {
     for (const line of r.stdout.trimEnd().split('\n').slice(2)) expect(line, line).toMatch(/^(\[|    |$)/)
   })
 
+  it('--offset pages back: --limit 3 --offset 3 is the three before the last three, and the pages meet without a gap or an overlap', async () => {
+    const {state} = sessionState(turns(8))
+    const env = baseEnv(tempDir())
+    const page = (...args: string[]) => runCli(['sessions', 'history', 'main', '--json', '--state-dir', state, ...args], {env}).then((r) => json(r))
+    const texts = (d: {entries: {type: string; text?: string}[]}) => d.entries.filter((e) => e.type === 'message').map((e) => e.text)
+    const newest = await page('--limit', '3')
+    const before = await page('--limit', '3', '--offset', '3')
+    const first = await page('--limit', '3', '--offset', '6')
+    expect([texts(first), texts(before), texts(newest)]).toEqual([['message 1', 'message 2'], ['message 3', 'message 4', 'message 5'], ['message 6', 'message 7', 'message 8']])
+    expect([first.truncated, before.truncated, newest.truncated]).toEqual([false, true, true])
+    expect(before).toMatchObject({limit: 3, offset: 3})
+    expect(newest).not.toHaveProperty('offset')
+    expect(texts(await page('--offset', '8'))).toEqual([])
+    const human = await runCli(['sessions', 'history', 'main', '--limit', '1', '--offset', '1', '--state-dir', state], {env})
+    expect(human.stdout.trimEnd().split('\n').slice(-2).map((l) => l.replace(/^\[[^\]]+\] /, ''))).toEqual(['user: message 7', '\u2026 the 1 newest message(s) after these not shown (--offset 1)'])
+    const bad = await runCli(['sessions', 'history', 'main', '--offset', '-1', '--json', '--state-dir', state], {env})
+    expect(json<{error: {code: string}}>(bad).error.code).toBe('E_BAD_OFFSET')
+  })
+
   it('a session with no messages (just reset: header only) prints "no messages yet"', async () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir())

@@ -9,11 +9,11 @@ import {beforeAll, expect, it} from 'vitest'
 
 import type {SessionsHistoryResult} from '../../../src/commands/sessions/history.js'
 import type {SessionsLineageResult} from '../../../src/commands/sessions/lineage.js'
-import {escapeHtml} from '../../../src/sessions/export.js'
 import {sqliteStorePath} from '../../../src/store/era.js'
 import {baseEnv, cliWith, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {useServers} from '../../support/servers.js'
 import {describeSqlite, mockedStateCopy, NATIVE_96} from '../../support/sqlite.js'
+import {escapeHtml} from '../../../src/sessions/export-formats.js'
 
 const servers = useServers({mock: true})
 const env = () => baseEnv(tempDir(), {ANTHROPIC_API_KEY: 'test-key'})

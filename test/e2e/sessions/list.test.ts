@@ -3,10 +3,10 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, jsonError, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, COMPACTION, copyFixture, json, jsonError, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 
 function expectedRow(stateDir: string, agent: string, key: string) {
-  const entry = readJson(sessionsJsonPath(stateDir, agent))[key]
+  const entry = readIndexFile(sessionsJsonPath(stateDir, agent))[key]
   return {key, sessionId: entry.sessionId, updatedAt: entry.updatedAt, totalTokens: entry.totalTokens, inputTokens: entry.inputTokens, outputTokens: entry.outputTokens, contextTokens: entry.contextTokens, model: entry.model, modelProvider: entry.modelProvider}
 }
 
@@ -47,7 +47,7 @@ describe('sessions list', () => {
       for (const agent of fs.readdirSync(path.join(state, 'agents'))) {
         const file = sessionsJsonPath(state, agent)
         if (!fs.existsSync(file)) continue
-        for (const key of Object.keys(readJson(file))) expected.push(expectedRow(state, agent, key))
+        for (const key of Object.keys(readIndexFile(file))) expected.push(expectedRow(state, agent, key))
       }
       expect(doc.count).toBe(expected.length)
       expect(doc.sessions).toHaveLength(expected.length)

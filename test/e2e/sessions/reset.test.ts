@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, copyFixture, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {writeLiveLock} from '../../support/locks.js'
 
 describe('sessions reset', () => {
@@ -11,7 +11,7 @@ describe('sessions reset', () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir())
     const file = sessionsJsonPath(state, 'work')
-    const before = readJson(file)['agent:work:main']
+    const before = readIndexFile(file)['agent:work:main']
     const oldTranscript = path.join(state, 'agents', 'work', 'sessions', `${before.sessionId}.jsonl`)
     const oldBytes = fs.readFileSync(oldTranscript)
     const r = await runCli(['sessions', 'reset', 'agent:work:main', '--json', '--state-dir', state], {env})
@@ -22,7 +22,7 @@ describe('sessions reset', () => {
     expect(doc.archivedTranscript).toMatch(new RegExp(`${before.sessionId}\\.jsonl\\.reset\\.\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}Z$`))
     expect(fs.readFileSync(doc.archivedTranscript!).equals(oldBytes)).toBe(true)
     expect(fs.existsSync(oldTranscript)).toBe(false)
-    const after = readJson(file)['agent:work:main']
+    const after = readIndexFile(file)['agent:work:main']
     expect(after).toMatchObject({sessionId: doc.sessionId, sessionFile: path.join(state, 'agents', 'work', 'sessions', `${doc.sessionId}.jsonl`), inputTokens: 0, outputTokens: 0, totalTokens: 0, totalTokensFresh: true, abortedLastRun: false})
     expect(after).not.toHaveProperty('estimatedCostUsd')
     for (const kept of ['skillsSnapshot', 'systemPromptReport', 'model', 'modelProvider', 'contextTokens', 'agentHarnessId']) expect(after[kept]).toEqual(before[kept])
@@ -30,8 +30,8 @@ describe('sessions reset', () => {
     const hist = json(await runCli(['sessions', 'history', 'agent:work:main', '--json', '--state-dir', state], {env}))
     // A header-only transcript for the new id (0600), as OpenClaw's gateway reset writes one.
     expect(hist).toMatchObject({sessionId: doc.sessionId, transcriptExists: true, entries: []})
-    expect(JSON.parse(fs.readFileSync(after.sessionFile, 'utf8'))).toMatchObject({type: 'session', version: 3, id: doc.sessionId})
-    expect(fs.statSync(after.sessionFile).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(fs.readFileSync(String(after.sessionFile), 'utf8'))).toMatchObject({type: 'session', version: 3, id: doc.sessionId})
+    expect(fs.statSync(String(after.sessionFile)).mode & 0o777).toBe(0o600)
     const list = json(await runCli(['sessions', 'list', '--agent', 'work', '--json', '--state-dir', state], {env}))
     expect(list.sessions[0]).toMatchObject({sessionId: doc.sessionId, totalTokens: 0})
     // Zero tokens read as 0 (as OpenClaw 2026.9 prints them), in the list and in status alike, not 0.0k.
@@ -52,7 +52,7 @@ describe('sessions reset', () => {
     const env = baseEnv(tempDir())
     const results = await Promise.all(Array.from({length: 8}, (_, i) => runCli(['sessions', 'reset', `agent:main:k${i}`, '--json', '--state-dir', state], {env})))
     expect(results.map((r) => r.code)).toEqual(Array(8).fill(0))
-    const after = readJson(file)
+    const after = readIndexFile(file)
     for (let i = 0; i < 8; i++) {
       expect(after[`agent:main:k${i}`].sessionId).toBe(json(results[i]).sessionId)
       expect(after[`agent:main:k${i}`].label).toBe(`L${i}`)

@@ -4,11 +4,11 @@ import path from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {baseEnv, COMPACTION, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {closedPort} from '../../support/net.js'
+import {baseEnv, COMPACTION, copyFixture, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {freePort} from '../../support/net.js'
 
 async function status(state: string, flags: string[] = [], extraEnv: Record<string, string> = {}) {
-  const r = await runCli(['status', '--json', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort()), ...extraEnv})})
+  const r = await runCli(['status', '--json', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort()), ...extraEnv})})
   return {r, doc: json(r)}
 }
 
@@ -22,8 +22,8 @@ describe('status --json', () => {
     const state = copyFixture(TWO_AGENTS)
     const {r, doc} = await status(state)
     expect(r.code, r.stderr).toBe(0)
-    const mainEntry = readJson(sessionsJsonPath(state, 'main'))['agent:main:main']
-    const workEntry = readJson(sessionsJsonPath(state, 'work'))['agent:work:main']
+    const mainEntry = readIndexFile(sessionsJsonPath(state, 'main'))['agent:main:main']
+    const workEntry = readIndexFile(sessionsJsonPath(state, 'work'))['agent:work:main']
     expect(doc.stateDir).toBe(state)
     expect(doc.stateDirReason).toBe('--state-dir flag')
     expect(doc.configPath).toBe(path.join(state, 'openclaw.json'))
@@ -38,8 +38,8 @@ describe('status --json', () => {
       updatedAt: mainEntry.updatedAt,
       totalTokens: mainEntry.totalTokens,
       totalTokensFresh: true,
-      remainingTokens: 200_000 - mainEntry.totalTokens,
-      percentUsed: Math.round((mainEntry.totalTokens / 200_000) * 100),
+      remainingTokens: 200_000 - Number(mainEntry.totalTokens),
+      percentUsed: Math.round((Number(mainEntry.totalTokens) / 200_000) * 100),
       model: 'claude-mock',
       contextTokens: 200_000,
       flags: [`id:${mainEntry.sessionId}`],
@@ -115,7 +115,7 @@ describe('status --json', () => {
     expect(up.doc.gateway).toMatchObject({host: '127.0.0.1', port, portSource: 'env', url: `ws://127.0.0.1:${port}`, reachable: true, error: null})
     expect(up.doc.gateway.warning).toContain('can race')
     expect(typeof up.doc.gateway.connectLatencyMs).toBe('number')
-    const closed = await closedPort()
+    const closed = await freePort()
     const down = await status(state, [], {OPENCLAW_GATEWAY_PORT: String(closed)})
     expect(down.doc.gateway).toMatchObject({port: closed, reachable: false, connectLatencyMs: null, warning: null})
     expect(down.doc.gateway.error).toContain('refused')
@@ -126,7 +126,7 @@ describe('status --json', () => {
 
   it('the gateway port comes from config gateway.port when the env var is unset', async () => {
     const state = copyFixture(COMPACTION)
-    const port = await closedPort()
+    const port = await freePort()
     const cfg = path.join(state, 'openclaw.json')
     fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/^\{/, `{ gateway: { port: ${port} },`))
     const r = await runCli(['status', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
@@ -137,7 +137,7 @@ describe('status --json', () => {
 describe('status (human)', () => {
   it('one screen: state dir and why, config, agents with store paths, usage, doctor line, sessions table; --all adds the agents table', async () => {
     const state = copyFixture(COMPACTION)
-    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})
+    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
     const r = await runCli(['status', '--state-dir', state], {env})
     expect(r.code, r.stderr).toBe(0)
     const out = r.stdout
@@ -159,7 +159,7 @@ describe('status (human)', () => {
 
   it('an empty state dir: no sessions yet, exit 0', async () => {
     const state = tempDir()
-    const r = await runCli(['status', '--state-dir', state], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})})
+    const r = await runCli(['status', '--state-dir', state], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})})
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('no sessions yet')
   })

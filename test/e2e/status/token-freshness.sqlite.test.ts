@@ -5,13 +5,13 @@
 import {expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
-import {closedPort} from '../../support/net.js'
+import {freePort} from '../../support/net.js'
 import {describeSqlite, IMPORTED_96} from '../../support/sqlite.js'
 
 describeSqlite('token freshness on a SQLite-era store', () => {
   it('the imported fixture: list and status agree on every row, in --json and in their tables', async () => {
     const state = copyFixture(IMPORTED_96)
-    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})
+    const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
     const list = json(await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env}))
     const status = json(await runCli(['status', '--json', '--state-dir', state], {env}))
     const listed = new Map(list.sessions.map((r) => [r.key, r.totalTokensFresh]))

@@ -5,20 +5,20 @@ import fs from 'node:fs'
 
 import {expect, it} from 'vitest'
 
-import {baseEnv, copyFixture, json, readJson, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {closedPort} from '../../support/net.js'
+import {baseEnv, copyFixture, json, readIndexFile, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {freePort} from '../../support/net.js'
 
 it('JSON era: a stale total (totalTokensFresh false) is unknown in both, one without the flag is fresh in both', async () => {
   const state = copyFixture(TWO_AGENTS)
   for (const [agent, fresh] of [['main', false], ['work', undefined]] as const) {
     const file = sessionsJsonPath(state, agent)
-    const data = readJson(file)
+    const data = readIndexFile(file)
     const entry = data[`agent:${agent}:main`]
     if (fresh === undefined) delete entry.totalTokensFresh
     else entry.totalTokensFresh = fresh
     fs.writeFileSync(file, JSON.stringify(data, null, 2))
   }
-  const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})
+  const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
   const list = json(await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', state], {env}))
   const status = json(await runCli(['status', '--json', '--state-dir', state], {env}))
   const pick = (rows: {key: string; totalTokensFresh: boolean}[]) => Object.fromEntries(rows.map((r) => [r.key, r.totalTokensFresh]))

@@ -6,11 +6,11 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, json, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {closedPort} from '../../support/net.js'
+import {freePort} from '../../support/net.js'
 import {IMPORTED_96, SQLITE_OK} from '../../support/sqlite.js'
 
 async function status(state: string, flags: string[] = []) {
-  return runCli(['status', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await closedPort())})})
+  return runCli(['status', '--state-dir', state, ...flags], {env: baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})})
 }
 
 /** The labelled line of the screen that starts with `label`, and the lines after the `Sessions` heading. */

@@ -44,13 +44,7 @@ export function stateCopy(fixture: string): string {
   return dir
 }
 
-/** OpenClaw unpacks ~1.4 GB of plugin runtime into every state dir on its first agent run; share one copy. */
-export function shareCachedPluginRuntime(state: string): void {
-  const cache = process.env.CLAWKIT_INTEROP_CACHE
-  if (!cache) return
-  fs.mkdirSync(path.join(cache, 'plugin-runtime-deps'), {recursive: true})
-  fs.symlinkSync(path.join(cache, 'plugin-runtime-deps'), path.join(state, 'plugin-runtime-deps'))
-}
+export {shareCachedPluginRuntime} from './interop.js'
 
 /** `openclaw sessions --json --limit all <args>` and `clawkit sessions list --json <args>` on the same state dir. */
 export async function both(dir: string, args: string[]): Promise<{oc: any; ck: any}> {

@@ -1,9 +1,9 @@
 // Checks of sessions.json as a file: unparseable, unreadable, a byte order mark OpenClaw 2026.4.27 would read as an
 // empty index, and temp files left by interrupted writes.
-import {clause} from '../../../render/sentence.js'
+import {clause} from '../../../text/sentence.js'
+import type {StoreContext} from '../context.js'
 import {finding} from '../finding.js'
 import {archiveTmp, recoverStore, removeStoreBom} from './repairs.js'
-import type {StoreContext} from '../context.js'
 
 /** A leftover temp file younger than this may be a write in progress. */
 const TMP_GRACE_MS = 5 * 60 * 1000

@@ -5,12 +5,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {LockTimeoutError} from '../../../errors.js'
-import {isEntryObject} from '../../index-scan.js'
+import {isEntryObject} from '../../file/index-scan.js'
+import {isTranscriptFileName} from '../../file/transcript.js'
 import {acquireLock, inspectLock, type LockHandle, lockHolderPid, lockPathFor, withLock} from '../../lock.js'
-import {isTranscriptFileName} from '../../transcript.js'
 import type {SessionEntry, SessionStoreData} from '../../types.js'
-import {resolveFromScan, scanStore} from './scan.js'
 import type {LiveStore} from '../types.js'
+import {resolveFromScan, scanStore} from './scan.js'
 
 /**
  * How long a repair waits for a transcript lock before leaving that file alone. Short on purpose: the holder is a

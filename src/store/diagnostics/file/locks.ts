@@ -1,10 +1,11 @@
 // Lock leftovers in a sessions dir: stale locks that block writers, live ones to leave alone, things in a lock's place
 // that are not lock files, and scratch files of interrupted lock acquisitions.
-import {inspectLock, isPidAlive, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../../lock.js'
-import {describePathKind} from '../../safe-open.js'
+import {isPidAlive} from '../../../os/process.js'
+import {describePathKind} from '../../../os/safe-open.js'
+import {inspectLock, LOCK_SCRATCH_RE, lockHolderPid, lockScratchIsLeftover, UNREADABLE_LOCK_GRACE_MS} from '../../lock.js'
+import type {StoreContext} from '../context.js'
 import {finding} from '../finding.js'
 import {clearStaleLock, removeLockScratch} from './repairs.js'
-import type {StoreContext} from '../context.js'
 
 export function checkLocks(c: StoreContext): void {
   for (const lockPath of c.scan.locks) {

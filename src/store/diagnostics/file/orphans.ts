@@ -1,18 +1,19 @@
 // Transcripts no index entry references: an entry's own file under another name, empty leftovers to archive, and
 // conversations to re-attach under the key OpenClaw uses for explicit session ids.
 import {lookupContextWindow} from '../../../config/config.js'
-import {isEntryObject} from '../../index-scan.js'
-import {NotRegularFileError} from '../../safe-open.js'
-import {buildExplicitSessionKey} from '../../session-key.js'
-import {isSafeSessionId, tailTranscript} from '../../transcript.js'
-import type {SessionEntry} from '../../types.js'
+import {NotRegularFileError} from '../../../os/safe-open.js'
 import {finiteNumber} from '../../../util/values.js'
+import {isEntryObject} from '../../file/index-scan.js'
+import {tailTranscript} from '../../file/transcript.js'
+import {isSafeSessionId} from '../../session-id.js'
+import {buildExplicitSessionKey} from '../../session-key.js'
+import type {SessionEntry} from '../../types.js'
+import type {StoreContext} from '../context.js'
 import {finding} from '../finding.js'
+import type {PlannedFinding} from '../types.js'
 import {archiveEmptyOrphan} from './repairs.js'
 import type {FileInfo} from './scan.js'
 import {inspectTranscriptSync, type TranscriptInspection} from './transcript-scan.js'
-import type {PlannedFinding} from '../types.js'
-import type {StoreContext} from '../context.js'
 import {notAFile} from './transcripts.js'
 
 /** What the entry checks learned that the orphan checks need (file/entries.ts). */

@@ -3,14 +3,16 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {CorruptFileError} from '../../../errors.js'
-import {startsWithBom} from '../../bom.js'
-import {parseStoreText, STORE_FILE, storeDataFrom} from '../../file-store.js'
-import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../../index-scan.js'
+import {openRegularSync, readRegularFileSync} from '../../../os/safe-open.js'
+import {startsWithBom} from '../../../text/bom.js'
+import {isEntryObject, projectEntries, SCAN_MIN_BYTES} from '../../file/index-scan.js'
+import {parseStoreText, STORE_FILE} from '../../file/store.js'
+import {isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../../file/transcript.js'
+import {storeDataFrom} from '../../index-data.js'
 import {LOCK_SCRATCH_RE} from '../../lock.js'
-import {openRegularSync, readRegularFileSync} from '../../safe-open.js'
+import {isSafeSessionId} from '../../session-id.js'
 import {transcriptTopicId} from '../../session-key.js'
 import type {OpenClawState} from '../../state.js'
-import {isSafeSessionId, isTranscriptFileName, resolveTranscriptPath, type ResolvedTranscript} from '../../transcript.js'
 import type {SessionEntry, SessionStoreData} from '../../types.js'
 
 export interface FileInfo {
@@ -93,7 +95,7 @@ function withoutBulkyFields(_key: string, value: unknown): unknown {
   return copy
 }
 
-/** The index is read entry by entry from SCAN_MIN_BYTES on (src/store/index-scan.ts), otherwise parsed whole. */
+/** The index is read entry by entry from SCAN_MIN_BYTES on (src/store/file/index-scan.ts), otherwise parsed whole. */
 export async function scanStore(agentIds: string[], configured: boolean, storePath: string): Promise<StoreScan> {
   const sessionsDir = path.dirname(storePath)
   let realSessionsDir = sessionsDir

@@ -1,9 +1,10 @@
 // Lean transcript inspection for doctor: header, bad/torn lines and the last assistant message, with bounded reads.
 import fs from 'node:fs'
 
-import {openRegularSync} from '../../safe-open.js'
-import {parseLine, textLines} from '../../line-reader.js'
-import {TRANSCRIPT_FILE} from '../../transcript.js'
+import {openRegularSync} from '../../../os/safe-open.js'
+import {textLines} from '../../file/line-reader.js'
+import {TRANSCRIPT_FILE} from '../../file/transcript.js'
+import {parseLine} from '../../lines.js'
 
 /** Files up to this size are read whole; bigger ones get a header + tail read unless --deep. */
 export const FULL_SCAN_MAX_BYTES = 2 * 1024 * 1024

@@ -3,13 +3,13 @@
 import path from 'node:path'
 
 import {resolveWorkspaceDir} from '../../../config/config.js'
-import type {NotRegularFileError} from '../../safe-open.js'
+import type {NotRegularFileError} from '../../../os/safe-open.js'
 import type {SessionEntry} from '../../types.js'
+import {hasNoTurns, type StoreContext} from '../context.js'
 import {finding} from '../finding.js'
+import type {PlannedFinding, Repair} from '../types.js'
 import {repairTranscript} from './repairs.js'
 import type {TranscriptInspection} from './transcript-scan.js'
-import type {PlannedFinding, Repair} from '../types.js'
-import {hasNoTurns, type StoreContext} from '../context.js'
 
 /** Something other than a regular file where a transcript should be (a directory, a FIFO, a link to one). */
 export function notAFile(agentId: string, error: NotRegularFileError, key?: string): PlannedFinding {

@@ -6,10 +6,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {ClawkitError} from '../../../errors.js'
-import {processesHoldingFile} from '../../lock.js'
+import {processesHoldingFile} from '../../../os/process.js'
 import {AGENT_SCHEMA_VERSION, eventText, mapSqliteError, openAgentDb, type SqlDatabase, sqliteSupported, SQLITE_NODE_REQUIREMENT} from '../../sqlite/driver.js'
-import {finding} from '../finding.js'
 import {chmodPath} from '../file/repairs.js'
+import {finding} from '../finding.js'
 import type {PlannedFinding, SqliteAgentSummary} from '../types.js'
 
 /** OpenClaw's journal_size_limit (§2.3): a WAL above it is not being checkpointed and reset as OpenClaw expects. */

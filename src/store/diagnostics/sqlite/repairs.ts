@@ -2,8 +2,7 @@
 // backup into a 0600 file beside it. The repairs themselves (sqlite-checks.ts) never run DDL, VACUUM or a
 // journal_mode change, and never rewrite or delete an event (spec store-sqlite.md §5.5).
 import fs from 'node:fs'
-
-import {processesHoldingFile} from '../../lock.js'
+import {processesHoldingFile} from '../../../os/process.js'
 import {loadSqlite, mapSqliteError, openAgentDb, type SqlDatabase} from '../../sqlite/driver.js'
 import type {PlannedFinding, Repair} from '../types.js'
 

@@ -1,0 +1,30 @@
+// Session ids, which every backend names transcripts after: which ids are safe, and the JSONL file name a session's
+// transcript has in OpenClaw's file layout (and in any export written as one).
+import {UsageError} from '../errors.js'
+
+export const SAFE_SESSION_ID_RE = /^[a-z0-9][a-z0-9._-]{0,127}$/i
+
+export function isSafeSessionId(id: string): boolean {
+  return SAFE_SESSION_ID_RE.test(id.trim())
+}
+
+export function assertSafeSessionId(id: string): string {
+  const trimmed = id.trim()
+  if (!SAFE_SESSION_ID_RE.test(trimmed)) {
+    throw new UsageError(`Invalid session ID: ${JSON.stringify(id).slice(0, 140)}. Session ids are 1-128 characters of letters, digits, ".", "_" and "-", starting with a letter or digit.`, 'E_BAD_SESSION_ID')
+  }
+  return trimmed
+}
+
+/** An index entry whose sessionId cannot name a transcript (every backend names transcripts after it). */
+export function badEntrySessionId(sessionId: string, key?: string): UsageError {
+  return new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
+}
+
+/** `<sessionId>[-topic-<encoded topic>].jsonl`, OpenClaw's file name for a new transcript. */
+export function transcriptFileName(sessionId: string, topicId?: string | number): string {
+  const id = assertSafeSessionId(sessionId)
+  if (topicId === undefined || topicId === '') return `${id}.jsonl`
+  const topic = typeof topicId === 'number' ? String(topicId) : encodeURIComponent(topicId)
+  return `${id}-topic-${topic}.jsonl`
+}
