@@ -140,7 +140,10 @@ const exportRuns = Number(process.env.BENCH_EXPORT_RUNS ?? 3)
 const sqliteMode = process.env.BENCH_SQLITE ?? '1'
 // BENCH_SEARCH=0 skips the search and usage rows over a 1 GiB store of many transcripts; =only runs only them.
 const searchMode = process.env.BENCH_SEARCH ?? '1'
-if (sqliteMode !== 'only' && searchMode !== 'only') {
+// BENCH_CATALOG=0 skips the local catalog's rows (scripts/bench-catalog.js); =only runs only them.
+const catalogMode = process.env.BENCH_CATALOG ?? '1'
+const others = catalogMode !== 'only'
+if (others && sqliteMode !== 'only' && searchMode !== 'only') {
   const t0 = Date.now()
   const bigId = generateStore()
   const size = generateTranscript(bigId)
@@ -164,6 +167,7 @@ if (sqliteMode !== 'only' && searchMode !== 'only') {
     const m = measure(args, n)
     console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
   }
+  listAgainstFloor({state, era: 'json', floorArgs: () => ['json', path.join(sessionsDir, 'sessions.json')], label: `${label} sessions, ${(indexBytes / 1e6).toFixed(1)} MB index, Node ${process.version}`})
   // The fleet replica (issue 19): BENCH_FLEET=0 skips it; BENCH_FLEET_HOSTS (4) copies of this index.
   if (process.env.BENCH_FLEET !== '0') {
     const {fleetRows} = await import('./bench-fleet.js')
@@ -171,12 +175,14 @@ if (sqliteMode !== 'only' && searchMode !== 'only') {
     for (const [name, m] of rows) console.log(m.skipped ? `| ${name} | skipped: ${m.skipped} | | | |` : `| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
   }
 }
-if (sqliteMode !== '0' && searchMode !== 'only') await sqliteRows()
-if (searchMode !== '0' && sqliteMode !== 'only') await searchRows()
+if (others && sqliteMode !== '0' && searchMode !== 'only') await sqliteRows()
+if (others && searchMode !== '0' && sqliteMode !== 'only') await searchRows()
 // The `clawkit sync` rows (scripts/bench-sync.js: BENCH_SYNC_SESSIONS, BENCH_SYNC_BYTES); BENCH_SYNC=0 skips them.
-if (process.env.BENCH_SYNC !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-sync.js')], {stdio: 'inherit'})
+if (others && process.env.BENCH_SYNC !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-sync.js')], {stdio: 'inherit'})
 // Fleet search against local search (scripts/bench-fleet-search.js: BENCH_FLEET_SEARCH_BYTES, _RUNS); BENCH_FLEET=0 skips it.
-if (process.env.BENCH_FLEET !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-fleet-search.js')], {stdio: 'inherit'})
+if (others && process.env.BENCH_FLEET !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-fleet-search.js')], {stdio: 'inherit'})
+// The local catalog's rows (scripts/bench-catalog.js, issue 28; Node 24): BENCH_CATALOG=0 skips them, =only runs only them.
+if (catalogMode !== '0' && sqliteMode !== 'only' && searchMode !== 'only') await (await import('./bench-catalog.js')).catalogRows()
 if (!keep) fs.rmSync(dir, {recursive: true, force: true})
 
 /** The line worth showing of a failed run: a --json error envelope's message, else the first non-empty line. */
@@ -278,6 +284,36 @@ async function sqliteRows() {
   }
   const [ours, theirs] = results
   if (ours?.median && theirs?.median) console.log(`\nratio openclaw / clawkit sessions list (SQLite): ${(theirs.median / ours.median).toFixed(2)}x faster (target: at least 10x)`)
+  const db = path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
+  listAgainstFloor({node: n24.bin, env, state: sqState, era: 'sqlite', floorArgs: (bytes) => ['sqlite', db, String(bytes)], label: `${sLabel} sessions, Node ${n24.version}`})
+}
+
+/**
+ * `sessions list --json` against a floor (scripts/list-floor.js: what no list can avoid), alternating run by run so
+ * that the machine's drift hits both alike (issue 28: at most 1.6x the SQLite floor, 1.2x the JSON one). `era`: which.
+ */
+function listAgainstFloor({node = process.execPath, env = process.env, state, era, floorArgs, label}) {
+  const time = (args) => {
+    const t0 = process.hrtime.bigint()
+    const r = spawnSync(node, args, {env, cwd: dir, maxBuffer: 1024 ** 3, encoding: 'utf8'})
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6
+    if (r.status !== 0) throw new Error(`${args.slice(0, 3).join(' ')}: exit ${r.status}: ${oneLine(r.stdout, r.stderr)}`)
+    return {ms, bytes: Buffer.byteLength(r.stdout)}
+  }
+  const first = time([bin, 'sessions', 'list', '--json', '--state-dir', state])
+  const list = []
+  const floor = []
+  for (let i = 0; i < runs; i++) {
+    list.push(time([bin, 'sessions', 'list', '--json', '--state-dir', state]).ms)
+    floor.push(time([path.join(root, 'scripts', 'list-floor.js'), ...floorArgs(first.bytes)]).ms)
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const target = era === 'sqlite' ? 1.6 : 1.2
+  console.log(`\nThe list against its floor (${label}, alternating, ${runs} runs each; median ms)\n`)
+  console.log('| command | median ms | ratio to the floor | target |')
+  console.log('|---|---|---|---|')
+  console.log(`| clawkit sessions list --json (${era === 'sqlite' ? 'SQLite' : 'JSON era'}, ${(first.bytes / 1e6).toFixed(1)} MB document) | ${med(list).toFixed(0)} | ${(med(list) / med(floor)).toFixed(2)}x | at most ${target}x |`)
+  console.log(`| floor: node scripts/list-floor.js ${floorArgs(first.bytes)[0]} (${era === 'sqlite' ? "Node's start, json_valid of every entry, the document's bytes written" : "Node's start, the index read, parsed and stringified (compact) to stdout"}) | ${med(floor).toFixed(0)} | | |`)
 }
 
 /** Wall time of a plain command, runs+1 times (the first warms the page cache); median/min/max ms. */

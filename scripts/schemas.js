@@ -19,6 +19,7 @@ export const SCHEMAS = [
   {name: 'agent', command: 'agent', module: 'src/commands/agent.ts', type: 'AgentRunResult', description: 'One agent turn: the reply payloads and the run\'s metadata, as `openclaw agent --local --json` prints them, plus delivery results with --deliver.'},
   {name: 'doctor', command: 'doctor', module: 'src/commands/doctor.ts', type: 'DoctorResult', description: 'Every finding of the checks (and repairs) of the state dir and each agent\'s session store, with counts and the exit code.'},
   {name: 'error', command: '<any command>', module: 'src/error-report.ts', type: 'ErrorEnvelope', description: 'The document every command prints on stdout under --json when it fails; the process exits with error.exitCode.'},
+  {name: 'index', command: 'index', module: 'src/commands/index/index.ts', type: 'IndexResult', sqlite: true, description: 'The local catalog of a state dir after `clawkit index` built, rebuilt, dropped or described it: its file and size against the text it covers, the full-text index and ledger apart, and what the run read.'},
   // mcp: a tool result of `clawkit mcp`, not a command's --json; test/e2e/mcp.test.ts checks it (the SDK's client validates
   // every result against the tool's output schema).
   {name: 'mcp-export', command: 'mcp, tool sessions_export', module: 'src/commands/mcp.ts', type: 'McpExportResult', mcp: true, description: 'A page of a session exported as Markdown by the sessions_export tool of `clawkit mcp`: the text from `offset`, and `nextOffset` for the next page (null at the end).'},

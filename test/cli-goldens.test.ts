@@ -69,6 +69,8 @@ export function normalise(text: string, dirs: {state: string; home: string}, por
   out = out.replace(/"(age|ageMs|lastActiveAgeMs)": \d+/g, '"$1": "<ms>"')
   out = out.replace(/\.reset\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z/g, '.reset.<time>')
   out = out.split(`:${port}`).join(':<port>').replace(new RegExp(`"port": ${port}\\b`, 'g'), '"port": "<port>"')
+  // The catalog line depends on the runtime (none on Node 20, a file on Node 22.15+) and on the data dir, not on the store.
+  out = out.replace(/^(Catalog\s+).*$/m, '$1<catalog>').replace(/"catalog": \{[^}]*\}/, '"catalog": "<catalog>"')
   return out
 }
 

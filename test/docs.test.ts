@@ -31,6 +31,7 @@ const PAGE: Record<string, string> = {
   message: 'docs/message.md',
   store: 'docs/store.md',
   sync: 'docs/fleet.md',
+  index: 'docs/catalog.md',
   mcp: 'docs/mcp.md',
   undo: 'docs/journal.md',
 }

@@ -15,13 +15,14 @@ const SRC = path.resolve(__dirname, '..', 'src')
  * own (within its own folder, anything). Low layers hold what every layer above uses: text helpers, OS guards, errors.
  */
 const LAYERS: Record<string, number> = {
-  'cli/': 10,
-  'commands/': 9,
-  'render/': 8,
-  'mcp/': 8,
-  'status/': 7,
-  'fleet/': 7,
-  'index.ts': 7,
+  'cli/': 11,
+  'commands/': 10,
+  'render/': 9,
+  'mcp/': 9,
+  'status/': 8,
+  'fleet/': 8,
+  'index.ts': 8,
+  'catalog/': 7,
   'agent/': 6,
   'doctor/': 6,
   'sessions/': 6,

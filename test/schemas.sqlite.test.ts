@@ -6,6 +6,7 @@ import path from 'node:path'
 import {expect, it} from 'vitest'
 
 import {SCHEMAS} from '../scripts/schemas.js'
+import type {IndexResult} from '../src/commands/index/index.js'
 import type {StoreExportResult} from '../src/store/bridge/export.js'
 import type {StoreInfoResult} from '../src/store/bridge/info.js'
 import type {StoreVerifyResult} from '../src/store/bridge/verify.js'
@@ -33,6 +34,15 @@ describeSqlite('SQLite-era documents validate against their schemas', () => {
     expectDoc(await runCli(['sessions', 'list', '--all-agents', '--limit', '1', '--json', '--state-dir', state], {env}), 'sessions-list')
     expectDoc(await runCli(['sessions', 'history', 'agent:work:main', '--limit', '50', '--json', '--state-dir', state], {env}), 'sessions-history')
     expectDoc(await runCli(['status', '--all', '--json', '--state-dir', state], {env}), 'status')
+  })
+
+  it('index: build, status, rebuild and drop of the catalog', async () => {
+    const env = baseEnv(tempDir())
+    const state = copyFixture(IMPORTED_96)
+    for (const args of [[], ['--status'], ['--rebuild'], ['--drop']]) {
+      const doc = expectDoc<IndexResult>(await runCli(['index', ...args, '--json', '--state-dir', state], {env}), 'index')
+      expect(doc.action).toBe(args.length === 0 ? 'build' : args[0].slice(2))
+    }
   })
 
   it('every sqlite-only schema of scripts/schemas.js was checked against a real document', () => {

@@ -200,6 +200,10 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await run('store', 'verify', '--json'), 'store-verify')).toMatchObject({code: 'E_NOTHING_TO_VERIFY', exitCode: 66})
   })
 
+  it('index: its error envelope (its document needs node:sqlite: schemas.sqlite.test.ts)', async () => {
+    expect(expectError(await run('index', '--drop', '--status', '--json'), 'index').exitCode).toBe(2)
+  })
+
   it('status --store-url: its error envelope (its document needs a PostgreSQL replica: test/e2e/fleet/read.test.ts)', async () => {
     expect(expectError(await runCli(['status', '--store-url', 'postgres://nobody@127.0.0.1:1/fleet', '--json']), 'status-fleet').code).toBe('E_STORE_DB')
   })

@@ -1,6 +1,7 @@
 // The one base command: --json via oclif, global state-dir flags, exit codes, and error envelopes for every command.
 import {Command, Flags, type Interfaces} from '@oclif/core'
 
+import type {CommandCatalog} from '../catalog/index.js'
 import {describeError, type ErrorEnvelope} from '../error-report.js'
 import {UsageError} from '../errors.js'
 import {checkStoreUrl, requireStoreUrlFor} from '../fleet/flags.js'
@@ -81,6 +82,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override async finally(err: Error | undefined): Promise<unknown> {
     if (!err) ranCommandId = this.id
     // SQLite-era stores keep one connection each for the command; it ends here, success or not.
+    for (const c of this.catalogs.splice(0)) c.close()
     for (const s of this.states.splice(0)) s.close()
     for (const f of this.fleets.splice(0)) await f.close()
     return super.finally(err)
@@ -102,6 +104,36 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private readonly fleets: FleetState[] = []
+
+  private readonly catalogs: CommandCatalog[] = []
+
+  /**
+   * The local catalog of the state (src/catalog/), opened on first use and closed with the command. Its notices (why it
+   * cannot be used) go to stderr, never stdout; its first build shows its progress on a terminal's stderr.
+   */
+  protected async catalog(state: OpenClawState): Promise<CommandCatalog> {
+    const c = await this.unlistedCatalog(state)
+    this.catalogs.push(c)
+    return c
+  }
+
+  /** catalog() for a caller that closes it itself (the MCP server: one per tool call). */
+  protected async unlistedCatalog(state: OpenClawState): Promise<CommandCatalog> {
+    // Loaded here only: commands that never touch the catalog start without its code.
+    const [{CommandCatalog}, {catalogProgressLine}, {wrapHanging}] = await Promise.all([import('../catalog/index.js'), import('../render/catalog-progress.js'), import('../render/fit.js')])
+    const progress = catalogProgressLine()
+    const c = new CommandCatalog(
+      state,
+      (line) => {
+        progress?.done()
+        // On a terminal the notice wraps to its width, as every other line of prose does.
+        const width = process.stderr.isTTY ? (process.stderr.columns ?? 0) : 0
+        process.stderr.write(`${(width > 20 ? wrapHanging('', '  ', line, width) : [line]).join('\n')}\n`)
+      },
+      progress ? {onProgress: (p) => progress.onProgress(p), onDone: () => progress.done()} : {},
+    )
+    return c
+  }
 
   /**
    * The fleet replica named by --store-url, connected for the command (closed at its end). A state dir flag beside it

@@ -7,6 +7,7 @@ import Autocomplete from '../commands/autocomplete/index.js'
 import AutocompleteCreate from '../commands/autocomplete/create.js'
 import AutocompleteScript from '../commands/autocomplete/script.js'
 import Doctor from '../commands/doctor.js'
+import Index from '../commands/index/index.js'
 import Mcp from '../commands/mcp.js'
 import MessageSend from '../commands/message/send.js'
 import Sessions from '../commands/sessions/index.js'
@@ -47,6 +48,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'autocomplete:script': AutocompleteScript,
   help: helpCommands.help,
   doctor: Doctor,
+  index: Index,
   mcp: Mcp,
   'message:send': MessageSend,
   sessions: Sessions,

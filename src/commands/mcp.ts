@@ -48,7 +48,16 @@ export default class Mcp extends BaseCommand<typeof Mcp> {
           }
           const state = OpenClawState.open({stateDir: f['state-dir'], profile: f.profile, dev: f.dev})
           state.requireStateDir()
-          return {state, close: () => state.close()}
+          // The local catalog, as the commands use it (its notices on stderr; stdout is the protocol's).
+          const catalog = await this.unlistedCatalog(state)
+          return {
+            state,
+            catalog,
+            close: () => {
+              catalog.close()
+              state.close()
+            },
+          }
         },
       })
     } finally {

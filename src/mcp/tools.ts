@@ -1,6 +1,7 @@
 // The tools `clawkit mcp` serves: each calls the core its read command calls, with the command's options (camelCase:
 // --include-archived is includeArchived), on a local state dir or a host of the fleet replica, and returns what the
 // command's --json prints (its schema in schemas/ is the tool's output schema). None of them writes.
+import type {CommandCatalog} from '../catalog/index.js'
 import {UsageError} from '../errors.js'
 import type {FleetState} from '../fleet/state.js'
 import type {OpenClawState, ReadableState} from '../store/state.js'
@@ -12,8 +13,11 @@ import {listSessions} from '../sessions/list.js'
 import type {ArchivedSessionInfo} from '../sessions/resolve.js'
 import {USAGE_BY} from '../sessions/usage.js'
 
-/** What a tool call runs on: the local state dir, or the fleet replica (`clawkit mcp --store-url`). */
-export type ToolStore = {state: OpenClawState; fleet?: undefined} | {fleet: FleetState; state?: undefined}
+/**
+ * What a tool call runs on: the local state dir (with clawkit's local catalog of it, as the commands use it), or the
+ * fleet replica (`clawkit mcp --store-url`).
+ */
+export type ToolStore = {state: OpenClawState; catalog?: CommandCatalog; fleet?: undefined} | {fleet: FleetState; state?: undefined; catalog?: undefined}
 
 /** A page of `sessions export --format md`, as the sessions_export tool returns it (schemas/mcp-export.schema.json). */
 export interface McpExportResult {
@@ -101,7 +105,9 @@ export const TOOLS: ToolDef[] = [
       refuseHostArgs(store, args)
       const opts = {agent: text(args.agent), allAgents: bool(args.allAgents), active: text(args.active), limit: text(args.limit) ?? '50', usage: bool(args.usage)}
       if (store.fleet) return (await import('../fleet/list.js')).listFleetSessions(store.fleet, {...opts, host: text(args.host), allHosts: bool(args.allHosts)})
-      return listSessions(store.state, opts)
+      // As the command: the costs come from the catalog's ledger where it already holds the agent.
+      if (!opts.usage || !store.catalog) return listSessions(store.state, opts)
+      return listSessions(store.state, {...opts, usageCalls: (await import('../catalog/ledger.js')).catalogTranscriptCalls(store.catalog)})
     },
   },
   {
@@ -177,7 +183,9 @@ export const TOOLS: ToolDef[] = [
       const {fleetSearch, sessionsSearch} = await import('../sessions/search.js')
       const opts = {regex: bool(args.regex), word: bool(args.word), agent: text(args.agent), allAgents: bool(args.allAgents), key: text(args.key), role: text(args.role), since: text(args.since), until: text(args.until), includeArchived: bool(args.includeArchived), limit: text(args.limit), scan: bool(args.scan)}
       const pattern = String(args.pattern)
-      return store.fleet ? fleetSearch(hostsOf(store, args), pattern, opts) : sessionsSearch(store.state, pattern, opts)
+      if (store.fleet) return fleetSearch(hostsOf(store, args), pattern, opts)
+      // scan reads every line: no index at all, the catalog included.
+      return sessionsSearch(store.state, pattern, opts.scan || !store.catalog ? opts : {...opts, index: store.catalog.searchIndex()})
     },
   },
   {
@@ -194,6 +202,7 @@ export const TOOLS: ToolDef[] = [
         allAgents,
         includeArchived: {type: 'boolean', description: 'count archives and earlier windows (default true)'},
         limit: count('the top N rows by cost (the total counts every call)', 50),
+        scan: {type: 'boolean', description: 'read every transcript instead of clawkit\'s local catalog (which also remembers the spend of transcripts OpenClaw removed)'},
         host,
         allHosts,
       },
@@ -204,7 +213,9 @@ export const TOOLS: ToolDef[] = [
       refuseHostArgs(store, args)
       const {fleetUsage, sessionsUsage} = await import('../sessions/usage.js')
       const opts = {by: text(args.by) ?? 'session', since: text(args.since), until: text(args.until), agent: text(args.agent), allAgents: bool(args.allAgents), includeArchived: args.includeArchived === undefined ? true : args.includeArchived === true, limit: text(args.limit) ?? '50'}
-      return store.fleet ? fleetUsage(hostsOf(store, args), {...opts, prefixHost: args.host === undefined}) : sessionsUsage(store.state, opts)
+      if (store.fleet) return fleetUsage(hostsOf(store, args), {...opts, prefixHost: args.host === undefined})
+      const ledger = bool(args.scan) || !store.catalog ? undefined : (await import('../catalog/ledger.js')).catalogLedger(store.catalog)
+      return sessionsUsage(store.state, ledger ? {...opts, ledger} : {...opts, scan: true})
     },
   },
   {

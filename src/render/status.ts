@@ -61,6 +61,7 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
     else more(`${printable(a.id)}: ${a.sessionsCount} session(s), ${a.transcripts.files} transcript(s) ${formatBytes(a.transcripts.bytes)} · ${printable(a.sessionsPath)}`)
   }
   row('Transcripts', `${s.transcripts.files} file(s), ${formatBytes(s.transcripts.bytes)} on disk`)
+  row('Catalog', catalogLine(s.catalog))
   row('Defaults', `model ${printable(s.sessions.defaults.model ?? 'unknown')} (${formatTokensK(s.sessions.defaults.contextTokens)} ctx)`)
   const d = s.doctor
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
@@ -130,4 +131,12 @@ export function renderFleetStatus(s: FleetStatusResult, color: boolean): string 
     for (const a of h.agents) L.push(`  ${p(a.agentId)}: ${a.era === 'sqlite' ? 'SQLite era' : 'JSON era'}, ${a.sessions} session(s), ${a.transcripts} transcript(s) \u00B7 ${p(a.storePath)}`)
   }
   return `${L.join('\n')}\n`
+}
+
+/** The catalog row: its size against the text it covers, or why there is none (never an error: commands then scan). */
+function catalogLine(c: StatusResult['catalog']): string {
+  if (c.state === 'unavailable') return `unavailable, ${c.reason ?? 'unknown reason'}: searches and usage read every transcript`
+  if (c.state === 'none') return 'none yet (the first search or usage builds it, or clawkit index)'
+  const ratio = c.textBytes > 0 ? ` (${(c.bytes / c.textBytes).toFixed(2)}x of the ${formatBytes(c.textBytes)} of text it covers)` : ''
+  return `${formatBytes(c.bytes)}${ratio}, ${c.transcripts} transcript(s)${c.refreshedAt ? `, updated ${formatTimeAgo(Date.now() - c.refreshedAt)}` : ''}`
 }

@@ -11,7 +11,7 @@ import {requireStoreFile} from '../store/store-path.js'
 import type {SessionEntry, SessionReader, StoreRef} from '../store/types.js'
 import {finiteNumber, nonEmptyString, strictBoolean} from '../util/values.js'
 import type {FlagSource} from './format.js'
-import type {SessionCost} from './usage.js'
+import type {SessionCost, TranscriptCalls} from './usage.js'
 
 /** One row of `sessions list --json`; field order and fallbacks follow OpenClaw 2026.4.x. Undefined fields are omitted. */
 export interface SessionRow {
@@ -112,6 +112,8 @@ export interface ListOptions {
   allKeys?: string[]
   /** Add each shown row's cost so far (`usage`), read from its transcript: only then is any transcript opened. */
   usage?: boolean
+  /** With `usage`: where the calls are kept already (the local catalog's ledger), instead of reading each transcript. */
+  usageCalls?: TranscriptCalls
 }
 
 export function parseActiveMinutes(raw: string | undefined): number | null {
@@ -359,7 +361,7 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const now = opts.now ?? Date.now()
   const rows: (SessionRow | SqliteSessionRow)[] = []
   const read: StoreRef[] = []
-  const storeOf = new Map<SessionRow | SqliteSessionRow, SessionReader>()
+  const storeOf = new Map<SessionRow | SqliteSessionRow, {store: SessionReader; agentId: string}>()
   for (const target of targets) {
     // A SQLite-era agent's database is its truth (a legacy sessions.json beside it is stale import input). An explicit
     // --store is read as asked.
@@ -377,14 +379,17 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
       const updatedAt = row.updatedAt
       if (activeMinutes !== null && (typeof updatedAt !== 'number' || now - updatedAt > activeMinutes * 60_000)) continue
       rows.push(row)
-      if (opts.usage) storeOf.set(row, store)
+      if (opts.usage) storeOf.set(row, {store, agentId: ref.agentId})
     }
   }
   rows.sort(byUpdatedAtDesc)
   const sessions = limit === null ? rows : rows.slice(0, limit)
   if (opts.usage) {
     const {currentSessionCost} = await import('./usage.js')
-    for (const row of sessions) row.usage = await currentSessionCost(state.config, storeOf.get(row)!, row.key)
+    for (const row of sessions) {
+      const {store, agentId} = storeOf.get(row)!
+      row.usage = await currentSessionCost(state.config, store, row.key, opts.usageCalls ? {agentId, calls: opts.usageCalls} : undefined)
+    }
   }
   const counts = {count: sessions.length, totalCount: rows.length, limitApplied: limit, hasMore: sessions.length < rows.length, activeMinutes}
   if (multi) return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), ...counts, sessions}

@@ -9,7 +9,7 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
 import {normalizeSessionKey} from '../store/session-key.js'
 import type {ReadableState} from '../store/state.js'
-import type {AgentSession, SessionReader, SessionWhere, TranscriptLine} from '../store/types.js'
+import type {AgentSession, LineSpan, SessionReader, SessionWhere, TranscriptLine} from '../store/types.js'
 import {type SearchMatch, WORD_CHAR, compileMatcher, indexTokens, isLowSurrogate, loadRegexEngine} from './search-matcher.js'
 import {SEARCH_ROLES, SEARCH_TEXT_VERSION, type SearchKind, type SearchRole, partsOf, timeOf} from './search-text.js'
 import {parseWhen} from './usage.js'
@@ -41,7 +41,11 @@ export interface SearchHit {
   line: number
 }
 
-export type SearchEngine = 'fts' | 'scan'
+/**
+ * How a transcript was searched: `catalog` (clawkit's local catalog named the stretches that may hold a hit, which were
+ * read and checked), `fts` (OpenClaw's own index, SQLite era), `scan` (every line read).
+ */
+export type SearchEngine = 'catalog' | 'fts' | 'scan'
 
 /** The `sessions search --json` document. */
 export interface SessionsSearchResult {
@@ -56,10 +60,10 @@ export interface SessionsSearchResult {
   until: string | null
   agents: string[]
   includeArchived: boolean
-  /** How the hits were found: OpenClaw's full-text index (SQLite era, where it covers the query), a scan, or both. */
+  /** How the hits were found: the local catalog, OpenClaw's full-text index (SQLite era, where it covers the query), a scan, or several. */
   engine: SearchEngine | 'mixed'
   /** Per agent: the engine and how many transcripts each searched. */
-  stores: {agentId: string; engine: SearchEngine | 'mixed'; fts: number; scan: number}[]
+  stores: {agentId: string; engine: SearchEngine | 'mixed'; catalog: number; fts: number; scan: number}[]
   /** Transcripts searched. */
   transcripts: number
   /** Hits found; `hits` holds the newest `limit` of them. */
@@ -91,10 +95,24 @@ export interface SearchOptions {
   includeArchived?: boolean
   limit?: string
   now?: Date
-  /** Never use a store's full-text index: read every line. */
+  /** Never use a full-text index (the local catalog's, OpenClaw's, the replica's): read every line. */
   scan?: boolean
   /** Transcripts searched at once. */
   concurrency?: number
+  /** The local catalog, when the command has one: it narrows what is read (never the fleet replica's hosts). */
+  index?: SearchIndex
+}
+
+/**
+ * A local index that narrows a search without changing its answer (clawkit's catalog, src/catalog/): an agent's listing
+ * as allSessions() gives it now, and for a query built from the pattern, the stretches of each transcript that may hold
+ * a hit (LineSpan), read back through the store and judged here like any other line. A transcript it has no entry for
+ * is read whole; one it has an entry but no spans for holds no hit.
+ */
+export interface SearchIndex {
+  query(pattern: string, opts: {regex?: boolean; ignoreCase: boolean}): string | undefined
+  view(agentId: string, store: SessionReader): Promise<{sessions: AgentSession[]; ids: ReadonlyMap<string, number>} | undefined>
+  spans(view: {sessions: AgentSession[]; ids: ReadonlyMap<string, number>}, query: string): ReadonlyMap<string, LineSpan[]> | undefined
 }
 
 const SNIPPET_BEFORE = 50
@@ -157,10 +175,17 @@ interface Target {
   session: AgentSession
   /** Its candidate lines, when the store's content index handed them over (contentCandidates). */
   lines?: TranscriptLine[]
+  /** The stretches the local catalog says may hold a hit (none: nothing to read). */
+  spans?: LineSpan[]
 }
 
 /** The newest hits first; ties by host, agent, session and position, so a run's order never depends on read timing. */
-function newestFirst(a: SearchHit & {order: number}, b: SearchHit & {order: number}): number {
+type Ordered = Pick<SearchHit, 'time' | 'host' | 'agentId' | 'sessionId' | 'line'> & {order: number}
+
+/** The latest time an ISO string of years 0000-9999 carries: within it, ISO strings sort as their times do. */
+const MAX_ISO_MS = 253_402_300_799_999
+
+function newestFirst(a: Ordered, b: Ordered): number {
   const ta = a.time ?? ''
   const tb = b.time ?? ''
   if (ta !== tb) return ta < tb ? 1 : -1
@@ -212,30 +237,74 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
 
   const targets: Target[] = []
   let narrowed = false
+  // The local catalog (a local state dir only): its query, when the pattern gives one (three usable characters).
+  const indexQuery = !opts.scan && opts.index ? opts.index.query(pattern, {regex: opts.regex, ignoreCase: matcher.ignoreCase}) : undefined
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
     const candidates = !opts.scan && matcher.filter && store.capabilities.contentIndex ? await store.contentCandidates(matcher.filter, SEARCH_TEXT_VERSION) : undefined
     if (candidates) narrowed = true
-    for (const session of await store.allSessions()) {
+    const view = indexQuery !== undefined && host === undefined ? await opts.index!.view(agentId, store) : undefined
+    const spans = view ? opts.index!.spans(view, indexQuery!) : undefined
+    for (const session of view && spans ? view.sessions : await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue
       if (!session.transcript.exists) continue
       if (wantKey !== undefined && (session.key === null || normalizeSessionKey(session.key) !== wantKey)) continue
       if (candidates && !candidates.sessions.has(session.sessionId)) continue
       const lines = candidates?.lines?.get(session.sessionId)
-      targets.push({agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {})})
+      // Covered by the catalog: only its spans are read (none: nothing is); a transcript it does not cover is read whole.
+      const own = view && spans && view.ids.has(session.transcript.locator) ? {spans: spans.get(session.transcript.locator) ?? []} : {}
+      targets.push({agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {}), ...own})
     }
   }
 
-  // `text`: a hit whose matches are not found yet (Matcher.test said it holds one); its view is found with them.
-  let kept: (SearchHit & {order: number; view?: SnippetView; text?: string})[] = []
+  // A hit's snippet is cut only once it is among the newest `limit` at the end, and with a cheap test (Matcher.test) its
+  // matches are found only then too (`all` undefined until then): a common word has hundreds of thousands of hits, and
+  // only the shown ones need either.
+  let kept: (Omit<SearchHit, 'snippet' | 'matches' | 'matchCount'> & {order: number; t: number | undefined; text: string; all?: SearchMatch[]})[] = []
   let count = 0
   let badLines = 0
   let order = 0
-  const prune = () => {
-    if (limit === undefined || kept.length < limit * 2 + 1000) return
-    kept.sort(newestFirst)
-    kept = kept.slice(0, limit)
+  // With a limit, the kept hits are a heap of the newest `limit` (its root the oldest of them): a hit that sorts after the
+  // root while the heap is full can never be shown, so it is counted and not kept, and one that sorts before replaces
+  // the root. A common word's hundreds of thousands of hits then cost a few comparisons each, not a sort per thousand.
+  type Kept = (typeof kept)[number]
+  const worse = (i: number, j: number) => newestFirst(kept[i], kept[j]) > 0
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < kept.length && worse(l, m)) m = l
+      if (r < kept.length && worse(r, m)) m = r
+      if (m === i) return
+      ;[kept[i], kept[m]] = [kept[m], kept[i]]
+      i = m
+    }
+  }
+  const siftUp = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!worse(i, p)) return
+      ;[kept[i], kept[p]] = [kept[p], kept[i]]
+      i = p
+    }
+  }
+  const keep = (hit: Kept) => {
+    kept.push(hit)
+    if (limit === undefined) return
+    siftUp(kept.length - 1)
+    if (kept.length > limit) {
+      kept[0] = kept.pop()!
+      siftDown(0)
+    }
+  }
+  /** Whether a hit (its time, ms) sorts after the oldest kept one while `limit` are kept: by time alone where that decides. */
+  const belowFloor = (t: number | undefined, probe: () => Ordered): boolean => {
+    if (limit === undefined || kept.length < limit) return false
+    const floor = kept[0]
+    if (t !== undefined && floor.t !== undefined && t >= 0 && t <= MAX_ISO_MS && floor.t >= 0 && floor.t <= MAX_ISO_MS && t !== floor.t) return t < floor.t
+    return newestFirst(probe(), floor) > 0
   }
   const inTime = (t: number | undefined) => (since === undefined && until === undefined) || (t !== undefined && (since === undefined || t >= since) && (until === undefined || t <= until))
 
@@ -251,8 +320,14 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
     const e = l.value
     const parts = partsOf(e)
     if (parts.length === 0) return
-    const time = timeOf(e)
-    if (!inTime(time)) return
+    // The entry's time: needed before matching only for a window, else only once a part matches.
+    let time: number | undefined
+    let timed = false
+    if (since !== undefined || until !== undefined) {
+      time = timeOf(e)
+      timed = true
+      if (!inTime(time)) return
+    }
     for (const p of parts) {
       if (role !== undefined && p.role !== role) continue
       let all: SearchMatch[] | undefined
@@ -263,34 +338,44 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
         if (all.length === 0) continue
       }
       count++
-      const {snippet, matches, view} = all ? snippetOf(p.text, all) : {snippet: '', matches: [], view: undefined}
-      kept.push({
-        ...(all ? {} : {text: p.text}),
+      if (!timed) {
+        time = timeOf(e)
+        timed = true
+      }
+      const iso = () => (time === undefined ? null : new Date(time).toISOString())
+      if (belowFloor(time, () => ({...(t.host === undefined ? {} : {host: t.host}), agentId: t.agentId, sessionId: t.session.sessionId, time: iso(), line: l.line, order}))) {
+        order++
+        continue
+      }
+      keep({
         ...(t.host === undefined ? {} : {host: t.host}),
         agentId: t.agentId,
         key: t.session.key,
         sessionId: t.session.sessionId,
         where: t.session.where,
         entryId: typeof e.id === 'string' ? e.id : null,
-        time: time === undefined ? null : new Date(time).toISOString(),
+        time: iso(),
+        t: time,
         role: p.role,
         kind: p.kind,
         ...(p.toolName === undefined ? {} : {toolName: p.toolName}),
-        snippet,
-        matches,
-        matchCount: all?.length ?? 0,
         transcript: t.session.transcript.locator,
         line: l.line,
         order: order++,
-        view,
+        text: p.text,
+        ...(all ? {all} : {}),
       })
-      prune()
     }
   }
 
   const tokens = opts.scan ? undefined : indexTokens(pattern, {regex: opts.regex, word: opts.word, role})
-  const engines = new Map<string, {fts: number; scan: number}>(agents.map((a) => [a, {fts: 0, scan: 0}]))
+  const engines = new Map<string, {catalog: number; fts: number; scan: number}>(agents.map((a) => [a, {catalog: 0, fts: 0, scan: 0}]))
   const scanOne = async (t: Target) => {
+    if (t.spans) {
+      if (t.spans.length > 0) for await (const l of t.store.grepSpans!(t.session.transcript, t.spans, matcher.filter)) searchLine(t, l)
+      engines.get(t.agentId)!.catalog++
+      return
+    }
     // The store's index already gave every line of this transcript that could hold a hit.
     if (t.lines) {
       for (const l of t.lines) searchLine(t, l)
@@ -321,9 +406,9 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
   if (limit !== undefined) kept = kept.slice(0, limit)
   const stores = agents.map((agentId) => {
     const n = engines.get(agentId)!
-    return {agentId, engine: engineOf(n), fts: n.fts, scan: n.scan}
+    return {agentId, engine: engineOf(n), catalog: n.catalog, fts: n.fts, scan: n.scan}
   })
-  const total = {fts: stores.reduce((s, x) => s + x.fts, 0), scan: stores.reduce((s, x) => s + x.scan, 0)}
+  const total = {catalog: stores.reduce((s, x) => s + x.catalog, 0), fts: stores.reduce((s, x) => s + x.fts, 0), scan: stores.reduce((s, x) => s + x.scan, 0)}
   return {
     pattern,
     regex: Boolean(opts.regex),
@@ -340,15 +425,12 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
     transcripts: targets.length,
     count,
     limit: limit ?? null,
-    hits: kept.map(({order: _o, view, text, ...h}) => {
-      if (text === undefined) {
-        if (view) snippetViews.set(h, view)
-        return h
-      }
-      const all = matcher.matches(text)
-      const {view: found, ...shown} = snippetOf(text, all)
-      const hit = {...h, ...shown, matchCount: all.length}
-      snippetViews.set(hit, found)
+    hits: kept.map(({order: _o, t: _t, text, all, transcript, line, ...h}) => {
+      const found = all ?? matcher.matches(text)
+      const {snippet, matches, view} = snippetOf(text, found)
+      // The fields in the document's order (snippet, matches and matchCount before transcript and line).
+      const hit: SearchHit = {...h, snippet, matches, matchCount: found.length, transcript, line}
+      snippetViews.set(hit, view)
       return hit
     }),
     badLines,
@@ -356,6 +438,7 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
   }
 }
 
-function engineOf(n: {fts: number; scan: number}): SearchEngine | 'mixed' {
-  return n.fts > 0 && n.scan > 0 ? 'mixed' : n.fts > 0 ? 'fts' : 'scan'
+function engineOf(n: {catalog: number; fts: number; scan: number}): SearchEngine | 'mixed' {
+  const used = (['catalog', 'fts', 'scan'] as const).filter((k) => n[k] > 0)
+  return used.length > 1 ? 'mixed' : (used[0] ?? 'scan')
 }

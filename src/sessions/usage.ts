@@ -4,7 +4,7 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import type {ReadableState} from '../store/state.js'
-import type {RawLineFilter, SessionReader, SessionWhere} from '../store/types.js'
+import type {RawLineFilter, SessionReader, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
 import {modelPrice} from '../util/values.js'
 import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
@@ -13,7 +13,7 @@ import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} fro
  * transcript) are not used. JSON writers never escape the ASCII letters of a key. Every line that cannot be read is
  * yielded too, whatever it holds (`unreadable`): any of them may have been a call, and each backend counts the same ones.
  */
-const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false, unreadable: true}
+export const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: false, unreadable: true}
 
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
@@ -49,6 +49,13 @@ export interface UsageRow extends UsageTotals {
   firstCallAt: string | null
   lastCallAt: string | null
   largestCall: LargestCall | null
+  /**
+   * Of `costUsd`, what was spent in transcripts OpenClaw has since removed (pruned archives, deleted files): the local
+   * catalog's ledger kept their calls. Absent when none.
+   */
+  removedCostUsd?: number
+  /** With --by session: the session's transcript is gone from the store; its calls come from the catalog's ledger. */
+  removed?: boolean
 }
 
 /** The `sessions usage --json` document. */
@@ -76,6 +83,14 @@ export interface SessionsUsageResult {
    * over a billion tokens or $100 000 for one call): each counted as 0, so every total is a finite, non-negative number.
    */
   badValues: number
+  /**
+   * Where the figures came from: `catalog` (clawkit's local catalog, brought up to date with the store first, and
+   * remembering the calls of transcripts OpenClaw removed since), `scan` (every transcript read: --scan, or no catalog),
+   * or `replica` (--store-url).
+   */
+  source: UsageSource
+  /** With the catalog: spend of transcripts removed from the store since the catalog read them (in `rows` and `total` too). */
+  removed?: {transcripts: number; calls: number; costUsd: number}
 }
 
 export interface UsageOptions {
@@ -87,6 +102,12 @@ export interface UsageOptions {
   includeArchived?: boolean
   limit?: string
   now?: Date
+  /** Never use the local catalog: read every transcript. */
+  scan?: boolean
+  /** The local catalog's ledger, when the command has one. */
+  ledger?: UsageLedger
+  /** With the ledger: count the spend of transcripts OpenClaw removed (default); false leaves it out, as a scan must. */
+  removedSpend?: boolean
 }
 
 const DURATION = /^(\d+)\s*(m|h|d|w)$/i
@@ -105,7 +126,7 @@ function emptyRow(group: string): UsageRow {
   return {group, ...emptyUsage(), estimated: false, calls: 0, firstCallAt: null, lastCallAt: null, largestCall: null}
 }
 
-interface Call extends UsageTotals {
+export interface Call extends UsageTotals {
   at: string | null
   estimated: boolean
   model: string | null
@@ -142,18 +163,55 @@ function estimate(config: OpenClawConfig, provider: string | undefined, model: s
 }
 
 /**
- * One model call read from a transcript line: an assistant message with `usage`; undefined for any other line.
- * `badValues`: its figures that were not plausible numbers (readUsage), an estimate past MAX_CALL_COST_USD included.
+/**
+ * What a transcript line says of one model call, before openclaw.json's prices are applied: an assistant message with
+ * `usage`; undefined for any other line. The local catalog keeps exactly this per call (its ledger), so that usage from
+ * the catalog prices and sums the same figures a scan reads.
  */
-function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): {call: Call; t?: number; unpriced: boolean; badValues: number} | undefined {
+export interface CallFields {
+  /** readUsage's reading: the figures, its recorded cost, and its figures that were not plausible numbers. */
+  usage: NonNullable<ReturnType<typeof readUsage>>
+  /** The call's time (ms), when it records one. */
+  t?: number
+  provider?: string
+  model?: string
+  /** The entry's id (the ledger's key for a call seen again under another transcript name). */
+  entryId?: string
+}
+
+export function callFieldsOf(e: Record<string, unknown> | undefined): CallFields | undefined {
   if (!e || e.type !== 'message') return undefined
   const msg = e.message as Record<string, unknown> | undefined
   if (!msg || msg.role !== 'assistant') return undefined
-  const u = readUsage(msg.usage)
-  if (!u) return undefined
+  const usage = readUsage(msg.usage)
+  if (!usage) return undefined
   const at = callTime(e, msg)
-  const provider = typeof msg.provider === 'string' ? msg.provider : undefined
-  const model = typeof msg.model === 'string' ? msg.model : undefined
+  return {
+    usage,
+    ...(at === null ? {} : {t: Date.parse(at)}),
+    ...(typeof msg.provider === 'string' ? {provider: msg.provider} : {}),
+    ...(typeof msg.model === 'string' ? {model: msg.model} : {}),
+    ...(typeof e.id === 'string' ? {entryId: e.id} : {}),
+  }
+}
+
+/** A call as usage adds it: priced, its time, whether it found no price, and its figures that were not plausible. */
+export interface PricedCall {
+  call: Call
+  t?: number
+  unpriced: boolean
+  badValues: number
+}
+
+/**
+ * A call's figures priced: its recorded cost, else openclaw.json's price for its model (estimated), else unpriced. A
+ * recorded cost that is not plausible counts as 0 (in badValues), never as an estimate; an estimate past
+ * MAX_CALL_COST_USD counts as 0 too.
+ */
+export function priceCall(config: OpenClawConfig, f: CallFields): PricedCall {
+  const u = f.usage
+  const at = f.t === undefined ? null : new Date(f.t).toISOString()
+  const {provider, model} = f
   let costUsd = u.cost
   let estimated = false
   let badValues = u.badValues
@@ -168,7 +226,16 @@ function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined):
   }
   const {badValues: _b, badCost: _c, cost: _d, ...tokens} = u
   const call: Call = {...tokens, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
-  return {call, t: at ? Date.parse(at) : undefined, unpriced: costUsd === undefined && !u.badCost, badValues}
+  return {call, t: f.t, unpriced: costUsd === undefined && !u.badCost, badValues}
+}
+
+/**
+ * One model call read from a transcript line: an assistant message with `usage`; undefined for any other line.
+ * `badValues`: its figures that were not plausible numbers (readUsage), an estimate past MAX_CALL_COST_USD included.
+ */
+function callOf(config: OpenClawConfig, e: Record<string, unknown> | undefined): PricedCall | undefined {
+  const f = callFieldsOf(e)
+  return f && priceCall(config, f)
 }
 
 /** What `sessions list --usage` shows per row: the cost so far of the key's current session. */
@@ -184,20 +251,34 @@ export interface SessionCost {
  * own transcript is read directly; only when it is gone does the key's lineage say where it went (an orphan doctor
  * would re-attach), so a long list costs one index lookup per row, not one archive walk.
  */
-export async function currentSessionCost(config: OpenClawConfig, store: SessionReader, key: string): Promise<SessionCost> {
+export async function currentSessionCost(config: OpenClawConfig, store: SessionReader, key: string, ledger?: {agentId: string; calls: TranscriptCalls}): Promise<SessionCost> {
   const out: SessionCost = {costUsd: 0, calls: 0, estimated: false}
   const found = await store.findEntry(key)
   let ref = found ? store.transcriptOf(found.entry, found.storedKey) : undefined
   if (!ref?.exists) ref = (await store.sessionsOf(key)).find((s) => s.ended === 'current' && s.transcript.exists)?.transcript
   if (!ref) return out
-  for await (const line of store.grepLines(ref, USAGE_LINES)) {
-    const c = line.bad ? undefined : callOf(config, line.value)
-    if (!c) continue
+  const add = (c: {call: Call} | undefined) => {
+    if (!c) return
     out.costUsd = addCost(out.costUsd, c.call.costUsd)
     out.calls++
     if (c.call.estimated) out.estimated = true
   }
+  const kept = ledger ? await ledger.calls.calls(store, ledger.agentId, ref) : undefined
+  if (kept) {
+    for (const f of kept.calls) add(priceCall(config, f))
+    if (kept.tail) for await (const line of kept.tail) add(line.bad ? undefined : callOf(config, line.value))
+    return out
+  }
+  for await (const line of store.grepLines(ref, USAGE_LINES)) add(line.bad ? undefined : callOf(config, line.value))
   return out
+}
+
+/**
+ * Where `sessions list --usage` finds a transcript's calls without reading it (the local catalog's ledger): its calls in
+ * line order and, when its last line is unterminated, that line's lines as grepLines reads them; undefined: read it.
+ */
+export interface TranscriptCalls {
+  calls(store: SessionReader, agentId: string, t: TranscriptRef): Promise<{calls: CallFields[]; tail?: AsyncIterable<TranscriptLine>} | undefined>
 }
 
 export async function sessionsUsage(state: ReadableState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
@@ -222,7 +303,181 @@ export async function fleetUsage(hosts: readonly {host: string; state: ReadableS
   return {...result, hosts: hosts.map((h) => h.host)}
 }
 
-async function usageOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean}): Promise<SessionsUsageResult> {
+/**
+ * A transcript's calls summed beforehand (the local catalog keeps one per transcript): only calls that record their cost
+ * (as whole nanodollars, addCost's grid) with whole-number token counts and a time within years 0-9999, so that adding
+ * the partial gives exactly what adding its calls one by one gives. `largest` is its first call of the most tokens.
+ */
+export interface CallsPartial {
+  calls: number
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  totalTokens: number
+  costNano: number
+  firstT: number | null
+  lastT: number | null
+  largest: {t: number | null; totalTokens: number; costNano: number; model: string | null} | null
+}
+
+/** Who a call belongs to, as a scan of `allSessions()` knows it. */
+export interface UsageCtx {
+  agentId: string
+  host?: string
+  sessionId: string
+  where: SessionWhere
+  /** The key, or UNKNOWN_KEY. */
+  key: string
+  /** The transcript is gone from the store; the local catalog's ledger kept its calls. */
+  removed?: boolean
+}
+
+/**
+ * The totals `sessions usage` prints, built call by call in the order a scan reads them (agents, then allSessions()
+ * order, then line order), whatever read them: the scan below, or the local catalog (src/catalog/ledger.ts), which
+ * hands over a transcript's simple calls as one CallsPartial where the grouping allows.
+ */
+export class UsageBuilder {
+  readonly rows = new Map<string, UsageRow>()
+  readonly total = emptyRow('total')
+  unpricedCalls = 0
+  badLines = 0
+  badValues = 0
+  transcripts = 0
+  removed = {transcripts: 0, calls: 0, costUsd: 0}
+
+  constructor(
+    readonly by: UsageBy,
+    readonly window: {since?: number; until?: number},
+    readonly prefixHost = false,
+  ) {}
+
+  /** Whether a transcript's partial can stand for its calls: no time window, and a grouping by who (not by what or when). */
+  get takesPartials(): boolean {
+    return this.window.since === undefined && this.window.until === undefined && (this.by === 'session' || this.by === 'key' || this.by === 'agent' || this.by === 'host')
+  }
+
+  private group(ctx: UsageCtx, call: {model: string | null; at: string | null} | undefined): string {
+    const onHost = (g: string) => (this.prefixHost && ctx.host !== undefined ? `${ctx.host}/${g}` : g)
+    switch (this.by) {
+      case 'session':
+        return onHost(`${ctx.agentId}/${ctx.sessionId}`)
+      case 'key':
+        return onHost(ctx.key)
+      case 'agent':
+        return onHost(ctx.agentId)
+      case 'host':
+        return String(ctx.host)
+      case 'model':
+        return call?.model ?? 'unknown'
+      case 'day':
+        return call?.at ? call.at.slice(0, 10) : 'unknown'
+      case 'month':
+        return call?.at ? call.at.slice(0, 7) : 'unknown'
+    }
+  }
+
+  private row(ctx: UsageCtx, group: string): UsageRow {
+    let row = this.rows.get(group)
+    if (!row) {
+      row = emptyRow(group)
+      const by = this.by
+      if (ctx.host !== undefined && (by === 'session' || by === 'key' || by === 'agent' || by === 'host')) row.host = ctx.host
+      if (by === 'session') Object.assign(row, {agentId: ctx.agentId, key: ctx.key, sessionId: ctx.sessionId, where: ctx.where}, ctx.removed ? {removed: true} : {})
+      this.rows.set(group, row)
+    } else if (row.removed && !ctx.removed) delete row.removed
+    return row
+  }
+
+  /** One call, if it falls in the window. */
+  addCall(ctx: UsageCtx, c: PricedCall): void {
+    const {since, until} = this.window
+    if ((since !== undefined || until !== undefined) && c.t === undefined) return
+    if (since !== undefined && c.t! < since) return
+    if (until !== undefined && c.t! > until) return
+    if (c.unpriced) this.unpricedCalls++
+    this.badValues += c.badValues
+    const row = this.row(ctx, this.group(ctx, c.call))
+    addCall(row, c.call)
+    addCall(this.total, c.call)
+    if (ctx.removed) this.addRemoved(row, c.call.costUsd, 1)
+  }
+
+  /** A transcript's simple calls at once (takesPartials must hold). */
+  addPartial(ctx: UsageCtx, p: CallsPartial): void {
+    if (p.calls === 0) return
+    const row = this.row(ctx, this.group(ctx, undefined))
+    for (const r of [row, this.total]) {
+      r.input += p.input
+      r.output += p.output
+      r.cacheRead += p.cacheRead
+      r.cacheWrite += p.cacheWrite
+      r.totalTokens += p.totalTokens
+      r.costUsd = addCost(r.costUsd, p.costNano / 1e9)
+      r.calls += p.calls
+      const first = p.firstT === null ? null : new Date(p.firstT).toISOString()
+      const last = p.lastT === null ? null : new Date(p.lastT).toISOString()
+      if (first && (!r.firstCallAt || first < r.firstCallAt)) r.firstCallAt = first
+      if (last && (!r.lastCallAt || last > r.lastCallAt)) r.lastCallAt = last
+      const big = p.largest
+      if (big && (!r.largestCall || big.totalTokens > r.largestCall.totalTokens)) {
+        r.largestCall = {at: big.t === null ? null : new Date(big.t).toISOString(), totalTokens: big.totalTokens, costUsd: big.costNano / 1e9, model: big.model}
+      }
+    }
+    if (ctx.removed) this.addRemoved(row, p.costNano / 1e9, p.calls)
+  }
+
+  private addRemoved(row: UsageRow, costUsd: number, calls: number): void {
+    row.removedCostUsd = addCost(row.removedCostUsd ?? 0, costUsd)
+    this.total.removedCostUsd = addCost(this.total.removedCostUsd ?? 0, costUsd)
+    this.removed.calls += calls
+    this.removed.costUsd = addCost(this.removed.costUsd, costUsd)
+  }
+
+  result(meta: {since?: number; until?: number; agents: string[]; includeArchived: boolean; limit?: number; source: UsageSource}): SessionsUsageResult {
+    const {by, limit} = {by: this.by, limit: meta.limit}
+    let out = [...this.rows.values()]
+    // Time groupings read oldest first; the others most expensive first. --limit always keeps the top N by cost.
+    const byCost = (a: UsageRow, b: UsageRow) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.group.localeCompare(b.group)
+    out.sort(byCost)
+    if (limit !== undefined) out = out.slice(0, limit)
+    if (by === 'day' || by === 'month') out.sort((a, b) => a.group.localeCompare(b.group))
+    const {group: _g, ...totalFields} = this.total
+    return {
+      by,
+      since: meta.since === undefined ? null : new Date(meta.since).toISOString(),
+      until: meta.until === undefined ? null : new Date(meta.until).toISOString(),
+      agents: meta.agents,
+      includeArchived: meta.includeArchived,
+      transcripts: this.transcripts,
+      count: this.rows.size,
+      rows: out,
+      total: totalFields,
+      unpricedCalls: this.unpricedCalls,
+      badLines: this.badLines,
+      badValues: this.badValues,
+      source: meta.source,
+      ...(meta.source === 'catalog' ? {removed: this.removed} : {}),
+    }
+  }
+}
+
+/** What `sessions usage` read: the local catalog (kept fresh with the store), the store itself, or the fleet replica. */
+export type UsageSource = 'catalog' | 'scan' | 'replica'
+
+/** The options of usageOver, parsed once (the catalog's ledger takes the same). */
+export interface UsageQuery {
+  by: UsageBy
+  since?: number
+  until?: number
+  limit?: number
+  includeArchived: boolean
+  /** Count the ledger's removed spend (UsageOptions.removedSpend). */
+  removedSpend: boolean
+}
+
+export function usageQuery(opts: UsageOptions): UsageQuery {
   const now = opts.now ?? new Date()
   const by = (opts.by ?? 'session') as UsageBy
   if (!USAGE_BY.includes(by)) throw new UsageError(`--by "${opts.by}" is not one of ${USAGE_BY.join(', ')}`, 'E_BAD_FLAG')
@@ -234,93 +489,43 @@ async function usageOver(sources: readonly {state: ReadableState; agents: string
     limit = Number(opts.limit)
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${opts.limit}" must be a positive whole number or "all"`, 'E_BAD_FLAG')
   }
-  const includeArchived = opts.includeArchived ?? true
-  const agents = [...new Set(sources.flatMap((s) => s.agents))]
+  return {by, since, until, limit, includeArchived: opts.includeArchived ?? true, removedSpend: opts.removedSpend ?? true}
+}
 
-  const rows = new Map<string, UsageRow>()
-  const total = emptyRow('total')
-  let transcripts = 0
-  let unpricedCalls = 0
-  let badLines = 0
-  let badValues = 0
-  for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
-    const store = state.store(agentId)
-    const onHost = (g: string) => (opts.prefixHost && host !== undefined ? `${host}/${g}` : g)
-    for (const s of await store.allSessions()) {
-      if (!includeArchived && s.ended !== 'current') continue
-      if (!s.transcript.exists) continue
-      // A transcript no key claims any more (a deleted key's archive without a sidecar) still cost money.
-      const key = s.key ?? UNKNOWN_KEY
-      transcripts++
-      for await (const line of store.grepLines(s.transcript, USAGE_LINES)) {
-        if (line.bad) {
-          badLines++
-          continue
-        }
-        const c = callOf(state.config, line.value)
-        if (!c) continue
-        const {call, t} = c
-        const at = call.at
-        if ((since !== undefined || until !== undefined) && t === undefined) continue
-        if (since !== undefined && t! < since) continue
-        if (until !== undefined && t! > until) continue
-        if (c.unpriced) unpricedCalls++
-        badValues += c.badValues
-        let group: string
-        switch (by) {
-          case 'session':
-            group = onHost(`${agentId}/${s.sessionId}`)
-            break
-          case 'key':
-            group = onHost(key)
-            break
-          case 'agent':
-            group = onHost(agentId)
-            break
-          case 'host':
-            group = String(host)
-            break
-          case 'model':
-            group = call.model ?? 'unknown'
-            break
-          case 'day':
-            group = at ? at.slice(0, 10) : 'unknown'
-            break
-          case 'month':
-            group = at ? at.slice(0, 7) : 'unknown'
-            break
-        }
-        let row = rows.get(group)
-        if (!row) {
-          row = emptyRow(group)
-          if (host !== undefined && (by === 'session' || by === 'key' || by === 'agent' || by === 'host')) row.host = host
-          if (by === 'session') Object.assign(row, {agentId, key, sessionId: s.sessionId, where: s.where})
-          rows.set(group, row)
-        }
-        addCall(row, call)
-        addCall(total, call)
+/** Reads one transcript's calls as a scan does (grepLines for `"usage"`), into the builder. */
+export async function scanTranscriptUsage(b: UsageBuilder, config: OpenClawConfig, store: SessionReader, ctx: UsageCtx, lines: AsyncIterable<TranscriptLine>): Promise<void> {
+  for await (const line of lines) {
+    if (line.bad) {
+      b.badLines++
+      continue
+    }
+    const c = callOf(config, line.value)
+    if (c) b.addCall(ctx, c)
+  }
+}
+
+async function usageOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean; ledger?: UsageLedger}): Promise<SessionsUsageResult> {
+  const q = usageQuery(opts)
+  const agents = [...new Set(sources.flatMap((s) => s.agents))]
+  const b = new UsageBuilder(q.by, {since: q.since, until: q.until}, opts.prefixHost)
+  // The local catalog answers for a local state dir (it refreshes each agent first); undefined: it cannot, scan.
+  const fromLedger = !opts.scan && opts.ledger && sources.length === 1 && sources[0].host === undefined ? await opts.ledger.usage(b, sources[0].state, agents, q) : false
+  if (!fromLedger) {
+    for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
+      const store = state.store(agentId)
+      for (const s of await store.allSessions()) {
+        if (!q.includeArchived && s.ended !== 'current') continue
+        if (!s.transcript.exists) continue
+        // A transcript no key claims any more (a deleted key's archive without a sidecar) still cost money.
+        b.transcripts++
+        await scanTranscriptUsage(b, state.config, store, {agentId, ...(host === undefined ? {} : {host}), sessionId: s.sessionId, where: s.where, key: s.key ?? UNKNOWN_KEY}, store.grepLines(s.transcript, USAGE_LINES))
       }
     }
   }
-  let out = [...rows.values()]
-  // Time groupings read oldest first; the others most expensive first. --limit always keeps the top N by cost.
-  const byCost = (a: UsageRow, b: UsageRow) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.group.localeCompare(b.group)
-  out.sort(byCost)
-  if (limit !== undefined) out = out.slice(0, limit)
-  if (by === 'day' || by === 'month') out.sort((a, b) => a.group.localeCompare(b.group))
-  const {group: _g, ...totalFields} = total
-  return {
-    by,
-    since: since === undefined ? null : new Date(since).toISOString(),
-    until: until === undefined ? null : new Date(until).toISOString(),
-    agents,
-    includeArchived,
-    transcripts,
-    count: rows.size,
-    rows: out,
-    total: totalFields,
-    unpricedCalls,
-    badLines,
-    badValues,
-  }
+  return b.result({since: q.since, until: q.until, agents, includeArchived: q.includeArchived, limit: q.limit, source: fromLedger ? 'catalog' : sources.some((s) => s.host !== undefined) ? 'replica' : 'scan'})
+}
+
+/** The local catalog's ledger as `sessions usage` asks it (src/catalog/ledger.ts); false: it cannot answer, scan. */
+export interface UsageLedger {
+  usage(b: UsageBuilder, state: ReadableState, agents: string[], q: UsageQuery): Promise<boolean>
 }

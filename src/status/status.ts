@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {chooseModel} from '../agent/model.js'
+import {catalogSummary, type CatalogSummary} from '../catalog/status.js'
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
 import {freshTotal, percentUsed} from '../sessions/format.js'
@@ -93,6 +94,8 @@ export interface StatusResult {
     byAgent: {agentId: string; path: string; count: number; recent: SessionStatusRow[]}[]
   }
   transcripts: {files: number; bytes: number}
+  /** clawkit's local catalog of this state dir (in clawkit's data dir; `clawkit index --status` says more). */
+  catalog: CatalogSummary
   lastActivity: {key: string; agentId: string; updatedAt: number; ageMs: number} | null
   /** Counts from doctor's cheap checks (no transcript contents read). */
   doctor: {errors: number; warnings: number; info: number; ids: string[]; checks: 'cheap'}
@@ -234,6 +237,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
       byAgent,
     },
     transcripts: totals,
+    catalog: catalogSummary(state.stateDir, state.env),
     lastActivity: newest && newest.updatedAt !== null ? {key: newest.key, agentId: newest.agentId, updatedAt: newest.updatedAt, ageMs: now - newest.updatedAt} : null,
     doctor: {
       errors: open.filter((f) => f.severity === 'error').length,

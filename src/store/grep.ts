@@ -97,8 +97,9 @@ export function compileGrep(filter: RawLineFilter): LineGrep {
   return grepOf(needles)
 }
 
-/** A search reads many transcripts with one filter: its needles are compiled once. */
+/** A search reads many transcripts with one filter: its needles are compiled once (and their SIMD pairs). */
 const compiled = new WeakMap<RawLineFilter, Needle[]>()
+const compiledPairs = new WeakMap<RawLineFilter, Pair[]>()
 
 function grepOf(needles: Needle[]): LineGrep {
   // next[i][v]: the next verified occurrence of needles[i] found through its variant v in `current` (-2: not searched).
@@ -174,12 +175,16 @@ export interface BlockGrep {
 }
 
 export function compileBlockGrep(filter: RawLineFilter): BlockGrep {
-  let needles = compiled.get(filter)
-  if (!needles) {
-    needles = filter.needles.map((t) => compile(t, filter.ignoreCase)).filter((n): n is Needle => n !== undefined)
-    compiled.set(filter, needles)
+  let pairs = compiledPairs.get(filter)
+  if (!pairs) {
+    let needles = compiled.get(filter)
+    if (!needles) {
+      needles = filter.needles.map((t) => compile(t, filter.ignoreCase)).filter((n): n is Needle => n !== undefined)
+      compiled.set(filter, needles)
+    }
+    pairs = needles.map(pairOf)
+    compiledPairs.set(filter, pairs)
   }
-  const pairs = needles.map(pairOf)
   // next[i]: needle i's next verified start in the block since begin() (-2: not searched yet; -1: none left).
   const next = pairs.map(() => -2)
   return {

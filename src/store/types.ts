@@ -258,6 +258,24 @@ export interface TranscriptLine {
   raw: string
   value?: Record<string, unknown>
   bad?: BadLine
+  /**
+   * readSince of a JSONL file only: the byte offset in the file where the line starts, so that a reader that keeps it (the
+   * local catalog) can later ask for that stretch again (SessionStore.grepSpans) without reading what comes before.
+   */
+  offset?: number
+}
+
+/**
+ * A run of whole lines of a transcript, as readSince gave them (SessionStore.grepSpans): `line` the number of its first line
+ * (SQLite: the first event's seq); JSONL: `offset` that line's byte offset and `bytes` the run's length (newlines
+ * included; left out: up to the end of the file as it is now, an unterminated last line read as readLines reads it);
+ * SQLite: `lines` events from `line` on (left out: to the last event).
+ */
+export interface LineSpan {
+  line: number
+  offset?: number
+  bytes?: number
+  lines?: number
 }
 
 /**
@@ -338,7 +356,21 @@ export interface TranscriptMark {
    * every destructive rewrite: a different one means the events were rewritten, whatever the header and last seq say.
    */
   generation?: string
+  /**
+   * JSONL, marks of readSince with `verify: 'ends'`: sha256 (hex) of the first and of the last (up to) 4 KiB of the `bytes`
+   * read, in place of `sha256` (the whole prefix's hash, which that mode does not keep).
+   */
+  endsSha256?: string
 }
+
+/**
+ * How readSince decides that a mark still describes a prefix of the transcript, when the transcript changed since:
+ * `prefix` (the default) hashes the whole prefix again (clawkit sync's replica); `ends` compares only its first and last
+ * 4 KiB (the local catalog, which reads on every query): an append-only file passes, a file replaced (another inode),
+ * cut shorter, or rewritten where either end lies fails and is read again whole. A rewrite in place that keeps the size
+ * and both ends goes unnoticed by `ends`.
+ */
+export type MarkCheck = 'prefix' | 'ends'
 
 /** The lines of a transcript after a mark (SessionStore.readSince). */
 export interface TranscriptSince {
@@ -368,6 +400,13 @@ export interface StoreCapabilities {
   readonly fullText: boolean
   /** `contentCandidates`: the store keeps a content index over every transcript of the agent (the fleet replica's). */
   readonly contentIndex: boolean
+  /**
+   * `listingToken`, `unchangedSince`, `grepSpans`: the store tells cheaply what changed since a reader last looked and
+   * reads stretches of a transcript back, so that a reader's own index of it (clawkit's local catalog) stays fresh
+   * without reading everything again. Without it those answer "changed" and read through readLines, and no such index
+   * is kept (the commands scan).
+   */
+  readonly changeTracking: boolean
 }
 
 /**
@@ -466,7 +505,33 @@ export interface SessionReader {
    * replica (clawkit sync). A transcript that no longer starts with what the mark covers is read again whole and says
    * so (`rewritten`). A missing transcript is an error, as for readLines.
    */
-  readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince>
+  readSince(t: TranscriptRef, mark?: TranscriptMark, opts?: {verify?: MarkCheck}): Promise<TranscriptSince>
+  /**
+   * grepLines over some stretches of a transcript only (as readSince gave their lines: see LineSpan), in order, numbered
+   * and parsed as readLines numbers and parses them; without a filter every line of them. For a reader that keeps its
+   * own index of where text is (the local catalog): it reads those stretches, through the same line reader, instead of
+   * the whole transcript. Spans must lie inside what readSince read (or run to the end); the reader vouches that the
+   * transcript did not change there.
+   */
+  grepSpans(t: TranscriptRef, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncIterable<TranscriptLine>
+  /**
+   * For each transcript and the mark a finished readSince left (`verify: 'ends'`), whether the store can tell without
+   * reading it that nothing changed since (readSince would say `unchanged`): JSONL one stat each, SQLite one query for
+   * all. False means "may have changed": read it with readSince (always false without `capabilities.changeTracking`).
+   */
+  unchangedSince(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]>
+  /**
+   * A token of what allSessions() is made of, but the transcripts' own contents (JSON layout: the index's fields that
+   * lineage reads, and the directories the transcripts are listed from; SQLite: the listing's own tables), and whether
+   * that changed since `prev` (the token of an earlier call): `changed: false` means allSessions() gives the same answer
+   * as when `prev` was taken, unless a transcript it listed was rewritten (which a reader of the transcripts sees itself,
+   * and must then list again). The token also carries what makes the next call cheap (the index file's stat, the
+   * database files' stats), so keep the newest one. A few stats when nothing changed. Without
+   * `capabilities.changeTracking`: always changed.
+   */
+  listingToken(prev?: string): Promise<{token: string; changed: boolean}>
+  /** How many bytes a transcript holds as stored (a JSONL file's size), for a reader's progress estimate; undefined where not known cheaply. */
+  transcriptBytes(t: TranscriptRef): number | undefined
 }
 
 /**

@@ -183,6 +183,34 @@ export function describeReadContract(name: string, make: () => ContractBackend |
       expect(again.since.rewritten).toBe(false)
     })
 
+    it('change tracking (capabilities): a listing token that holds, a transcript unchanged since its ends-checked mark, stretches read back as readLines reads them', async () => {
+      const {store, main} = await make()
+      const t = await currentRef(store, main)
+      const first = await store.listingToken()
+      if (!store.capabilities.changeTracking) {
+        // Without it everything may have changed, always.
+        expect(first.changed).toBe(true)
+        expect((await store.listingToken(first.token)).changed).toBe(true)
+        expect(await store.unchangedSince([{t, mark: {seq: 0, bytes: 0, size: 0}}])).toEqual([false])
+        return
+      }
+      expect((await store.listingToken(first.token)).changed).toBe(false)
+      const since = await store.readSince(t, undefined, {verify: 'ends'})
+      const lines: TranscriptLine[] = []
+      for await (const l of since.lines) lines.push(l)
+      const mark = since.mark()
+      expect(await store.unchangedSince([{t, mark}])).toEqual([true])
+      expect((await store.readSince(t, mark, {verify: 'ends'})).unchanged).toBe(true)
+      // The stretch of the second and third lines, as a reader keeping its own index records it.
+      const all = await readAll(store, t)
+      expect(lines.length).toBeGreaterThanOrEqual(4)
+      const [a, b] = [lines[1], lines[3]]
+      const span = a.offset !== undefined && b.offset !== undefined ? {line: a.line, offset: a.offset, bytes: b.offset - a.offset} : {line: a.line, lines: b.line - a.line}
+      const got: TranscriptLine[] = []
+      for await (const l of store.grepSpans(t, [span])) got.push(l)
+      expect(got).toEqual(all.filter((l) => l.line >= a.line && l.line < b.line))
+    })
+
     it('sessionsOf and allSessions: the current session last; every key\'s sessions once, in readRows\' order, first', async () => {
       const {store, main} = await make()
       const ofMain = await store.sessionsOf(main.key)
@@ -260,6 +288,27 @@ export function describeContract(name: string, make: () => ContractBackend<Sessi
       expect(lines.slice(1).map((l) => (l as {id: string}).id)).toEqual(ids)
       const ctx = await store.withTranscript(t, (tx) => tx.readContext())
       expect(ctx?.path.map((e) => e.id)).toEqual(ids)
+    })
+
+    it('change tracking (capabilities): an append is seen by unchangedSince and read alone from the mark; a new session changes the listing token', async () => {
+      const {store, main} = await make()
+      if (!store.capabilities.changeTracking) return
+      const t = await currentRef(store, main)
+      const token = (await store.listingToken()).token
+      const since = await store.readSince(t, undefined, {verify: 'ends'})
+      for await (const _ of since.lines) void _
+      const mark = since.mark()
+      await appendTo(store, t, [{type: 'message', message: {role: 'user', content: 'one more', timestamp: 9}}])
+      expect(await store.unchangedSince([{t, mark}])).toEqual([false])
+      const next = await store.readSince(t, mark, {verify: 'ends'})
+      const appended: unknown[] = []
+      for await (const l of next.lines) appended.push(l.value)
+      expect(next.rewritten).toBe(false)
+      expect(appended).toMatchObject([{type: 'message', message: {content: 'one more'}}])
+      // An append is no change of the listing; a new session is.
+      expect((await store.listingToken(token)).changed).toBe(false)
+      await store.update((data) => void (data['agent:main:listed'] = {sessionId: 'listed-1', updatedAt: 7}))
+      expect((await store.listingToken(token)).changed).toBe(true)
     })
 
     it('finds a message by its idempotency key, with or without the lock', async () => {

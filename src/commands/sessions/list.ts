@@ -39,8 +39,16 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const allKeys: string[] | undefined = this.jsonEnabled() ? undefined : []
     const fleet = await this.fleetFromFlags()
     const opts = {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage}
-    const result = fleet ? await (await import('../../fleet/list.js')).listFleetSessions(fleet, {...opts, host: f.host, allHosts: f['all-hosts']}) : await listSessions(this.openState(), opts)
+    const result = fleet ? await (await import('../../fleet/list.js')).listFleetSessions(fleet, {...opts, host: f.host, allHosts: f['all-hosts']}) : await this.listLocal(opts)
     if (!this.jsonEnabled()) await this.page(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
+  }
+
+  /** The local list; with --usage, the costs come from the catalog's ledger where it already holds the agent. */
+  private async listLocal(opts: NonNullable<Parameters<typeof listSessions>[1]>): Promise<SessionsListResult> {
+    const state = this.openState()
+    if (!opts.usage || opts.store) return listSessions(state, opts)
+    const {catalogTranscriptCalls} = await import('../../catalog/ledger.js')
+    return listSessions(state, {...opts, usageCalls: catalogTranscriptCalls(await this.catalog(state))})
   }
 }

@@ -36,7 +36,7 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
     until: Flags.string({description: 'only entries at or before this date/time or duration ago (a bare date: that whole day)', helpValue: '<when>'}),
     'include-archived': Flags.boolean({description: 'also search .reset./.deleted. archives and earlier SQLite windows'}),
     limit: Flags.string({description: 'show the newest N hits (default 50)', helpValue: '<n|all>'}),
-    scan: Flags.boolean({description: 'never use a full-text index (OpenClaw\'s in the SQLite era, the replica\'s trigram index): read every event'}),
+    scan: Flags.boolean({description: 'never use a full-text index (clawkit\'s local catalog, OpenClaw\'s in the SQLite era, the replica\'s trigram index): read every event'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
     ...pagerFlags,
@@ -62,7 +62,13 @@ export default class SessionsSearch extends BaseCommand<typeof SessionsSearch> {
       limit: f.limit,
       scan: f.scan,
     }
-    const result: SessionsSearchResult = hosts ? await fleetSearch(hosts, pattern, opts) : await sessionsSearch(this.openState(), pattern, opts)
+    let result: SessionsSearchResult
+    if (hosts) result = await fleetSearch(hosts, pattern, opts)
+    else {
+      const state = this.openState()
+      // --scan reads every line: no index at all, the catalog included.
+      result = await sessionsSearch(state, pattern, f.scan ? opts : {...opts, index: (await this.catalog(state)).searchIndex()})
+    }
     if (!this.jsonEnabled()) await this.page(renderSearch(result, colorEnabled()))
     return result
   }

@@ -28,6 +28,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
     'include-archived': Flags.boolean({description: 'count .reset./.deleted. archives and earlier windows (on by default)', default: true, allowNo: true}),
     limit: Flags.string({description: 'show the top N rows by cost (the total still counts every call)', helpValue: '<n|all>'}),
+    scan: Flags.boolean({description: 'read every transcript instead of clawkit\'s local catalog (which also remembers the spend of transcripts OpenClaw removed)'}),
     wide: Flags.boolean({description: 'print every column in full (on a terminal, columns are otherwise left out or cut to fit its width)'}),
     'store-url': storeUrlFlag,
     ...hostFlags,
@@ -38,7 +39,14 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     const f = this.flags
     const hosts = await this.fleetHostsFromFlags()
     const opts = {by: f.by, since: f.since, until: f.until, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
-    const result: SessionsUsageResult = hosts ? await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined}) : await sessionsUsage(this.openState(), opts)
+    let result: SessionsUsageResult
+    if (hosts) result = await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined})
+    else {
+      const state = this.openState()
+      // The ledger's code loads only here: every other command starts without it.
+      const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))
+      result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
+    }
     if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
     else {
       // The document counts them; a script that reads only the totals still hears that they may be short.

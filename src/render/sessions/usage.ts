@@ -54,6 +54,7 @@ export function renderUsage(r: SessionsUsageResult, opts: {width?: number; bars?
   if (r.since || r.until) prose(`Calls ${r.since ? `from ${when(r.since)} ` : ''}${r.until ? `until ${when(r.until)}` : ''}`.trimEnd())
 
   const session = r.by === 'session'
+  const removedAny = (r.total.removedCostUsd ?? 0) !== 0 || r.rows.some((x) => x.removedCostUsd)
   // Several hosts of the replica: a session's or key's row names its host (agent:main:main is on every host).
   const hostColumn = Boolean(r.hosts && r.hosts.length > 1 && (session || r.by === 'key'))
   const keyed = session || r.by === 'key'
@@ -73,6 +74,8 @@ export function renderUsage(r: SessionsUsageResult, opts: {width?: number; bars?
     num('Cache read', 4),
     num('Cache write', 3),
     num('Cost'),
+    // The spend of removed transcripts the catalog kept: a column only when there is any.
+    ...(removedAny ? [num('Removed', 3.5)] : []),
     ...(session ? [{header: 'First call', shrink: [{rank: 1, drop: true}]}, {header: 'Last call', shrink: [{rank: 6, drop: true}]}, {header: 'Largest call', shrink: [{rank: 2, drop: true}]}] : []),
   ]
   const cells = (x: Omit<UsageRow, 'group'>, group: string, sessionCell: string, host: string): (string | FitCell)[] => {
@@ -86,17 +89,21 @@ export function renderUsage(r: SessionsUsageResult, opts: {width?: number; bars?
       groupDigits(x.cacheRead),
       groupDigits(x.cacheWrite),
       usd(x.costUsd, x.estimated),
+      ...(removedAny ? [x.removedCostUsd ? usd(x.removedCostUsd, false) : '-'] : []),
     ]
     if (session) row.push(when(x.firstCallAt), when(x.lastCallAt), x.largestCall ? `${groupDigits(x.largestCall.totalTokens)} tok ${usd(x.largestCall.costUsd, false)}` : '-')
     return row
   }
-  const rows = r.rows.map((x, i) => cells(x, groups[i], printable(`${x.sessionId ?? ''}${x.where && x.where !== 'live' ? ` (${x.where})` : ''}`), printable(x.host ?? '')))
+  const rows = r.rows.map((x, i) => cells(x, groups[i], printable(`${x.sessionId ?? ''}${x.removed ? ' (removed)' : x.where && x.where !== 'live' ? ` (${x.where})` : ''}`), printable(x.host ?? '')))
   // "Total" opens the row, in the Host column when there is one.
   rows.push(hostColumn ? cells(r.total, '', '', 'Total') : cells(r.total, 'Total', '', ''))
   const hidden: string[] = []
   out.push(renderFitted(columns, rows, {width, color: c, hidden}))
   out.push(...hiddenNote(hidden, width))
   if (r.total.estimated || r.rows.some((x) => x.estimated)) prose('* estimated from the model prices in openclaw.json (the messages recorded no cost)')
+  if (r.removed && r.removed.transcripts > 0) {
+    prose(`Removed: ${usd(r.removed.costUsd, false)} of the total was spent in ${plural(r.removed.transcripts, 'transcript')} OpenClaw has since removed (${plural(r.removed.calls, 'call')}, kept by clawkit's catalog; --scan leaves them out).`)
+  }
   if (r.unpricedCalls > 0) prose(`! ${r.unpricedCalls} call(s) recorded no cost and their model has no price in openclaw.json: counted as $0.`, 'yellow')
   if (r.badLines > 0) prose(`! ${r.badLines} unreadable line(s) skipped; ${hintInContext('run "clawkit doctor"')}.`, 'yellow')
   if (r.badValues > 0) prose(`! ${r.badValues} token or cost figure(s) were not plausible numbers (negative, not finite, not a number, or over 1e9 tokens or $100000 for one call): counted as 0.`, 'yellow')

@@ -6,8 +6,8 @@ import fs from 'node:fs'
 import {fileError} from '../../errors.js'
 import {openRegularSync} from '../../os/safe-open.js'
 import {SimdBlock} from '../grep-simd.js'
-import {compileBlockGrep} from '../grep.js'
-import type {RawLineFilter, TranscriptLine} from '../types.js'
+import {type BlockGrep, compileBlockGrep, compileGrep, type LineGrep} from '../grep.js'
+import type {LineSpan, RawLineFilter, TranscriptLine} from '../types.js'
 import {grepTranscriptLines, hitLines} from './transcript-stream.js'
 import {TRANSCRIPT_FILE} from './transcript.js'
 
@@ -68,6 +68,91 @@ function* scanFd(block: SimdBlock, fd: number, file: string, filter: RawLineFilt
     yield* hitLines(buf, end, base, count, (from) => grep.next(block, from, end), filter.unreadable)
     if (eof) break
     block.bytes.copy(block.bytes, 0, end, len)
+    len -= end
+    base += end
+  }
+}
+
+/**
+ * SessionStore.grepSpans for JSONL transcripts: only the given runs of whole lines (LineSpan: a byte offset and length as
+ * readSince gave them, or to the end of the file), each read at its offset into a block and searched as scanFd searches
+ * a block, through the same hitLines, so a line is numbered, parsed and judged exactly as a whole-file grep would. A span
+ * that runs to the end is read as scanFd reads a file's end (an unterminated last line is yielded as grepLines yields it).
+ * Without a filter, every line of the spans.
+ */
+export async function* grepFileSpans(file: string, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncGenerator<TranscriptLine> {
+  if (spans.length === 0) return
+  let fd: number
+  try {
+    fd = openRegularSync(file, TRANSCRIPT_FILE).fd
+  } catch (error) {
+    throw fileError(error, file, 'read the transcript')
+  }
+  const block = filter ? (spare.pop() ?? SimdBlock.create(BLOCK + 4096)) : undefined
+  // One finder per call (its state is the block's): calls interleave when several transcripts are read at once.
+  const simd = filter && block ? compileBlockGrep(filter) : undefined
+  const plain = filter && !block ? compileGrep(filter) : undefined
+  try {
+    for (const span of spans) yield* scanSpan(fd, file, span, block, simd, plain, Boolean(filter?.unreadable))
+  } finally {
+    fs.closeSync(fd)
+    if (block && spare.length < 8) spare.push(block)
+  }
+}
+
+function* scanSpan(fd: number, file: string, span: LineSpan, block: SimdBlock | undefined, simd: BlockGrep | undefined, plain: LineGrep | undefined, unreadable: boolean): Generator<TranscriptLine> {
+  const start = span.offset ?? 0
+  const limit = span.bytes === undefined ? Number.POSITIVE_INFINITY : start + span.bytes
+  let cap = Math.min(BLOCK, Number.isFinite(limit) ? Math.max(1, limit - start) : BLOCK)
+  let buf = block ? block.bytes : Buffer.allocUnsafe(cap)
+  const grow = (size: number) => {
+    if (block) {
+      block.grow(size + (simd?.slack ?? 0))
+      buf = block.bytes
+    } else if (buf.length < size) {
+      const bigger = Buffer.allocUnsafe(size)
+      buf.copy(bigger)
+      buf = bigger
+    }
+  }
+  grow(cap)
+  let len = 0
+  let base = start
+  let pos = start
+  const count = {lines: span.line - 1}
+  for (;;) {
+    if (len === cap) {
+      cap *= 2
+      grow(cap)
+    }
+    let bytesRead = 0
+    const want = Math.min(cap - len, limit - pos)
+    if (want > 0) {
+      try {
+        bytesRead = fs.readSync(fd, buf, len, want, pos)
+      } catch (error) {
+        throw fileError(error, file, 'read the transcript')
+      }
+    }
+    pos += bytesRead
+    const eof = bytesRead === 0
+    if (eof && len === 0) break
+    len += bytesRead
+    const end = eof ? len : buf.lastIndexOf(10, len - 1) + 1
+    if (end === 0) continue
+    const view = buf.subarray(0, end)
+    let next: (from: number) => number
+    if (simd) {
+      simd.begin()
+      next = (from) => simd.next(block!, from, end)
+    } else if (plain) {
+      next = (from) => plain.next(view, from)
+    } else {
+      next = (from) => (from < end ? from : -1)
+    }
+    yield* hitLines(view, end, base, count, next, unreadable)
+    if (eof) break
+    buf.copy(buf, 0, end, len)
     len -= end
     base += end
   }

@@ -7,6 +7,8 @@ import type {
   AgentSession,
   FoundEntry,
   KeySession,
+  LineSpan,
+  RawLineFilter,
   ResetOptions,
   ResetOutcome,
   ResetPlan,
@@ -16,6 +18,8 @@ import type {
   StoreCapabilities,
   StoreRef,
   StoreStats,
+  TranscriptLine,
+  TranscriptMark,
   TranscriptRef,
 } from '../types.js'
 import {allSessionsOf, lineageOf, type LineageSource} from './lineage.js'
@@ -23,8 +27,11 @@ import {statsOfIndex} from './stats.js'
 
 export abstract class JsonLayoutStore {
   abstract readonly ref: StoreRef
-  /** The JSON layout keeps no index of its own beyond the sessions index: search reads the transcripts. */
-  readonly capabilities: StoreCapabilities = {fullText: false, contentIndex: false}
+  /**
+   * The JSON layout keeps no index of its own beyond the sessions index: search reads the transcripts. The file store
+   * tracks changes (its stats tell them); the in-memory twin does not.
+   */
+  readonly capabilities: StoreCapabilities = {fullText: false, contentIndex: false, changeTracking: false}
 
   abstract read(): Promise<SessionStoreData>
   abstract findEntry(key: string): Promise<FoundEntry | undefined>
@@ -66,6 +73,24 @@ export abstract class JsonLayoutStore {
   }
 
   async contentCandidates(): Promise<undefined> {
+    return undefined
+  }
+
+  // Without change tracking (capabilities): everything may have changed, and no stretch is read alone.
+  async listingToken(_prev?: string): Promise<{token: string; changed: boolean}> {
+    return {token: '', changed: true}
+  }
+
+  async unchangedSince(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]> {
+    return items.map(() => false)
+  }
+
+  // eslint-disable-next-line require-yield
+  async *grepSpans(_t: TranscriptRef, _spans: readonly LineSpan[], _filter?: RawLineFilter): AsyncIterable<TranscriptLine> {
+    throw new Error('grepSpans needs a store with capabilities.changeTracking')
+  }
+
+  transcriptBytes(_t: TranscriptRef): number | undefined {
     return undefined
   }
 }

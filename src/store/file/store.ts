@@ -17,17 +17,18 @@ import {isSafeSessionId, transcriptFileName} from '../session-id.js'
 import {transcriptTopicId} from '../session-key.js'
 import {ABSENT, type FileImage, type FilesStep, hashBytes, type JournalEntry} from '../journal.js'
 import {fileImage, filesStepConflicts, replayFilesStep} from '../journal-files.js'
-import type {FoundEntry, IdempotencyHit, LockedTranscript, RawLineFilter, SessionEntry, SessionStore, SessionStoreData, StoreMaintenance, StoreRef, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import type {FoundEntry, IdempotencyHit, LineSpan, LockedTranscript, MarkCheck, RawLineFilter, SessionEntry, SessionStore, SessionStoreData, StoreCapabilities, StoreMaintenance, StoreRef, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {readTranscriptForContext} from './context-read.js'
 import {MAX_WHOLE_INDEX_BYTES, parseStoreText, readStoreFile, serializeStore, STORE_FILE, unreadableStore} from './index-text.js'
 import {indexConflicts, journaledIndexUpdate, replayIndex} from './journal.js'
-import {grepFileLines} from './grep-scan.js'
+import {grepFileLines, grepFileSpans} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
 import {findIdempotencyKey} from './idempotency.js'
 import {isEntryObject, projectEntries, readStoreEntry, visitEntries} from './index-scan.js'
 import {JsonLayoutStore} from './layout-store.js'
 import {parseArchiveName, type LineageSource} from './lineage.js'
-import {readTranscriptSince, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
+import {fileListingToken} from './listing-token.js'
+import {readTranscriptSince, sameSource, streamTranscriptLines, trajectoryKey} from './transcript-stream.js'
 import {appendEntriesLocked, isTranscriptFileName, resolveTranscriptPath, tailTranscript, TRANSCRIPT_FILE} from './transcript.js'
 
 export * from './index-text.js'
@@ -41,6 +42,8 @@ export interface FileStoreOptions {
 }
 
 export class FileSessionStore extends JsonLayoutStore implements SessionStore {
+  /** Its files' stats tell what changed (listingToken, unchangedSince); spans are read back by byte offset. */
+  override readonly capabilities: StoreCapabilities = {fullText: false, contentIndex: false, changeTracking: true}
   readonly ref: StoreRef
   private readonly opts: FileStoreOptions
 
@@ -240,8 +243,38 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
     return grepFileLines(t.locator, filter)
   }
 
-  readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
-    return readTranscriptSince(t.locator, mark)
+  readSince(t: TranscriptRef, mark?: TranscriptMark, opts?: {verify?: MarkCheck}): Promise<TranscriptSince> {
+    return readTranscriptSince(t.locator, mark, opts)
+  }
+
+  override grepSpans(t: TranscriptRef, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncIterable<TranscriptLine> {
+    return grepFileSpans(t.locator, spans, filter)
+  }
+
+  /** One stat per transcript, synchronously: thousands of them cost a few milliseconds, where each await would cost more. */
+  override async unchangedSince(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]> {
+    return items.map(({t, mark}) => {
+      if (mark.bytes === undefined || mark.size === undefined) return false
+      try {
+        const st = fs.statSync(t.locator)
+        return st.isFile() && sameSource(mark, st)
+      } catch {
+        return false
+      }
+    })
+  }
+
+  override transcriptBytes(t: TranscriptRef): number | undefined {
+    try {
+      const st = fs.statSync(t.locator)
+      return st.isFile() ? st.size : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  override listingToken(prev?: string): Promise<{token: string; changed: boolean}> {
+    return fileListingToken({indexFile: this.ref.path, sessionsDir: this.sessionsDir, readRows: (project) => this.readRows(project)}, prev)
   }
 
   /** update() recorded in a journal entry ahead of the write (file/journal.ts). */

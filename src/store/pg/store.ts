@@ -83,7 +83,7 @@ export class PgSessionStore implements SessionReader {
     this.host = opts.host
     this.era = opts.era
     this.searchIndex = opts.searchIndex ?? 'none'
-    this.capabilities = {fullText: false, contentIndex: this.searchIndex === 'pg_trgm'}
+    this.capabilities = {fullText: false, contentIndex: this.searchIndex === 'pg_trgm', changeTracking: false}
     this.contentLinesCap = opts.contentLinesCap ?? CONTENT_LINES_CAP
     this.searchTextVersions = opts.searchTextVersions ?? true
   }
@@ -479,6 +479,24 @@ export class PgSessionStore implements SessionReader {
   }
 
   async indexedLines(): Promise<undefined> {
+    return undefined
+  }
+
+  // No change tracking (capabilities): a replica is read through its own queries, never kept in a local catalog.
+  async listingToken(): Promise<{token: string; changed: boolean}> {
+    return {token: '', changed: true}
+  }
+
+  async unchangedSince(items: readonly unknown[]): Promise<boolean[]> {
+    return items.map(() => false)
+  }
+
+  // eslint-disable-next-line require-yield
+  async *grepSpans(): AsyncIterable<TranscriptLine> {
+    throw new Error('grepSpans needs a store with capabilities.changeTracking')
+  }
+
+  transcriptBytes(): number | undefined {
     return undefined
   }
 }

@@ -97,6 +97,12 @@ export function archiveText(db: SqlDatabase, name: string): {text: string} | {er
   }
 }
 
+/** The archive row's archive_sha256 (a changed one is another blob), undefined when the row is gone. */
+export function archiveSha(db: SqlDatabase, name: string): string | undefined {
+  const v = db.prepare('SELECT archive_sha256 FROM session_transcript_archives WHERE archive_name = ?').get(name)?.archive_sha256
+  return typeof v === 'string' ? v : undefined
+}
+
 /** An archive that cannot be read at all: one bad line naming it, as an undecodable event is. */
 function unreadable(name: string, error: string): BadLine {
   return {line: 1, offset: 0, reason: 'undecodable', preview: `archive ${name}: ${error}`}

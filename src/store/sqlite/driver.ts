@@ -2,6 +2,7 @@
 import fs from 'node:fs'
 
 import {ClawkitError, ExitCode} from '../../errors.js'
+import {nodeSqlite, type SqlDatabase, type SqliteModule} from '../../util/node-sqlite.js'
 import {SQLITE_NODE_REQUIREMENT, SqliteUnavailableError, sqliteSupported, zlib} from './support.js'
 
 // Re-exported: the era checks outside the store (sync's per-agent skip) import them from support.ts, which opens nothing.
@@ -13,51 +14,18 @@ export const AGENT_SCHEMA_VERSION = 23
 export const MIN_READ_SCHEMA_VERSION = 23
 export const BUSY_TIMEOUT_MS = 5000
 
-/** The subset of node:sqlite clawkit uses; @types/node 20 has no declarations for it. */
-export interface SqlStatement {
-  all(...params: SqlValue[]): Record<string, SqlValue>[]
-  get(...params: SqlValue[]): Record<string, SqlValue> | undefined
-  run(...params: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
-  iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>
-  /** INTEGER values as bigint (the journal keeps every stored value exactly). */
-  setReadBigInts(enabled: boolean): void
-}
-export type SqlValue = null | number | bigint | string | Uint8Array
-export interface SqlDatabase {
-  exec(sql: string): void
-  prepare(sql: string): SqlStatement
-  close(): void
-  readonly isOpen: boolean
-  readonly isTransaction: boolean
-}
-interface SqliteModule {
-  DatabaseSync: new (path: string, opts?: {readOnly?: boolean; open?: boolean; enableForeignKeyConstraints?: boolean}) => SqlDatabase
-  backup?: (source: SqlDatabase, dest: string) => Promise<number>
-}
-
-let cached: SqliteModule | undefined
+// The node:sqlite types live with the module's loader (shared with clawkit's own catalog, which is not session I/O).
+export type {SqlDatabase, SqlStatement, SqlValue} from '../../util/node-sqlite.js'
 
 /**
- * node:sqlite, loaded on first use: commands on a JSON-era store never pay for it, and Node 20 never sees the import.
- * Node 22 prints an ExperimentalWarning for it on stderr; that one warning is dropped so scripts get clean stderr.
+ * node:sqlite for an OpenClaw database, loaded on first use: commands on a JSON-era store never pay for it, and Node 20
+ * never sees the import. OpenClaw's databases also need zlib's zstd (sqliteSupported).
  */
 export function loadSqlite(what = 'A SQLite-era session store (OpenClaw 2026.7 and later)'): SqliteModule {
-  if (cached) return cached
   if (!sqliteSupported()) throw new SqliteUnavailableError(what)
-  const original = process.emitWarning
-  process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
-    const text = typeof warning === 'string' ? warning : warning.message
-    if (/SQLite is an experimental feature/i.test(text)) return
-    return (original as (...a: unknown[]) => void).call(process, warning, ...rest)
-  } as typeof process.emitWarning
-  try {
-    const mod = (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:sqlite') as SqliteModule | undefined
-    if (!mod?.DatabaseSync) throw new SqliteUnavailableError(what)
-    cached = mod
-    return mod
-  } finally {
-    process.emitWarning = original
-  }
+  const mod = nodeSqlite()
+  if (!mod) throw new SqliteUnavailableError(what)
+  return mod
 }
 
 /** What clawkit was doing when SQLite failed: errors say which, since a failed write is not a damaged store. */

@@ -341,10 +341,10 @@ export function tailEvents(db: SqlDatabase, sessionId: string, locator: string, 
 }
 
 /** Up to `limit` events after seq `after`, decoded, as transcript lines (line = seq). */
-export function pageEvents(db: SqlDatabase, sessionId: string, after: number, limit: number): TranscriptLine[] {
+export function pageEvents(db: SqlDatabase, sessionId: string, after: number, limit: number, upTo = Number.MAX_SAFE_INTEGER): TranscriptLine[] {
   return db
-    .prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
-    .all(sessionId, after, limit)
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`)
+    .all(sessionId, after, upTo, limit)
     .map((row) => {
       const d = decodeEvent(row)
       const raw = d.text === undefined ? '' : d.value ? oneLine(d.text, d.value) : d.text
@@ -356,7 +356,7 @@ export function pageEvents(db: SqlDatabase, sessionId: string, after: number, li
  * pageEvents restricted to the events whose JSON may contain one of the filter's needles: SQLite compares event_json
  * (instr, or LIKE, which folds ASCII case only, as the filter asks), and zstd events are decoded and checked here.
  */
-export function grepEventPage(db: SqlDatabase, sessionId: string, after: number, limit: number, filter: RawLineFilter, grep: LineGrep): {lines: TranscriptLine[]; last: number; more: boolean} {
+export function grepEventPage(db: SqlDatabase, sessionId: string, after: number, limit: number, filter: RawLineFilter, grep: LineGrep, upTo = Number.MAX_SAFE_INTEGER): {lines: TranscriptLine[]; last: number; more: boolean} {
   const like = (n: string) => `%${n.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
   const conds: string[] = filter.needles.map(() => (filter.ignoreCase ? "event_json LIKE ? ESCAPE '\\'" : 'instr(event_json, ?) > 0'))
   // RawLineFilter.unreadable: every event whose JSON SQLite finds invalid or not an object (json_type would raise an
@@ -365,7 +365,7 @@ export function grepEventPage(db: SqlDatabase, sessionId: string, after: number,
   // Each needle by its first SQL_NEEDLE_CHARS (a longer LIKE pattern is an error in SQLite): a superset, as promised.
   const args = filter.needles.map((n) => (filter.ignoreCase ? like(sqlNeedle(n)) : sqlNeedle(n)))
   const where = conds.length > 0 ? `(event_json IS NULL OR ${conds.join(' OR ')})` : '0'
-  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND ${where} ORDER BY seq LIMIT ?`).all(sessionId, after, ...args, limit)
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM transcript_events WHERE session_id = ? AND seq > ? AND seq <= ? AND ${where} ORDER BY seq LIMIT ?`).all(sessionId, after, upTo, ...args, limit)
   const lines: TranscriptLine[] = []
   for (const row of rows) {
     if (row.event_json === null || row.event_json === undefined) {
@@ -434,6 +434,22 @@ export function eventBounds(db: SqlDatabase, sessionId: string): {firstSeq: numb
   // The rewrite watermark (section 3.5): rotated by OpenClaw on every destructive rewrite of the session's events.
   const gen = db.prepare('SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?').get(sessionId)?.generation
   return {firstSeq: Number(row.seq), firstText: 'error' in decoded ? `undecodable: ${decoded.error}` : decoded.text, maxSeq: Number(max?.m), ...(typeof gen === 'string' ? {generation: gen} : {})}
+}
+
+/**
+ * Every window's last seq and rewrite watermark, in one query (SessionStore.unchangedSince): each is an index lookup, so
+ * ten thousand sessions cost milliseconds, where readSince's per-session bounds would cost a query each.
+ */
+export function windowMarks(db: SqlDatabase): Map<string, {maxSeq: number | null; generation?: string}> {
+  const out = new Map<string, {maxSeq: number | null; generation?: string}>()
+  const rows = db
+    .prepare(
+      `SELECT w.session_id AS s, (SELECT max(seq) FROM transcript_events e WHERE e.session_id = w.session_id) AS m,
+         (SELECT generation FROM transcript_rewrite_watermarks r WHERE r.session_id = w.session_id) AS g FROM session_windows w`,
+    )
+    .all()
+  for (const r of rows) out.set(String(r.s), {maxSeq: r.m === null || r.m === undefined ? null : Number(r.m), ...(typeof r.g === 'string' ? {generation: r.g} : {})})
+  return out
 }
 
 /** Whether the session has any transcript event (a window may exist without them). */

@@ -15,15 +15,15 @@ import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {JournalEntry, RowScope, RowsStep} from '../journal.js'
-import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LockedTranscript, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreMaintenance, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
+import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LineSpan, LockedTranscript, MarkCheck, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreMaintenance, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
 import {appendChained, appendEvents, appendEventsTx, chainNew, currentLeaf, findIdempotencyKey} from './append.js'
-import {archiveLines, archiveNameOf, archiveSession, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
+import {archiveLines, archiveNameOf, archiveSession, archiveSha, archiveText, listArchives, mergeArchives, tailArchive} from './archives.js'
 import {readSessionForContext} from './context.js'
 import {openAgentDb, type OpenedDb, type SqlDatabase} from './driver.js'
 import {writeEntryChangesTx} from './entry-rows.js'
 import {lazyEntries} from './lazy-entries.js'
 import {assertNoGatewayOwner} from './ownership.js'
-import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents} from './read.js'
+import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents, windowMarks} from './read.js'
 import {captureRows, describeRowDifference, type RowImage, rowImageHash, writeRowImage} from './journal.js'
 import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
 import {planSessionReset, resetSession, resetSessionTx, SQLITE_HEADER_VERSION} from './write.js'
@@ -61,8 +61,11 @@ const ENTRY_PAGE = 256
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
   readonly ref: StoreRef
-  /** OpenClaw's FTS5 table answers indexedLines; there is no content index over the whole agent. */
-  readonly capabilities = {fullText: true, contentIndex: false}
+  /**
+   * OpenClaw's FTS5 table answers indexedLines; there is no content index over the whole agent. Its seqs, watermarks and
+   * file stats tell what changed (listingToken, unchangedSince).
+   */
+  readonly capabilities = {fullText: true, contentIndex: false, changeTracking: true}
   private opened?: OpenedDb
   private readonly checkAgent: boolean
 
@@ -301,7 +304,7 @@ export class SqliteSessionStore implements SessionStore {
    * different one, or fewer events than the mark covers, is a window recreated under the same id, read again whole.
    * Events committed after the call began are read next time (the read stops at the highest seq seen first).
    */
-  async readSince(t: TranscriptRef, mark?: TranscriptMark): Promise<TranscriptSince> {
+  async readSince(t: TranscriptRef, mark?: TranscriptMark, _opts?: {verify?: MarkCheck}): Promise<TranscriptSince> {
     const archive = archiveNameOf(this.ref.path, t.locator)
     if (archive !== undefined) return this.archiveSince(archive, mark)
     const sessionId = this.sessionIdOf(t)
@@ -340,21 +343,114 @@ export class SqliteSessionStore implements SessionStore {
     return {rewritten, unchanged: false, lines: lines(), mark: () => ({seq: next, sha256: headerHash, ...gen, ...(done ? {size} : {})})}
   }
 
+  /** grepLines of some events only (LineSpan: `lines` events from seq `line`), or of some lines of an archive's blob. */
+  async *grepSpans(t: TranscriptRef, spans: readonly LineSpan[], filter?: RawLineFilter): AsyncIterable<TranscriptLine> {
+    const grep = filter ? compileGrep(filter) : undefined
+    const archive = archiveNameOf(this.ref.path, t.locator)
+    if (archive !== undefined) {
+      const decoded = this.snap((db) => archiveText(db, archive))
+      if (!decoded) return
+      const lines = archiveLines(archive, decoded)
+      for (const span of spans) {
+        const upTo = span.lines === undefined ? Number.MAX_SAFE_INTEGER : span.line + span.lines - 1
+        for (const l of lines) if (l.line >= span.line && l.line <= upTo && (!grep || l.bad || grep.test(l.raw))) yield l
+      }
+      return
+    }
+    const sessionId = this.sessionIdOf(t)
+    for (const span of spans) {
+      const upTo = span.lines === undefined ? Number.MAX_SAFE_INTEGER : span.line + span.lines - 1
+      let after = span.line - 1
+      for (;;) {
+        if (filter && grep) {
+          const page = this.snap((db) => grepEventPage(db, sessionId, after, 256, filter, grep, upTo))
+          for (const l of page.lines) yield l
+          if (!page.more) break
+          after = page.last
+        } else {
+          const page = this.snap((db) => pageEvents(db, sessionId, after, 256, upTo))
+          for (const l of page) yield l
+          if (page.length < 256) break
+          after = page.at(-1)!.line
+        }
+      }
+    }
+  }
+
+  /**
+   * One query for every window of the database: a session whose last seq and rewrite watermark are the mark's has not
+   * changed (OpenClaw rotates the watermark on every destructive rewrite). A mark without a watermark (a session with no
+   * append yet) is read again by readSince, which also compares the header. An archive row: its archive_sha256.
+   */
+  async unchangedSince(items: readonly {t: TranscriptRef; mark: TranscriptMark}[]): Promise<boolean[]> {
+    return this.snap((db) => {
+      let windows: ReturnType<typeof windowMarks> | undefined
+      return items.map(({t, mark}) => {
+        const archive = archiveNameOf(this.ref.path, t.locator)
+        if (archive !== undefined) return mark.size !== undefined && mark.generation !== undefined && archiveSha(db, archive) === mark.generation && mark.seq >= mark.size
+        const at = t.locator.lastIndexOf('#')
+        if (at < 0 || t.locator.slice(0, at) !== this.ref.path || mark.generation === undefined || mark.size === undefined) return false
+        windows ??= windowMarks(db)
+        const w = windows.get(t.locator.slice(at + 1))
+        return w !== undefined && w.maxSeq !== null && w.generation === mark.generation && w.maxSeq === mark.seq - 1
+      })
+    })
+  }
+
+  /** Not known cheaply: a session's events are rows, not a file. */
+  transcriptBytes(): number | undefined {
+    return undefined
+  }
+
+  /**
+   * The database file and its WAL as stat sees them: any commit changes one of them. When they moved, the listing's
+   * own tables are hashed (keys, windows, archive names), so an append (a WAL change) does not count as a new listing.
+   */
+  async listingToken(prev?: string): Promise<{token: string; changed: boolean}> {
+    const sig = (p: string) => {
+      try {
+        const st = fs.statSync(p)
+        return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
+      } catch {
+        return '-'
+      }
+    }
+    const files = `${sig(this.ref.path)}|${sig(`${this.ref.path}-wal`)}`
+    let old: {files?: string; digest?: string} | undefined
+    try {
+      old = prev ? (JSON.parse(prev) as {files?: string; digest?: string}) : undefined
+    } catch {}
+    if (old?.files === files && typeof old.digest === 'string') return {token: prev!, changed: false}
+    const digest = this.snap((db) => {
+      const h = sha256()
+      for (const r of db.prepare('SELECT session_key, current_session_id FROM session_nodes ORDER BY session_key').all()) h.update(`n\t${String(r.session_key)}\t${String(r.current_session_id)}\n`)
+      for (const r of db.prepare('SELECT session_id, session_key, reason, created_at FROM session_windows ORDER BY session_id').all()) h.update(`w\t${String(r.session_id)}\t${String(r.session_key)}\t${String(r.reason)}\t${String(r.created_at)}\n`)
+      // A window gets its first event (hasEvents: the transcript starts to exist) or loses all of them.
+      for (const r of db.prepare('SELECT w.session_id AS s FROM session_windows w WHERE EXISTS (SELECT 1 FROM transcript_events e WHERE e.session_id = w.session_id) ORDER BY w.session_id').all()) h.update(`e\t${String(r.s)}\n`)
+      for (const a of listArchives(db)) h.update(`a\t${JSON.stringify(a)}\n`)
+      return h.digest('hex')
+    })
+    // The files move on every commit (an append); the listing only when its tables do.
+    return {token: JSON.stringify({files, digest}), changed: old?.digest !== digest}
+  }
+
   /**
    * readSince of a deleted session's archive row: the blob never changes once written, so its lines are numbered as
    * readLines numbers them and the mark's hash is the decoded text's; a different text (a row replaced under the same
    * name) is read again whole.
    */
   private archiveSince(archive: string, mark?: TranscriptMark): TranscriptSince {
-    const decoded = this.snap((db) => archiveText(db, archive))
+    const {decoded, rowSha} = this.snap((db) => ({decoded: archiveText(db, archive), rowSha: archiveSha(db, archive)}))
     if (!decoded) throw new ClawkitError(`The archive ${archive} is not in the database any more`, {code: 'E_TRANSCRIPT_MISSING'})
+    // The row's own archive_sha256 rides along as the mark's generation: unchangedSince compares it without decoding.
+    const gen = rowSha === undefined ? {} : {generation: rowSha}
     const all = archiveLines(archive, decoded)
     const hash = sha256().update('text' in decoded ? decoded.text : decoded.error).digest('hex')
     // Marked as a JSONL file is (the blob is one): seq is the number of the last line read, lines count from 1.
     const last = all.at(-1)?.line ?? 0
     const rewritten = Boolean(mark && mark.seq > 0 && mark.sha256 !== hash)
     const from = mark && !rewritten ? mark.seq : 0
-    if (mark && !rewritten && from >= last) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: from, sha256: hash, size: last})}
+    if (mark && !rewritten && from >= last) return {rewritten: false, unchanged: true, lines: (async function* () {})(), mark: () => ({seq: from, sha256: hash, size: last, ...gen})}
     let read = from
     return {
       rewritten,
@@ -369,7 +465,7 @@ export class SqliteSessionStore implements SessionStore {
         }
         read = last
       })(),
-      mark: () => ({seq: read, sha256: hash, ...(read >= last ? {size: last} : {})}),
+      mark: () => ({seq: read, sha256: hash, ...gen, ...(read >= last ? {size: last} : {})}),
     }
   }
 

@@ -1,6 +1,7 @@
 // `sessions search` on the SQLite-era 2026.9.6 fixtures (native and imported) through the real CLI under Node 24: the
 // FTS path (OpenClaw's full-text index) and the scan path give the same hits, both equal to what the test finds in
-// every event of the database itself (zstd events decoded here); and the database is never written.
+// every event of the database itself (zstd events decoded here); and the database is never written. OpenClaw's index is
+// used only where clawkit's own catalog is not (test/e2e/catalog/ covers that one): these runs turn the catalog off.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -53,7 +54,7 @@ function expected(state: string, agents: string[], pattern: string, opts: {word?
 const agentsOf = (state: string) => fs.readdirSync(path.join(state, 'agents')).filter((a) => fs.existsSync(dbPath(state, a)))
 
 async function searchJson(state: string, ...args: string[]): Promise<SessionsSearchResult> {
-  const r = await runCli(['sessions', 'search', ...args, '--all-agents', '--include-archived', '--limit', 'all', '--json', '--state-dir', state], {env: baseEnv(tempDir())})
+  const r = await runCli(['sessions', 'search', ...args, '--all-agents', '--include-archived', '--limit', 'all', '--json', '--state-dir', state], {env: baseEnv(tempDir(), {CLAWKIT_CATALOG: '0'})})
   expect(r.code, r.stderr).toBe(0)
   return json<SessionsSearchResult>(r)
 }

@@ -1,0 +1,219 @@
+// The catalog's promise: an answer from the catalog equals a scan of the store at that moment (`--scan`, which reads
+// every transcript), whatever happened between two queries. Generated JSON-era stores (test/support/catalog-store.ts)
+// get random changes (appends, torn tails, bad lines, replaced and rewritten transcripts, truncation, resets, pruned
+// archives, deleted keys, a reordered index) and after each, searches and usage from the catalog (a new process's
+// catalog each time: a fresh connection on the same file) are compared with the scan's, field by field.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import fc from 'fast-check'
+import {expect, it} from 'vitest'
+
+import {CommandCatalog} from '../../src/catalog/index.js'
+import {catalogLedger} from '../../src/catalog/ledger.js'
+import {type SearchOptions, sessionsSearch, type SessionsSearchResult} from '../../src/sessions/search.js'
+import {sessionsUsage, type SessionsUsageResult, type UsageOptions} from '../../src/sessions/usage.js'
+import {OpenClawState} from '../../src/store/state.js'
+import {GeneratedStore} from '../support/catalog-store.js'
+import {tempDir} from '../support/cli.js'
+import {describeSqlite} from '../support/sqlite.js'
+
+const RUNS = Number(process.env.CLAWKIT_CATALOG_RUNS ?? 12)
+
+/** The searches compared after every change: literals in both cases, short ones, --regex, --word, roles, a window. */
+const SEARCHES: [string, SearchOptions][] = [
+  ['zebra', {}],
+  ['Zebra', {}],
+  ['zebra', {word: true}],
+  ['zebra', {role: 'tool'}],
+  ['kelvin', {}],
+  ['café', {}],
+  ['caf', {}],
+  ['数据库', {}],
+  ['σίσυφος', {}],
+  ['Σίσυφος', {}],
+  ['"quoted"', {}],
+  ['type', {}],
+  ['usage', {}],
+  ['ze', {}],
+  ['ze+bras?', {regex: true}],
+  ['(?:alpha|deploy)', {regex: true}],
+  ['kube', {since: '2026-10-01T12:00:00Z'}],
+  ['zebra', {key: 'agent:main:k0'}],
+]
+
+const USAGES: UsageOptions[] = [{}, {by: 'model'}, {by: 'day'}, {by: 'key'}, {by: 'agent'}, {includeArchived: false}, {since: '2026-10-01T10:00:00Z'}]
+
+/** A search result without what says how it was found (engine, per-store counts). */
+function comparable(r: SessionsSearchResult): unknown {
+  const {engine: _e, stores: _s, ...rest} = r
+  return rest
+}
+
+function comparableUsage(r: SessionsUsageResult): unknown {
+  const {source: _s, removed: _r, ...rest} = r
+  return rest
+}
+
+/** One query as a new clawkit process makes it: the state opened again, a new catalog connection. */
+async function fromCatalog<T>(stateDir: string, dataDir: string, fn: (state: OpenClawState, cat: CommandCatalog) => Promise<T>): Promise<T> {
+  const state = OpenClawState.open({stateDir, ignoreSettings: true, env: {HOME: dataDir}})
+  const notes: string[] = []
+  const cat = new CommandCatalog(state, (line) => notes.push(line), {env: {CLAWKIT_DATA_DIR: dataDir}})
+  try {
+    const out = await fn(state, cat)
+    expect(notes).toEqual([])
+    return out
+  } finally {
+    cat.close()
+    state.close()
+  }
+}
+
+async function scan<T>(stateDir: string, fn: (state: OpenClawState) => Promise<T>): Promise<T> {
+  const state = OpenClawState.open({stateDir, ignoreSettings: true, env: {HOME: '/nonexistent'}})
+  try {
+    return await fn(state)
+  } finally {
+    state.close()
+  }
+}
+
+async function compareAll(stateDir: string, dataDir: string, what: string): Promise<void> {
+  for (const [pattern, opts] of SEARCHES) {
+    for (const [includeArchived, limit] of [[true, 'all'], [false, 'all'], [true, '2']] as const) {
+      const o: SearchOptions = {...opts, allAgents: true, includeArchived, limit}
+      const want = await scan(stateDir, (s) => sessionsSearch(s, pattern, {...o, scan: true}))
+      const got = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsSearch(s, pattern, {...o, index: cat.searchIndex()}))
+      expect(comparable(got), `${what}: search ${pattern} ${JSON.stringify(o)}`).toEqual(comparable(want))
+      // Patterns with three usable characters are the catalog's; the others are scans, as documented.
+      if (got.transcripts > 0 && !['ze', '(?:alpha|deploy)', 'σίσυφος'].includes(pattern)) expect(got.engine, `${what}: ${pattern}`).toBe('catalog')
+    }
+  }
+  for (const opts of USAGES) {
+    const o: UsageOptions = {...opts, allAgents: true}
+    const want = await scan(stateDir, (s) => sessionsUsage(s, {...o, scan: true}))
+    const got = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {...o, ledger: catalogLedger(cat), removedSpend: false}))
+    expect(got.source).toBe('catalog')
+    expect(comparableUsage(got), `${what}: usage ${JSON.stringify(o)}`).toEqual(comparableUsage(want))
+  }
+}
+
+describeSqlite('the catalog answers as a scan does (JSON era, generated stores)', () => {
+  it('after every kind of change between two queries, search and usage from the catalog equal --scan', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({min: 1, max: 2 ** 31 - 1}), fc.integer({min: 3, max: 8}), async (seed, steps) => {
+        const root = tempDir('clawkit-catalog-')
+        const stateDir = path.join(root, 'state')
+        const dataDir = path.join(root, 'data')
+        const g = GeneratedStore.create(stateDir, seed, {keys: 3, lines: 10})
+        const done: string[] = []
+        await compareAll(stateDir, dataDir, `seed ${seed}, built`)
+        for (let i = 0; i < steps; i++) {
+          done.push(g.step())
+          await compareAll(stateDir, dataDir, `seed ${seed} after ${done.join('; ')}`)
+        }
+        fs.rmSync(root, {recursive: true, force: true})
+      }),
+      {numRuns: RUNS, seed: 28, endOnFailure: true},
+    )
+  }, 600_000)
+})
+
+/** The live transcript of a key, and the index entry. */
+function liveOf(stateDir: string, agent: string, key: string): string {
+  const index = JSON.parse(fs.readFileSync(path.join(stateDir, 'agents', agent, 'sessions', 'sessions.json'), 'utf8'))
+  return path.join(stateDir, 'agents', agent, 'sessions', `${index[key].sessionId}.jsonl`)
+}
+
+describeSqlite('the catalog, change by change', () => {
+  it('a reset, then the new transcript rewritten in place with another header time: the listing is made again (the reset chain dates sessions by headers)', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    const g = GeneratedStore.create(stateDir, 7, {agents: ['main'], keys: 2, lines: 20})
+    await compareAll(stateDir, dataDir, 'built')
+    const done = g.apply('reset')!
+    expect(done).toMatch(/^reset /)
+    await compareAll(stateDir, dataDir, 'after the reset')
+    // The live transcript the reset made: its header's time is what ties the archive to the key (the reset chain).
+    const key = done.slice('reset '.length)
+    const live = liveOf(stateDir, 'main', key)
+    const chained = await scan(stateDir, (s) => sessionsSearch(s, 'e', {allAgents: true, includeArchived: true, limit: 'all', scan: true}))
+    const lines = fs.readFileSync(live, 'utf8').split('\n')
+    const head = JSON.parse(lines[0])
+    head.timestamp = '2020-01-01T00:00:00.000Z'
+    lines[0] = JSON.stringify(head)
+    const fd = fs.openSync(live, 'r+')
+    fs.ftruncateSync(fd, 0)
+    fs.writeSync(fd, lines.join('\n'), 0)
+    fs.closeSync(fd)
+    const unchained = await scan(stateDir, (s) => sessionsSearch(s, 'e', {allAgents: true, includeArchived: true, limit: 'all', scan: true}))
+    // The archive no longer chains onto the key: the scan says so, and so must the catalog.
+    expect(chained.hits.filter((h) => h.where === 'reset-archive').map((h) => h.key)).toContain(key)
+    expect(unchained.hits.filter((h) => h.where === 'reset-archive').map((h) => h.key)).not.toContain(key)
+    await compareAll(stateDir, dataDir, 'after the in-place rewrite of the live header')
+  })
+
+  it('one appended turn is all a refresh reads: one transcript, the appended bytes (and its last span again, to merge it)', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    GeneratedStore.create(stateDir, 11, {agents: ['main'], keys: 6, lines: 40})
+    const first = await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    expect(first!.read.transcripts).toBe(6)
+    const same = await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    expect(same!.read).toEqual({transcripts: 0, bytes: 0})
+    const live = liveOf(stateDir, 'main', 'agent:main:k3')
+    const turn = `${JSON.stringify({type: 'message', id: 'added01', parentId: null, timestamp: '2026-11-01T00:00:00.000Z', message: {role: 'user', content: 'one more zebra'}})}\n`
+    fs.appendFileSync(live, turn)
+    const after = await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    expect(after!.read).toEqual({transcripts: 1, bytes: Buffer.byteLength(turn)})
+    await compareAll(stateDir, dataDir, 'after one appended turn')
+  })
+
+  it('spend of a transcript OpenClaw removed stays in usage, marked removed; --scan (and removedSpend: false) leave it out; a renamed archive is never counted twice', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    const g = GeneratedStore.create(stateDir, 5, {agents: ['main'], keys: 3, lines: 30})
+    g.apply('reset')
+    const archive = g.transcripts('main').find((f) => f.includes('.reset.'))!
+    const sessionId = JSON.parse(fs.readFileSync(archive, 'utf8').split('\n')[0]).id as string
+    const bySession = (r: SessionsUsageResult) => r.rows.find((x) => x.sessionId === sessionId)
+    const before = await scan(stateDir, (s) => sessionsUsage(s, {allAgents: true, scan: true}))
+    const spent = bySession(before)!
+    expect(spent.costUsd).toBeGreaterThan(0)
+    await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat)}))
+    // A key deleted: its live transcript renamed to a .deleted. archive. The same calls under another name: no removed spend.
+    g.apply('deleteKey')
+    const renamed = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat)}))
+    expect(renamed.removed).toEqual({transcripts: 0, calls: 0, costUsd: 0})
+    // OpenClaw's cleanup prunes the reset archive.
+    const original = fs.readFileSync(archive)
+    fs.rmSync(archive)
+    const scanned = await scan(stateDir, (s) => sessionsUsage(s, {allAgents: true, scan: true}))
+    expect(bySession(scanned)).toBeUndefined()
+    const kept = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat)}))
+    expect(kept.removed).toEqual({transcripts: 1, calls: spent.calls, costUsd: spent.costUsd})
+    const row = bySession(kept)!
+    expect(row).toMatchObject({removed: true, costUsd: spent.costUsd, removedCostUsd: spent.costUsd, calls: spent.calls, input: spent.input, output: spent.output, largestCall: spent.largestCall})
+    expect(kept.total.costUsd).toBe(Math.round((scanned.total.costUsd + spent.costUsd) * 1e9) / 1e9)
+    expect(kept.total.calls).toBe(scanned.total.calls + spent.calls)
+    expect(kept.total.removedCostUsd).toBe(spent.costUsd)
+    // Without the removed spend, the catalog is the scan again; by day the removed calls stay in their days.
+    const without = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat), removedSpend: false}))
+    expect(comparableUsage(without)).toEqual(comparableUsage(scanned))
+    const byDay = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, by: 'day', ledger: catalogLedger(cat)}))
+    expect(byDay.rows.reduce((n, x) => n + x.calls, 0)).toBe(scanned.total.calls + spent.calls)
+    // A file put back under the archive's name with none of those calls: they stay removed spend.
+    fs.writeFileSync(archive, `${JSON.stringify({type: 'session', version: 3, id: sessionId, timestamp: '2026-10-01T00:00:00.000Z', cwd: '/w'})}\n`)
+    const emptied = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat)}))
+    expect(emptied.removed).toEqual({transcripts: 1, calls: spent.calls, costUsd: spent.costUsd})
+    // The archive itself restored: its calls are the store's again, and are counted once, not as removed.
+    fs.writeFileSync(archive, original)
+    const restored = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat)}))
+    expect(restored.removed).toEqual({transcripts: 0, calls: 0, costUsd: 0})
+    expect(comparableUsage(restored)).toEqual(comparableUsage(await scan(stateDir, (s) => sessionsUsage(s, {allAgents: true, scan: true}))))
+  })
+})
