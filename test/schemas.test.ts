@@ -17,6 +17,7 @@ import type {SessionsSearchResult} from '../src/commands/sessions/search.js'
 import type {SessionsUsageResult} from '../src/commands/sessions/usage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
+import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult} from '../src/sessions/lifecycle.js'
 import type {StatusResult} from '../src/status/status.js'
 import type {UndoListResult, UndoPlan, UndoPruneResult, UndoResult} from '../src/commands/undo.js'
 import {type AgentEnv, setup as setupAgent} from './e2e/agent/setup.js'
@@ -154,6 +155,18 @@ describe('every --json document validates against its schema', () => {
     expectDoc<UndoResult>(await run('undo', undone.journal!, '--json'), 'undo')
     expect(expectDoc<UndoPruneResult>(await run('undo', '--prune', '--json'), 'undo').pruned).toEqual([])
     expect(expectError(await run('undo', '20000101-000000-0000', '--json'), 'undo').code).toBe('E_JOURNAL_NOT_FOUND')
+  })
+
+  it('sessions archive, delete, restore: each done on a copy of the compaction fixture, and each refused', async () => {
+    const state = copyFixture(COMPACTION)
+    const on = (...args: string[]) => runCli([...args, '--state-dir', state], {env: a.env})
+    const key = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
+    expect(expectDoc<SessionsArchiveResult>(await on('sessions', 'archive', key, '--json'), 'sessions-archive').sessions[0].changed).toBe(true)
+    expect(expectDoc<SessionsDeleteResult>(await on('sessions', 'delete', key, '--json'), 'sessions-delete').sessions[0].archived).toHaveLength(1)
+    expect(expectDoc<SessionsRestoreResult>(await on('sessions', 'restore', key, '--json'), 'sessions-restore').how).toBe('deleted-archive')
+    expect(expectError(await on('sessions', 'archive', '--json'), 'sessions-archive').code).toBe('E_MISSING_SESSION')
+    expect(expectError(await on('sessions', 'delete', 'agent:main:main', '--json'), 'sessions-delete').code).toBe('E_MAIN_SESSION')
+    expect(expectError(await on('sessions', 'restore', key, '--json'), 'sessions-restore').code).toBe('E_NOT_ARCHIVED')
   })
 
   it('sessions lineage and export: the work key after its reset (an archive and the live one), history --include-archived, an export to a file, and failures', async () => {

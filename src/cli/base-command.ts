@@ -64,9 +64,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected jsonLines = false
 
+  /** Every positional argument, in order (a command with `strict = false` takes any number: `sessions delete a b c`). */
+  protected positionals: string[] = []
+
   public override async init(): Promise<void> {
     await super.init()
-    const {args, flags} = await this.parse({
+    const {args, flags, argv} = await this.parse({
       flags: this.ctor.flags,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
@@ -75,6 +78,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    this.positionals = (argv as unknown[]).map(String)
     // The commands hints suggest act on the state dir this run was given (hint-context.ts).
     setHintContext(flags as {'state-dir'?: string; profile?: string; dev?: boolean})
   }

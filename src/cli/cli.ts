@@ -17,7 +17,10 @@ import SessionsLineage from '../commands/sessions/lineage.js'
 import SessionsSearch from '../commands/sessions/search.js'
 import SessionsUsage from '../commands/sessions/usage.js'
 import SessionsList from '../commands/sessions/list.js'
+import SessionsArchive from '../commands/sessions/archive.js'
+import SessionsDelete from '../commands/sessions/delete.js'
 import SessionsReset from '../commands/sessions/reset.js'
+import SessionsRestore from '../commands/sessions/restore.js'
 import Status from '../commands/status.js'
 import StoreExport from '../commands/store/export.js'
 import StoreInfo from '../commands/store/info.js'
@@ -56,7 +59,10 @@ export const COMMANDS: Record<string, Command.Class> = {
   'sessions:history': SessionsHistory,
   'sessions:lineage': SessionsLineage,
   'sessions:list': SessionsList,
+  'sessions:archive': SessionsArchive,
+  'sessions:delete': SessionsDelete,
   'sessions:reset': SessionsReset,
+  'sessions:restore': SessionsRestore,
   'sessions:search': SessionsSearch,
   'sessions:usage': SessionsUsage,
   status: Status,

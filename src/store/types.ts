@@ -1,6 +1,7 @@
 // Types of the OpenClaw session store (sessions.json entries) and the backend-neutral store interface.
 import type {ContextRead} from './context-path.js'
 import type {JournalEntry, JournalStep} from './journal.js'
+import type {SessionLifecycle} from './lifecycle.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from './transcript-types.js'
 
 export type TranscriptLocation =
@@ -571,6 +572,8 @@ export interface SessionStore extends SessionReader {
    * The file and SQLite stores have it; the in-memory twin (tests of the cores) has none.
    */
   readonly maintenance?: StoreMaintenance
+  /** Archive, delete and restore of a session as OpenClaw's own would leave the store (lifecycle.ts); file and SQLite stores. */
+  readonly lifecycle?: SessionLifecycle
 }
 
 /**

@@ -21,6 +21,8 @@ import type {FoundEntry, IdempotencyHit, LineSpan, LockedTranscript, MarkCheck, 
 import {readTranscriptForContext} from './context-read.js'
 import {MAX_WHOLE_INDEX_BYTES, parseStoreText, readStoreFile, serializeStore, STORE_FILE, unreadableStore} from './index-text.js'
 import {indexConflicts, journaledIndexUpdate, replayIndex} from './journal.js'
+import {fileLifecycle} from './lifecycle.js'
+import type {SessionLifecycle} from '../lifecycle.js'
 import {grepFileLines, grepFileSpans} from './grep-scan.js'
 import {readTranscriptHeaderSync} from './header-sync.js'
 import {findIdempotencyKey} from './idempotency.js'
@@ -304,6 +306,20 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
     const files: {path: string; after: FileImage | 'same-as'; sameAs?: string}[] = [{path: p.created, after: existing.exists ? existing : created}]
     if (old.exists && p.archived.from !== p.created) files.push({path: p.archived.from, after: ABSENT}, {path: p.archived.to, after: 'same-as', sameAs: p.archived.from})
     await this.recordFiles(entry, label, files, [p.archived.from, p.created])
+  }
+
+  /** Archive, delete and restore as OpenClaw leaves the JSON layout (file/lifecycle.ts), journaled when asked. */
+  get lifecycle(): SessionLifecycle {
+    this.refuseSqliteEra()
+    return fileLifecycle({
+      sessionsDir: this.sessionsDir,
+      findEntry: (key) => this.findEntry(key),
+      transcriptOf: (entry, key) => this.transcriptOf(entry, key),
+      update: (mutator, journal) => (journal ? this.journaledUpdate(mutator, journal.entry, journal.label) : this.update(mutator)),
+      recordFiles: (entry, label, files, locks) => this.recordFiles(entry, label, files, locks),
+      sessionsOf: (key) => this.sessionsOf(key),
+      allSessions: () => this.allSessions(),
+    })
   }
 
   /** The journal's replays of this layout: its files and its index. */

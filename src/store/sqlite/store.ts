@@ -29,6 +29,12 @@ import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
 import {planSessionReset, resetSession, resetSessionTx, SQLITE_HEADER_VERSION} from './write.js'
 import {randomUUID} from '../random-id.js'
 import {filesStepConflicts, replayFilesStep} from '../journal-files.js'
+import {ensurePrivateDir, writeFileAtomic} from '../fs-util.js'
+import {ABSENT, hashBytes} from '../journal.js'
+import type {SessionLifecycle} from '../lifecycle.js'
+import {archiveLocator} from './archives.js'
+import {scopeOf} from './journal.js'
+import {archiveTx, deleteTx, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -676,6 +682,57 @@ export class SqliteSessionStore implements SessionStore {
   // -------------------------------------------------------------------------------------------------------------
   // The journal's part (sqlite/journal.ts): a write whose rows are captured before and after inside its transaction,
   // recorded before it commits, and the replay of such a step in either direction.
+
+  /** Archive, delete and restore as OpenClaw 2026.9.6 leaves the database (sqlite/lifecycle.ts), journaled when asked. */
+  get lifecycle(): SessionLifecycle {
+    const agentId = this.ref.agentId
+    const db = this.ref.path
+    const published = path.join(path.dirname(path.dirname(db)), 'sessions')
+    const lastNode = (k: string) => this.snap((d) => d.prepare('SELECT 1 AS x FROM session_nodes WHERE session_key = ?').get(k) !== undefined)
+    return {
+      archive: async (key, opts) => {
+        const k = normalizeSessionKey(key)
+        const now = (opts.now ?? new Date()).getTime()
+        const scope = this.snap((d) => scopeOf(d, [k]))
+        if (!lastNode(k)) throw sessionNotFound(k)
+        const r = await this.journaledWrite({scope, label: `archive ${k}`, entry: opts.journal}, (d) => archiveTx(d, agentId, k, now))
+        return {key: k, ...r}
+      },
+      delete: async (key, opts) => {
+        const k = normalizeSessionKey(key)
+        const now = (opts.now ?? new Date()).getTime()
+        const scope = this.snap((d) => scopeOf(d, [k]))
+        if (!lastNode(k)) throw sessionNotFound(k)
+        const out = await this.journaledWrite({scope, label: `delete ${k}: rows archived and removed`, entry: opts.journal}, (d) => deleteTx(d, k, scope.sessionIds, now))
+        // Published as OpenClaw publishes each row: a file byte-identical to the blob, recorded before it is written.
+        if (out.rows.length > 0) {
+          await ensurePrivateDir(published)
+          for (const r of out.rows) {
+            const file = path.join(published, r.name)
+            if (opts.journal) await opts.journal.record({kind: 'files', agentId, store: db, label: `delete ${k}: archive published`, files: [{path: file, before: ABSENT, after: {exists: true, sha256: hashBytes(r.blob), size: r.blob.length, mode: 0o600, mtimeMs: Date.now()}}]})
+            await writeFileAtomic(file, r.blob, 0o600)
+          }
+          await this.journaledWrite({scope, label: `delete ${k}: archives marked published`, entry: opts.journal}, (d) => markPublishedTx(d, out.rows.map((r) => r.name), Date.now()))
+        }
+        return {key: k, sessionId: out.sessionId, archived: out.rows.map((r) => archiveLocator(db, r.name))}
+      },
+      restore: async (src, opts) => {
+        const now = (opts.now ?? new Date()).getTime()
+        if (src.key && !src.sessionId && lastNode(normalizeSessionKey(src.key))) {
+          const k = normalizeSessionKey(src.key)
+          const scope = this.snap((d) => scopeOf(d, [k]))
+          const r = await this.journaledWrite({scope, label: `restore ${k}: archivedAt cleared`, entry: opts.journal}, (d) => unarchiveTx(d, agentId, k, now))
+          return {key: k, sessionId: r.sessionId, how: 'unarchived', from: null, sessionFile: sqliteLocator(db, r.sessionId)}
+        }
+        const row = this.snap((d) => findArchiveRow(d, src.sessionId ? {sessionId: src.sessionId} : {key: normalizeSessionKey(src.key!)}))
+        if (!row) throw sessionNotFound(src.sessionId ?? src.key!)
+        const k = normalizeSessionKey(src.asKey ?? row.key)
+        const scope = {keys: [k], sessionIds: [row.sessionId]}
+        await this.journaledWrite({scope, label: `restore ${k}: ${row.name}`, entry: opts.journal}, (d) => restoreTx(d, agentId, row, k, now))
+        return {key: k, sessionId: row.sessionId, how: row.reason === 'reset' ? 'reset-archive' : 'deleted-archive', from: archiveLocator(db, row.name), sessionFile: sqliteLocator(db, row.sessionId)}
+      },
+    }
+  }
 
   /** The journal's replays of this store: its rows, and the archive files it publishes beside the database. */
   readonly maintenance: StoreMaintenance = {

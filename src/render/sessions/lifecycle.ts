@@ -1,0 +1,24 @@
+// The human output of `sessions archive`, `sessions delete` and `sessions restore`.
+import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult} from '../../sessions/lifecycle.js'
+import {journalLine} from '../journal.js'
+
+export function renderArchive(r: SessionsArchiveResult): string[] {
+  return [
+    ...r.sessions.map((s) => (s.changed ? `Archived ${s.key} (session ${s.sessionId}); OpenClaw 2026.9.6 shows it as archived, its transcript stays.` : `${s.key} was archived already (at ${s.archivedAt}); nothing changed.`)),
+    ...(r.sessions.some((s) => s.changed) ? [journalLine(r.journal)] : []),
+  ]
+}
+
+export function renderDelete(r: SessionsDeleteResult): string[] {
+  return [
+    ...r.sessions.flatMap((s) => [`Deleted ${s.key} (session ${s.sessionId}).`, ...(s.archived.length > 0 ? s.archived.map((a) => `  transcript kept as ${a}`) : ['  it had no transcript to keep'])]),
+    journalLine(r.journal),
+  ]
+}
+
+export function renderRestore(r: SessionsRestoreResult): string[] {
+  return [
+    r.how === 'unarchived' ? `Restored ${r.key}: no longer archived.` : `Restored session ${r.sessionId} as the live session of ${r.key}, from ${r.from}.`,
+    journalLine(r.journal),
+  ]
+}

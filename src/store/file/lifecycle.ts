@@ -1,0 +1,163 @@
+// Archive, delete and restore in the JSON layout (../lifecycle.ts), as OpenClaw leaves sessions.json and the sessions
+// dir: delete is 2026.4.27's sessions.delete (the index row removed under the index lock, then the transcript renamed
+// to `<file>.deleted.<ISO time with : as ->`, archiveFileOnDisk); archive is 2026.9.6's manual archive on the entry
+// (archivedAt, archiveReason "manual", updatedAt), which 2026.4.27 keeps as unknown fields and 2026.9.6's import
+// carries into archived_at. Restore renames an archive back to its live name and gives it an index row again.
+// Lock order as everywhere: the transcript's lock, then the index's (inside update).
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js'
+import {findEntryIn} from '../entry-lookup.js'
+import {archiveTimestamp} from '../fs-util.js'
+import {ABSENT, type FileImage, type JournalEntry} from '../journal.js'
+import type {ArchiveOutcome, DeleteOutcome, LifecycleOptions, RestoreOutcome, RestoreSource, SessionLifecycle} from '../lifecycle.js'
+import {withLock} from '../lock.js'
+import {normalizeSessionKey} from '../session-key.js'
+import type {AgentSession, FoundEntry, KeySession, SessionEntry, SessionStoreData, TranscriptRef} from '../types.js'
+import {parseArchiveName} from './lineage.js'
+
+/** What the JSON layout's store gives these acts. */
+export interface FileLifecycleBackend {
+  sessionsDir: string
+  findEntry(key: string): Promise<FoundEntry | undefined>
+  transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef
+  /** The index rewrite under its lock; with a journal, recorded ahead of the write. */
+  update<T>(mutator: (data: SessionStoreData) => T | Promise<T>, journal?: {entry: JournalEntry; label: string}): Promise<T>
+  recordFiles(entry: JournalEntry, label: string, files: {path: string; after: FileImage | 'same-as'; sameAs?: string}[], locks: string[]): Promise<unknown>
+  sessionsOf(key: string): Promise<KeySession[]>
+  allSessions(): Promise<AgentSession[]>
+}
+
+function notFound(key: string): NotFoundError {
+  return new NotFoundError(`Session not found: ${key}`, 'E_SESSION_NOT_FOUND', ['List sessions with "clawkit sessions list".'])
+}
+
+function changed(key: string): ClawkitError {
+  return new ClawkitError(`Session ${key} changed while this command waited for its lock; nothing was changed.`, {code: 'E_SESSION_CHANGED', exitCode: ExitCode.failure, suggestions: ['Run the command again.']})
+}
+
+function journalOf(opts: LifecycleOptions, label: string): {entry: JournalEntry; label: string} | undefined {
+  return opts.journal ? {entry: opts.journal, label} : undefined
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, 'r').catch(() => undefined)
+  await fh?.sync().catch(() => {})
+  await fh?.close().catch(() => {})
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Rename `from` to `to` (recorded first when journaled), refusing to replace anything at `to`. */
+async function moveFile(b: FileLifecycleBackend, opts: LifecycleOptions, label: string, from: string, to: string): Promise<void> {
+  if (isFile(to) || fs.existsSync(to)) throw new ClawkitError(`${to} exists already; nothing was moved.`, {code: 'E_TRANSCRIPT_EXISTS', exitCode: ExitCode.failure})
+  if (opts.journal) await b.recordFiles(opts.journal, label, [{path: from, after: ABSENT}, {path: to, after: 'same-as', sameAs: from}], [from])
+  await fsp.rename(from, to)
+  await fsyncDir(path.dirname(to))
+}
+
+export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
+  return {
+    async archive(key: string, opts: LifecycleOptions): Promise<ArchiveOutcome> {
+      const now = (opts.now ?? new Date()).getTime()
+      const out = await b.update((data) => {
+        const hit = findEntryIn(data, key)
+        if (!hit) throw notFound(key)
+        const e = hit.entry as SessionEntry & {archivedAt?: unknown}
+        if (typeof e.archivedAt === 'number') return {key, sessionId: e.sessionId, archivedAt: e.archivedAt, changed: false}
+        data[hit.storedKey] = {...e, updatedAt: now, archivedAt: now, archiveReason: 'manual'} as SessionEntry
+        return {key, sessionId: e.sessionId, archivedAt: now, changed: true}
+      }, journalOf(opts, `archive ${key}`))
+      return out
+    },
+
+    async delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome> {
+      const first = await b.findEntry(key)
+      if (!first) throw notFound(key)
+      const t = b.transcriptOf(first.entry, key)
+      return withLock(t.locator, async () => {
+        const now = opts.now ?? new Date()
+        const removed = await b.update((data) => {
+          const hit = findEntryIn(data, key)
+          if (!hit) return undefined
+          if (hit.entry.sessionId !== first.entry.sessionId) throw changed(key)
+          // Every spelling of the key goes, as OpenClaw's migrateAndPruneGatewaySessionStoreKey folds them.
+          for (const k of Object.keys(data)) if (normalizeSessionKey(k) === normalizeSessionKey(key)) delete data[k]
+          return hit.entry
+        }, journalOf(opts, `delete ${key}: its index entry`))
+        if (!removed) throw notFound(key)
+        const archived: string[] = []
+        if (isFile(t.locator)) {
+          const to = `${t.locator}.deleted.${archiveTimestamp(now)}`
+          await moveFile(b, opts, `delete ${key}: transcript archived`, t.locator, to)
+          archived.push(to)
+        }
+        return {key, sessionId: removed.sessionId, archived}
+      })
+    },
+
+    async restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome> {
+      const now = (opts.now ?? new Date()).getTime()
+      // A key that has an entry: un-archive it (a live, un-archived session has nothing to restore).
+      if (src.key && !src.sessionId) {
+        const live = await b.findEntry(src.key)
+        if (live) {
+          const key = src.key
+          return b.update((data) => {
+            const hit = findEntryIn(data, key)
+            if (!hit) throw changed(key)
+            const e = hit.entry as SessionEntry & {archivedAt?: unknown; archiveReason?: unknown}
+            if (e.archivedAt === undefined) throw new UsageError(`Session ${key} is live and not archived; there is nothing to restore.`, 'E_NOT_ARCHIVED')
+            const {archivedAt: _a, archiveReason: _r, ...rest} = e
+            data[hit.storedKey] = {...rest, updatedAt: now} as SessionEntry
+            return {key, sessionId: e.sessionId, how: 'unarchived' as const, from: null, sessionFile: b.transcriptOf(e, key).locator}
+          }, journalOf(opts, `restore ${key}: archivedAt cleared`))
+        }
+      }
+      const arch = await findArchive(b, src)
+      const key = src.asKey ?? arch.key
+      if (!key) throw new UsageError(`Archived session ${arch.session.sessionId} names no key any more; give one with --as <key>.`, 'E_RESTORE_NEEDS_KEY')
+      if (await b.findEntry(key)) {
+        throw new ClawkitError(`Session ${key} exists (a live session holds the key); nothing was restored.`, {code: 'E_SESSION_EXISTS', exitCode: ExitCode.failure, suggestions: [`restore it under another key with --as <key>, or "clawkit sessions delete ${key}" first`]})
+      }
+      const from = arch.session.transcript.locator
+      const parsed = parseArchiveName(path.basename(from))
+      if (!parsed) throw new ClawkitError(`${from} is not an archive clawkit can restore.`, {code: 'E_INTERNAL'})
+      const live = path.join(path.dirname(from), parsed.base)
+      const sessionId = arch.session.sessionId
+      return withLock(live, async () => {
+        await moveFile(b, opts, `restore ${key}: transcript back from its archive`, from, live)
+        await b.update((data) => {
+          if (findEntryIn(data, key)) throw new ClawkitError(`Session ${key} was created while this restore ran; its transcript is back at ${live}, the index was left as it is.`, {code: 'E_SESSION_EXISTS', exitCode: ExitCode.failure})
+          data[key] = {sessionId, updatedAt: now, sessionFile: live} as SessionEntry
+        }, journalOf(opts, `restore ${key}: its index entry`))
+        return {key, sessionId, how: arch.session.where === 'reset-archive' ? 'reset-archive' : 'deleted-archive', from, sessionFile: live}
+      })
+    },
+  }
+}
+
+/** The archive a restore means: by id (the newest archive of it), or a key's newest deleted (else reset) archive. */
+async function findArchive(b: FileLifecycleBackend, src: RestoreSource): Promise<{key: string | null; session: Pick<KeySession, 'sessionId' | 'where' | 'transcript' | 'endedAt'>}> {
+  type S = Pick<KeySession, 'where' | 'endedAt'>
+  const archived = (s: S) => s.where === 'deleted-archive' || s.where === 'reset-archive'
+  const newest = <T extends S>(list: T[]): T | undefined => list.sort((x, y) => (Date.parse(y.endedAt ?? '') || 0) - (Date.parse(x.endedAt ?? '') || 0) || (x.where === 'deleted-archive' ? -1 : 1))[0]
+  if (src.sessionId) {
+    const hit = newest((await b.allSessions()).filter((s) => s.sessionId === src.sessionId && archived(s)))
+    if (!hit) throw new NotFoundError(`No archived session ${src.sessionId} in this store.`, 'E_SESSION_NOT_FOUND', ['"clawkit sessions lineage <key>" lists a key\'s archives.'])
+    return {key: hit.key, session: hit}
+  }
+  const key = src.key!
+  const list = (await b.sessionsOf(key)).filter(archived)
+  const hit = newest(list.filter((s) => s.where === 'deleted-archive')) ?? newest(list)
+  if (!hit) throw new NotFoundError(`Session not found: ${key} (no live entry and no archive of it).`, 'E_SESSION_NOT_FOUND', ['"clawkit sessions lineage <key>" lists a key\'s archives.'])
+  return {key, session: hit}
+}

@@ -1,0 +1,75 @@
+// Archive, delete and restore of one session, as OpenClaw's own gateway methods leave the store, in terms every
+// backend implements (file/lifecycle.ts for the JSON layout, sqlite/lifecycle.ts for the agent database); each write
+// is recorded in a journal entry ahead of itself when one is given (journal.ts), so `clawkit undo` can reverse it.
+import {UsageError} from '../errors.js'
+import type {JournalEntry} from './journal.js'
+import {buildMainSessionKey, normalizeSessionKey} from './session-key.js'
+
+export interface LifecycleOptions {
+  now?: Date
+  /** Record every write in this journal entry before it is made. */
+  journal?: JournalEntry
+}
+
+/** `sessions archive`: OpenClaw 2026.9.6's manual archive (archivedAt, archiveReason "manual"); the session stays. */
+export interface ArchiveOutcome {
+  key: string
+  sessionId: string
+  /** When it was archived (ms), now or earlier. */
+  archivedAt: number
+  /** False when the entry was archived already (nothing was written). */
+  changed: boolean
+}
+
+/** `sessions delete`: the entry and its live rows gone, the transcript kept as a `.deleted.` archive. */
+export interface DeleteOutcome {
+  key: string
+  sessionId: string
+  /**
+   * Where the transcript went: `<file>.deleted.<time>` (JSON era), or the SQLite era's archive rows by their
+   * `<db>#archive/<name>` locator (each also published as `sessions/<name>`). Empty when there was no transcript.
+   */
+  archived: string[]
+}
+
+/** What `restore` brings back. */
+export interface RestoreSource {
+  /** The archived session's id (an archive file's header, an archive row). */
+  sessionId?: string
+  /** The key: un-archive its entry, or bring back the newest deleted session of a key that has none. */
+  key?: string
+  /** The key to restore under (default: the key the archive served). */
+  asKey?: string
+  /** The workspace dir, the header's cwd where one must be made. */
+  cwd: string
+}
+
+export interface RestoreOutcome {
+  key: string
+  sessionId: string
+  /** `unarchived`: the entry's archivedAt cleared; `deleted-archive`/`reset-archive`: a transcript brought back. */
+  how: 'unarchived' | 'deleted-archive' | 'reset-archive'
+  /** The archive it came from (a file, or a `<db>#archive/<name>` locator); null when un-archived. */
+  from: string | null
+  /** The live transcript now (a file, or `<db>#<sessionId>`). */
+  sessionFile: string
+}
+
+/** What a backend of the session store does for these commands (the file and SQLite stores have it). */
+export interface SessionLifecycle {
+  archive(key: string, opts: LifecycleOptions): Promise<ArchiveOutcome>
+  delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome>
+  restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome>
+}
+
+/**
+ * OpenClaw's gateway refuses to delete the main session ("Cannot delete the main session") and `global`; so does
+ * clawkit, before anything is locked.
+ */
+export function assertDeletable(agentId: string, key: string, mainKey?: string): void {
+  const k = normalizeSessionKey(key)
+  const main = mainKey ? `agent:${agentId}:${mainKey.toLowerCase()}` : buildMainSessionKey(agentId)
+  if (k === 'global' || k === main) {
+    throw new UsageError(`Cannot delete the main session (${k}); OpenClaw refuses it too. "clawkit sessions reset ${k}" starts it afresh instead.`, 'E_MAIN_SESSION')
+  }
+}

@@ -1,0 +1,165 @@
+// Archive, delete and restore in an agent database (../lifecycle.ts), as OpenClaw 2026.9.6 leaves it (what its
+// gateway wrote is in test/fixtures/README.md "openclaw-2026.9.6-deleted"):
+// - archive: the entry gets archivedAt and archiveReason "manual" and a new updatedAt (session_nodes.archived_at is
+//   projected from it); events, window and node stay.
+// - delete: one `session_transcript_archives` row per window of the key (reason `deleted`, the whole JSONL transcript
+//   zstd-compressed as one frame, archive_sha256 of the stored bytes, `<sid>.jsonl.deleted.<ISO ts>.<generation>.zst`),
+//   then the key's windows and node removed (the schema's ON DELETE CASCADE takes events, identities, trajectory,
+//   projection and watermark rows; the FTS row map goes by hand, its trigger takes the FTS rows). The row is then
+//   published as `agents/<id>/sessions/<archive_name>` (0600, byte-identical to the blob) and marked published.
+// - restore: a row's transcript written back as a new node and window of its key (the row stays: a row whose session
+//   has a window again is not listed as an archive, and OpenClaw keeps its rows after publishing too).
+// Every act is the `...Tx` of one BEGIN IMMEDIATE transaction; no DDL.
+import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js'
+import {sha256} from '../../util/hash.js'
+import {archiveTimestamp} from '../fs-util.js'
+import {randomUUID} from '../random-id.js'
+import type {SessionEntry} from '../types.js'
+import {appendEventsTx} from './append.js'
+import {archiveText} from './archives.js'
+import type {SqlDatabase} from './driver.js'
+import {readNodeTx, writeEntryTx} from './entry-rows.js'
+import {pageEvents} from './read.js'
+import {requireTx} from './transaction.js'
+
+const zlib = () => (process as unknown as {getBuiltinModule(id: string): {zstdCompressSync?(b: Uint8Array): Buffer}}).getBuiltinModule('node:zlib')
+
+export function sessionNotFound(key: string): NotFoundError {
+  return new NotFoundError(`Session not found: ${key}`, 'E_SESSION_NOT_FOUND', ['List sessions with "clawkit sessions list".'])
+}
+
+/** archive: the entry marked as OpenClaw's manual archive marks it (nothing when it is archived already). */
+export function archiveTx(db: SqlDatabase, agentId: string, key: string, now: number): {sessionId: string; archivedAt: number; changed: boolean} {
+  requireTx(db)
+  const node = readNodeTx(db, key)
+  if (!node || node.entryValid !== 1) throw sessionNotFound(key)
+  const e = node.entry as SessionEntry & {archivedAt?: unknown}
+  if (typeof e.archivedAt === 'number') return {sessionId: e.sessionId, archivedAt: e.archivedAt, changed: false}
+  writeEntryTx(db, {agentId, key, entry: {...e, updatedAt: now, archivedAt: now, archiveReason: 'manual'} as SessionEntry})
+  return {sessionId: e.sessionId, archivedAt: now, changed: true}
+}
+
+/** Un-archive: archivedAt and archiveReason removed, updatedAt now. E_NOT_ARCHIVED when it was not archived. */
+export function unarchiveTx(db: SqlDatabase, agentId: string, key: string, now: number): {sessionId: string} {
+  requireTx(db)
+  const node = readNodeTx(db, key)
+  if (!node || node.entryValid !== 1) throw sessionNotFound(key)
+  const e = node.entry as SessionEntry & {archivedAt?: unknown; archiveReason?: unknown}
+  const stored = db.prepare('SELECT archived_at FROM session_nodes WHERE session_key = ?').get(key)
+  if (e.archivedAt === undefined && (stored?.archived_at === null || stored?.archived_at === undefined)) throw new UsageError(`Session ${key} is live and not archived; there is nothing to restore.`, 'E_NOT_ARCHIVED')
+  const {archivedAt: _a, archiveReason: _r, ...rest} = e
+  writeEntryTx(db, {agentId, key, entry: {...rest, updatedAt: now} as SessionEntry})
+  return {sessionId: e.sessionId}
+}
+
+/** OpenClaw's resolveRegisteredArchiveSessionIdComponent: an id longer than 96 UTF-8 bytes is named by its hash. */
+function idComponent(sessionId: string): string {
+  return Buffer.byteLength(sessionId) > 96 ? `session-${sha256().update(sessionId).digest('hex')}` : sessionId
+}
+
+/** A session's events as the JSONL file OpenClaw archives: every event one line, in seq order, a final newline. */
+export function transcriptJsonl(db: SqlDatabase, sessionId: string): string {
+  const lines: string[] = []
+  let after = -1
+  for (;;) {
+    const page = pageEvents(db, sessionId, after, 1000)
+    if (page.length === 0) break
+    for (const l of page) lines.push(l.raw)
+    after = page.at(-1)!.line
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`
+}
+
+export interface NewArchiveRow {
+  sessionId: string
+  name: string
+  blob: Buffer
+}
+
+/**
+ * delete: the key's windows archived (one row each, oldest first) and removed with their node, in the caller's
+ * transaction. `expectIds` are the session ids the caller planned for (and journals); another set means the key
+ * moved on meanwhile (E_SESSION_CHANGED, nothing written).
+ */
+export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly string[], now: number): {sessionId: string; rows: NewArchiveRow[]} {
+  requireTx(db)
+  const node = readNodeTx(db, key)
+  if (!node) throw sessionNotFound(key)
+  const windows = db.prepare('SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(key).map((r) => String(r.session_id))
+  const ids = new Set([...windows, node.currentSessionId])
+  if ([...ids].some((id) => !expectIds.includes(id))) {
+    throw new ClawkitError(`Session ${key} changed while this command waited for its lock; nothing was changed.`, {code: 'E_SESSION_CHANGED', exitCode: ExitCode.failure, suggestions: ['Run the command again.']})
+  }
+  const zstd = zlib().zstdCompressSync
+  const insert = db.prepare(`INSERT INTO session_transcript_archives (session_id, generation, session_key, reason, encoding, archive_blob, archive_sha256, archive_name, created_at, published_at, publish_attempts, last_publish_attempt_at, last_publish_error)
+    VALUES (?, ?, ?, 'deleted', ?, ?, ?, ?, ?, NULL, 0, NULL, NULL)`)
+  const rows: NewArchiveRow[] = []
+  for (const sessionId of windows) {
+    const text = transcriptJsonl(db, sessionId)
+    if (text === '') continue
+    const generation = randomUUID().replaceAll('-', '')
+    // encodeSessionArchiveContent: zstd whenever the runtime has it and the content is not empty.
+    const encoding = zstd ? 'zstd' : 'identity'
+    const blob = zstd ? zstd(Buffer.from(text, 'utf8')) : Buffer.from(text, 'utf8')
+    const name = `${idComponent(sessionId)}.jsonl.deleted.${archiveTimestamp(new Date(now))}.${generation}${encoding === 'zstd' ? '.zst' : ''}`
+    insert.run(sessionId, generation, key, encoding, blob, sha256().update(blob).digest('hex'), name, now)
+    rows.push({sessionId, name, blob})
+  }
+  // The FTS row map has no foreign key; its delete trigger removes the FTS rows.
+  db.prepare('DELETE FROM session_transcript_fts_rows WHERE session_id IN (SELECT value FROM json_each(?))').run(JSON.stringify([...ids]))
+  db.prepare('DELETE FROM session_windows WHERE session_key = ?').run(key)
+  db.prepare('DELETE FROM session_windows WHERE session_id IN (SELECT value FROM json_each(?))').run(JSON.stringify([...ids]))
+  db.prepare('DELETE FROM session_nodes WHERE session_key = ?').run(key)
+  return {sessionId: node.entry.sessionId, rows}
+}
+
+/** The rows' publication recorded as OpenClaw's publisher records it. */
+export function markPublishedTx(db: SqlDatabase, names: readonly string[], now: number): void {
+  requireTx(db)
+  const set = db.prepare('UPDATE session_transcript_archives SET published_at = ?, publish_attempts = publish_attempts + 1, last_publish_attempt_at = ?, last_publish_error = NULL WHERE archive_name = ?')
+  for (const n of names) set.run(now, now, n)
+}
+
+export interface ArchiveRowRef {
+  sessionId: string
+  key: string
+  reason: string
+  name: string
+  createdAt: number
+}
+
+/** The archive row a restore means: by session id, or the newest deleted (else reset) row of a key. */
+export function findArchiveRow(db: SqlDatabase, src: {sessionId?: string; key?: string}): ArchiveRowRef | undefined {
+  if (!db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_archives'").get()) return undefined
+  const where = src.sessionId ? 'a.session_id = ?' : 'a.session_key = ?'
+  const r = db
+    .prepare(`SELECT a.session_id, a.session_key, a.reason, a.archive_name, a.created_at FROM session_transcript_archives a
+      WHERE ${where} AND NOT EXISTS (SELECT 1 FROM session_windows w WHERE w.session_id = a.session_id)
+      ORDER BY (a.reason = 'deleted') DESC, a.created_at DESC, a.archive_name DESC LIMIT 1`)
+    .get(src.sessionId ?? src.key!)
+  return r ? {sessionId: String(r.session_id), key: String(r.session_key), reason: String(r.reason), name: String(r.archive_name), createdAt: Number(r.created_at)} : undefined
+}
+
+/** restore: the row's transcript as a new live node and window of `key` (which must have none). */
+export function restoreTx(db: SqlDatabase, agentId: string, row: ArchiveRowRef, key: string, now: number): void {
+  requireTx(db)
+  if (readNodeTx(db, key)) throw new ClawkitError(`Session ${key} exists (a live session holds the key); nothing was restored.`, {code: 'E_SESSION_EXISTS', exitCode: ExitCode.failure, suggestions: [`restore it under another key with --as <key>, or "clawkit sessions delete ${key}" first`]})
+  if (db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(row.sessionId)) throw new ClawkitError(`Session ${row.sessionId} is live already; nothing was restored.`, {code: 'E_SESSION_EXISTS', exitCode: ExitCode.failure})
+  const decoded = archiveText(db, row.name)
+  if (!decoded) throw sessionNotFound(row.sessionId)
+  if ('error' in decoded) throw new ClawkitError(`Archive ${row.name} cannot be read: ${decoded.error}; nothing was restored.`, {code: 'E_ARCHIVE_UNREADABLE', exitCode: ExitCode.failure})
+  const events: Record<string, unknown>[] = []
+  for (const line of decoded.text.split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      events.push(JSON.parse(line) as Record<string, unknown>)
+    } catch {
+      throw new ClawkitError(`Archive ${row.name} holds a line that is not JSON; nothing was restored.`, {code: 'E_ARCHIVE_UNREADABLE', exitCode: ExitCode.failure})
+    }
+  }
+  const header = events[0]
+  if (!header || header.type !== 'session' || header.id !== row.sessionId) throw new ClawkitError(`Archive ${row.name} does not start with the header of session ${row.sessionId}; nothing was restored.`, {code: 'E_ARCHIVE_UNREADABLE', exitCode: ExitCode.failure})
+  const started = Date.parse(String(header.timestamp ?? ''))
+  writeEntryTx(db, {agentId, key, entry: {sessionId: row.sessionId, updatedAt: now, ...(Number.isFinite(started) ? {sessionStartedAt: started} : {})} as SessionEntry})
+  appendEventsTx(db, row.sessionId, events, {now})
+}

@@ -1,0 +1,103 @@
+// `sessions archive|delete|restore` in the SQLite era, through the real CLI, against what OpenClaw 2026.9.6 itself
+// wrote in the openclaw-2026.9.6-deleted fixture: archive sets archived_at and archiveReason "manual"; delete leaves
+// one session_transcript_archives row (zstd of the JSONL, sha256 of the stored bytes, the name's shape) published as
+// a byte-identical file, and removes the rows; restore writes it back; undo after each gives every row back.
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {expect, it} from 'vitest'
+
+import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult} from '../../../src/sessions/lifecycle.js'
+import {baseEnv, cliWith, copyFixture, json, jsonError, tempDir} from '../../support/cli.js'
+import {DELETED_96, describeSqlite} from '../../support/sqlite.js'
+import {dbRows, hashTree, stateRows} from '../../support/state-hash.js'
+
+function setup() {
+  const state = copyFixture(DELETED_96)
+  const env = baseEnv(tempDir())
+  return {state, db: path.join(state, 'agents/main/agent/openclaw-agent.sqlite'), cli: cliWith(['--state-dir', state], {env})}
+}
+
+type Db = {prepare(sql: string): {all(...a: unknown[]): Record<string, unknown>[]; get(...a: unknown[]): Record<string, unknown> | undefined}; close(): void}
+function query<T>(file: string, fn: (db: Db) => T): T {
+  const {DatabaseSync} = (process as unknown as {getBuiltinModule(id: string): {DatabaseSync: new (p: string, o: object) => Db}}).getBuiltinModule('node:sqlite')
+  const db = new DatabaseSync(file, {readOnly: true})
+  try {
+    return fn(db)
+  } finally {
+    db.close()
+  }
+}
+
+describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
+  it('archive: archived_at and entry_json archivedAt/archiveReason as OpenClaw writes them; undo gives every row back', async () => {
+    const {state, db, cli} = setup()
+    const rows = stateRows(state)
+    const r = json<SessionsArchiveResult>(await cli(['sessions', 'archive', 'agent:main:keep', '--json']))
+    const at = Date.parse(r.sessions[0].archivedAt)
+    const node = query(db, (d) => d.prepare('SELECT archived_at, updated_at, entry_json FROM session_nodes WHERE session_key = ?').get('agent:main:keep'))!
+    expect(Number(node.archived_at)).toBe(at)
+    expect(JSON.parse(String(node.entry_json))).toMatchObject({archivedAt: at, archiveReason: 'manual', updatedAt: at})
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+  })
+
+  it('delete: one archive row per window, shaped as OpenClaw 2026.9.6\'s, published byte-identical; rows gone; undo gives rows and files back', async () => {
+    const {state, db, cli} = setup()
+    const rows = stateRows(state)
+    const files = hashTree(state, {dbs: false})
+    const id = query(db, (d) => String(d.prepare('SELECT current_session_id FROM session_nodes WHERE session_key = ?').get('agent:main:scratch-2')!.current_session_id))
+    const r = json<SessionsDeleteResult>(await cli(['sessions', 'delete', 'agent:main:scratch-2', '--json']))
+    expect(r.sessions[0]).toMatchObject({key: 'agent:main:scratch-2', sessionId: id})
+    const row = query(db, (d) => d.prepare('SELECT * FROM session_transcript_archives WHERE session_id = ?').get(id))!
+    expect(row).toMatchObject({session_key: 'agent:main:scratch-2', reason: 'deleted', encoding: 'zstd', publish_attempts: 1, last_publish_error: null})
+    expect(String(row.generation)).toMatch(/^[0-9a-f]{32}$/)
+    expect(String(row.archive_name)).toMatch(new RegExp(`^${id}\\.jsonl\\.deleted\\.\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}Z\\.${String(row.generation)}\\.zst$`))
+    const blob = Buffer.from(row.archive_blob as Uint8Array)
+    expect(crypto.createHash('sha256').update(blob).digest('hex')).toBe(row.archive_sha256)
+    const text = (process as unknown as {getBuiltinModule(id: string): {zstdDecompressSync(b: Buffer): Buffer}}).getBuiltinModule('node:zlib').zstdDecompressSync(blob).toString('utf8')
+    expect(JSON.parse(text.split('\n')[0])).toMatchObject({type: 'session', id})
+    expect(text.endsWith('\n')).toBe(true)
+    const published = path.join(state, 'agents/main/sessions', String(row.archive_name))
+    expect(fs.readFileSync(published).equals(blob)).toBe(true)
+    expect(fs.statSync(published).mode & 0o777).toBe(0o600)
+    // Every row of the session is gone, in every table that names it.
+    const after = dbRows(db)
+    for (const [table, list] of Object.entries(after)) if (table !== 'session_transcript_archives') expect(list.filter((l) => l.includes(id)), table).toEqual([])
+    // clawkit reads it back as a deleted archive of its key.
+    const h = await cli(['sessions', 'history', id, '--json'])
+    expect(h.code, h.stderr).toBe(0)
+
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state, {dbs: false})).toEqual(files)
+  })
+
+  it('restore <id> of the fixture\'s real deleted session (--as: its key is live again) and undo', async () => {
+    const {state, db, cli} = setup()
+    const rows = stateRows(state)
+    const refused = await cli(['sessions', 'restore', 'ddfebd8b-b803-4493-b99d-22be141b040c', '--json'])
+    expect(refused.code).toBe(1)
+    expect(jsonError(refused)).toMatchObject({code: 'E_SESSION_EXISTS'})
+    expect(stateRows(state)).toEqual(rows)
+    const r = json<SessionsRestoreResult>(await cli(['sessions', 'restore', 'ddfebd8b-b803-4493-b99d-22be141b040c', '--as', 'agent:main:old-scratch', '--json']))
+    expect(r).toMatchObject({key: 'agent:main:old-scratch', sessionId: 'ddfebd8b-b803-4493-b99d-22be141b040c', how: 'deleted-archive'})
+    const n = query(db, (d) => d.prepare('SELECT count(*) AS n FROM transcript_events WHERE session_id = ?').get('ddfebd8b-b803-4493-b99d-22be141b040c')!.n)
+    expect(Number(n)).toBe(10)
+    const h = json<{entries?: unknown[]; messages?: unknown[]}>(await cli(['sessions', 'history', 'agent:main:old-scratch', '--json']))
+    expect(JSON.stringify(h)).toContain('capital of Italy')
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+  })
+
+  it('delete then restore by key: the key is live again with the same transcript', async () => {
+    const {state, cli} = setup()
+    const before = json<unknown>(await cli(['sessions', 'history', 'agent:main:scratch-2', '--json']))
+    json(await cli(['sessions', 'delete', 'agent:main:scratch-2', '--json']))
+    json<SessionsRestoreResult>(await cli(['sessions', 'restore', 'agent:main:scratch-2', '--json']))
+    const after = json<unknown>(await cli(['sessions', 'history', 'agent:main:scratch-2', '--json']))
+    expect(JSON.stringify((after as {entries?: unknown}).entries ?? after)).toBe(JSON.stringify((before as {entries?: unknown}).entries ?? before))
+    void state
+  })
+})
