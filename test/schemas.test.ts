@@ -17,6 +17,7 @@ import type {SessionsSearchResult} from '../src/commands/sessions/search.js'
 import type {SessionsUsageResult} from '../src/commands/sessions/usage.js'
 import type {SessionsListResult} from '../src/sessions/list.js'
 import type {SessionsResetPlan, SessionsResetResult} from '../src/sessions/reset.js'
+import type {SessionsCleanupResult} from '../src/sessions/cleanup.js'
 import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult} from '../src/sessions/lifecycle.js'
 import type {StatusResult} from '../src/status/status.js'
 import type {UndoListResult, UndoPlan, UndoPruneResult, UndoResult} from '../src/commands/undo.js'
@@ -167,6 +168,12 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await on('sessions', 'archive', '--json'), 'sessions-archive').code).toBe('E_MISSING_SESSION')
     expect(expectError(await on('sessions', 'delete', 'agent:main:main', '--json'), 'sessions-delete').code).toBe('E_MAIN_SESSION')
     expect(expectError(await on('sessions', 'restore', key, '--json'), 'sessions-restore').code).toBe('E_NOT_ARCHIVED')
+    // cleanup on a fresh copy: its explicit key, two days old, is archived with --older-than 1d.
+    const fresh = copyFixture(COMPACTION)
+    const clean = (...args: string[]) => runCli(['sessions', 'cleanup', '--older-than', '1d', ...args, '--json', '--state-dir', fresh], {env: a.env})
+    expect(expectDoc<SessionsCleanupResult>(await clean(), 'sessions-cleanup').stores[0].changes).toHaveLength(1)
+    expect(expectDoc<SessionsCleanupResult>(await clean('--yes'), 'sessions-cleanup').journal).toEqual(expect.any(String))
+    expect(expectError(await clean('--max-disk', 'lots'), 'sessions-cleanup').code).toBe('E_BAD_FLAG')
   })
 
   it('sessions lineage and export: the work key after its reset (an archive and the live one), history --include-archived, an export to a file, and failures', async () => {

@@ -18,6 +18,7 @@ import SessionsSearch from '../commands/sessions/search.js'
 import SessionsUsage from '../commands/sessions/usage.js'
 import SessionsList from '../commands/sessions/list.js'
 import SessionsArchive from '../commands/sessions/archive.js'
+import SessionsCleanup from '../commands/sessions/cleanup.js'
 import SessionsDelete from '../commands/sessions/delete.js'
 import SessionsReset from '../commands/sessions/reset.js'
 import SessionsRestore from '../commands/sessions/restore.js'
@@ -60,6 +61,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'sessions:lineage': SessionsLineage,
   'sessions:list': SessionsList,
   'sessions:archive': SessionsArchive,
+  'sessions:cleanup': SessionsCleanup,
   'sessions:delete': SessionsDelete,
   'sessions:reset': SessionsReset,
   'sessions:restore': SessionsRestore,

@@ -56,8 +56,18 @@ export interface RestoreOutcome {
 }
 
 /** What a backend of the session store does for these commands (the file and SQLite stores have it). */
+/** One entry a cleanup archives: OpenClaw's maintenance sets archivedAt and a reason, and leaves updatedAt. */
+export interface ArchiveMark {
+  key: string
+  /** The sessionId the plan saw (another one now: the key moved on, and it is left alone). */
+  sessionId: string
+  archiveReason: string
+}
+
 export interface SessionLifecycle {
   archive(key: string, opts: LifecycleOptions): Promise<ArchiveOutcome>
+  /** Archive many entries at once as maintenance does (one index rewrite, one transaction); returns the keys marked. */
+  mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]>
   delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome>
   restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome>
 }

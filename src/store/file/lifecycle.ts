@@ -12,7 +12,7 @@ import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js
 import {findEntryIn} from '../entry-lookup.js'
 import {archiveTimestamp} from '../fs-util.js'
 import {ABSENT, type FileImage, type JournalEntry} from '../journal.js'
-import type {ArchiveOutcome, DeleteOutcome, LifecycleOptions, RestoreOutcome, RestoreSource, SessionLifecycle} from '../lifecycle.js'
+import type {ArchiveMark, ArchiveOutcome, DeleteOutcome, LifecycleOptions, RestoreOutcome, RestoreSource, SessionLifecycle} from '../lifecycle.js'
 import {withLock} from '../lock.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {AgentSession, FoundEntry, KeySession, SessionEntry, SessionStoreData, TranscriptRef} from '../types.js'
@@ -77,6 +77,23 @@ export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
         return {key, sessionId: e.sessionId, archivedAt: now, changed: true}
       }, journalOf(opts, `archive ${key}`))
       return out
+    },
+
+    async mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]> {
+      if (marks.length === 0) return []
+      const now = (opts.now ?? new Date()).getTime()
+      return b.update((data) => {
+        const done: string[] = []
+        for (const m of marks) {
+          const hit = findEntryIn(data, m.key)
+          const e = hit?.entry as (SessionEntry & {archivedAt?: unknown; archivedBy?: unknown}) | undefined
+          if (!hit || !e || e.sessionId !== m.sessionId || e.archivedAt !== undefined) continue
+          const {archivedBy: _b, ...rest} = e
+          data[hit.storedKey] = {...rest, archivedAt: now, archiveReason: m.archiveReason} as SessionEntry
+          done.push(m.key)
+        }
+        return done
+      }, journalOf(opts, `cleanup: ${marks.length} entr${marks.length === 1 ? 'y' : 'ies'} archived`))
     },
 
     async delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome> {

@@ -39,6 +39,21 @@ export function archiveTx(db: SqlDatabase, agentId: string, key: string, now: nu
   return {sessionId: e.sessionId, archivedAt: now, changed: true}
 }
 
+/** Maintenance's archive of many entries in one transaction (archivedAt now, the reason, updatedAt kept). */
+export function markTx(db: SqlDatabase, agentId: string, marks: readonly {key: string; sessionId: string; archiveReason: string}[], now: number): string[] {
+  requireTx(db)
+  const done: string[] = []
+  for (const m of marks) {
+    const node = readNodeTx(db, m.key)
+    const e = node?.entry as (SessionEntry & {archivedAt?: unknown; archivedBy?: unknown}) | undefined
+    if (!node || node.entryValid !== 1 || !e || e.sessionId !== m.sessionId || e.archivedAt !== undefined) continue
+    const {archivedBy: _b, ...rest} = e
+    writeEntryTx(db, {agentId, key: m.key, entry: {...rest, archivedAt: now, archiveReason: m.archiveReason} as SessionEntry})
+    done.push(m.key)
+  }
+  return done
+}
+
 /** Un-archive: archivedAt and archiveReason removed, updatedAt now. E_NOT_ARCHIVED when it was not archived. */
 export function unarchiveTx(db: SqlDatabase, agentId: string, key: string, now: number): {sessionId: string} {
   requireTx(db)

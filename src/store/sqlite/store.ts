@@ -34,7 +34,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf} from './journal.js'
-import {archiveTx, deleteTx, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, deleteTx, markTx, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -697,6 +697,13 @@ export class SqliteSessionStore implements SessionStore {
         if (!lastNode(k)) throw sessionNotFound(k)
         const r = await this.journaledWrite({scope, label: `archive ${k}`, entry: opts.journal}, (d) => archiveTx(d, agentId, k, now))
         return {key: k, ...r}
+      },
+      mark: async (marks, opts) => {
+        if (marks.length === 0) return []
+        const now = (opts.now ?? new Date()).getTime()
+        const keys = marks.map((m) => normalizeSessionKey(m.key))
+        const scope = this.snap((d) => scopeOf(d, keys))
+        return this.journaledWrite({scope, label: `cleanup: ${marks.length} entr${marks.length === 1 ? 'y' : 'ies'} archived`, entry: opts.journal}, (d) => markTx(d, agentId, marks.map((m) => ({...m, key: normalizeSessionKey(m.key)})), now))
       },
       delete: async (key, opts) => {
         const k = normalizeSessionKey(key)

@@ -1,0 +1,52 @@
+// The human output of `clawkit sessions cleanup`: per store OpenClaw's counters, then the plan as a table (what, why,
+// bytes), and what the journal keeps.
+import {formatBytes} from '../../text/bytes.js'
+import type {SessionsCleanupResult} from '../../sessions/cleanup.js'
+import {journalLine} from '../journal.js'
+import {printable} from '../safe.js'
+import {renderTable} from '../table.js'
+
+const WHY: Record<string, string> = {
+  'prune-missing': 'its transcript is missing (--fix-missing)',
+  'prune-model-run': 'a gateway model-run probe older than 1 day',
+  'archive-dashboard': 'a dashboard session inactive past archiveDashboardAfter',
+  'archive-age': 'inactive past pruneAfter',
+  'archive-cap': 'over maxEntries unarchived entries, oldest activity',
+  'prune-stale': 'a runtime session (cron, subagent, hook, ...) inactive past pruneAfter',
+  'cap-overflow': 'a runtime session over maxEntries',
+}
+
+function age(ms: number, now: number): string {
+  if (ms <= 0) return '-'
+  const d = Math.floor((now - ms) / 86_400_000)
+  return d >= 1 ? `${d}d ago` : `${Math.floor((now - ms) / 3_600_000)}h ago`
+}
+
+export async function renderCleanup(r: SessionsCleanupResult, color: boolean, now = Date.now()): Promise<string[]> {
+  const out: string[] = []
+  for (const s of r.stores) {
+    if (out.length > 0) out.push('')
+    out.push(`Agent: ${s.agentId}`, `Session store: ${printable(s.storePath)}`, `Maintenance mode: ${s.mode}`)
+    out.push(`Entries: ${s.beforeCount} -> ${s.afterCount} (remove ${s.beforeCount - s.afterCount}); archive ${s.archived + s.capArchived}, of which ${s.capArchived} over the cap`)
+    if (s.diskBudget) out.push(`Disk: ${formatBytes(s.diskBudget.totalBytesBefore)} of a ${formatBytes(s.diskBudget.maxBytes)} budget${s.diskBudget.overBudget ? ' (OVER BUDGET)' : ''}`)
+    if (s.changes.length === 0 && s.files.length === 0) {
+      out.push('Nothing to clean up.')
+      continue
+    }
+    const rows = [
+      ...s.changes.map((c) => [c.action, printable(c.key), age(c.activityAt, now), WHY[c.action] ?? '', c.bytes === null ? (c.archiveReason ? '0 (kept, archived)' : 'rows archived') : `${formatBytes(c.bytes)} archived`]),
+      ...s.files.map((f) => [f.why === 'temp' ? 'remove-temp' : 'remove-file', printable(f.path.split('/').pop() ?? f.path), '-', f.why === 'temp' ? 'a stale temp file of the store' : 'no entry references it, older than pruneAfter', formatBytes(f.bytes)]),
+    ]
+    out.push('', (await renderTable([{header: 'Action'}, {header: 'What'}, {header: 'Active'}, {header: 'Why'}, {header: 'Bytes'}], rows, color)).trimEnd())
+    const freed = s.files.reduce((n, f) => n + f.bytes, 0)
+    if (freed > 0) out.push(`Files: ${formatBytes(freed)}.`)
+  }
+  out.push('')
+  if (r.dryRun) out.push('Dry run: nothing was changed. Run with --yes to apply (journaled: "clawkit undo" reverses it).')
+  else if (r.mode === 'warn') out.push('Maintenance mode is "warn": nothing was changed (--enforce applies).')
+  else {
+    out.push(journalLine(r.journal))
+    if (r.journal && r.journalBytes > 0) out.push(`The journal keeps ${formatBytes(r.journalBytes)} of what was removed until it is pruned ("clawkit undo --prune"); only then is that space free.`)
+  }
+  return out
+}

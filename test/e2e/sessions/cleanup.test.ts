@@ -1,0 +1,101 @@
+// `sessions cleanup` in the JSON era, through the real CLI, on a generated store of every kind: OpenClaw 2026.9.6's
+// plan (what is archived, removed, kept and why), a dry run unless --yes on a non-terminal, applied as OpenClaw leaves
+// the store, clawkit's filters, and undo giving the state dir back byte for byte.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import type {SessionsCleanupResult} from '../../../src/sessions/cleanup.js'
+import {baseEnv, cliWith, json, jsonError, readIndexFile, sessionsJsonPath, tempDir} from '../../support/cli.js'
+import {DAY, MIXED, mixedJsonStore, sid} from '../../support/cleanup-store.js'
+import {hashTree} from '../../support/state-hash.js'
+
+function setup(extra = 0, maintenance?: object) {
+  const state = tempDir()
+  fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({agents: {defaults: {workspace: path.join(state, 'workspace')}}, ...(maintenance ? {session: {maintenance}} : {})}))
+  const {dir} = mixedJsonStore(state, Date.now(), extra)
+  return {state, dir, cli: cliWith(['--state-dir', state], {env: baseEnv(tempDir())})}
+}
+
+const actions = (r: SessionsCleanupResult) => Object.fromEntries(r.stores[0].changes.map((c) => [c.key, c.action]))
+
+describe('sessions cleanup (JSON era)', () => {
+  it('plans what OpenClaw 2026.9.6 plans with its defaults, and without --yes on a non-terminal changes nothing', async () => {
+    const {state, dir, cli} = setup()
+    const before = hashTree(state)
+    const r = await cli(['sessions', 'cleanup', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('a dry run')
+    const plan = json<SessionsCleanupResult>(r)
+    expect(plan.dryRun).toBe(true)
+    const want = Object.fromEntries(MIXED.filter((k) => k.expect !== 'keep').map((k) => [k.key, k.expect]))
+    expect(actions(plan)).toEqual(want)
+    expect(plan.stores[0]).toMatchObject({beforeCount: 9, afterCount: 6, archived: 2, capArchived: 0, pruned: 3, capped: 0, missing: 0})
+    expect(plan.stores[0].files.map((f) => [path.basename(f.path), f.why]).sort()).toEqual([[`${sid(900)}.jsonl`, 'unreferenced'], [expect.stringMatching(/^sessions\.json\..*\.tmp$/), 'temp']].sort() as never)
+    expect(hashTree(state)).toEqual(before)
+    void dir
+  })
+
+  it('--yes applies it as OpenClaw leaves the store; undo gives every byte back', async () => {
+    const {state, dir, cli} = setup()
+    const before = hashTree(state)
+    const r = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--yes', '--json']))
+    expect(r.dryRun).toBe(false)
+    expect(r.journal).toMatch(/^\d{8}-/)
+    const index = readIndexFile(sessionsJsonPath(state)) as Record<string, Record<string, unknown>>
+    expect(index['agent:main:explicit:old']).toMatchObject({archiveReason: 'age-retention', archivedAt: expect.any(Number)})
+    expect(index['agent:main:dashboard:board1']).toMatchObject({archiveReason: 'stale-dashboard'})
+    expect(index['agent:main:cron:nightly:run:r1']).toBeUndefined()
+    // A removed runtime session's transcript is kept as OpenClaw's delete keeps it.
+    const removedId = sid(MIXED.findIndex((k) => k.key === 'agent:main:cron:nightly:run:r1') + 1)
+    expect(fs.readdirSync(dir).some((n) => n.startsWith(`${removedId}.jsonl.deleted.`))).toBe(true)
+    expect(fs.existsSync(path.join(dir, `${sid(900)}.jsonl`))).toBe(false)
+    expect(fs.existsSync(path.join(dir, `${sid(901)}.jsonl`))).toBe(true)
+    // A second plan finds nothing more to do.
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0].wouldMutate).toBe(false)
+
+    const u = await cli(['undo', '--json'])
+    expect(u.code, u.stderr).toBe(0)
+    expect(hashTree(state)).toEqual(before)
+  })
+
+  it('the cap: maxEntries archives the oldest unprotected sessions (archive-cap)', async () => {
+    const {cli} = setup(20, {maxEntries: 10})
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--dry-run', '--json']))
+    const s = plan.stores[0]
+    // 29 entries; 3 removed and 2 archived by age or as dashboards leave 24 unarchived, 14 over the cap of 10 (the
+    // protected main and group keys count toward it but are never archived).
+    expect(s.capArchived).toBe(14)
+    expect(s.capped).toBe(14)
+    const capped = new Set(s.changes.filter((c) => c.action === 'archive-cap').map((c) => c.key))
+    expect(capped.has('agent:main:main') || capped.has('agent:main:telegram:group:-100123')).toBe(false)
+    // The oldest go first: every generated key kept is younger than every generated key archived by the cap.
+    const age = (k: string) => Number(/gen-(\d+)/.exec(k)?.[1] ?? -1) % 60
+    const gen = Array.from({length: 20}, (_, i) => `agent:main:explicit:gen-${i}`)
+    const kept = gen.filter((k) => !capped.has(k)).map(age)
+    const gone = gen.filter((k) => capped.has(k)).map(age)
+    expect(Math.max(...kept)).toBeLessThan(Math.min(...gone))
+    void DAY
+  })
+
+  it('clawkit\'s filters: --kind cron acts on cron keys only; --older-than moves the age line', async () => {
+    const {cli} = setup()
+    expect(actions(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--kind', 'cron', '--json'])))).toEqual({'agent:main:cron:nightly:run:r1': 'prune-stale'})
+    const wide = actions(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--older-than', '1d', '--json'])))
+    expect(wide['agent:main:explicit:new']).toBe('archive-age')
+    expect(wide['agent:main:cron:nightly:run:r2']).toBe('prune-stale')
+    expect(wide['agent:main:main']).toBeUndefined()
+    expect(jsonError(await cli(['sessions', 'cleanup', '--older-than', 'soon', '--json']))).toMatchObject({code: 'E_BAD_FLAG'})
+    expect(jsonError(await cli(['sessions', 'cleanup', '--dry-run', '--yes', '--json']))).toMatchObject({code: 'E_FLAG_CONFLICT'})
+  })
+
+  it('--no-journal warns and frees the space at once: nothing is kept, nothing to undo', async () => {
+    const {cli} = setup()
+    const r = await cli(['sessions', 'cleanup', '--yes', '--no-journal', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('cannot reverse it')
+    expect(json<SessionsCleanupResult>(r)).toMatchObject({journal: null, journalBytes: 0})
+    expect((await cli(['undo', '--json'])).code).toBe(66)
+  })
+})

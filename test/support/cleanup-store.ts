@@ -1,0 +1,59 @@
+// Generated stores for `sessions cleanup`: keys of every kind OpenClaw's maintenance tells apart (ordinary, runtime,
+// dashboard, protected group and main, model-run probes), each at an age, with transcripts, plus leftover files.
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+
+export const DAY = 86_400_000
+
+/** Keys whose fate under OpenClaw's defaults is known (30-day retention, 7-day dashboards, 5000 cap). */
+export const MIXED: {key: string; ageDays: number; expect: string}[] = [
+  {key: 'agent:main:main', ageDays: 100, expect: 'keep'},
+  {key: 'agent:main:explicit:old', ageDays: 40, expect: 'archive-age'},
+  {key: 'agent:main:explicit:new', ageDays: 2, expect: 'keep'},
+  {key: 'agent:main:cron:nightly:run:r1', ageDays: 40, expect: 'prune-stale'},
+  {key: 'agent:main:cron:nightly:run:r2', ageDays: 3, expect: 'keep'},
+  {key: 'agent:main:subagent:helper', ageDays: 45, expect: 'prune-stale'},
+  {key: 'agent:main:dashboard:board1', ageDays: 10, expect: 'archive-dashboard'},
+  {key: 'agent:main:telegram:group:-100123', ageDays: 100, expect: 'keep'},
+  {key: 'agent:main:hook:gmail:x', ageDays: 31, expect: 'prune-stale'},
+]
+
+export function sid(i: number): string {
+  return `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+}
+
+function setMtime(file: string, ms: number): void {
+  const t = new Date(ms)
+  fs.utimesSync(file, t, t)
+}
+
+/**
+ * A JSON-era store of MIXED (agent main) in `state`, transcripts included, plus leftovers: an unreferenced transcript
+ * 40 days old (pruned) and one a day old (kept), a stale store temp file (pruned), `extra` ordinary keys 1..n days old.
+ */
+export function mixedJsonStore(state: string, now: number, extra = 0): {dir: string} {
+  const dir = path.join(state, 'agents', 'main', 'sessions')
+  fs.mkdirSync(dir, {recursive: true})
+  const store: Record<string, unknown> = {}
+  const all = [...MIXED, ...Array.from({length: extra}, (_, i) => ({key: `agent:main:explicit:gen-${i}`, ageDays: 1 + (i % 60), expect: ''}))]
+  all.forEach((k, i) => {
+    const id = sid(i + 1)
+    const at = now - k.ageDays * DAY
+    const file = path.join(dir, `${id}.jsonl`)
+    fs.writeFileSync(file, `${JSON.stringify({type: 'session', version: 3, id, timestamp: new Date(at).toISOString(), cwd: state})}\n`, {mode: 0o600})
+    setMtime(file, at)
+    store[k.key] = {sessionId: id, updatedAt: at, sessionStartedAt: at, sessionFile: file, ...(k.key.includes(':group:') ? {chatType: 'group'} : {})}
+  })
+  fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(store, null, 2), {mode: 0o600})
+  const orphanOld = path.join(dir, `${sid(900)}.jsonl`)
+  fs.writeFileSync(orphanOld, `${JSON.stringify({type: 'session', version: 3, id: sid(900), timestamp: new Date(now - 40 * DAY).toISOString(), cwd: state})}\n`)
+  setMtime(orphanOld, now - 40 * DAY)
+  const orphanNew = path.join(dir, `${sid(901)}.jsonl`)
+  fs.writeFileSync(orphanNew, `${JSON.stringify({type: 'session', version: 3, id: sid(901), timestamp: new Date(now - DAY).toISOString(), cwd: state})}\n`)
+  setMtime(orphanNew, now - DAY)
+  const tmp = path.join(dir, `sessions.json.${crypto.randomUUID()}.tmp`)
+  fs.writeFileSync(tmp, '{}')
+  setMtime(tmp, now - 3_600_000)
+  return {dir}
+}
