@@ -57,3 +57,27 @@ export function mixedJsonStore(state: string, now: number, extra = 0): {dir: str
   setMtime(tmp, now - 3_600_000)
   return {dir}
 }
+
+/**
+ * MIXED written into a SQLite-era agent database (Node 24) the way clawkit writes a new session (a node, a window,
+ * a header and one message each), each at its age, plus `extra` ordinary keys 1..60 days old. The main key and
+ * keys the fixture has already are skipped.
+ */
+export async function mixedSqliteStore(dbPath: string, now: number, extra = 0): Promise<string[]> {
+  const {openAgentDb} = await import('../../src/store/sqlite/driver.js')
+  const {newSession} = await import('../../src/store/sqlite/write.js')
+  const h = openAgentDb(dbPath, {write: true, agentId: 'main'})
+  const written: string[] = []
+  try {
+    const all = [...MIXED, ...Array.from({length: extra}, (_, i) => ({key: `agent:main:explicit:gen-${i}`, ageDays: 1 + (i % 60), expect: ''}))]
+    for (const k of all) {
+      if (h.db.prepare('SELECT 1 AS x FROM session_nodes WHERE session_key = ?').get(k.key)) continue
+      const at = new Date(now - k.ageDays * DAY)
+      newSession(h, {agentId: 'main', key: k.key, cwd: '/work', now: at, entry: {model: 'claude-mock', modelProvider: 'mockant', ...(k.key.includes(':group:') ? {chatType: 'group'} : {})}, items: [{type: 'message', message: {role: 'user', content: [{type: 'text', text: `hello ${k.key}`}], timestamp: at.getTime()}}] as never})
+      written.push(k.key)
+    }
+  } finally {
+    h.db.close()
+  }
+  return written
+}

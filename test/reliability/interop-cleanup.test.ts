@@ -1,0 +1,69 @@
+// Issue 29's acceptance against real OpenClaw 2026.9.6: on generated SQLite-era stores (every kind of key, at every
+// age, with and without a low maxEntries), clawkit's `sessions cleanup --dry-run --json` plans what
+// `openclaw sessions cleanup --dry-run --json` plans, counter for counter; after clawkit applies it, OpenClaw finds
+// nothing more to do and lists what is left; a session clawkit deleted and restored is listed by OpenClaw again.
+// Skipped unless CLAWKIT_INTEROP_OPENCLAW96 and CLAWKIT_INTEROP_NODE are set (scripts/interop.sh; RELIABILITY.md).
+import fs from 'node:fs'
+import path from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {baseEnv, cliWith, json, tempDir} from '../support/cli.js'
+import {mixedSqliteStore} from '../support/cleanup-store.js'
+import {DELETED_96} from '../support/sqlite.js'
+import {docOf, enabled96, openclaw, stateCopy} from './support/openclaw96.js'
+
+const COUNTERS = ['beforeCount', 'afterCount', 'missing', 'dmScopeRetired', 'modelRunPruned', 'archived', 'capArchived', 'pruned', 'capped', 'wouldMutate'] as const
+
+async function world(extra: number, maintenance?: object) {
+  const state = stateCopy(DELETED_96)
+  if (maintenance) {
+    const cfgPath = path.join(state, 'openclaw.json')
+    const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
+    cfg.session = {...cfg.session, maintenance}
+    fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
+  }
+  await mixedSqliteStore(path.join(state, 'agents/main/agent/openclaw-agent.sqlite'), Date.now(), extra)
+  const home = tempDir()
+  return {state, home, clawkit: cliWith(['--state-dir', state], {env: baseEnv(home), timeoutMs: 240_000})}
+}
+
+async function ocPlan(state: string, home: string): Promise<any> {
+  return docOf(await openclaw(['sessions', 'cleanup', '--dry-run', '--json'], state, home), 'openclaw sessions cleanup')
+}
+
+describe.skipIf(!enabled96)('sessions cleanup against OpenClaw 2026.9.6', () => {
+  for (const [name, extra, maintenance] of [['defaults', 40, undefined], ['maxEntries 12', 40, {maxEntries: 12}], ['pruneAfter 5d', 10, {pruneAfter: '5d'}]] as const) {
+    it(`plans what openclaw sessions cleanup --dry-run --json plans (${name}); applied, OpenClaw finds nothing left to do`, async () => {
+      const w = await world(extra, maintenance)
+      const oc = await ocPlan(w.state, w.home)
+      const r = await w.clawkit(['sessions', 'cleanup', '--dry-run', '--json'])
+      expect(r.code, r.stderr).toBe(0)
+      const ck = json<any>(r).stores[0]
+      for (const k of COUNTERS) expect(ck[k], k).toEqual(oc[k])
+      expect(ck.unreferencedArtifacts).toEqual(oc.unreferencedArtifacts)
+      expect({max: ck.diskBudget.maxBytes, high: ck.diskBudget.highWaterBytes}).toEqual({max: oc.diskBudget.maxBytes, high: oc.diskBudget.highWaterBytes})
+      expect(ck.wouldMutate).toBe(true)
+
+      const applied = await w.clawkit(['sessions', 'cleanup', '--yes', '--json'])
+      expect(applied.code, applied.stderr).toBe(0)
+      const again = await ocPlan(w.state, w.home)
+      expect(again).toMatchObject({beforeCount: ck.afterCount, afterCount: ck.afterCount, archived: 0, capArchived: 0, pruned: 0, capped: 0, modelRunPruned: 0})
+      const listed = docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions')
+      expect(listed.count).toBe(ck.afterCount)
+    })
+  }
+
+  it('a session clawkit deleted is gone for OpenClaw, and listed again after clawkit restores it', async () => {
+    const w = await world(0)
+    const list = async () => docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions').sessions.map((s: any) => s.key)
+    expect(await list()).toContain('agent:main:explicit:new')
+    expect((await w.clawkit(['sessions', 'delete', 'agent:main:explicit:new', '--json'])).code).toBe(0)
+    expect(await list()).not.toContain('agent:main:explicit:new')
+    expect((await w.clawkit(['sessions', 'restore', 'agent:main:explicit:new', '--json'])).code).toBe(0)
+    expect(await list()).toContain('agent:main:explicit:new')
+    expect((await w.clawkit(['sessions', 'archive', 'agent:main:explicit:new', '--json'])).code).toBe(0)
+    const row = docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions').sessions.find((s: any) => s.key === 'agent:main:explicit:new')
+    expect(row).toBeDefined()
+  })
+})
