@@ -29,6 +29,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
     fix: Flags.boolean({description: 'repair what can be repaired, backups first (alias: --repair)', aliases: ['repair']}),
     yes: Flags.boolean({char: 'y', description: 'do not ask before repairing (implies --fix)'}),
     'dry-run': Flags.boolean({description: 'show what --fix would do and change nothing'}),
+    'no-journal': Flags.boolean({description: 'with --fix: do not journal the repairs (clawkit undo then cannot reverse them)'}),
     deep: Flags.boolean({description: 'read big transcripts whole (default: header and tail only above 2 MiB)'}),
     ...pagerFlags,
   }
@@ -37,6 +38,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
     refuseReplicaWrite(this.flags, this.flags.fix ? 'clawkit doctor --fix' : 'clawkit doctor (it checks the host\'s own files)')
     const f = this.flags
     const state = this.openState({tolerateConfigError: true, allowMissing: true})
+    if (f['no-journal'] && (f.fix || f.yes) && !f['dry-run']) this.warnLine('--no-journal: these repairs are not recorded, so "clawkit undo" cannot reverse them.')
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     const repair = f.fix || f.yes
     const result = await runDoctor(state, {
@@ -44,6 +46,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
       repair,
       dryRun: f['dry-run'],
       deep: f.deep,
+      noJournal: f['no-journal'],
       confirm: repair && !f.yes && interactive ? (plan) => this.confirm(plan) : undefined,
     })
     if (!this.jsonEnabled()) await this.page(renderDoctor(result, colorEnabled()))

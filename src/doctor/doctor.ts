@@ -2,6 +2,8 @@
 import path from 'node:path'
 
 import {ExitCode} from '../errors.js'
+import {runJournaled} from '../store/journal.js'
+import {snapshotFiles} from '../store/journal-snapshot.js'
 import {applyRepairs, diagnoseStateLayout, diagnoseStores, linkedComponent, repairTarget, type StoresDiagnosis, summarizeStores} from '../store/diagnostics/index.js'
 import type {OpenClawState} from '../store/state.js'
 import {plural} from '../text/sentence.js'
@@ -111,21 +113,32 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
   const done: PlannedFinding[] = []
   const failures = new Map<string, string>()
   let cancelled = false
+  let journalId: string | null = null
   if (repair) {
     let plan = collected.findings.filter((f) => f.repair)
     const proceed = plan.length === 0 || !opts.confirm || (await opts.confirm(plan.map(publicFinding)))
     cancelled = !proceed
     const tried = new Set<string>()
-    for (let pass = 0; proceed && pass < MAX_PASSES && plan.length > 0; pass++) {
-      for (const f of plan) tried.add(identity(f))
-      await applyRepairs(state.stateDir, plan)
-      for (const f of plan) {
-        if (f.fixed) done.push(f)
-        else if (f.repairError) failures.set(identity(f), f.repairError)
-      }
-      // Re-check: a recovered index reveals entries and orphans the broken one hid, and proves the repairs held.
-      collected = await collectFindings(state, agentIds, {deep: opts.deep, now: now()})
-      plan = collected.findings.filter((f) => f.repair && !tried.has(identity(f)))
+    if (proceed && plan.length > 0) {
+      // Journaled (clawkit undo): before each pass, the files its repairs may touch and those beside them are imaged
+      // and kept; afterwards what changed is recorded. SQLite repairs keep their own online backup of the database.
+      const {journal} = await runJournaled({env: state.env, stateDir: state.stateDir, action: 'doctor-fix', command: `doctor --fix${opts.agent ? ` --agent ${opts.agent}` : ''}`, summary: `doctor --fix: ${plan.length} finding(s)`, noJournal: opts.noJournal}, async (entry) => {
+        for (let pass = 0; pass < MAX_PASSES && plan.length > 0; pass++) {
+          for (const f of plan) tried.add(identity(f))
+          const targets = plan.filter((f) => f.repair && f.repair.kind !== 'sqlite').map((f) => repairTarget(f))
+          const snap = entry && targets.length > 0 ? await snapshotFiles(entry, {agentId: plan.find((f) => f.agentId)?.agentId ?? 'main', store: targets[0], label: `doctor --fix pass ${pass + 1}: ${targets.length} repair(s)`, targets}) : undefined
+          await applyRepairs(state.stateDir, plan)
+          await snap?.finish()
+          for (const f of plan) {
+            if (f.fixed) done.push(f)
+            else if (f.repairError) failures.set(identity(f), f.repairError)
+          }
+          // Re-check: a recovered index reveals entries and orphans the broken one hid, and proves the repairs held.
+          collected = await collectFindings(state, agentIds, {deep: opts.deep, now: now()})
+          plan = collected.findings.filter((f) => f.repair && !tried.has(identity(f)))
+        }
+      })
+      journalId = journal?.id ?? null
     }
   }
   const remaining = collected.findings.map((f) => {
@@ -148,6 +161,7 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
     dryRun: Boolean(opts.dryRun),
     repair,
     ...(cancelled ? {cancelled: true} : {}),
+    ...(repair ? {journal: journalId} : {}),
     counts,
     exitCode,
   }

@@ -19,6 +19,11 @@ export interface DoctorResult {
   repair: boolean
   /** Present (true) when the repair prompt was declined: nothing was changed. */
   cancelled?: true
+  /**
+   * With --fix: the journal entry of the repairs (`clawkit undo <id>` puts the files back); null when nothing was
+   * repaired or with --no-journal. Absent without --fix.
+   */
+  journal?: string | null
   /** Remaining (unfixed) findings by severity. */
   counts: {error: number; warn: number; info: number}
   /** The exit code the command uses (0 healthy, 3 warnings remain, 4 errors remain). */
@@ -34,4 +39,6 @@ export interface DoctorOptions {
   /** Asked once before repairs start; false cancels them. */
   confirm?: (plan: Finding[]) => Promise<boolean>
   now?: () => number
+  /** Repair without journaling (clawkit undo cannot reverse it). */
+  noJournal?: boolean
 }

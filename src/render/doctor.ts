@@ -1,4 +1,5 @@
 // The human output of `clawkit doctor`: its result as text (the command chooses when to print it).
+import {journalLine} from './journal.js'
 import {groupFindings} from '../doctor/doctor.js'
 import type {DoctorResult} from '../doctor/types.js'
 import {withHintContext} from '../text/hint-context.js'
@@ -39,6 +40,7 @@ export function renderDoctor(result: DoctorResult, color: boolean): string {
   lines.push('', `Summary: ${c.error} error(s), ${c.warn} warning(s), ${c.info} info${result.fixed ? `; ${result.fixed} fixed` : ''}.`)
   if (result.cancelled) lines.push('Repairs cancelled; nothing was changed.')
   else if (result.dryRun) lines.push(fixable > 0 ? `Dry run: --fix would repair ${fixable} finding(s); nothing was changed.` : 'Dry run: nothing to repair.')
+  else if (result.repair && result.fixed > 0 && result.journal !== undefined) lines.push(journalLine(result.journal))
   else if (!result.repair && fixable > 0) lines.push(hintInContext(`Run "clawkit doctor --fix" to repair ${fixable} finding(s) (backups are written first; --dry-run shows the plan).`))
   return `${lines.join('\n')}\n`
 }

@@ -126,6 +126,12 @@ export async function applyFileMoves(moves: readonly FileMove[], entry: JournalE
     }
     state.set(m.path, m.to)
   }
+  // A path whose content is right but whose mode is not (doctor's chmod): the mode goes back too.
+  for (const m of moves) {
+    if (!m.to.exists) continue
+    const now = await fileImage(m.path).catch(() => undefined)
+    if (now?.exists && sameContent(now, m.to) && now.mode !== m.to.mode) await fsp.chmod(m.path, m.to.mode)
+  }
 }
 
 /** A files step's moves toward `to` (the image it goes back to on undo, `before`; or forward again, `after`). */
@@ -135,6 +141,8 @@ export function movesOf(step: FilesStep, to: 'before' | 'after'): FileMove[] {
 
 /** Why replaying a files step to `to` would be refused now, one line per path that is in neither image. */
 export async function filesStepConflicts(step: FilesStep, to: 'before' | 'after'): Promise<string[]> {
+  // An open snapshot (its change interrupted before its after images were known) goes back whatever the paths hold.
+  if (step.open) return []
   return (await fileConflicts(movesOf(step, to))).map((c) => `${step.label}: ${c.path} ${c.now.exists ? 'holds other content now' : 'is gone'} (the journal has ${c.want.exists ? 'its content' : 'it absent'})`)
 }
 

@@ -74,6 +74,11 @@ export interface FilesStep extends StepBase {
   kind: 'files'
   files: {path: string; before: FileImage; after: FileImage}[]
   locks?: string[]
+  /**
+   * A snapshot taken before a change whose effects are only known at its end (doctor --fix): until the step is
+   * recorded again with its after images, undo puts every path back to its before image whatever it holds.
+   */
+  open?: boolean
 }
 
 /** One key of an index rewrite: its entry before and after (absent: undefined), and where it stood in the file. */

@@ -1,0 +1,54 @@
+// A journal step for a change whose effects are only known once it has run (doctor --fix's repairs: a chmod, an index
+// rebuilt from a backup, a torn line moved aside, a stale lock removed): every file of the directories it may touch
+// is imaged (and its bytes kept) before the change, recorded as an open step, and recorded again afterwards with only
+// what changed, new files included. Undo then moves those files back as it does any files step.
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+import {ABSENT, type FileImage, type FilesStep, type JournalEntry} from './journal.js'
+import {fileImage, sameContent} from './journal-files.js'
+
+/** Files larger than this are imaged (their hash) but their bytes kept only when they are a repair's own target. */
+const KEEP_LIMIT = 64 * 1024 * 1024
+
+async function regularFiles(dir: string): Promise<string[]> {
+  const out: string[] = []
+  for (const d of await fsp.readdir(dir, {withFileTypes: true}).catch(() => [])) if (d.isFile()) out.push(path.join(dir, d.name))
+  return out
+}
+
+export interface Snapshot {
+  /** Record the step again with what the change did (after images of the paths that changed, files it created). */
+  finish(): Promise<FilesStep>
+}
+
+/** Image `targets` and every file beside them, keep their bytes, and record an open step (before the change). */
+export async function snapshotFiles(entry: JournalEntry, p: {agentId: string; store: string; label: string; targets: string[]}): Promise<Snapshot> {
+  const dirs = [...new Set(p.targets.map((t) => path.dirname(t)))]
+  const before = new Map<string, FileImage>()
+  for (const d of dirs) for (const f of await regularFiles(d)) before.set(f, await fileImage(f).catch(() => ABSENT))
+  for (const t of p.targets) if (!before.has(t)) before.set(t, await fileImage(t).catch(() => ABSENT))
+  const targets = new Set(p.targets)
+  for (const [f, img] of before) {
+    if (!img.exists || (img.size > KEEP_LIMIT && !targets.has(f))) continue
+    await entry.putBlob(await fsp.readFile(f))
+  }
+  const step = (await entry.record({kind: 'files', agentId: p.agentId, store: p.store, label: p.label, files: [...before].map(([f, img]) => ({path: f, before: img, after: img})), open: true})) as FilesStep
+  return {
+    async finish() {
+      const files: FilesStep['files'] = []
+      const seen = new Set<string>()
+      for (const d of dirs) for (const f of await regularFiles(d)) seen.add(f)
+      for (const f of new Set([...before.keys(), ...seen])) {
+        const b = before.get(f) ?? ABSENT
+        const a = await fileImage(f).catch(() => ABSENT)
+        const modeChanged = a.exists && b.exists && a.mode !== b.mode
+        if (!sameContent(a, b) || modeChanged) files.push({path: f, before: b, after: a})
+      }
+      const done: FilesStep = {...step, files, open: undefined}
+      delete done.open
+      await entry.rerecord(done)
+      return done
+    },
+  }
+}
