@@ -126,7 +126,8 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
         for (let pass = 0; pass < MAX_PASSES && plan.length > 0; pass++) {
           for (const f of plan) tried.add(identity(f))
           const targets = plan.filter((f) => f.repair && f.repair.kind !== 'sqlite').map((f) => repairTarget(f))
-          const snap = entry && targets.length > 0 ? await snapshotFiles(entry, {agentId: plan.find((f) => f.agentId)?.agentId ?? 'main', store: targets[0], label: `doctor --fix pass ${pass + 1}: ${targets.length} repair(s)`, targets}) : undefined
+          const agentId = plan.find((f) => f.agentId)?.agentId ?? state.activeAgentId
+          const snap = entry && targets.length > 0 ? await snapshotFiles(entry, {agentId, store: state.sessionStoreRef(agentId).path, label: `doctor --fix pass ${pass + 1}: ${targets.length} repair(s)`, targets}) : undefined
           await applyRepairs(state.stateDir, plan)
           await snap?.finish()
           for (const f of plan) {

@@ -24,6 +24,11 @@ export interface Snapshot {
 
 /** Image `targets` and every file beside them, keep their bytes, and record an open step (before the change). */
 export async function snapshotFiles(entry: JournalEntry, p: {agentId: string; store: string; label: string; targets: string[]}): Promise<Snapshot> {
+  // Directories (a chmod of the state dir or a sessions dir) are not files to put back: their files beside are.
+  const isDir = async (t: string) => (await fsp.lstat(t).catch(() => undefined))?.isDirectory() ?? false
+  const fileTargets: string[] = []
+  for (const t of p.targets) if (!(await isDir(t))) fileTargets.push(t)
+  p = {...p, targets: fileTargets}
   const dirs = [...new Set(p.targets.map((t) => path.dirname(t)))]
   const before = new Map<string, FileImage>()
   for (const d of dirs) for (const f of await regularFiles(d)) before.set(f, await fileImage(f).catch(() => ABSENT))

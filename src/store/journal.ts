@@ -47,6 +47,8 @@ export interface JournalEntryMeta {
   undoes?: string
   undoneBy?: string
   finishedAt?: string
+  /** An undo's progress: how many of the undone entry's steps it has replayed (an interrupted undo resumes after them). */
+  replayed?: number
   /** Bytes the entry keeps (its blobs), counted when it finished. */
   bytes?: number
 }
@@ -159,6 +161,15 @@ export async function hashFile(file: string): Promise<{sha256: string; size: num
 
 export function hashBytes(bytes: string | Uint8Array): string {
   return sha256().update(bytes).digest('hex')
+}
+
+/**
+ * Crash trials only (test/reliability/journal-kill*.test.ts): SIGKILL this process at a named point of the journal's
+ * protocol (`record:<n>` right after step n is durable, `finish` before an entry is marked done, `replay:<n>` after an
+ * undo replayed its n-th step), so that every point between two durable records is tried, deterministically.
+ */
+export function killPoint(name: string): void {
+  if (process.env.CLAWKIT_TEST_KILL_AT === name) process.kill(process.pid, 'SIGKILL')
 }
 
 /** A failure of the journal itself: nothing of the change it was to record was made. */
@@ -350,6 +361,7 @@ export class JournalEntry {
     const n = this.nextStep++
     const full = {...step, n} as JournalStep
     await writeFileAtomic(path.join(stepsDir, `${String(n).padStart(5, '0')}.json`), `${JSON.stringify(full)}\n`)
+    killPoint(`record:${n}`)
     return full
   }
 
@@ -454,6 +466,7 @@ export class JournalEntry {
 
   async finish(status: JournalStatus, extra: Partial<JournalEntryMeta> = {}): Promise<void> {
     await this.make()
+    killPoint(`finish:${this.meta.action}`)
     this.meta = {...this.meta, ...extra, status, finishedAt: new Date().toISOString(), bytes: await dirBytes(this.blobsDir)}
     await this.saveMeta()
   }

@@ -3,7 +3,7 @@
 // wrote it), journaled like any other change so that it can be undone too.
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import {realLocation} from './fs-util.js'
-import {type Journal, type JournalEntry, type JournalEntryMeta, type JournalStep, type NewStep} from './journal.js'
+import {type Journal, type JournalEntry, killPoint, type JournalEntryMeta, type JournalStep, type NewStep} from './journal.js'
 import type {OpenClawState} from './state.js'
 import type {SessionStore} from './types.js'
 
@@ -97,7 +97,12 @@ export async function undoChange(state: OpenClawState, opts: UndoOptions): Promi
       })
     }
     const steps = (await target.steps()).reverse()
-    const conflicts = await conflictsOf(state, steps, target)
+    // An undo of this entry that was interrupted is taken up again rather than begun twice: the steps it replayed
+    // already (its `replayed` count, saved after each) are not checked or replayed again.
+    const resumed = opts.noJournal ? undefined : (await journal.list({stateDir: state.stateDir})).find((m) => m.action === 'undo' && m.undoes === meta.id && m.status === 'pending')
+    const done = resumed?.replayed ?? 0
+    const todo = steps.slice(done)
+    const conflicts = await conflictsOf(state, todo, target)
     if (conflicts.length > 0) {
       throw new ClawkitError(`Cannot undo ${meta.id} (${target.meta.command}): the store has moved on since. ${conflicts.slice(0, 5).join('; ')}${conflicts.length > 5 ? `; and ${conflicts.length - 5} more` : ''}. Nothing was changed.`, {
         code: 'E_UNDO_CONFLICT',
@@ -105,19 +110,23 @@ export async function undoChange(state: OpenClawState, opts: UndoOptions): Promi
         suggestions: ['Undo the newer changes first ("clawkit undo --list"), or leave this one as it is.'],
       })
     }
-    // An undo of this entry that was interrupted is taken up again rather than begun twice.
     let own: JournalEntry | undefined
     if (!opts.noJournal) {
-      const resumed = (await journal.list({stateDir: state.stateDir})).find((m) => m.action === 'undo' && m.undoes === meta.id && m.status === 'pending')
-      if (resumed) {
-        own = await journal.open(resumed.id)
-        await own.steps()
-      } else {
-        own = await journal.begin({stateDir: state.stateDir, action: 'undo', command: opts.command ?? `undo ${meta.id}`, summary: `undo of ${meta.id} (${target.meta.command})`, undoes: meta.id})
-        for (const s of steps) await own.record(invert(s))
-      }
+      own = resumed ? await journal.open(resumed.id) : await journal.begin({stateDir: state.stateDir, action: 'undo', command: opts.command ?? `undo ${meta.id}`, summary: `undo of ${meta.id} (${target.meta.command})`, undoes: meta.id})
+      // Every step is recorded (inverted) before the first replay; a resumed undo records those a kill left out.
+      const have = (await own.steps()).length
+      for (const s of steps.slice(have)) await own.record(invert(s))
     }
-    for (const s of steps) await storeOf(state, s).maintenance!.replay(s, 'before', own ?? target, own)
+    let replayed = done
+    for (const s of todo) {
+      await storeOf(state, s).maintenance!.replay(s, 'before', own ?? target, own)
+      replayed++
+      if (own) {
+        own.meta = {...own.meta, replayed}
+        await own.saveMeta()
+      }
+      killPoint(`replay:${replayed}`)
+    }
     if (own) await own.finish('applied')
     target.meta = {...target.meta, status: 'undone', undoneBy: own?.id ?? 'no-journal'}
     await target.saveMeta()
