@@ -101,6 +101,35 @@ describe('undo (JSON era)', () => {
     expect(json<UndoListResult>(await cli(['undo', '--list', '--json'])).entries).toEqual([])
   })
 
+  it('retention: journalRetention prunes older entries when the next change is journaled, never a pending one', async () => {
+    const {state, env, cli} = setup()
+    fs.mkdirSync(env.CLAWKIT_CONFIG_DIR, {recursive: true})
+    fs.writeFileSync(path.join(env.CLAWKIT_CONFIG_DIR, 'config.json'), JSON.stringify({journalRetention: '0'}))
+    const first = json(await cli(['sessions', 'reset', 'agent:main:main', '--json']))
+    // A second change whose entry is then marked pending, as an interrupted change leaves it: kept whatever its age.
+    const second = await cli(['sessions', 'reset', 'agent:work:main'])
+    expect(second.code).toBe(0)
+    const pendingDir = path.join(env.CLAWKIT_DATA_DIR, 'journal', json<UndoListResult>(await cli(['undo', '--list', '--json'])).entries[0].id)
+    const meta = JSON.parse(fs.readFileSync(path.join(pendingDir, 'entry.json'), 'utf8'))
+    fs.writeFileSync(path.join(pendingDir, 'entry.json'), JSON.stringify({...meta, status: 'pending'}))
+    const third = json(await cli(['sessions', 'reset', 'agent:main:main', '--json']))
+    const ids = json<UndoListResult>(await cli(['undo', '--list', '--json'])).entries.map((e) => e.id)
+    expect(ids).not.toContain(first.journal)
+    expect(ids).toEqual([third.journal, meta.id])
+    expect(json<UndoListResult>(await cli(['undo', '--list', '--json'])).retentionMs).toBe(0)
+    void state
+  })
+
+  it('a bad journalRetention setting is a usage error naming the file', async () => {
+    const {env, cli} = setup()
+    fs.mkdirSync(env.CLAWKIT_CONFIG_DIR, {recursive: true})
+    fs.writeFileSync(path.join(env.CLAWKIT_CONFIG_DIR, 'config.json'), JSON.stringify({journalRetention: 'forever'}))
+    const r = await cli(['sessions', 'reset', 'agent:main:main', '--json'])
+    expect(r.code).toBe(2)
+    expect(jsonError(r)).toMatchObject({code: 'E_SETTINGS_INVALID'})
+    expect(jsonError(r).message).toContain('config.json')
+  })
+
   it('usage errors: conflicting modes, a malformed id', async () => {
     const {cli} = setup()
     expect(jsonError(await cli(['undo', '--list', '--prune', '--json']))).toMatchObject({code: 'E_FLAG_CONFLICT'})
