@@ -260,11 +260,15 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
       if (!life) throw new ClawkitError('This store cannot be cleaned up.', {code: 'E_UNSUPPORTED', exitCode: ExitCode.failure})
       const marks = p.summary.changes.filter((c) => c.archiveReason).map((c) => ({key: c.key, sessionId: c.sessionId, archiveReason: c.archiveReason!}))
       await life.mark(marks, {now: opts.now, journal: entry})
-      for (const c of p.summary.changes.filter((x) => !x.archiveReason)) {
-        // A removal the key no longer fits (another session now, or gone) is skipped, never forced.
-        const now = await p.store.findEntry(c.key)
-        if (!now || now.entry.sessionId !== c.sessionId) continue
-        await life.delete(c.key, {now: opts.now, journal: entry})
+      // A removal the key no longer fits (another session now, or gone) is skipped, never forced.
+      const removals = p.summary.changes.filter((x) => !x.archiveReason).map((c) => ({key: c.key, sessionId: c.sessionId}))
+      if (life.deleteMany) await life.deleteMany(removals, {now: opts.now, journal: entry})
+      else {
+        for (const c of removals) {
+          const now = await p.store.findEntry(c.key)
+          if (!now || now.entry.sessionId !== c.sessionId) continue
+          await life.delete(c.key, {now: opts.now, journal: entry})
+        }
       }
       for (const f of p.summary.files) {
         const img = await fileImage(f.path).catch(() => ABSENT)

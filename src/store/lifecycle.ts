@@ -69,6 +69,11 @@ export interface SessionLifecycle {
   /** Archive many entries at once as maintenance does (one index rewrite, one transaction); returns the keys marked. */
   mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]>
   delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome>
+  /**
+   * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
+   * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).
+   */
+  deleteMany?(items: readonly {key: string; sessionId: string}[], opts: LifecycleOptions): Promise<DeleteOutcome[]>
   restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome>
 }
 

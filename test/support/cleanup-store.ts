@@ -32,11 +32,11 @@ function setMtime(file: string, ms: number): void {
  * A JSON-era store of MIXED (agent main) in `state`, transcripts included, plus leftovers: an unreferenced transcript
  * 40 days old (pruned) and one a day old (kept), a stale store temp file (pruned), `extra` ordinary keys 1..n days old.
  */
-export function mixedJsonStore(state: string, now: number, extra = 0): {dir: string} {
+export function mixedJsonStore(state: string, now: number, extra = 0, genKey: (i: number) => string = (i) => `agent:main:explicit:gen-${i}`): {dir: string} {
   const dir = path.join(state, 'agents', 'main', 'sessions')
   fs.mkdirSync(dir, {recursive: true})
   const store: Record<string, unknown> = {}
-  const all = [...MIXED, ...Array.from({length: extra}, (_, i) => ({key: `agent:main:explicit:gen-${i}`, ageDays: 1 + (i % 60), expect: ''}))]
+  const all = [...MIXED, ...Array.from({length: extra}, (_, i) => ({key: genKey(i), ageDays: 1 + (i % 60), expect: ''}))]
   all.forEach((k, i) => {
     const id = sid(i + 1)
     const at = now - k.ageDays * DAY

@@ -64,6 +64,9 @@ async function moveFile(b: FileLifecycleBackend, opts: LifecycleOptions, label: 
   await fsyncDir(path.dirname(to))
 }
 
+/** Keys per index rewrite in deleteMany: enough to make a 10k-key cleanup a few rewrites, few enough locks at once. */
+const DELETE_CHUNK = 256
+
 export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
   return {
     async archive(key: string, opts: LifecycleOptions): Promise<ArchiveOutcome> {
@@ -119,6 +122,46 @@ export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
         }
         return {key, sessionId: removed.sessionId, archived}
       })
+    },
+
+    async deleteMany(items: readonly {key: string; sessionId: string}[], opts: LifecycleOptions): Promise<DeleteOutcome[]> {
+      const out: DeleteOutcome[] = []
+      const now = opts.now ?? new Date()
+      // Chunks of keys: their transcripts' locks held (sorted, as every writer takes them, then the index's), one index
+      // rewrite per chunk, then the transcripts renamed to their .deleted. names; a turn cannot land in between.
+      for (let i = 0; i < items.length; i += DELETE_CHUNK) {
+        const chunk = items.slice(i, i + DELETE_CHUNK)
+        const found: {key: string; sessionId: string; file: string}[] = []
+        for (const it of chunk) {
+          const hit = await b.findEntry(it.key)
+          if (hit && hit.entry.sessionId === it.sessionId) found.push({...it, file: b.transcriptOf(hit.entry, it.key).locator})
+        }
+        const locks = [...new Set(found.map((f) => f.file))].sort()
+        const run = async () => {
+          const removed = await b.update((data) => {
+            const gone: typeof found = []
+            for (const f of found) {
+              const hit = findEntryIn(data, f.key)
+              if (!hit || hit.entry.sessionId !== f.sessionId) continue
+              for (const k of Object.keys(data)) if (normalizeSessionKey(k) === normalizeSessionKey(f.key)) delete data[k]
+              gone.push(f)
+            }
+            return gone
+          }, journalOf(opts, `cleanup: ${found.length} index entr${found.length === 1 ? 'y' : 'ies'} removed`))
+          for (const f of removed) {
+            const archived: string[] = []
+            if (isFile(f.file)) {
+              const to = `${f.file}.deleted.${archiveTimestamp(now)}`
+              await moveFile(b, opts, `delete ${f.key}: transcript archived`, f.file, to)
+              archived.push(to)
+            }
+            out.push({key: f.key, sessionId: f.sessionId, archived})
+          }
+        }
+        const next = (j: number): Promise<void> => (j >= locks.length ? run() : withLock(locks[j], () => next(j + 1)))
+        await next(0)
+      }
+      return out
     },
 
     async restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome> {
