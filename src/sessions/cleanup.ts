@@ -14,6 +14,7 @@ import {classifySessionKind, normalizeSessionKey, parseAgentSessionKey} from '..
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
 import {fileImage} from '../store/journal-files.js'
+import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover} from '../store/lock.js'
 
 /** One key the plan changes: OpenClaw's action name, and what it does. */
 export interface CleanupChange {
@@ -32,8 +33,13 @@ export interface CleanupChange {
 export interface CleanupFile {
   path: string
   bytes: number
-  /** unreferenced: a transcript or trajectory file no entry names, older than pruneAfter; temp: a stale store temp file. */
-  why: 'unreferenced' | 'temp'
+  /**
+   * unreferenced: a transcript or trajectory file no entry names, older than pruneAfter; temp: a stale store temp
+   * file (OpenClaw's two). With --sweep: bak (a backup older than the age line), tmp (another temp file over 5
+   * minutes old), stale-lock (a lock whose holder is gone), orphaned-archive (an archive no key claims, older than the
+   * age line); with --keep: archive (beyond the n newest archives of its key).
+   */
+  why: 'unreferenced' | 'temp' | 'bak' | 'tmp' | 'stale-lock' | 'orphaned-archive' | 'archive'
 }
 
 /** One store's plan or result, OpenClaw's summary first (the fields `openclaw sessions cleanup --json` prints). */
@@ -87,6 +93,10 @@ export interface CleanupOptions {
   kinds?: string[]
   /** clawkit: the disk budget (replaces session.maintenance.maxDiskBytes). */
   maxDiskBytes?: number
+  /** clawkit: also sweep leftovers (.bak, .tmp, stale locks, orphaned archives). */
+  sweep?: boolean
+  /** clawkit: keep only the n newest archives of each key (JSON era: .reset./.deleted. files). */
+  keep?: number
   noJournal?: boolean
   now?: Date
 }
@@ -202,6 +212,7 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     }
     if (f.mtimeMs <= now - cfg.pruneAfterMs && isArtifactName(f.name) && !referenced.has(f.path)) out.push({path: f.path, bytes: f.size, why: 'unreferenced'})
   }
+  if (opts.sweep || opts.keep !== undefined) out.push(...(await leftovers(store, ref, files, new Set(out.map((f) => f.path)), {now, ageMs: cfg.pruneAfterMs, sweep: Boolean(opts.sweep), keep: opts.keep})))
   out.sort((a, b) => a.path.localeCompare(b.path))
   const freed = out.reduce((n, f) => n + f.bytes, 0)
   const total = measure(ref, files)
@@ -229,6 +240,48 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     files: out,
   }
   return {ref, store, summary}
+}
+
+/** clawkit's sweeps of a sessions dir (--sweep) and its per-key archive limit (--keep), none of them OpenClaw's. */
+async function leftovers(store: SessionStore, ref: StoreRef, files: DirFile[], taken: Set<string>, o: {now: number; ageMs: number; sweep: boolean; keep?: number}): Promise<CleanupFile[]> {
+  const out: CleanupFile[] = []
+  const add = (f: DirFile, why: CleanupFile['why']) => {
+    if (taken.has(f.path)) return
+    taken.add(f.path)
+    out.push({path: f.path, bytes: f.size, why})
+  }
+  const archives = isSqliteRef(ref) ? [] : (await store.allSessions()).filter((s) => s.where === 'deleted-archive' || s.where === 'reset-archive')
+  if (o.sweep) {
+    const byPath = new Map(files.map((f) => [f.path, f]))
+    for (const f of files) {
+      if (f.name.endsWith('.lock')) {
+        const info = inspectLock(f.path, {now: o.now})
+        if (info?.stale) add(f, 'stale-lock')
+      } else if (/\.bak(\.|$)/.test(f.name)) {
+        if (f.mtimeMs <= o.now - o.ageMs) add(f, 'bak')
+      } else if (f.name.endsWith('.tmp')) {
+        const scratch = LOCK_SCRATCH_RE.exec(f.name)
+        if (scratch ? lockScratchIsLeftover(Number(scratch[1]), o.now - f.mtimeMs) : f.mtimeMs <= o.now - TEMP_STALE_MS) add(f, 'tmp')
+      }
+    }
+    for (const a of archives) {
+      const f = byPath.get(a.transcript.locator)
+      if (a.key === null && f && f.mtimeMs <= o.now - o.ageMs) add(f, 'orphaned-archive')
+    }
+  }
+  if (o.keep !== undefined) {
+    const byKey = new Map<string, typeof archives>()
+    for (const a of archives) if (a.key !== null) byKey.set(a.key, [...(byKey.get(a.key) ?? []), a])
+    const byPath = new Map(files.map((f) => [f.path, f]))
+    for (const list of byKey.values()) {
+      const newest = [...list].sort((x, y) => (Date.parse(y.endedAt ?? '') || 0) - (Date.parse(x.endedAt ?? '') || 0))
+      for (const a of newest.slice(o.keep)) {
+        const f = byPath.get(a.transcript.locator)
+        if (f) add(f, 'archive')
+      }
+    }
+  }
+  return out
 }
 
 /** A key's transcript and trajectory files in the sessions dir (what OpenClaw counts as referenced by the entry). */
@@ -271,6 +324,8 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
         }
       }
       for (const f of p.summary.files) {
+        // A lock is taken only while it is still stale (its holder may have been a process that just started).
+        if (f.why === 'stale-lock' && !inspectLock(f.path)?.stale) continue
         const img = await fileImage(f.path).catch(() => ABSENT)
         if (!img.exists) continue
         if (entry) {

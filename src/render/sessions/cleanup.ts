@@ -16,6 +16,16 @@ const WHY: Record<string, string> = {
   'cap-overflow': 'a runtime session over maxEntries',
 }
 
+const FILE_WHY: Record<string, string> = {
+  unreferenced: 'no entry references it, older than pruneAfter',
+  temp: 'a stale temp file of the store',
+  bak: 'a backup older than the age line (--sweep)',
+  tmp: 'a temp file over 5 minutes old (--sweep)',
+  'stale-lock': 'a lock whose holder is gone (--sweep)',
+  'orphaned-archive': 'an archive no key claims, older than the age line (--sweep)',
+  archive: 'beyond the newest archives kept per key (--keep)',
+}
+
 function age(ms: number, now: number): string {
   if (ms <= 0) return '-'
   const d = Math.floor((now - ms) / 86_400_000)
@@ -35,7 +45,7 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
     }
     const rows = [
       ...s.changes.map((c) => [c.action, printable(c.key), age(c.activityAt, now), WHY[c.action] ?? '', c.bytes === null ? (c.archiveReason ? '0 (kept, archived)' : 'rows archived') : `${formatBytes(c.bytes)} archived`]),
-      ...s.files.map((f) => [f.why === 'temp' ? 'remove-temp' : 'remove-file', printable(f.path.split('/').pop() ?? f.path), '-', f.why === 'temp' ? 'a stale temp file of the store' : 'no entry references it, older than pruneAfter', formatBytes(f.bytes)]),
+      ...s.files.map((f) => [`remove-${f.why}`, printable(f.path.split('/').pop() ?? f.path), '-', FILE_WHY[f.why], formatBytes(f.bytes)]),
     ]
     out.push('', (await renderTable([{header: 'Action'}, {header: 'What'}, {header: 'Active'}, {header: 'Why'}, {header: 'Bytes'}], rows, color)).trimEnd())
     const freed = s.files.reduce((n, f) => n + f.bytes, 0)

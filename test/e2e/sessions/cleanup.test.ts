@@ -7,7 +7,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import type {SessionsCleanupResult} from '../../../src/sessions/cleanup.js'
-import {baseEnv, cliWith, json, jsonError, readIndexFile, sessionsJsonPath, tempDir} from '../../support/cli.js'
+import {baseEnv, cliWith, copyFixture, json, jsonError, readIndexFile, sessionsJsonPath, tempDir} from '../../support/cli.js'
 import {DAY, MIXED, mixedJsonStore, sid} from '../../support/cleanup-store.js'
 import {hashTree} from '../../support/state-hash.js'
 
@@ -88,6 +88,36 @@ describe('sessions cleanup (JSON era)', () => {
     expect(wide['agent:main:main']).toBeUndefined()
     expect(jsonError(await cli(['sessions', 'cleanup', '--older-than', 'soon', '--json']))).toMatchObject({code: 'E_BAD_FLAG'})
     expect(jsonError(await cli(['sessions', 'cleanup', '--dry-run', '--yes', '--json']))).toMatchObject({code: 'E_FLAG_CONFLICT'})
+  })
+
+  it('--sweep: old backups, temp files, stale locks and orphaned archives, each said why; --keep 1 per key on the reset-twice fixture', async () => {
+    const {state, dir, cli} = setup()
+    const old = Date.now() - 40 * DAY
+    const put = (name: string, text: string, mtime = old) => {
+      fs.writeFileSync(path.join(dir, name), text)
+      fs.utimesSync(path.join(dir, name), new Date(mtime), new Date(mtime))
+    }
+    put('sessions.json.bak.1790000000000', '{}')
+    put('scratch.tmp', 'x')
+    put(`${sid(1)}.jsonl.lock`, JSON.stringify({pid: 999_999_999, createdAt: new Date(0).toISOString()}))
+    put(`${sid(950)}.jsonl.deleted.2026-10-01T00-00-00.000Z`, `${JSON.stringify({type: 'session', version: 3, id: sid(950), timestamp: new Date(old).toISOString(), cwd: state})}\n`)
+    put('sessions.json.bak.1799999999999', '{}', Date.now())
+    const before = hashTree(state, {exclude: /^$/})
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--sweep', '--json'])).stores[0]
+    const why = Object.fromEntries(plan.files.map((f) => [path.basename(f.path), f.why]))
+    expect(why).toMatchObject({'sessions.json.bak.1790000000000': 'bak', 'scratch.tmp': 'tmp', [`${sid(1)}.jsonl.lock`]: 'stale-lock', [`${sid(950)}.jsonl.deleted.2026-10-01T00-00-00.000Z`]: 'orphaned-archive'})
+    expect(why['sessions.json.bak.1799999999999']).toBeUndefined()
+    // Without --sweep none of them is planned.
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0].files.map((f) => f.why).sort()).toEqual(['temp', 'unreferenced'])
+    json(await cli(['sessions', 'cleanup', '--sweep', '--yes', '--json']))
+    for (const n of Object.keys(why)) expect(fs.existsSync(path.join(dir, n)), n).toBe(false)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state, {exclude: /^$/})).toEqual(before)
+
+    const twice = copyFixture('openclaw-2026.4.27-reset-twice')
+    const t = cliWith(['--state-dir', twice], {env: baseEnv(tempDir())})
+    const keep = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--keep', '1', '--json'])).stores[0].files
+    expect(keep.map((f) => [path.basename(f.path), f.why])).toEqual([['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-51-58.002Z', 'archive']])
   })
 
   it('--no-journal warns and frees the space at once: nothing is kept, nothing to undo', async () => {
