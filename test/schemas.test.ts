@@ -170,7 +170,7 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await on('sessions', 'restore', key, '--json'), 'sessions-restore').code).toBe('E_NOT_ARCHIVED')
     // cleanup on a fresh copy: its explicit key, two days old, is archived with --older-than 1d.
     const fresh = copyFixture(COMPACTION)
-    const clean = (...args: string[]) => runCli(['sessions', 'cleanup', '--older-than', '1d', ...args, '--json', '--state-dir', fresh], {env: a.env})
+    const clean = (...args: string[]) => runCli(['sessions', 'cleanup', '--rules', '2026.9', '--older-than', '1d', ...args, '--json', '--state-dir', fresh], {env: a.env})
     expect(expectDoc<SessionsCleanupResult>(await clean(), 'sessions-cleanup').stores[0].changes).toHaveLength(1)
     expect(expectDoc<SessionsCleanupResult>(await clean('--yes'), 'sessions-cleanup').journal).toEqual(expect.any(String))
     expect(expectError(await clean('--max-disk', 'lots'), 'sessions-cleanup').code).toBe('E_BAD_FLAG')

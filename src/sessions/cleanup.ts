@@ -9,7 +9,7 @@ import path from 'node:path'
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import {runJournaled} from '../store/journal.js'
 import {ABSENT} from '../store/journal.js'
-import {type CleanupAction, type MaintenanceConfig, planEntryMaintenance, resolveMaintenanceConfig} from '../store/maintenance-plan.js'
+import {type CleanupAction, type MaintenanceConfig, planEntryMaintenance, planEntryMaintenance427, resolveMaintenanceConfig, resolveMaintenanceConfig427} from '../store/maintenance-plan.js'
 import {classifySessionKind, normalizeSessionKey, parseAgentSessionKey} from '../store/session-key.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
@@ -48,6 +48,8 @@ export interface CleanupStoreSummary {
   storePath: string
   mode: string
   dryRun: boolean
+  /** Whose maintenance rules planned it: OpenClaw 2026.9.6's or 2026.4.27's (--rules; default the store's era). */
+  rules: '2026.4' | '2026.9'
   beforeCount: number
   afterCount: number
   missing: number
@@ -93,6 +95,11 @@ export interface CleanupOptions {
   kinds?: string[]
   /** clawkit: the disk budget (replaces session.maintenance.maxDiskBytes). */
   maxDiskBytes?: number
+  /**
+   * Whose rules: `2026.9` (OpenClaw 2026.9.6: archive, protect, cap 5000, sweep unreferenced files) or `2026.4`
+   * (2026.4.27, the JSON era's: remove everything past pruneAfter, cap 500). Default: the store's era.
+   */
+  rules?: '2026.4' | '2026.9'
   /** clawkit: also sweep leftovers (.bak, .tmp, stale locks, orphaned archives). */
   sweep?: boolean
   /** clawkit: keep only the n newest archives of each key (JSON era: .reset./.deleted. files). */
@@ -181,7 +188,9 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
   const kinds = opts.kinds?.map((k) => k.toLowerCase())
   const eligible = kinds ? (k: string, e: SessionEntry) => kinds.includes(keyKind(k, e)) : undefined
   const preserveKeys = new Set(opts.activeKey ? [normalizeSessionKey(opts.activeKey)] : [])
-  const plan = planEntryMaintenance(preview, cfg, {now, preserveKeys, preserveRecentMs: cfg.preserveRecentMs, eligible})
+  const rules = opts.rules ?? (isSqliteRef(ref) ? '2026.9' : '2026.4')
+  if (rules === '2026.4') cfg = {...resolveMaintenanceConfig427(state.config.session?.maintenance as Record<string, unknown> | undefined), ...(opts.olderThanMs !== undefined ? {pruneAfterMs: opts.olderThanMs} : {})}
+  const plan = rules === '2026.4' ? planEntryMaintenance427(preview, cfg, {now, preserveKeys, eligible}) : planEntryMaintenance(preview, cfg, {now, preserveKeys, preserveRecentMs: cfg.preserveRecentMs, eligible})
   for (const c of plan.changes) {
     const e = preview[c.key] as SessionEntry & {lastInteractionAt?: number; lastActivityAt?: number; sessionStartedAt?: number}
     const removal = !c.archiveReason
@@ -207,10 +216,11 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
   for (const f of files) {
     if (removedPaths.has(f.path)) continue
     if (tempRe.test(f.name)) {
-      if (f.mtimeMs <= now - TEMP_STALE_MS) out.push({path: f.path, bytes: f.size, why: 'temp'})
+      if (rules === '2026.9' && f.mtimeMs <= now - TEMP_STALE_MS) out.push({path: f.path, bytes: f.size, why: 'temp'})
       continue
     }
-    if (f.mtimeMs <= now - cfg.pruneAfterMs && isArtifactName(f.name) && !referenced.has(f.path)) out.push({path: f.path, bytes: f.size, why: 'unreferenced'})
+    // 2026.4.27 sweeps no files; 2026.9.6 prunes unreferenced transcripts and trajectories past pruneAfter.
+    if (rules === '2026.9' && f.mtimeMs <= now - cfg.pruneAfterMs && isArtifactName(f.name) && !referenced.has(f.path)) out.push({path: f.path, bytes: f.size, why: 'unreferenced'})
   }
   if (opts.sweep || opts.keep !== undefined) out.push(...(await leftovers(store, ref, files, new Set(out.map((f) => f.path)), {now, ageMs: cfg.pruneAfterMs, sweep: Boolean(opts.sweep), keep: opts.keep})))
   out.sort((a, b) => a.path.localeCompare(b.path))
@@ -224,6 +234,7 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     storePath: ref.path,
     mode: opts.enforce ? 'enforce' : cfg.mode,
     dryRun: opts.dryRun,
+    rules,
     beforeCount: Object.keys(data).length,
     afterCount: plan.afterCount,
     missing,

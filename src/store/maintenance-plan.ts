@@ -268,3 +268,70 @@ export function planEntryMaintenance(store: SessionStoreData, cfg: MaintenanceCo
   void remaining
   return {changes, ...counts, archived: counts.archived - counts.capArchived, beforeCount: Object.keys(store).length, afterCount: entries.size}
 }
+
+/**
+ * OpenClaw 2026.4.27's maintenance (its store-load.ts, the JSON era's last release): pruneAfter (or pruneDays; 30
+ * days) removes every entry not updated since, whatever its kind, but the active key; then the store is capped to
+ * maxEntries (500) by updatedAt, newest kept, entries without one removed first. Nothing is archived. No disk budget
+ * unless maxDiskBytes is set.
+ */
+export function resolveMaintenanceConfig427(m: Record<string, unknown> | undefined): MaintenanceConfig {
+  const raw = str(m?.pruneAfter ?? m?.pruneDays)
+  let pruneAfterMs = DEFAULT_SESSION_PRUNE_AFTER_MS
+  if (raw) {
+    try {
+      pruneAfterMs = parseDurationMs(raw, 'd')
+    } catch {
+      pruneAfterMs = DEFAULT_SESSION_PRUNE_AFTER_MS
+    }
+  }
+  let maxDiskBytes: number | null = null
+  const disk = str(m?.maxDiskBytes)
+  if (disk) {
+    try {
+      maxDiskBytes = parseByteSize(disk)
+    } catch {
+      maxDiskBytes = null
+    }
+  }
+  return {
+    mode: typeof m?.mode === 'string' ? m.mode : 'enforce',
+    pruneAfterMs,
+    archiveDashboardAfterMs: null,
+    maxEntries: typeof m?.maxEntries === 'number' ? m.maxEntries : 500,
+    modelRunPruneAfterMs: 0,
+    preserveRecentMs: null,
+    maxDiskBytes,
+    highWaterBytes: maxDiskBytes === null ? null : maxDiskBytes <= 0 ? 0 : Math.max(1, Math.min(maxDiskBytes, Math.floor(maxDiskBytes * HIGH_WATER_RATIO))),
+  }
+}
+
+export function planEntryMaintenance427(store: SessionStoreData, cfg: MaintenanceConfig, o: {now: number; preserveKeys?: ReadonlySet<string>; eligible?: (key: string, e: E) => boolean}): EntryPlan {
+  const entries = new Map<string, E>()
+  for (const [k, v] of Object.entries(store)) entries.set(k, v as E)
+  const changes: PlannedChange[] = []
+  const keep = (k: string, e: E) => o.preserveKeys?.has(k) || (o.eligible !== undefined && !o.eligible(k, e))
+  const cutoff = o.now - cfg.pruneAfterMs
+  let pruned = 0
+  for (const [k, e] of [...entries]) {
+    if (keep(k, e)) continue
+    if (e?.updatedAt != null && e.updatedAt < cutoff) {
+      entries.delete(k)
+      changes.push({key: k, action: 'prune-stale'})
+      pruned++
+    }
+  }
+  const preserved = [...entries].filter(([k, e]) => keep(k, e)).length
+  const removable = Math.max(0, cfg.maxEntries - preserved)
+  const keys = [...entries.keys()].filter((k) => !keep(k, entries.get(k)!))
+  let capped = 0
+  if (keys.length > removable) {
+    const at = (k: string) => entries.get(k)?.updatedAt ?? Number.NEGATIVE_INFINITY
+    for (const k of [...keys].sort((a, b) => at(b) - at(a)).slice(removable)) {
+      entries.delete(k)
+      changes.push({key: k, action: 'cap-overflow'})
+      capped++
+    }
+  }
+  return {changes, modelRunPruned: 0, archived: 0, capArchived: 0, pruned, capped, beforeCount: Object.keys(store).length, afterCount: entries.size}
+}

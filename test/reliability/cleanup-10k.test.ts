@@ -19,16 +19,16 @@ describe('sessions cleanup on 10 000 sessions', () => {
     mixedJsonStore(state, now, 10_000, (i) => (i % 2 ? `agent:main:cron:job${i % 7}:run:gen-${i}` : `agent:main:explicit:gen-${i}`))
     const cli = cliWith(['--state-dir', state], {env: baseEnv(tempDir()), timeoutMs: 540_000})
     const before = hashTree(state)
-    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0]
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])).stores[0]
     // Ages are 1 + (i % 60) days: keys 29-59 of every 60 are 30 days old or more by the time cleanup runs; odd ones are cron runs (removed), even
     // ones ordinary (archived); MIXED adds 2 archives and 3 removals.
     const old = Array.from({length: 10_000}, (_, i) => i).filter((i) => 1 + (i % 60) >= 30)
     expect(plan.pruned).toBe(old.filter((i) => i % 2).length + 3)
     expect(plan.archived).toBe(old.filter((i) => i % 2 === 0).length + 2)
     expect(plan.capArchived).toBe(0)
-    const applied = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--yes', '--json']))
+    const applied = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--json']))
     expect(applied.journal).toEqual(expect.any(String))
-    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0].wouldMutate).toBe(false)
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])).stores[0].wouldMutate).toBe(false)
     const u = await cli(['undo', '--json'])
     expect(u.code, u.stderr).toBe(0)
     expect(hashTree(state)).toEqual(before)

@@ -9,9 +9,9 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, cliWith, json, tempDir} from '../support/cli.js'
-import {mixedSqliteStore} from '../support/cleanup-store.js'
+import {mixedJsonStore, mixedSqliteStore} from '../support/cleanup-store.js'
 import {DELETED_96} from '../support/sqlite.js'
-import {docOf, enabled96, openclaw, stateCopy} from './support/openclaw96.js'
+import {docOf, enabled96, NODE, openclaw, run, stateCopy} from './support/openclaw96.js'
 
 const COUNTERS = ['beforeCount', 'afterCount', 'missing', 'dmScopeRetired', 'modelRunPruned', 'archived', 'capArchived', 'pruned', 'capped', 'wouldMutate'] as const
 
@@ -66,4 +66,31 @@ describe.skipIf(!enabled96)('sessions cleanup against OpenClaw 2026.9.6', () => 
     const row = docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions').sessions.find((s: any) => s.key === 'agent:main:explicit:new')
     expect(row).toBeDefined()
   })
+})
+
+// The JSON era against the release that has it: 2026.4.27's own `sessions cleanup` (CLAWKIT_INTEROP_OPENCLAW).
+const OC427 = process.env.CLAWKIT_INTEROP_OPENCLAW
+const enabled427 = Boolean(OC427 && NODE && fs.existsSync(OC427))
+
+describe.skipIf(!enabled427)('sessions cleanup against OpenClaw 2026.4.27 (JSON era)', () => {
+  for (const [name, maintenance] of [['defaults', undefined], ['maxEntries 10', {maxEntries: 10}], ['pruneAfter 5d', {pruneAfter: '5d'}]] as const) {
+    it(`plans what openclaw sessions cleanup --dry-run --json plans (${name}); applied, OpenClaw finds nothing left to do`, async () => {
+      const state = tempDir()
+      fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({agents: {defaults: {workspace: path.join(state, 'workspace')}}, ...(maintenance ? {session: {maintenance}} : {})}))
+      mixedJsonStore(state, Date.now(), 20)
+      const home = tempDir()
+      const oc427 = async (args: string[]) => docOf(await run(NODE!, [OC427!, ...args], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home), 'openclaw 2026.4.27')
+      const clawkit = cliWith(['--state-dir', state], {env: baseEnv(home)})
+      const oc = await oc427(['sessions', 'cleanup', '--dry-run', '--json'])
+      const ck = json<any>(await clawkit(['sessions', 'cleanup', '--dry-run', '--json'])).stores[0]
+      // 2026.4.27 maintains a store over maxEntries already while loading it (loadSessionStore), so its dry run reports
+      // from the maintained copy (beforeCount = maxEntries, nothing pruned or capped); clawkit counts from the file.
+      // Then only the outcome is comparable: afterCount.
+      const oversized = ck.beforeCount > ((maintenance as {maxEntries?: number} | undefined)?.maxEntries ?? 500)
+      for (const k of oversized ? (['afterCount', 'missing', 'diskBudget'] as const) : (['beforeCount', 'afterCount', 'missing', 'pruned', 'capped', 'wouldMutate', 'diskBudget'] as const)) expect(ck[k], k).toEqual(oc[k])
+      expect((await clawkit(['sessions', 'cleanup', '--yes', '--json'])).code).toBe(0)
+      expect(await oc427(['sessions', 'cleanup', '--dry-run', '--json'])).toMatchObject({beforeCount: ck.afterCount, afterCount: ck.afterCount, pruned: 0, capped: 0, wouldMutate: false})
+      expect(docOf(await run(NODE!, [OC427!, 'sessions', '--json'], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home), 'openclaw sessions').count).toBe(ck.afterCount)
+    })
+  }
 })

@@ -32,6 +32,7 @@ export default class SessionsCleanup extends BaseCommand<typeof SessionsCleanup>
     'older-than': Flags.string({description: 'archive sessions inactive this long (replaces session.maintenance.pruneAfter: 90d, 12h)', helpValue: '<duration>'}),
     kind: Flags.string({description: 'act only on sessions of this kind (direct, group, cron, subagent, acp, hook, heartbeat, dashboard, explicit); repeatable', multiple: true, helpValue: '<kind>'}),
     'max-disk': Flags.string({description: 'the disk budget to measure against (replaces session.maintenance.maxDiskBytes: 10gb, 500mb)', helpValue: '<size>'}),
+    rules: Flags.string({description: 'whose maintenance rules: 2026.9 (OpenClaw 2026.9.6: archive old sessions, protect main, groups and threads, cap 5000) or 2026.4 (2026.4.27: remove old sessions, cap 500); default: the store\'s era', options: ['2026.4', '2026.9'], helpValue: '<version>'}),
     sweep: Flags.boolean({description: 'also remove leftovers: .bak files and orphaned archives older than the age line, .tmp files, stale locks'}),
     keep: Flags.integer({description: 'keep only the n newest archives (.reset./.deleted. files) of each key', min: 0, helpValue: '<n>'}),
     'no-journal': Flags.boolean({description: 'do not journal the cleanup: the space is free at once, and clawkit undo cannot reverse it'}),
@@ -53,7 +54,7 @@ export default class SessionsCleanup extends BaseCommand<typeof SessionsCleanup>
     if (f['dry-run'] && f.yes) throw new UsageError('--dry-run and --yes contradict each other; give one.', 'E_FLAG_CONFLICT')
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     const state = this.openState()
-    const base = {agent: f.agent, allAgents: f['all-agents'], enforce: f.enforce, fixMissing: f['fix-missing'], activeKey: f['active-key'], olderThanMs, kinds: f.kind, maxDiskBytes, sweep: f.sweep, keep: f.keep, noJournal: f['no-journal']}
+    const base = {agent: f.agent, allAgents: f['all-agents'], enforce: f.enforce, fixMissing: f['fix-missing'], activeKey: f['active-key'], olderThanMs, kinds: f.kind, maxDiskBytes, rules: f.rules as '2026.4' | '2026.9' | undefined, sweep: f.sweep, keep: f.keep, noJournal: f['no-journal']}
     let apply = f.yes
     if (!apply && !f['dry-run'] && interactive && !this.jsonEnabled()) {
       const plan = await cleanupSessions(state, {...base, dryRun: true})

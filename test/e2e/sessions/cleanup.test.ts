@@ -21,10 +21,19 @@ function setup(extra = 0, maintenance?: object) {
 const actions = (r: SessionsCleanupResult) => Object.fromEntries(r.stores[0].changes.map((c) => [c.key, c.action]))
 
 describe('sessions cleanup (JSON era)', () => {
-  it('plans what OpenClaw 2026.9.6 plans with its defaults, and without --yes on a non-terminal changes nothing', async () => {
+  it('by default a JSON-era store gets OpenClaw 2026.4.27\'s rules: every entry past 30 days removed (main and groups too), no file swept', async () => {
+    const {cli} = setup()
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0]
+    expect(plan.rules).toBe('2026.4')
+    expect(Object.fromEntries(plan.changes.map((c) => [c.key, c.action]))).toEqual(Object.fromEntries(MIXED.filter((k) => k.ageDays >= 30).map((k) => [k.key, 'prune-stale'])))
+    expect(plan).toMatchObject({beforeCount: 9, afterCount: 3, pruned: 6, capped: 0, diskBudget: null})
+    expect(plan.files).toEqual([])
+  })
+
+  it('--rules 2026.9 plans what OpenClaw 2026.9.6 plans with its defaults, and without --yes on a non-terminal changes nothing', async () => {
     const {state, dir, cli} = setup()
     const before = hashTree(state)
-    const r = await cli(['sessions', 'cleanup', '--json'])
+    const r = await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('a dry run')
     const plan = json<SessionsCleanupResult>(r)
@@ -40,7 +49,7 @@ describe('sessions cleanup (JSON era)', () => {
   it('--yes applies it as OpenClaw leaves the store; undo gives every byte back', async () => {
     const {state, dir, cli} = setup()
     const before = hashTree(state)
-    const r = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--yes', '--json']))
+    const r = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--json']))
     expect(r.dryRun).toBe(false)
     expect(r.journal).toMatch(/^\d{8}-/)
     const index = readIndexFile(sessionsJsonPath(state)) as Record<string, Record<string, unknown>>
@@ -53,7 +62,7 @@ describe('sessions cleanup (JSON era)', () => {
     expect(fs.existsSync(path.join(dir, `${sid(900)}.jsonl`))).toBe(false)
     expect(fs.existsSync(path.join(dir, `${sid(901)}.jsonl`))).toBe(true)
     // A second plan finds nothing more to do.
-    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0].wouldMutate).toBe(false)
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])).stores[0].wouldMutate).toBe(false)
 
     const u = await cli(['undo', '--json'])
     expect(u.code, u.stderr).toBe(0)
@@ -62,7 +71,7 @@ describe('sessions cleanup (JSON era)', () => {
 
   it('the cap: maxEntries archives the oldest unprotected sessions (archive-cap)', async () => {
     const {cli} = setup(20, {maxEntries: 10})
-    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--dry-run', '--json']))
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--dry-run', '--json']))
     const s = plan.stores[0]
     // 29 entries; 3 removed and 2 archived by age or as dashboards leave 24 unarchived, 14 over the cap of 10 (the
     // protected main and group keys count toward it but are never archived).
@@ -81,13 +90,13 @@ describe('sessions cleanup (JSON era)', () => {
 
   it('clawkit\'s filters: --kind cron acts on cron keys only; --older-than moves the age line', async () => {
     const {cli} = setup()
-    expect(actions(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--kind', 'cron', '--json'])))).toEqual({'agent:main:cron:nightly:run:r1': 'prune-stale'})
-    const wide = actions(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--older-than', '1d', '--json'])))
+    expect(actions(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--kind', 'cron', '--json'])))).toEqual({'agent:main:cron:nightly:run:r1': 'prune-stale'})
+    const wide = actions(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--older-than', '1d', '--json'])))
     expect(wide['agent:main:explicit:new']).toBe('archive-age')
     expect(wide['agent:main:cron:nightly:run:r2']).toBe('prune-stale')
     expect(wide['agent:main:main']).toBeUndefined()
-    expect(jsonError(await cli(['sessions', 'cleanup', '--older-than', 'soon', '--json']))).toMatchObject({code: 'E_BAD_FLAG'})
-    expect(jsonError(await cli(['sessions', 'cleanup', '--dry-run', '--yes', '--json']))).toMatchObject({code: 'E_FLAG_CONFLICT'})
+    expect(jsonError(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--older-than', 'soon', '--json']))).toMatchObject({code: 'E_BAD_FLAG'})
+    expect(jsonError(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--dry-run', '--yes', '--json']))).toMatchObject({code: 'E_FLAG_CONFLICT'})
   })
 
   it('--sweep: old backups, temp files, stale locks and orphaned archives, each said why; --keep 1 per key on the reset-twice fixture', async () => {
@@ -103,26 +112,26 @@ describe('sessions cleanup (JSON era)', () => {
     put(`${sid(950)}.jsonl.deleted.2026-10-01T00-00-00.000Z`, `${JSON.stringify({type: 'session', version: 3, id: sid(950), timestamp: new Date(old).toISOString(), cwd: state})}\n`)
     put('sessions.json.bak.1799999999999', '{}', Date.now())
     const before = hashTree(state, {exclude: /^$/})
-    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--sweep', '--json'])).stores[0]
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--sweep', '--json'])).stores[0]
     const why = Object.fromEntries(plan.files.map((f) => [path.basename(f.path), f.why]))
     expect(why).toMatchObject({'sessions.json.bak.1790000000000': 'bak', 'scratch.tmp': 'tmp', [`${sid(1)}.jsonl.lock`]: 'stale-lock', [`${sid(950)}.jsonl.deleted.2026-10-01T00-00-00.000Z`]: 'orphaned-archive'})
     expect(why['sessions.json.bak.1799999999999']).toBeUndefined()
     // Without --sweep none of them is planned.
-    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--json'])).stores[0].files.map((f) => f.why).sort()).toEqual(['temp', 'unreferenced'])
-    json(await cli(['sessions', 'cleanup', '--sweep', '--yes', '--json']))
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])).stores[0].files.map((f) => f.why).sort()).toEqual(['temp', 'unreferenced'])
+    json(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--sweep', '--yes', '--json']))
     for (const n of Object.keys(why)) expect(fs.existsSync(path.join(dir, n)), n).toBe(false)
     expect((await cli(['undo'])).code).toBe(0)
     expect(hashTree(state, {exclude: /^$/})).toEqual(before)
 
     const twice = copyFixture('openclaw-2026.4.27-reset-twice')
     const t = cliWith(['--state-dir', twice], {env: baseEnv(tempDir())})
-    const keep = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--keep', '1', '--json'])).stores[0].files
+    const keep = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--rules', '2026.9', '--keep', '1', '--json'])).stores[0].files
     expect(keep.map((f) => [path.basename(f.path), f.why])).toEqual([['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-51-58.002Z', 'archive']])
   })
 
   it('--no-journal warns and frees the space at once: nothing is kept, nothing to undo', async () => {
     const {cli} = setup()
-    const r = await cli(['sessions', 'cleanup', '--yes', '--no-journal', '--json'])
+    const r = await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--no-journal', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('cannot reverse it')
     expect(json<SessionsCleanupResult>(r)).toMatchObject({journal: null, journalBytes: 0})
