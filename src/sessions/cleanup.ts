@@ -66,6 +66,11 @@ export interface CleanupStoreSummary {
   changes: CleanupChange[]
   /** clawkit's: every file the plan removes. */
   files: CleanupFile[]
+  /**
+   * Applied, SQLite era: bytes the database file gave back after the removals (incremental vacuum, as OpenClaw's own
+   * maintenance reclaims pages); 0 in a plan, in the JSON era, or for a database not in incremental auto_vacuum.
+   */
+  reclaimedBytes: number
 }
 
 /** The `sessions cleanup --json` document. */
@@ -249,6 +254,7 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     wouldMutate: changes.length > 0 || out.length > 0,
     changes,
     files: out,
+    reclaimedBytes: 0,
   }
   return {ref, store, summary}
 }
@@ -334,6 +340,7 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
           await life.delete(c.key, {now: opts.now, journal: entry})
         }
       }
+      if (removals.length > 0 && life.reclaim) p.summary.reclaimedBytes = (await life.reclaim()).freedBytes
       for (const f of p.summary.files) {
         // A lock is taken only while it is still stale (its holder may have been a process that just started).
         if (f.why === 'stale-lock' && !inspectLock(f.path)?.stale) continue

@@ -43,6 +43,8 @@ export interface DeletedSessionItem {
 export interface SessionsDeleteResult {
   sessions: DeletedSessionItem[]
   journal: string | null
+  /** SQLite era: bytes the database file gave back (incremental vacuum, as OpenClaw's maintenance does); else 0. */
+  reclaimedBytes: number
 }
 
 /** The `sessions restore --json` document. */
@@ -105,7 +107,9 @@ export async function deleteSessions(state: OpenClawState, targets: readonly str
     }
     return out
   })
-  return {sessions: result, journal: journal?.id ?? null}
+  let reclaimedBytes = 0
+  for (const ref of new Map(list.map((s) => [s.ref.path, s.ref])).values()) reclaimedBytes += (await state.storeFor(ref).lifecycle?.reclaim?.())?.freedBytes ?? 0
+  return {sessions: result, journal: journal?.id ?? null, reclaimedBytes}
 }
 
 /**

@@ -73,6 +73,8 @@ export interface SessionLifecycle {
    * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
    * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).
    */
+  /** Return the space deleted rows left to the file system where the store can (SQLite: incremental vacuum). */
+  reclaim?(): Promise<{freedBytes: number}>
   deleteMany?(items: readonly {key: string; sessionId: string}[], opts: LifecycleOptions): Promise<DeleteOutcome[]>
   restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome>
 }

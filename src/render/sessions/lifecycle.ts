@@ -12,6 +12,7 @@ export function renderArchive(r: SessionsArchiveResult): string[] {
 export function renderDelete(r: SessionsDeleteResult): string[] {
   return [
     ...r.sessions.flatMap((s) => [`Deleted ${s.key} (session ${s.sessionId}).`, ...(s.archived.length > 0 ? s.archived.map((a) => `  transcript kept as ${a}`) : ['  it had no transcript to keep'])]),
+    ...(r.reclaimedBytes > 0 ? [`The database gave ${r.reclaimedBytes} bytes back to the disk.`] : []),
     journalLine(r.journal),
   ]
 }

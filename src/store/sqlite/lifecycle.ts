@@ -17,7 +17,7 @@ import {randomUUID} from '../random-id.js'
 import type {SessionEntry} from '../types.js'
 import {appendEventsTx} from './append.js'
 import {archiveText} from './archives.js'
-import type {SqlDatabase} from './driver.js'
+import type {OpenedDb, SqlDatabase} from './driver.js'
 import {readNodeTx, writeEntryTx} from './entry-rows.js'
 import {pageEvents} from './read.js'
 import {requireTx} from './transaction.js'
@@ -177,4 +177,27 @@ export function restoreTx(db: SqlDatabase, agentId: string, row: ArchiveRowRef, 
   const started = Date.parse(String(header.timestamp ?? ''))
   writeEntryTx(db, {agentId, key, entry: {sessionId: row.sessionId, updatedAt: now, ...(Number.isFinite(started) ? {sessionStartedAt: started} : {})} as SessionEntry})
   appendEventsTx(db, row.sessionId, events, {now})
+}
+
+/**
+ * Give the pages a delete freed back to the file system, as OpenClaw's own maintenance does (sqlite-wal.ts): a passive
+ * checkpoint, `PRAGMA incremental_vacuum(<= 512 pages)` in a BEGIN IMMEDIATE transaction, a checkpoint again, until
+ * the freelist is empty or stops shrinking. Only in a database whose auto_vacuum is INCREMENTAL (2026.9.6 creates
+ * them so); otherwise nothing (a full VACUUM is OpenClaw's `doctor`'s, offline). No DDL; rows are untouched.
+ */
+export function reclaimPages(h: Pick<OpenedDb, 'db' | 'path'>, immediate: <T>(fn: () => T) => T): {freedBytes: number; incremental: boolean} {
+  const pragma = (sql: string) => Number(Object.values(h.db.prepare(sql).get() ?? {})[0] ?? 0)
+  if (pragma('PRAGMA auto_vacuum') !== 2) return {freedBytes: 0, incremental: false}
+  const pageSize = pragma('PRAGMA page_size')
+  const before = pragma('PRAGMA page_count')
+  let free = Number.POSITIVE_INFINITY
+  for (let pass = 0; pass < 1000; pass++) {
+    h.db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()
+    const now = pragma('PRAGMA freelist_count')
+    if (now <= 0 || now >= free) break
+    free = now
+    immediate(() => h.db.exec(`PRAGMA incremental_vacuum(${Math.min(512, now)})`))
+  }
+  h.db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()
+  return {freedBytes: Math.max(0, before - pragma('PRAGMA page_count')) * pageSize, incremental: true}
 }

@@ -34,7 +34,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf} from './journal.js'
-import {archiveTx, deleteTx, markTx, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, deleteTx, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -698,6 +698,7 @@ export class SqliteSessionStore implements SessionStore {
         const r = await this.journaledWrite({scope, label: `archive ${k}`, entry: opts.journal}, (d) => archiveTx(d, agentId, k, now))
         return {key: k, ...r}
       },
+      reclaim: async () => this.updateLock.run(this.ref.path, async () => reclaimPages(this.w, (fn) => immediateWrite(this.w, fn))),
       mark: async (marks, opts) => {
         if (marks.length === 0) return []
         const now = (opts.now ?? new Date()).getTime()

@@ -91,6 +91,18 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect(stateRows(state)).toEqual(rows)
   })
 
+  it('delete gives the freed pages back to the disk (incremental vacuum, as OpenClaw does); the database stays whole', async () => {
+    const {state, db, cli} = setup()
+    const rows = stateRows(state)
+    const size = fs.statSync(db).size
+    const r = json<SessionsDeleteResult>(await cli(['sessions', 'delete', 'agent:main:scratch-1', 'agent:main:scratch-2', '--json']))
+    expect(r.reclaimedBytes).toBeGreaterThan(0)
+    expect(fs.statSync(db).size).toBeLessThan(size)
+    expect(query(db, (d) => d.prepare('PRAGMA integrity_check').get())).toEqual({integrity_check: 'ok'})
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+  })
+
   it('delete then restore by key: the key is live again with the same transcript', async () => {
     const {state, cli} = setup()
     const before = json<unknown>(await cli(['sessions', 'history', 'agent:main:scratch-2', '--json']))
