@@ -2,6 +2,7 @@
 // wrote in the openclaw-2026.9.6-deleted fixture: archive sets archived_at and archiveReason "manual"; delete leaves
 // one session_transcript_archives row (zstd of the JSONL, sha256 of the stored bytes, the name's shape) published as
 // a byte-identical file, and removes the rows; restore writes it back; undo after each gives every row back.
+import {spawn} from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -100,6 +101,35 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect(fs.statSync(db).size).toBeLessThan(size)
     expect(query(db, (d) => d.prepare('PRAGMA integrity_check').get())).toEqual({integrity_check: 'ok'})
     expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+  })
+
+  it('refuses while a gateway owns the state dir (archive, delete, restore, cleanup, undo), changing nothing', async () => {
+    const {state, cli} = setup()
+    json(await cli(['sessions', 'archive', 'agent:main:keep', '--json']))
+    const rows = stateRows(state)
+    const uid = process.getuid?.() ?? 0
+    const lock = path.join(state, 'tmp', `openclaw-${uid}`, 'gateway.state.lock.sqlite')
+    fs.mkdirSync(path.dirname(lock), {recursive: true})
+    if (!fs.existsSync(lock)) fs.writeFileSync(lock, '')
+    // A stand-in gateway: a live process holding the ownership lock open, as a gateway does for its whole life.
+    const owner = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(lock)}, 'r'); process.stdout.write('ready'); setInterval(() => {}, 1000)`], {stdio: ['ignore', 'pipe', 'inherit']})
+    await new Promise((resolve) => owner.stdout!.once('data', resolve))
+    try {
+      for (const args of [
+        ['sessions', 'archive', 'agent:main:scratch-1'],
+        ['sessions', 'delete', 'agent:main:scratch-2'],
+        ['sessions', 'restore', 'agent:main:keep'],
+        ['sessions', 'cleanup', '--older-than', '1d', '--yes'],
+        ['undo'],
+      ]) {
+        const r = await cli([...args, '--json'])
+        expect(r.code, args.join(' ')).toBe(1)
+        expect(jsonError(r).code, args.join(' ')).toBe('E_GATEWAY_OWNS_STATE')
+      }
+    } finally {
+      owner.kill()
+    }
     expect(stateRows(state)).toEqual(rows)
   })
 
