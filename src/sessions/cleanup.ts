@@ -37,9 +37,10 @@ export interface CleanupFile {
    * unreferenced: a transcript or trajectory file no entry names, older than pruneAfter; temp: a stale store temp
    * file (OpenClaw's two). With --sweep: bak (a backup older than the age line), tmp (another temp file over 5
    * minutes old), stale-lock (a lock whose holder is gone), orphaned-archive (an archive no key claims, older than the
-   * age line); with --keep: archive (beyond the n newest archives of its key).
+   * age line); with --keep: archive (beyond the n newest archives of its key); budget: an archive evicted because the
+   * store is over its disk budget (oldest first, until under the high water mark).
    */
-  why: 'unreferenced' | 'temp' | 'bak' | 'tmp' | 'stale-lock' | 'orphaned-archive' | 'archive'
+  why: 'unreferenced' | 'temp' | 'bak' | 'tmp' | 'stale-lock' | 'orphaned-archive' | 'archive' | 'budget'
 }
 
 /** One store's plan or result, OpenClaw's summary first (the fields `openclaw sessions cleanup --json` prints). */
@@ -71,6 +72,11 @@ export interface CleanupStoreSummary {
    * maintenance reclaims pages); 0 in a plan, in the JSON era, or for a database not in incremental auto_vacuum.
    */
   reclaimedBytes: number
+  /**
+   * clawkit's disk budget, when the store is over it (maxBytes): the oldest archives evicted until it is under the
+   * high water mark; in the SQLite era these archive rows (each published file goes too, as a file above).
+   */
+  archiveRows: {name: string; key: string; bytes: number}[]
 }
 
 /** The `sessions cleanup --json` document. */
@@ -233,7 +239,37 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
   const total = measure(ref, files)
   const maxBytes = opts.maxDiskBytes ?? cfg.maxDiskBytes
   const highWater = opts.maxDiskBytes !== undefined ? Math.max(1, Math.floor(opts.maxDiskBytes * 0.8)) : cfg.highWaterBytes
-  const diskBudget = maxBytes === null || highWater === null ? null : {totalBytesBefore: total, totalBytesAfter: total, removedFiles: 0, removedEntries: 0, freedBytes: 0, maxBytes, highWaterBytes: highWater, overBudget: total > maxBytes}
+  let diskBudget: CleanupStoreSummary['diskBudget'] = maxBytes === null || highWater === null ? null : {totalBytesBefore: total, totalBytesAfter: total, removedFiles: 0, removedEntries: 0, freedBytes: 0, maxBytes, highWaterBytes: highWater, overBudget: total > maxBytes}
+  const archiveRows: CleanupStoreSummary['archiveRows'] = []
+  if (diskBudget?.overBudget && highWater !== null) {
+    // Over the budget: the oldest archives go until the store is under the high water mark (live sessions never).
+    let after = total - freed
+    let removedFiles = 0
+    const byPath = new Map(files.map((f) => [f.path, f]))
+    const taken = new Set(out.map((f) => f.path))
+    if (isSqliteRef(ref)) {
+      for (const r of (await store.lifecycle?.archiveRows?.()) ?? []) {
+        if (after <= highWater) break
+        archiveRows.push({name: r.name, key: r.key, bytes: r.bytes})
+        after -= r.bytes
+        const pub = byPath.get(path.join(dir, r.name))
+        if (pub && !taken.has(pub.path)) {
+          out.push({path: pub.path, bytes: pub.size, why: 'budget'})
+          taken.add(pub.path)
+          after -= pub.size
+          removedFiles++
+        }
+      }
+    } else {
+      for (const f of files.filter((x) => ARCHIVE_PART.test(x.name) && !taken.has(x.path)).sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+        if (after <= highWater) break
+        out.push({path: f.path, bytes: f.size, why: 'budget'})
+        after -= f.size
+        removedFiles++
+      }
+    }
+    diskBudget = {...diskBudget, totalBytesAfter: Math.max(0, after), removedFiles, removedEntries: archiveRows.length, freedBytes: total - Math.max(0, after)}
+  }
   const summary: CleanupStoreSummary = {
     agentId,
     storePath: ref.path,
@@ -251,10 +287,11 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     capped: plan.capped,
     unreferencedArtifacts: {scannedFiles: files.length, removedFiles: out.length, freedBytes: freed, olderThanMs: cfg.pruneAfterMs},
     diskBudget,
-    wouldMutate: changes.length > 0 || out.length > 0,
+    wouldMutate: changes.length > 0 || out.length > 0 || archiveRows.length > 0,
     changes,
     files: out,
     reclaimedBytes: 0,
+    archiveRows,
   }
   return {ref, store, summary}
 }
@@ -340,7 +377,8 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
           await life.delete(c.key, {now: opts.now, journal: entry})
         }
       }
-      if (removals.length > 0 && life.reclaim) p.summary.reclaimedBytes = (await life.reclaim()).freedBytes
+      if (p.summary.archiveRows.length > 0 && life.dropArchives) await life.dropArchives(p.summary.archiveRows.map((r) => r.name), {now: opts.now, journal: entry})
+      if ((removals.length > 0 || p.summary.archiveRows.length > 0) && life.reclaim) p.summary.reclaimedBytes = (await life.reclaim()).freedBytes
       for (const f of p.summary.files) {
         // A lock is taken only while it is still stale (its holder may have been a process that just started).
         if (f.why === 'stale-lock' && !inspectLock(f.path)?.stale) continue

@@ -73,6 +73,10 @@ export interface SessionLifecycle {
    * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
    * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).
    */
+  /** SQLite era: the archive rows (deleted and reset transcripts kept in the database), oldest first. */
+  archiveRows?(): Promise<{name: string; key: string; sessionId: string; createdAt: number; bytes: number}[]>
+  /** SQLite era: remove these archive rows (a disk budget's eviction), journaled; returns the names removed. */
+  dropArchives?(names: readonly string[], opts: LifecycleOptions): Promise<string[]>
   /** Return the space deleted rows left to the file system where the store can (SQLite: incremental vacuum). */
   reclaim?(): Promise<{freedBytes: number}>
   deleteMany?(items: readonly {key: string; sessionId: string}[], opts: LifecycleOptions): Promise<DeleteOutcome[]>

@@ -24,6 +24,7 @@ const FILE_WHY: Record<string, string> = {
   'stale-lock': 'a lock whose holder is gone (--sweep)',
   'orphaned-archive': 'an archive no key claims, older than the age line (--sweep)',
   archive: 'beyond the newest archives kept per key (--keep)',
+  budget: 'over the disk budget: the oldest archives go first',
 }
 
 function age(ms: number, now: number): string {
@@ -39,12 +40,13 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
     out.push(`Agent: ${s.agentId}`, `Session store: ${printable(s.storePath)}`, `Maintenance mode: ${s.mode}`)
     out.push(`Entries: ${s.beforeCount} -> ${s.afterCount} (remove ${s.beforeCount - s.afterCount}); archive ${s.archived + s.capArchived}, of which ${s.capArchived} over the cap`)
     if (s.diskBudget) out.push(`Disk: ${formatBytes(s.diskBudget.totalBytesBefore)} of a ${formatBytes(s.diskBudget.maxBytes)} budget${s.diskBudget.overBudget ? ' (OVER BUDGET)' : ''}`)
-    if (s.changes.length === 0 && s.files.length === 0) {
+    if (s.changes.length === 0 && s.files.length === 0 && s.archiveRows.length === 0) {
       out.push('Nothing to clean up.')
       continue
     }
     const rows = [
       ...s.changes.map((c) => [c.action, printable(c.key), age(c.activityAt, now), WHY[c.action] ?? '', c.bytes === null ? (c.archiveReason ? '0 (kept, archived)' : 'rows archived') : `${formatBytes(c.bytes)} archived`]),
+      ...s.archiveRows.map((r) => ['remove-archive-row', printable(r.name), '-', `over the disk budget: an archive of ${printable(r.key)}, oldest first`, formatBytes(r.bytes)]),
       ...s.files.map((f) => [`remove-${f.why}`, printable(f.path.split('/').pop() ?? f.path), '-', FILE_WHY[f.why], formatBytes(f.bytes)]),
     ]
     out.push('', (await renderTable([{header: 'Action'}, {header: 'What'}, {header: 'Active'}, {header: 'Why'}, {header: 'Bytes'}], rows, color)).trimEnd())

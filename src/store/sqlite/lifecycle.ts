@@ -201,3 +201,19 @@ export function reclaimPages(h: Pick<OpenedDb, 'db' | 'path'>, immediate: <T>(fn
   h.db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()
   return {freedBytes: Math.max(0, before - pragma('PRAGMA page_count')) * pageSize, incremental: true}
 }
+
+/** Every archive row, oldest first, with its stored size (what evicting it frees). */
+export function listArchiveRows(db: SqlDatabase): {name: string; key: string; sessionId: string; createdAt: number; bytes: number}[] {
+  if (!db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_archives'").get()) return []
+  return db
+    .prepare('SELECT archive_name, session_key, session_id, created_at, length(archive_blob) AS n FROM session_transcript_archives ORDER BY created_at, archive_name')
+    .all()
+    .map((r) => ({name: String(r.archive_name), key: String(r.session_key), sessionId: String(r.session_id), createdAt: Number(r.created_at), bytes: Number(r.n)}))
+}
+
+/** Remove archive rows by name, inside the caller's transaction. */
+export function dropArchivesTx(db: SqlDatabase, names: readonly string[]): string[] {
+  requireTx(db)
+  const del = db.prepare('DELETE FROM session_transcript_archives WHERE archive_name = ?')
+  return names.filter((n) => Number(del.run(n).changes) > 0)
+}

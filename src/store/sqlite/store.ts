@@ -33,8 +33,8 @@ import {ensurePrivateDir, writeFileAtomic} from '../fs-util.js'
 import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
-import {scopeOf} from './journal.js'
-import {archiveTx, deleteTx, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {scopeOf, unionScope} from './journal.js'
+import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -698,6 +698,13 @@ export class SqliteSessionStore implements SessionStore {
         const r = await this.journaledWrite({scope, label: `archive ${k}`, entry: opts.journal}, (d) => archiveTx(d, agentId, k, now))
         return {key: k, ...r}
       },
+      archiveRows: async () => this.snap((d) => listArchiveRows(d)),
+      dropArchives: async (names, opts) => {
+        if (names.length === 0) return []
+        const rows = this.snap((d) => listArchiveRows(d)).filter((r) => names.includes(r.name))
+        const scope = {keys: [...new Set(rows.map((r) => r.key))].sort(), sessionIds: [...new Set(rows.map((r) => r.sessionId))].sort()}
+        return this.journaledWrite({scope, label: `cleanup: ${names.length} archive row(s) evicted for the disk budget`, entry: opts.journal}, (d) => dropArchivesTx(d, names))
+      },
       reclaim: async () => this.updateLock.run(this.ref.path, async () => reclaimPages(this.w, (fn) => immediateWrite(this.w, fn))),
       mark: async (marks, opts) => {
         if (marks.length === 0) return []
@@ -775,13 +782,19 @@ export class SqliteSessionStore implements SessionStore {
         return immediateAsync(
           h,
           async () => {
-            const before = p.entry ? captureRows(h.db, p.scope) : undefined
+            // The scope is closed over its keys: every window a key has now is in it, since an undo replaces the rows
+            // of a key (and the schema's cascades take a window's events with it) and must give all of them back.
+            const scope = p.entry ? unionScope(p.scope, scopeOf(h.db, p.scope.keys)) : p.scope
+            const before = p.entry ? captureRows(h.db, scope) : undefined
             const result = fn(h.db)
             if (p.entry && before) {
-              const after = captureRows(h.db, p.scope)
+              // Windows the write gave its keys (a restore) join the scope: they had no rows before, so the before
+              // image taken over the narrower scope is also the before image of the wider one.
+              const full = unionScope(scope, scopeOf(h.db, scope.keys))
+              const after = captureRows(h.db, full)
               const b = await p.entry.putBlob(JSON.stringify(before))
               const a = await p.entry.putBlob(JSON.stringify(after))
-              await p.entry.record({kind: 'rows', agentId: this.ref.agentId, store: this.ref.path, label: p.label, scope: p.scope, before: {blob: b, hash: rowImageHash(before)}, after: {blob: a, hash: rowImageHash(after)}})
+              await p.entry.record({kind: 'rows', agentId: this.ref.agentId, store: this.ref.path, label: p.label, scope: full, before: {blob: b, hash: rowImageHash(before)}, after: {blob: a, hash: rowImageHash(after)}})
             }
             return result
           },

@@ -129,6 +129,22 @@ describe('sessions cleanup (JSON era)', () => {
     expect(keep.map((f) => [path.basename(f.path), f.why])).toEqual([['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-51-58.002Z', 'archive']])
   })
 
+  it('--max-disk over budget: the oldest archives go until under the high water mark, live transcripts never; undo gives them back', async () => {
+    const twice = copyFixture('openclaw-2026.4.27-reset-twice')
+    const t = cliWith(['--state-dir', twice], {env: baseEnv(tempDir())})
+    const before = hashTree(twice)
+    const plan = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--max-disk', '1kb', '--json'])).stores[0]
+    expect(plan.diskBudget).toMatchObject({maxBytes: 1024, highWaterBytes: 819, overBudget: true, removedFiles: 2})
+    expect(plan.files.map((f) => [path.basename(f.path), f.why]).sort()).toEqual([
+      ['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-51-58.002Z', 'budget'],
+      ['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-52-11.005Z', 'budget'],
+    ])
+    expect(json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--max-disk', '1kb', '--yes', '--json'])).journal).toEqual(expect.any(String))
+    expect(fs.existsSync(path.join(twice, 'agents/main/sessions/d8caeddb-04f7-465b-9b9e-21127366c273.jsonl'))).toBe(true)
+    expect((await t(['undo'])).code).toBe(0)
+    expect(hashTree(twice)).toEqual(before)
+  })
+
   it('--no-journal warns and frees the space at once: nothing is kept, nothing to undo', async () => {
     const {cli} = setup()
     const r = await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--no-journal', '--json'])

@@ -133,6 +133,22 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect(stateRows(state)).toEqual(rows)
   })
 
+  it('cleanup --max-disk evicts the oldest archive rows and their published files, live sessions never; undo gives every row back', async () => {
+    const {state, db, cli} = setup()
+    const rows = stateRows(state)
+    const files = hashTree(state, {dbs: false})
+    const plan = json<{stores: {archiveRows: {name: string}[]; files: {why: string}[]; diskBudget: {overBudget: boolean}}[]}>(await cli(['sessions', 'cleanup', '--max-disk', '1kb', '--json'])).stores[0]
+    expect(plan.diskBudget.overBudget).toBe(true)
+    expect(plan.archiveRows.map((r) => r.name)).toEqual(['ddfebd8b-b803-4493-b99d-22be141b040c.jsonl.deleted.2026-11-26T15-58-50.163Z.7509a2fd67894eae9943c351591e8272.zst'])
+    expect(plan.files.map((f) => f.why)).toEqual(['budget'])
+    expect((await cli(['sessions', 'cleanup', '--max-disk', '1kb', '--yes', '--json'])).code).toBe(0)
+    expect(query(db, (d) => Number(d.prepare('SELECT count(*) AS n FROM session_transcript_archives').get()!.n))).toBe(0)
+    expect(query(db, (d) => Number(d.prepare('SELECT count(*) AS n FROM session_nodes').get()!.n))).toBe(3)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state, {dbs: false})).toEqual(files)
+  })
+
   it('delete then restore by key: the key is live again with the same transcript', async () => {
     const {state, cli} = setup()
     const before = json<unknown>(await cli(['sessions', 'history', 'agent:main:scratch-2', '--json']))
