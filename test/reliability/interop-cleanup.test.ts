@@ -1,7 +1,8 @@
 // Issue 29's acceptance against real OpenClaw 2026.9.6: on generated SQLite-era stores (every kind of key, at every
 // age, with and without a low maxEntries), clawkit's `sessions cleanup --dry-run --json` plans what
 // `openclaw sessions cleanup --dry-run --json` plans, counter for counter; after clawkit applies it, OpenClaw finds
-// nothing more to do and lists what is left; a session clawkit deleted and restored is listed by OpenClaw again.
+// nothing more to do and lists what is left; a session clawkit deleted and restored is listed by OpenClaw again and
+// continued by its `agent --local` with the restored history.
 // Skipped unless CLAWKIT_INTEROP_OPENCLAW96 and CLAWKIT_INTEROP_NODE are set (scripts/interop.sh; RELIABILITY.md).
 import fs from 'node:fs'
 import path from 'node:path'
@@ -11,7 +12,11 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, cliWith, json, tempDir} from '../support/cli.js'
 import {mixedJsonStore, mixedSqliteStore} from '../support/cleanup-store.js'
 import {DELETED_96} from '../support/sqlite.js'
-import {docOf, enabled96, NODE, openclaw, run, stateCopy} from './support/openclaw96.js'
+import {useServers} from '../support/servers.js'
+import {docOf, enabled96, NODE, openclaw, run, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
+
+// The model OpenClaw's turn after a restore talks to (every request recorded).
+const servers = useServers({mock: {fallback: () => ({kind: 'text', text: 'ok'})}})
 
 const COUNTERS = ['beforeCount', 'afterCount', 'missing', 'dmScopeRetired', 'modelRunPruned', 'archived', 'capArchived', 'pruned', 'capped', 'wouldMutate'] as const
 
@@ -54,7 +59,7 @@ describe.skipIf(!enabled96)('sessions cleanup against OpenClaw 2026.9.6', () => 
     })
   }
 
-  it('a session clawkit deleted is gone for OpenClaw, and listed again after clawkit restores it', async () => {
+  it('a session clawkit deleted is gone for OpenClaw, listed again after clawkit restores it, and continued by OpenClaw with its history', async () => {
     const w = await world(0)
     const list = async () => docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions').sessions.map((s: any) => s.key)
     expect(await list()).toContain('agent:main:explicit:new')
@@ -62,6 +67,18 @@ describe.skipIf(!enabled96)('sessions cleanup against OpenClaw 2026.9.6', () => 
     expect(await list()).not.toContain('agent:main:explicit:new')
     expect((await w.clawkit(['sessions', 'restore', 'agent:main:explicit:new', '--json'])).code).toBe(0)
     expect(await list()).toContain('agent:main:explicit:new')
+    // OpenClaw continues the restored session: its turn is sent the restored history and lands after it.
+    const cfgPath = path.join(w.state, 'openclaw.json')
+    const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'))
+    cfg.models.providers.mockant.baseUrl = servers.mock.url
+    fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2))
+    shareCachedPluginRuntime(w.state)
+    const sent = servers.mock.messageRequests().length
+    const turn = await openclaw(['agent', '--local', '--session-key', 'agent:main:explicit:new', '-m', 'after the restore', '--json'], w.state, w.home, 600_000)
+    expect(turn.code, `${turn.stdout.slice(-2000)}\n${turn.stderr.slice(-2000)}`).toBe(0)
+    const body = JSON.stringify(servers.mock.messageRequests().slice(sent)[0]?.body ?? {})
+    expect(body).toContain('hello agent:main:explicit:new')
+    expect(body).toContain('after the restore')
     expect((await w.clawkit(['sessions', 'archive', 'agent:main:explicit:new', '--json'])).code).toBe(0)
     const row = docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions').sessions.find((s: any) => s.key === 'agent:main:explicit:new')
     expect(row).toBeDefined()
