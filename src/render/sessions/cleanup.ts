@@ -58,7 +58,7 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
   else if (r.mode === 'warn') out.push('Maintenance mode is "warn": nothing was changed (--enforce applies).')
   else {
     out.push(journalLine(r.journal))
-    if (r.journal && r.journalBytes > 0) out.push(`The journal keeps ${formatBytes(r.journalBytes)} of what was removed until it is pruned ("clawkit undo --prune"); only then is that space free.`)
+    if (r.journal && r.journalBytes > 0) out.push(`The journal keeps ${formatBytes(r.journalBytes)} (the files and rows as they were, for undo) until it is pruned ("clawkit undo --prune" or the retention); only then is the space of what was removed free.`)
   }
   return out
 }
