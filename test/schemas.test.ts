@@ -96,9 +96,11 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await run('sessions', 'history', 'main', '--follow', '--all', '--json'), 'sessions-follow').code).toBe('E_FLAG_CONFLICT')
   })
 
-  it('sessions usage: --all-agents by model, by session, and a bad --since', async () => {
+  it('sessions usage: --all-agents by model, by session, a breakdown in a time zone, and a bad --since', async () => {
     const u = expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--all-agents', '--by', 'model', '--json'), 'sessions-usage')
     expect(u.total.calls).toBeGreaterThan(0)
+    const b = expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--all-agents', '--by', 'week,channel,kind', '--timezone', 'Asia/Tokyo', '--json'), 'sessions-usage')
+    expect(b.rows[0].values).toHaveLength(3)
     expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--json'), 'sessions-usage')
     expect(expectError(await run('sessions', 'usage', '--since', 'soon', '--json'), 'sessions-usage').code).toBe('E_BAD_FLAG')
   })

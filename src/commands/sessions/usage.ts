@@ -4,26 +4,32 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {terminalWidth} from '../../render/fit.js'
-import {renderUsage} from '../../render/sessions/usage.js'
+import {UsageError} from '../../errors.js'
+import {renderUsage, usageCsv} from '../../render/sessions/usage.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
 
 export type {LargestCall, SessionsUsageResult, UsageBy, UsageRow} from '../../sessions/usage.js'
 
 export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
-  static override summary = 'Total tokens and cost by session, key, agent, model, day or month'
+  static override summary = 'Total tokens and cost by session, key, agent, model, channel, cron job, day, week or month'
   static override description =
     'Sums the usage OpenClaw records on every assistant message, in live transcripts and (by default) in .reset./.deleted. archives and earlier SQLite windows, so a reset never makes cost disappear. Where a message recorded no cost, it is computed from the model prices in openclaw.json and the row is marked estimated.'
   static override examples = [
     '<%= config.bin %> sessions usage',
     '<%= config.bin %> sessions usage --by day --since 7d',
+    '<%= config.bin %> sessions usage --by day,model --last 7 --timezone Europe/Berlin',
+    '<%= config.bin %> sessions usage --by month,agent --csv > spend.csv',
     '<%= config.bin %> sessions usage --all-agents --by model --json',
     '<%= config.bin %> sessions usage --limit 10',
     '<%= config.bin %> sessions usage --store-url postgres://reader@db.example/fleet --by host',
   ]
   static override flags = {
-    by: Flags.string({description: 'group by (host: on the fleet replica, with --store-url)', options: [...USAGE_BY], default: 'session'}),
-    since: Flags.string({description: 'only calls at or after this date/time or duration ago (2026-11-01, 7d, 12h)', helpValue: '<when>'}),
-    until: Flags.string({description: 'only calls at or before this date/time or duration ago', helpValue: '<when>'}),
+    by: Flags.string({description: `group by, or a comma list to break down (day,model): ${USAGE_BY.join(', ')} (host: on the fleet replica, with --store-url)`, default: 'session', helpValue: '<by[,by...]>'}),
+    since: Flags.string({description: 'only calls at or after this date/time or duration ago (2026-11-01, 7d, 12h); a date without a zone is in --timezone', helpValue: '<when>'}),
+    until: Flags.string({description: 'only calls at or before this date/time or duration ago; a bare date takes in its whole day', helpValue: '<when>'}),
+    last: Flags.string({description: 'only the last N periods of the --by time grouping (day, week, month, hour), the current one included', helpValue: '<n>'}),
+    timezone: Flags.string({description: 'IANA time zone of days, weeks, months and bare dates (default: the local zone, TZ)', helpValue: '<zone>'}),
+    csv: Flags.boolean({description: 'print the rows as CSV (a header line, no total line)'}),
     agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
     'include-archived': Flags.boolean({description: 'count .reset./.deleted. archives and earlier windows (on by default)', default: true, allowNo: true}),
@@ -38,7 +44,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
   async run(): Promise<SessionsUsageResult> {
     const f = this.flags
     const hosts = await this.fleetHostsFromFlags()
-    const opts = {by: f.by, since: f.since, until: f.until, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
+    if (f.csv && this.jsonEnabled()) throw new UsageError('--csv and --json print two different documents: use one', 'E_FLAG_CONFLICT')
+    const opts = {by: f.by, since: f.since, until: f.until, last: f.last, timezone: f.timezone, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
     let result: SessionsUsageResult
     if (hosts) result = await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined})
     else {
@@ -47,7 +54,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))
       result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
     }
-    if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
+    if (f.csv) this.out(usageCsv(result).trimEnd())
+    else if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))
     else {
       // The document counts them; a script that reads only the totals still hears that they may be short.
       if (result.badLines > 0) process.stderr.write(`Warning: ${result.badLines} unreadable line(s) skipped in the transcripts read (any of them may have been a model call); run "clawkit doctor".\n`)
