@@ -64,7 +64,50 @@ const FROM = Date.parse('2026-02-01T00:00:00Z')
 const TO = Date.parse('2026-11-20T00:00:00Z')
 
 const hex = (rnd: () => number, n: number) => Array.from({length: n}, () => Math.floor(rnd() * 16).toString(16)).join('')
-const uuid = (rnd: () => number) => `${hex(rnd, 8)}-${hex(rnd, 4)}-4${hex(rnd, 3)}-8${hex(rnd, 3)}-${hex(rnd, 12)}`
+export const uuid = (rnd: () => number) => `${hex(rnd, 8)}-${hex(rnd, 4)}-4${hex(rnd, 3)}-8${hex(rnd, 3)}-${hex(rnd, 12)}`
+
+/**
+ * One transcript's lines (a header, then a user message and an assistant call per time), its calls added to `calls`.
+ * Three in ten calls fall on the next edge instant, the others anywhere from February to November 2026. `recordAll`:
+ * every call records its cost (else mockant's record none and are priced from openclaw.json, estimated).
+ */
+export function transcriptCalls(rnd: () => number, o: {agent: string; key: string; id: string; per: number; calls: RawCall[]; edge: () => number; recordAll?: boolean}): {lines: object[]; times: number[]} {
+  const {agent, key, id, per, calls} = o
+  const lines: object[] = [{type: 'session', version: 3, id, timestamp: new Date(FROM).toISOString(), cwd: '/tmp/ws'}]
+  let parent: string | null = null
+  const times = Array.from({length: per}, () => (rnd() < 0.3 ? o.edge() : FROM + Math.floor(rnd() * (TO - FROM)))).sort((x, y) => x - y)
+  for (const t of times) {
+    const [provider, model] = MODELS[Math.floor(rnd() * MODELS.length)]
+    const input = Math.floor(rnd() * 20_000)
+    const output = Math.floor(rnd() * 2000)
+    const cacheRead = rnd() < 0.5 ? Math.floor(rnd() * 50_000) : 0
+    const cacheWrite = rnd() < 0.3 ? Math.floor(rnd() * 10_000) : 0
+    // Recorded costs on a whole nanodollar, as OpenClaw's figures are; mockant's calls record none (estimated).
+    const recorded = o.recordAll || provider !== 'mockant'
+    const cost = recorded ? Math.round(rnd() * 2e8) / 1e9 : Math.round(((input * 3 + output * 15 + cacheRead * 0.3 + cacheWrite * 3.75) / 1e6) * 1e9) / 1e9
+    const user: {id: string} & Record<string, unknown> = {type: 'message', id: hex(rnd, 8), parentId: parent, timestamp: new Date(t - 1000).toISOString(), message: {role: 'user', content: [{type: 'text', text: 'hi'}], timestamp: t - 1000}}
+    const e: {id: string} & Record<string, unknown> = {
+      type: 'message',
+      id: hex(rnd, 8),
+      parentId: user.id,
+      timestamp: new Date(t).toISOString(),
+      message: {role: 'assistant', content: [{type: 'text', text: 'ok'}], provider, model, usage: {input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, ...(recorded ? {cost: {total: cost}} : {})}, stopReason: 'stop', timestamp: t},
+    }
+    parent = e.id
+    lines.push(user, e)
+    calls.push({agent, key, t, provider, model, input, output, cacheRead, cacheWrite, cost})
+  }
+  return {lines, times}
+}
+
+/** Each key's suffix (after agent:<id>:) and what it is: the kinds of key a report tells apart. */
+export const KEY_KINDS = KEYS
+
+/** The instants of EDGES in turn, from the first. */
+export function edgeInstants(): () => number {
+  let i = 0
+  return () => EDGES[i++ % EDGES.length]
+}
 
 export interface UsageStore {
   state: string
@@ -103,30 +146,7 @@ export function generateUsageStore(state: string, seed: number, opts: {agents?: 
       const archives = Math.floor(rnd() * 3)
       for (let a = 0; a <= archives; a++) {
         const id = uuid(rnd)
-        const lines: object[] = [{type: 'session', version: 3, id, timestamp: new Date(FROM).toISOString(), cwd: '/tmp/ws'}]
-        let parent: string | null = null
-        const times = Array.from({length: per}, () => (rnd() < 0.3 ? EDGES[edge++ % EDGES.length] : FROM + Math.floor(rnd() * (TO - FROM)))).sort((x, y) => x - y)
-        for (const t of times) {
-          const [provider, model] = MODELS[Math.floor(rnd() * MODELS.length)]
-          const input = Math.floor(rnd() * 20_000)
-          const output = Math.floor(rnd() * 2000)
-          const cacheRead = rnd() < 0.5 ? Math.floor(rnd() * 50_000) : 0
-          const cacheWrite = rnd() < 0.3 ? Math.floor(rnd() * 10_000) : 0
-          // Recorded costs on a whole nanodollar, as OpenClaw's figures are; mockant's calls record none (estimated).
-          const recorded = provider !== 'mockant'
-          const cost = recorded ? Math.round(rnd() * 2e8) / 1e9 : Math.round(((input * 3 + output * 15 + cacheRead * 0.3 + cacheWrite * 3.75) / 1e6) * 1e9) / 1e9
-          const user: {id: string} & Record<string, unknown> = {type: 'message', id: hex(rnd, 8), parentId: parent, timestamp: new Date(t - 1000).toISOString(), message: {role: 'user', content: [{type: 'text', text: 'hi'}], timestamp: t - 1000}}
-          const e: {id: string} & Record<string, unknown> = {
-            type: 'message',
-            id: hex(rnd, 8),
-            parentId: user.id,
-            timestamp: new Date(t).toISOString(),
-            message: {role: 'assistant', content: [{type: 'text', text: 'ok'}], provider, model, usage: {input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, ...(recorded ? {cost: {total: cost}} : {})}, stopReason: 'stop', timestamp: t},
-          }
-          parent = e.id
-          lines.push(user, e)
-          calls.push({agent, key, t, provider, model, input, output, cacheRead, cacheWrite, cost})
-        }
+        const {lines, times} = transcriptCalls(rnd, {agent, key, id, per, calls, edge: () => EDGES[edge++ % EDGES.length]})
         const text = `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`
         if (a < archives) {
           // A reset archive, its time after its last call.
