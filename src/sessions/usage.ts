@@ -4,6 +4,7 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import {parseSessionKey} from '../store/session-key.js'
+import type {BudgetCheck} from './budget-types.js'
 import type {ReadableState} from '../store/state.js'
 import type {RawLineFilter, SessionReader, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
 import {modelPrice} from '../util/values.js'
@@ -127,6 +128,8 @@ export interface SessionsUsageResult {
   source: UsageSource
   /** With the catalog: spend of transcripts removed from the store since the catalog read them (in `rows` and `total` too). */
   removed?: {transcripts: number; calls: number; costUsd: number}
+  /** With --max-cost or --check: each limit's spend in its current period, runaway sessions, and the alerts sent. */
+  budget?: BudgetCheck
 }
 
 export interface UsageOptions {

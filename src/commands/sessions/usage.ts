@@ -4,9 +4,11 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {terminalWidth} from '../../render/fit.js'
-import {UsageError} from '../../errors.js'
+import {ExitCode, UsageError} from '../../errors.js'
 import {renderUsage, usageCsv} from '../../render/sessions/usage.js'
+import {BUDGET_PERIODS, budgetCheck, budgetsOf, parseNotify, sendAlerts} from '../../sessions/budget.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
+import {clawkitDirs, loadSettings, settingsPath} from '../../settings.js'
 
 export type {LargestCall, SessionsUsageResult, UsageBy, UsageRow} from '../../sessions/usage.js'
 
@@ -21,6 +23,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     '<%= config.bin %> sessions usage --by month,agent --csv > spend.csv',
     '<%= config.bin %> sessions usage --all-agents --by model --json',
     '<%= config.bin %> sessions usage --limit 10',
+    '<%= config.bin %> sessions usage --all-agents --max-cost 25 --per day --notify discord:channel:123456789012345678',
+    '<%= config.bin %> sessions usage --check --json',
     '<%= config.bin %> sessions usage --store-url postgres://reader@db.example/fleet --by host',
   ]
   static override flags = {
@@ -29,6 +33,10 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     until: Flags.string({description: 'only calls at or before this date/time or duration ago; a bare date takes in its whole day', helpValue: '<when>'}),
     last: Flags.string({description: 'only the last N periods of the --by time grouping (day, week, month, hour), the current one included', helpValue: '<n>'}),
     timezone: Flags.string({description: 'IANA time zone of days, weeks, months and bare dates (default: the local zone, TZ)', helpValue: '<zone>'}),
+    'max-cost': Flags.string({description: 'check a spend limit in dollars over the agents read (for --per, in --timezone): exit code 7 when passed, 0 within', helpValue: '<usd>'}),
+    per: Flags.string({description: 'the period of --max-cost (default day)', options: [...BUDGET_PERIODS]}),
+    check: Flags.boolean({description: 'check the budgets in clawkit\'s settings (every agent) and look for runaway sessions: exit code 7 when a limit is passed or a runaway found'}),
+    notify: Flags.string({description: 'with --max-cost or --check: send one alert per limit passed and period (and per runaway and hour) through message send\'s path, e.g. discord:channel:<id>', helpValue: '<channel>:<target>'}),
     csv: Flags.boolean({description: 'print the rows as CSV (a header line, no total line)'}),
     agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
@@ -45,6 +53,11 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     const f = this.flags
     const hosts = await this.fleetHostsFromFlags()
     if (f.csv && this.jsonEnabled()) throw new UsageError('--csv and --json print two different documents: use one', 'E_FLAG_CONFLICT')
+    const checking = f.check || f['max-cost'] !== undefined
+    if (f.per !== undefined && f['max-cost'] === undefined) throw new UsageError('--per is the period of --max-cost: add --max-cost <usd>', 'E_BAD_FLAG')
+    if (f.notify !== undefined && !checking) throw new UsageError('--notify sends budget alerts: add --max-cost <usd> or --check', 'E_BAD_FLAG')
+    if (checking && hosts) throw new UsageError('budgets are checked on a local state dir; the fleet replica is read only for reports', 'E_FLAG_CONFLICT')
+    const notify = f.notify === undefined ? undefined : parseNotify(f.notify)
     const opts = {by: f.by, since: f.since, until: f.until, last: f.last, timezone: f.timezone, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
     let result: SessionsUsageResult
     if (hosts) result = await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined})
@@ -53,6 +66,19 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       // The ledger's code loads only here: every other command starts without it.
       const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))
       result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
+      if (checking) {
+        const settings = loadSettings(state.env)
+        const budgets = budgetsOf(f.check ? settings.budgets : [], {maxCost: f['max-cost'], per: f.per})
+        if (f.check && !settings.budgets?.length && f['max-cost'] === undefined) {
+          process.stderr.write(`Note: no budgets in ${settingsPath(state.env)} ("budgets": [{"maxCostUsd": 20, "per": "day"}]); only runaway sessions are checked.\n`)
+        }
+        const now = new Date()
+        const check = await budgetCheck(state, {budgets, agents: result.agents, timezone: result.timezone, now, ...(ledger ? {ledger} : {})})
+        const alerts = notify ? await sendAlerts(state, {check, notify, dataDir: clawkitDirs(state.env).data, now}) : []
+        result = {...result, budget: {...check, alerts}}
+        for (const a of alerts) if (a.status === 'failed') process.stderr.write(`Warning: the alert about ${a.about} could not be sent to ${a.channel}:${a.target}: ${a.error}; the next check tries again.\n`)
+        if (check.over > 0 || check.runaways.length > 0) process.exitCode = ExitCode.budgetExceeded
+      }
     }
     if (f.csv) this.out(usageCsv(result).trimEnd())
     else if (!this.jsonEnabled()) await this.page(renderUsage(result, {width: f.wide ? undefined : terminalWidth(), bars: Boolean(process.stdout.isTTY)}))

@@ -131,6 +131,17 @@ function notes(r: SessionsUsageResult, prose: (text: string, style?: 'cyan' | 'y
   if (r.unpricedCalls > 0) prose(`! ${r.unpricedCalls} call(s) recorded no cost and their model has no price in openclaw.json: counted as $0.`, 'yellow')
   if (r.badLines > 0) prose(`! ${r.badLines} unreadable line(s) skipped; ${hintInContext('run "clawkit doctor"')}.`, 'yellow')
   if (r.badValues > 0) prose(`! ${r.badValues} token or cost figure(s) were not plausible numbers (negative, not finite, not a number, or over 1e9 tokens or $100000 for one call): counted as 0.`, 'yellow')
+  const b = r.budget
+  if (!b) return
+  for (const x of b.budgets) {
+    const scope = [x.agent ? `agent ${printable(x.agent)}` : undefined, x.model ? `model ${printable(x.model)}` : undefined].filter(Boolean).join(', ') || 'total'
+    const line = `Budget $${x.maxCostUsd} per ${x.per} (${scope}${x.source === 'flag' ? ', --max-cost' : ''}): ${usd(x.spentUsd, x.estimated)} spent in ${x.period} (${printable(b.timezone)}), ${x.over ? 'OVER' : 'within'}`
+    prose(x.over ? `! ${line}` : line, x.over ? 'yellow' : undefined)
+  }
+  for (const x of b.runaways) {
+    prose(`! Runaway: ${printable(x.key)} (agent ${printable(x.agentId)}) spent ${usd(x.lastHourUsd, false)} in the last hour (${groupDigits(x.lastHourCalls)} call(s)); ${x.usualHourUsd === null ? 'no usual rate yet' : `its usual rate is ${usd(x.usualHourUsd, false)} per active hour`}.`, 'yellow')
+  }
+  for (const a of b.alerts) prose(`Alert about ${printable(a.about)} to ${printable(a.channel)}:${printable(a.target)}: ${a.status === 'sent' ? 'sent' : a.status === 'already' ? 'already sent in this period' : `FAILED (${printable(a.error ?? '')})`}`)
 }
 
 /**
