@@ -63,8 +63,15 @@ function keptOf(c: CatalogDb, agentId: string): Map<number, Kept> {
 
 /** Adds one transcript the catalog holds: its partial when the grouping allows, else its calls one by one. */
 function addKept(b: UsageBuilder, c: CatalogDb, models: Map<number, Model>, config: OpenClawConfig, ctx: UsageCtx, k: Kept, partialOk: boolean): void {
-  if (partialOk && b.takesPartials && k.odd === 0) b.addPartial(ctx, partialOf(k.partial))
-  else for (const f of callsOf(c, models, k.id)) b.addCall(ctx, priceCall(config, f))
+  if (partialOk && b.takesPartials && k.odd === 0) return b.addPartial(ctx, partialOf(k.partial))
+  // A time window (the status line's month, a budget's day): a transcript whose partial stands for every call and
+  // whose calls all fall outside it adds nothing, and its calls are not read. A call without a time is never in a window.
+  const {since, until} = b.window
+  if (partialOk && k.odd === 0 && (since !== undefined || until !== undefined)) {
+    const p = partialOf(k.partial)
+    if (p.lastT === null || p.firstT === null || (since !== undefined && p.lastT < since) || (until !== undefined && p.firstT > until)) return
+  }
+  for (const f of callsOf(c, models, k.id)) b.addCall(ctx, priceCall(config, f))
 }
 
 /** The usage ledger `sessions usage` takes (UsageLedger): the catalog of the command, refreshed per agent first. */

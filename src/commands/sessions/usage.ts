@@ -5,9 +5,13 @@ import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {terminalWidth} from '../../render/fit.js'
 import {ExitCode, UsageError} from '../../errors.js'
-import {renderUsage, usageCsv} from '../../render/sessions/usage.js'
+import {startLive} from '../../cli/live.js'
+import {renderStatusLine, renderUsage, usageCsv} from '../../render/sessions/usage.js'
+import {localTime} from '../../sessions/format.js'
+import {usageStatusLine} from '../../sessions/statusline.js'
+import {paint, colorEnabled} from '../../render/color.js'
 import {BUDGET_PERIODS, budgetCheck, budgetsOf, parseNotify, sendAlerts} from '../../sessions/budget.js'
-import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult} from '../../sessions/usage.js'
+import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult, usageTimeZone} from '../../sessions/usage.js'
 import {clawkitDirs, loadSettings, settingsPath} from '../../settings.js'
 
 export type {LargestCall, SessionsUsageResult, UsageBy, UsageRow} from '../../sessions/usage.js'
@@ -25,6 +29,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     '<%= config.bin %> sessions usage --limit 10',
     '<%= config.bin %> sessions usage --all-agents --max-cost 25 --per day --notify discord:channel:123456789012345678',
     '<%= config.bin %> sessions usage --check --json',
+    '<%= config.bin %> sessions usage --statusline',
+    '<%= config.bin %> sessions usage --by day,model --last 7 --watch',
     '<%= config.bin %> sessions usage --store-url postgres://reader@db.example/fleet --by host',
   ]
   static override flags = {
@@ -37,6 +43,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     per: Flags.string({description: 'the period of --max-cost (default day)', options: [...BUDGET_PERIODS]}),
     check: Flags.boolean({description: 'check the budgets in clawkit\'s settings (every agent) and look for runaway sessions: exit code 7 when a limit is passed or a runaway found'}),
     notify: Flags.string({description: 'with --max-cost or --check: send one alert per limit passed and period (and per runaway and hour) through message send\'s path, e.g. discord:channel:<id>', helpValue: '<channel>:<target>'}),
+    statusline: Flags.boolean({description: 'print one short line for a shell prompt or tmux: today\'s spend, this month\'s, and the most expensive session active in the last hour (every agent unless --agent)'}),
+    watch: Flags.boolean({description: 'on a terminal: redraw the report in place every 5 s, until Ctrl-C'}),
     csv: Flags.boolean({description: 'print the rows as CSV (a header line, no total line)'}),
     agent: Flags.string({description: 'agent id (default: the configured default agent)', helpValue: '<id>'}),
     'all-agents': Flags.boolean({description: 'every agent (configured or found on disk)'}),
@@ -49,8 +57,10 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     ...pagerFlags,
   }
 
-  async run(): Promise<SessionsUsageResult> {
+  async run(): Promise<SessionsUsageResult | undefined> {
     const f = this.flags
+    if (f.statusline) return this.statusLine()
+    if (f.watch) return this.watch()
     const hosts = await this.fleetHostsFromFlags()
     if (f.csv && this.jsonEnabled()) throw new UsageError('--csv and --json print two different documents: use one', 'E_FLAG_CONFLICT')
     const checking = f.check || f['max-cost'] !== undefined
@@ -88,5 +98,66 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       if (result.badValues > 0) process.stderr.write(`Warning: ${result.badValues} token or cost figure(s) were not plausible numbers: counted as 0 (badValues).\n`)
     }
     return result
+  }
+
+  /** --statusline: one line from the catalog (a scan without it), for every agent unless --agent. */
+  private async statusLine(): Promise<undefined> {
+    const f = this.flags
+    if (this.jsonEnabled() || f.csv || f.watch) throw new UsageError('--statusline prints one line of text: leave out --json, --csv and --watch', 'E_FLAG_CONFLICT')
+    if (f['store-url'] !== undefined) throw new UsageError('--statusline reads the local state dir', 'E_FLAG_CONFLICT')
+    const state = this.openState()
+    const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))
+    const line = await usageStatusLine(state, {...(f.agent ? {agent: f.agent} : {}), timezone: usageTimeZone(f.timezone), now: new Date(), ...(ledger ? {ledger} : {})})
+    process.stdout.write(renderStatusLine(line))
+    return undefined
+  }
+
+  /**
+   * --watch: the report redrawn in place every 5 s on the terminal's alternate screen (cursor home, each line cleared to
+   * its end, the rest cleared), as status --watch does; Ctrl-C leaves with the last report printed.
+   */
+  private async watch(): Promise<undefined> {
+    const f = this.flags
+    if (this.jsonEnabled() || f.csv) throw new UsageError('--watch redraws a report; --json and --csv print one document: use one or the other', 'E_FLAG_CONFLICT')
+    if (f['store-url'] !== undefined || f.check || f['max-cost'] !== undefined) throw new UsageError('--watch redraws a local report; budgets are checked once (run the check from cron instead)', 'E_FLAG_CONFLICT')
+    if (!process.stdout.isTTY) throw new UsageError('--watch redraws the screen of a terminal, and stdout is not one', 'E_NOT_A_TERMINAL', ['for a record over time, run "clawkit sessions usage --json" at intervals instead'])
+    const state = this.openState()
+    const {catalogLedger} = await import('../../catalog/ledger.js')
+    const opts = {by: f.by, since: f.since, until: f.until, last: f.last, timezone: f.timezone, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
+    const live = startLive()
+    const ESC = '\u001B['
+    let last = ''
+    await live.write(`${ESC}?1049h${ESC}?25l${ESC}2J`)
+    try {
+      while (!live.signal.aborted) {
+        // Each frame is a fresh report: --since 7d and --last move with the clock, and a catalog of its own brings
+        // the ledger up to date (a catalog reads each agent once, for one answer).
+        const catalog = f.scan ? undefined : await this.unlistedCatalog(state)
+        let result: SessionsUsageResult
+        try {
+          result = await sessionsUsage(state, {...opts, now: new Date(), ...(catalog ? {ledger: catalogLedger(catalog)} : {scan: true})})
+        } finally {
+          catalog?.close()
+        }
+        const width = f.wide ? undefined : (process.stdout.columns ?? 80)
+        last = renderUsage(result, {width, bars: true})
+        const head = paint(colorEnabled(), 'dim', `Watching: redrawn every 5 s (last ${localTime(new Date().toISOString())}); Ctrl-C to stop.`)
+        const lines = [head, ...last.trimEnd().split('\n')]
+        const rows = process.stdout.rows ?? 24
+        const shown = lines.length <= rows - 1 ? lines : [...lines.slice(0, rows - 2), `\u2026 ${lines.length - rows + 2} more line(s): a taller terminal shows them`]
+        await live.write(`${ESC}H${shown.map((l) => `${l}${ESC}K`).join('\n')}${ESC}J`)
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, 5000)
+          live.signal.addEventListener('abort', () => {
+            clearTimeout(t)
+            resolve()
+          }, {once: true})
+        })
+      }
+    } finally {
+      process.stdout.write(`${ESC}?25h${ESC}?1049l${last}`)
+      live.done()
+    }
+    return undefined
   }
 }

@@ -1,5 +1,6 @@
 // The human output of `clawkit sessions usage`: its result as text (the command chooses when to print it).
 import {groupDigits, localTime} from '../../sessions/format.js'
+import type {UsageStatusLine} from '../../sessions/statusline.js'
 import type {SessionsUsageResult, UsageBy, UsageRow} from '../../sessions/usage.js'
 import {colorEnabled, paint} from '../color.js'
 import {cutToWidth, type FitCell, type FitColumn, hiddenNote, keyCutter, renderFitted, wrapHanging} from '../fit.js'
@@ -202,4 +203,15 @@ export function usageCsv(r: SessionsUsageResult): string {
     lines.push([...values, ...(session ? [x.agentId, x.key, x.sessionId, x.removed ? 'removed' : x.where] : []), x.calls, x.input, x.output, x.cacheRead, x.cacheWrite, x.totalTokens, Number(x.costUsd.toFixed(9)), x.estimated, x.removedCostUsd ?? 0, x.firstCallAt, x.lastCallAt].map(csvField).join(','))
   }
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * The status line: `$1.23 today · $45.67 this month · agent:main:main $0.80`, dollars to the cent (`*`: partly
+ * estimated), the active session's key cut to 32 characters; no colour, no line break but the last.
+ */
+export function renderStatusLine(s: UsageStatusLine): string {
+  const d = (n: number) => `$${n.toFixed(2)}${s.estimated ? '*' : ''}`
+  const parts = [`${d(s.todayUsd)} today`, `${d(s.monthUsd)} this month`]
+  if (s.top) parts.push(`${cutToWidth(printable(s.top.key), 32)} ${d(s.top.todayUsd)}`)
+  return `${parts.join(' \u00B7 ')}\n`
 }
