@@ -1,9 +1,9 @@
 // The runaway detector: a session whose spend in the last hour is far above its own usual rate (a heartbeat or cron
 // loop that suddenly calls the model every few seconds). Only sessions updated in the last hour are read, each its own
-// current transcript, so `status` can ask on every run.
+// current transcript from its end (at most RUNAWAY.maxCalls calls), so `status` can ask on every run.
 import type {ReadableState} from '../store/state.js'
 import type {Runaway} from './budget-types.js'
-import {callFieldsOf, priceCall, USAGE_LINES} from './usage.js'
+import {callFieldsOf, priceCall} from './usage.js'
 
 /** The rule, in numbers (docs/sessions.md "Runaway sessions"). */
 export const RUNAWAY = {
@@ -19,6 +19,11 @@ export const RUNAWAY = {
   minActiveHours: 3,
   /** Without a usual rate: the window's spend at least this. */
   newUsd: 5,
+  /**
+   * At most this many of a transcript's last calls are read (from its end, as `history` reads): a month-long main
+   * session of a gigabyte costs status no more than a short one. A runaway's hour is well within it.
+   */
+  maxCalls: 5000,
 } as const
 
 /**
@@ -61,8 +66,9 @@ export async function findRunaways(state: ReadableState, o: {agents: string[]; n
       let calls = 0
       let history = 0
       const hours = new Set<number>()
-      for await (const line of store.grepLines(ref, USAGE_LINES)) {
-        const f = line.bad ? undefined : callFieldsOf(line.value)
+      const read = await store.tail(ref, {limit: RUNAWAY.maxCalls, count: (e) => e.type === 'message' && (e as {message?: {role?: unknown}}).message?.role === 'assistant'})
+      for (const e of read?.entries ?? []) {
+        const f = callFieldsOf(e as unknown as Record<string, unknown>)
         if (!f || f.t === undefined || f.t > now) continue
         const c = priceCall(state.config, f).call.costUsd
         if (f.t > from) {
