@@ -10,7 +10,7 @@ import {renderStatusLine, renderUsage, usageCsv} from '../../render/sessions/usa
 import {localTime} from '../../sessions/format.js'
 import {usageStatusLine} from '../../sessions/statusline.js'
 import {paint, colorEnabled} from '../../render/color.js'
-import {BUDGET_PERIODS, budgetCheck, budgetsOf, parseNotify, sendAlerts} from '../../sessions/budget.js'
+import {BUDGET_PERIODS} from '../../sessions/budget-types.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult, usageTimeZone} from '../../sessions/usage.js'
 import {clawkitDirs, loadSettings, settingsPath} from '../../settings.js'
 
@@ -67,7 +67,9 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
     if (f.per !== undefined && f['max-cost'] === undefined) throw new UsageError('--per is the period of --max-cost: add --max-cost <usd>', 'E_BAD_FLAG')
     if (f.notify !== undefined && !checking) throw new UsageError('--notify sends budget alerts: add --max-cost <usd> or --check', 'E_BAD_FLAG')
     if (checking && hosts) throw new UsageError('budgets are checked on a local state dir; the fleet replica is read only for reports', 'E_FLAG_CONFLICT')
-    const notify = f.notify === undefined ? undefined : parseNotify(f.notify)
+    // The budget code (and message send's, for alerts) loads only for a check: a report or a status line starts without it.
+    const budget = checking ? await import('../../sessions/budget.js') : undefined
+    const notify = f.notify === undefined ? undefined : budget!.parseNotify(f.notify)
     const opts = {by: f.by, since: f.since, until: f.until, last: f.last, timezone: f.timezone, agent: f.agent, allAgents: f['all-agents'], includeArchived: f['include-archived'], limit: f.limit}
     let result: SessionsUsageResult
     if (hosts) result = await fleetUsage(hosts, {...opts, prefixHost: f.host === undefined})
@@ -76,7 +78,8 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
       // The ledger's code loads only here: every other command starts without it.
       const ledger = f.scan ? undefined : (await import('../../catalog/ledger.js')).catalogLedger(await this.catalog(state))
       result = await sessionsUsage(state, ledger ? {...opts, ledger} : {...opts, scan: true})
-      if (checking) {
+      if (budget) {
+        const {budgetCheck, budgetsOf, sendAlerts} = budget
         const settings = loadSettings(state.env)
         const budgets = budgetsOf(f.check ? settings.budgets : [], {maxCost: f['max-cost'], per: f.per})
         if (f.check && !settings.budgets?.length && f['max-cost'] === undefined) {
