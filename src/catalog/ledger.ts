@@ -23,8 +23,15 @@ function modelsOf(c: CatalogDb): Map<number, Model> {
 }
 
 /** A transcript's calls as CallFields, in line order (what a scan's grepLines would have parsed out of them). */
-function callsOf(c: CatalogDb, models: Map<number, Model>, id: number): CallFields[] {
-  return c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? ORDER BY line').all(id).map((r) => {
+function callsOf(c: CatalogDb, models: Map<number, Model>, id: number, window: {since?: number; until?: number} = {}): CallFields[] {
+  // A time window is applied in SQL too: the builder would drop the same calls (those outside it, and those without a
+  // time), so only fewer rows are made into objects.
+  const {since, until} = window
+  const rows =
+    since === undefined && until === undefined
+      ? c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? ORDER BY line').all(id)
+      : c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? AND at >= ? AND at <= ? ORDER BY line').all(id, since ?? Number.MIN_SAFE_INTEGER, until ?? Number.MAX_SAFE_INTEGER)
+  return rows.map((r) => {
     const cost = r.cost_nano !== null ? Number(r.cost_nano) / 1e9 : r.cost !== null ? Number(r.cost) : undefined
     const m = r.model === null ? undefined : models.get(Number(r.model))
     return {
@@ -71,7 +78,7 @@ function addKept(b: UsageBuilder, c: CatalogDb, models: Map<number, Model>, conf
     const p = partialOf(k.partial)
     if (p.lastT === null || p.firstT === null || (since !== undefined && p.lastT < since) || (until !== undefined && p.firstT > until)) return
   }
-  for (const f of callsOf(c, models, k.id)) b.addCall(ctx, priceCall(config, f))
+  for (const f of callsOf(c, models, k.id, b.window)) b.addCall(ctx, priceCall(config, f))
 }
 
 /** The usage ledger `sessions usage` takes (UsageLedger): the catalog of the command, refreshed per agent first. */
