@@ -10,7 +10,7 @@ import {UsageError} from '../errors.js'
 import type {ClawkitBudget} from '../settings.js'
 import type {OpenClawState, ReadableState} from '../store/state.js'
 import {periodLabel, periodStart} from '../util/zoned-time.js'
-import {type Budget, type BudgetAlert, type BudgetCheck, type BudgetPeriod, type BudgetStatus} from './budget-types.js'
+import type {Budget, BudgetAlert, BudgetCheck, BudgetPeriod, BudgetStatus} from './budget-types.js'
 import {findRunaways} from './runaway.js'
 import {sessionsUsage, type UsageLedger} from './usage.js'
 

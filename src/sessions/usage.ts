@@ -4,11 +4,11 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
 import {parseSessionKey} from '../store/session-key.js'
-import type {BudgetCheck} from './budget-types.js'
 import type {ReadableState} from '../store/state.js'
 import type {RawLineFilter, SessionReader, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
 import {modelPrice} from '../util/values.js'
 import {canonicalTimeZone, localTimeZone, type Period, PeriodLabeler, periodStart, zonedInstant} from '../util/zoned-time.js'
+import type {BudgetCheck} from './budget-types.js'
 import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
 /**
@@ -436,7 +436,8 @@ export class UsageBuilder {
     return f
   }
 
-  private value(by: UsageBy, ctx: UsageCtx, call: {model: string | null; provider: string | null; at: string | null} | undefined): string {
+  /** `t`: the call's time (ms), as its `at` says (passed as a number: parsing `at` again per call costs more than the rest). */
+  private value(by: UsageBy, ctx: UsageCtx, call: {model: string | null; provider: string | null} | undefined, t: number | undefined): string {
     const onHost = (g: string) => (this.prefixHost && ctx.host !== undefined ? `${ctx.host}/${g}` : g)
     switch (by) {
       case 'session':
@@ -459,13 +460,13 @@ export class UsageBuilder {
       case 'day':
       case 'week':
       case 'month':
-        return call?.at ? this.labelers.get(by)!.label(Date.parse(call.at)) : 'unknown'
+        return t === undefined ? 'unknown' : this.labelers.get(by)!.label(t)
     }
   }
 
-  private row(ctx: UsageCtx, call: {model: string | null; provider: string | null; at: string | null} | undefined): UsageRow {
-    const values = this.dims.map((d) => this.value(d, ctx, call))
-    const group = values.join(' \u00B7 ')
+  private row(ctx: UsageCtx, call: {model: string | null; provider: string | null} | undefined, t?: number): UsageRow {
+    const values = this.dims.length === 1 ? [this.value(this.dims[0], ctx, call, t)] : this.dims.map((d) => this.value(d, ctx, call, t))
+    const group = values.length === 1 ? values[0] : values.join(' \u00B7 ')
     let row = this.rows.get(group)
     if (!row) {
       row = emptyRow(group)
@@ -486,7 +487,8 @@ export class UsageBuilder {
     if (until !== undefined && c.t! > until) return
     if (c.unpriced) this.unpricedCalls++
     this.badValues += c.badValues
-    const row = this.row(ctx, c.call)
+    // A call's time is `t` exactly when its `at` is set (priceCall makes one from the other).
+    const row = this.row(ctx, c.call, c.call.at === null ? undefined : c.t)
     addCall(row, c.call)
     addCall(this.total, c.call)
     if (ctx.removed) this.addRemoved(row, c.call.costUsd, 1)

@@ -2,15 +2,16 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
-import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
-import {terminalWidth} from '../../render/fit.js'
-import {ExitCode, UsageError} from '../../errors.js'
 import {startLive} from '../../cli/live.js'
+import {ExitCode, UsageError} from '../../errors.js'
+import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
+import {colorEnabled, paint} from '../../render/color.js'
+import {terminalWidth} from '../../render/fit.js'
+import {printable} from '../../render/safe.js'
 import {renderStatusLine, renderUsage, usageCsv} from '../../render/sessions/usage.js'
+import {BUDGET_PERIODS} from '../../sessions/budget-types.js'
 import {localTime} from '../../sessions/format.js'
 import {usageStatusLine} from '../../sessions/statusline.js'
-import {paint, colorEnabled} from '../../render/color.js'
-import {BUDGET_PERIODS} from '../../sessions/budget-types.js'
 import {fleetUsage, sessionsUsage, USAGE_BY, type SessionsUsageResult, usageTimeZone} from '../../sessions/usage.js'
 import {clawkitDirs, loadSettings, settingsPath} from '../../settings.js'
 
@@ -89,7 +90,7 @@ export default class SessionsUsage extends BaseCommand<typeof SessionsUsage> {
         const check = await budgetCheck(state, {budgets, agents: result.agents, timezone: result.timezone, now, ...(ledger ? {ledger} : {})})
         const alerts = notify ? await sendAlerts(state, {check, notify, dataDir: clawkitDirs(state.env).data, now}) : []
         result = {...result, budget: {...check, alerts}}
-        for (const a of alerts) if (a.status === 'failed') process.stderr.write(`Warning: the alert about ${a.about} could not be sent to ${a.channel}:${a.target}: ${a.error}; the next check tries again.\n`)
+        for (const a of alerts) if (a.status === 'failed') process.stderr.write(`Warning: the alert about ${printable(a.about)} could not be sent to ${printable(`${a.channel}:${a.target}`)}: ${printable(a.error ?? '')}; the next check tries again.\n`)
         if (check.over > 0 || check.runaways.length > 0) process.exitCode = ExitCode.budgetExceeded
       }
     }
