@@ -128,6 +128,17 @@ describe('sessions usage budgets', () => {
     const st = await runCli(['status', '--json'], {env})
     expect(st.code, st.stderr).toBe(0)
     expect(json(st).runaways).toEqual(b.runaways)
+    // A runaway is alerted once per session and hour, as a limit once per period.
+    const hourBefore = Math.floor(Date.now() / 3_600_000)
+    const alerted = await usage(env, '--max-cost', '10000', '--notify', `discord:channel:${CHANNEL}`, '--json')
+    expect(json(alerted).budget?.alerts).toEqual([{about: 'agent:main:main', channel: 'discord', target: `channel:${CHANNEL}`, status: 'sent'}])
+    expect(servers.fake.of('discord')[0].body.content).toMatch(/^clawkit: runaway session agent:main:main \(agent main\) spent \$6\.00 in the last hour, 60x its usual \$0\.10 per active hour/)
+    const quiet = await usage(env, '--max-cost', '10000', '--notify', `discord:channel:${CHANNEL}`, '--json')
+    expect(quiet.code).toBe(7)
+    // The same clock hour (Berlin's hours are UTC's, shifted by whole hours): not sent again. Across an hour's turn it is.
+    const sameHour = Math.floor(Date.now() / 3_600_000) === hourBefore
+    expect(json(quiet).budget?.alerts[0].status).toBe(sameHour ? 'already' : 'sent')
+    expect(servers.fake.of('discord')).toHaveLength(sameHour ? 1 : 2)
     const text = await runCli(['status'], {env})
     expect(text.stdout).toMatch(/^Runaway:? +agent:main:main \(agent main\) spent \$6\.00 in the last hour \(3 call\(s\)\); usually \$0\.10 per active hour$/m)
   }, 60_000)
