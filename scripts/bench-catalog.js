@@ -11,6 +11,8 @@
 //     does), against a search with nothing changed, alternating;
 //   - the catalog's size against the text it covers.
 // Every clawkit answer is checked against rg's count or the scan's document; a mismatch is a row "failed: ...".
+//   - the floor of a common literal with an index that keeps no positions: scripts/parse-floor.js (read everything,
+//     parse each line holding the literal), beside rg and the catalog;
 // BENCH_CATALOG_RUNS, BENCH_SEARCH_BYTES (the corpus), BENCH_KEEP=1 keeps the copy.
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
@@ -32,6 +34,7 @@ export async function catalogRows() {
     return
   }
   const node = n24.bin
+  const load0 = os.loadavg()
   const corpus = searchCorpus(Number(process.env.BENCH_SEARCH_BYTES ?? 1024 ** 3))
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-catalog-'))
   const state = path.join(dir, 'state')
@@ -83,7 +86,7 @@ export async function catalogRows() {
   row('first build: clawkit index (1 run)', [build.ms], `${(build.ms / median(scans).median).toFixed(1)}x one scan`)
 
   // Warm and fresh: rg, the catalog, and the floors, round-robin.
-  const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: []}
+  const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: [], parseFloor: []}
   let rareDoc
   let commonDoc
   let rgRareCount
@@ -96,6 +99,7 @@ export async function catalogRows() {
     const e = time(node, ['-e', '0'])
     const f = time('rg', rgArgs('deploy'))
     const g = search('deploy')
+    const h = time(node, [path.join(root, 'scripts', 'parse-floor.js'), sessionsDir, 'deploy'])
     if (i === 0) {
       rgRareCount = rgCount(a.stdout)
       rgCommonCount = rgCount(f.stdout)
@@ -110,6 +114,7 @@ export async function catalogRows() {
     series.nodeStart.push(e.ms)
     series.rgCommon.push(f.ms)
     series.common.push(g.ms)
+    series.parseFloor.push(h.ms)
   }
   const commonScan = docOf(search('deploy', '--scan'))
   const rareOk = rareDoc.engine === 'catalog' && rareDoc.count === rgRareCount && strip(rareDoc) === strip(scanDoc)
@@ -120,7 +125,8 @@ export async function catalogRows() {
   row('clawkit --version (Node, bundle, oclif)', series.version)
   row('node scripts/stat-floor.js (Node start and one stat per transcript)', series.statFloor)
   row('rg -c deploy', series.rgCommon, `${rgCommonCount} lines`)
-  row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${(median(series.common).median / median(series.rgCommon).median).toFixed(2)}x rg -c` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
+  row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${(median(series.common).median / median(series.rgCommon).median).toFixed(2)}x rg -c, ${(median(series.common).median / median(series.parseFloor).median).toFixed(2)}x the parse floor` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
+  row('node scripts/parse-floor.js (Node start, every transcript read, each line holding deploy parsed: what an index without positions leaves to do)', series.parseFloor, `${(median(series.parseFloor).median / median(series.rgCommon).median).toFixed(2)}x rg -c`)
 
   // The other design for a common literal: an index with positions, counting without reading (bench-exact-index.js),
   // built once per corpus and kept in the bench cache. BENCH_CATALOG_EXACT=0 skips it.
@@ -170,7 +176,7 @@ export async function catalogRows() {
     const {source: _c, removed: _d, ...y} = usageScanDoc
     return JSON.stringify(x) === JSON.stringify(y)
   })()
-  row('clawkit sessions usage --all-agents --json --scan (3 runs)', usageScan)
+  row('clawkit sessions usage --all-agents --json --scan (3 runs)', usageScan, `the first build was ${(build.ms / median(usageScan).median).toFixed(1)}x this scan`)
   row('clawkit sessions usage --all-agents --json (catalog, warm)', usage, sameUsage && usageDoc.source === 'catalog' ? `= --scan; ${(median(usageScan).median / median(usage).median).toFixed(1)}x faster than the scan` : `failed: source ${usageDoc.source}, same as --scan: ${sameUsage}`)
 
   // One turn appended to 1 % of the transcripts before each search, alternating with searches after no change.
@@ -209,7 +215,7 @@ export async function catalogRows() {
   row(`same, after one turn appended to ${pickN} transcripts (1 %) and their entries updated`, appended, appendedOk ? `${(median(appended).median / median(unchanged).median).toFixed(2)}x the unchanged search; counts and the final answer = --scan` : 'failed: counts or the final answer differ from --scan')
 
   const status = JSON.parse(clawkit('index', '--status', '--json').stdout)
-  console.log(`\nCatalog: node ${n24.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
+  console.log(`\nCatalog: node ${n24.version}, ${os.cpus().length} cores, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
   console.log('| command | median ms | min | max | |')
   console.log('|---|---|---|---|---|')
   for (const r of rows) console.log(`| ${r.name} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.max.toFixed(0)} | ${r.extra} |`)
