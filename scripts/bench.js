@@ -190,7 +190,7 @@ if (others && process.env.BENCH_SYNC !== '0' && sqliteMode !== 'only' && searchM
 // Fleet search against local search (scripts/bench-fleet-search.js: BENCH_FLEET_SEARCH_BYTES, _RUNS); BENCH_FLEET=0 skips it.
 if (others && process.env.BENCH_FLEET !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-fleet-search.js')], {stdio: 'inherit'})
 // The local catalog's rows (scripts/bench-catalog.js, issue 28; Node 24): BENCH_CATALOG=0 skips them, =only runs only them.
-if (catalogMode !== '0' && sqliteMode !== 'only' && searchMode !== 'only') await (await import('./bench-catalog.js')).catalogRows()
+if (catalogMode !== '0' && !listOnly && sqliteMode !== 'only' && searchMode !== 'only') await (await import('./bench-catalog.js')).catalogRows()
 if (!keep) fs.rmSync(dir, {recursive: true, force: true})
 
 /** The line worth showing of a failed run: a --json error envelope's message, else the first non-empty line. */
