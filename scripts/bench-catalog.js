@@ -11,6 +11,9 @@
 //     does), against a search with nothing changed, alternating;
 //   - the catalog's size against the text it covers.
 // Every clawkit answer is checked against rg's count or the scan's document; a mismatch is a row "failed: ...".
+//   - the first build's floor (scripts/build-floor.js) and the same with distinct trigrams per span, once each;
+//   - the floor of a common literal with an index that keeps no positions: scripts/parse-floor.js (read everything,
+//     parse each line holding the literal), beside rg and the catalog;
 // BENCH_CATALOG_RUNS, BENCH_SEARCH_BYTES (the corpus), BENCH_KEEP=1 keeps the copy.
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
@@ -32,6 +35,7 @@ export async function catalogRows() {
     return
   }
   const node = n24.bin
+  const load0 = os.loadavg()
   const corpus = searchCorpus(Number(process.env.BENCH_SEARCH_BYTES ?? 1024 ** 3))
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-bench-catalog-'))
   const state = path.join(dir, 'state')
@@ -45,22 +49,35 @@ export async function catalogRows() {
   for (const k of Object.keys(env)) if (k.startsWith('OPENCLAW_') || k === 'NODE_OPTIONS') delete env[k]
   fs.mkdirSync(env.HOME, {recursive: true})
 
+  // Wall time, and the CPU time (user + system, every thread: rg's two included) by /usr/bin/time where it exists: on
+  // this shared machine the other helpers' load stretches wall times unevenly, CPU time much less.
+  const timeBin = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+  const cpuFile = path.join(dir, 'cpu')
   const time = (cmd, args) => {
+    const [c, a] = timeBin ? [timeBin, ['-f', '%U %S', '-o', cpuFile, cmd, ...args]] : [cmd, args]
     const t = process.hrtime.bigint()
-    const r = spawnSync(cmd, args, {env, maxBuffer: 512 * 1024 ** 2, encoding: 'utf8'})
+    const r = spawnSync(c, a, {env, maxBuffer: 512 * 1024 ** 2, encoding: 'utf8'})
     const ms = Number(process.hrtime.bigint() - t) / 1e6
     if (r.error) throw r.error
     if (r.status !== 0 && !(cmd === 'rg' && r.status === 1)) throw new Error(`${cmd} ${args.slice(0, 4).join(' ')}: exit ${r.status}: ${(r.stderr || r.stdout).split('\n')[0]}`)
-    return {ms, stdout: r.stdout, stderr: r.stderr}
+    const cpu = timeBin ? fs.readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1).split(' ').reduce((sum, x) => sum + Number(x) * 1000, 0) : NaN
+    return {ms, cpu, stdout: r.stdout, stderr: r.stderr}
   }
   const clawkit = (...args) => time(node, [bin, ...args, '--state-dir', state])
   const rgCount = (stdout) => stdout.split('\n').filter(Boolean).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(':') + 1)), 0)
+  // A series holds timed runs ({ms, cpu}); median() is of their wall times, cpuMedian() of their CPU times.
   const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b)
+    const s = xs.map((v) => (typeof v === 'number' ? v : v.ms)).sort((a, b) => a - b)
     return {median: s[Math.floor(s.length / 2)], min: s[0], max: s.at(-1)}
   }
+  const cpuMedian = (xs) => {
+    const s = xs.map((v) => v.cpu).sort((a, b) => a - b)
+    return s[Math.floor(s.length / 2)]
+  }
+  /** a's median against b's: wall, and CPU in brackets. */
+  const ratio = (a, b) => `${(median(a).median / median(b).median).toFixed(2)}x (CPU ${(cpuMedian(a) / cpuMedian(b)).toFixed(2)}x)`
   const rows = []
-  const row = (name, ms, extra = '') => rows.push({name, ...median(ms), extra})
+  const row = (name, runs, extra = '') => rows.push({name, ...median(runs), cpu: cpuMedian(runs), extra})
   const rgArgs = (needle) => ['-c', needle, '--glob', '*.jsonl*', sessionsDir]
   const search = (needle, ...extra) => clawkit('sessions', 'search', needle, '--include-archived', '--json', ...extra)
   const docOf = (r) => JSON.parse(r.stdout)
@@ -74,16 +91,23 @@ export async function catalogRows() {
   let scanDoc
   for (let i = 0; i < 3; i++) {
     const r = search(corpus.needle, '--scan')
-    scans.push(r.ms)
+    scans.push(r)
     scanDoc = docOf(r)
   }
   const build = clawkit('index', '--json')
   const built = JSON.parse(build.stdout)
+  // The build's floor (scripts/build-floor.js: read, parse, the searched text in 8 KiB spans into FTS5, nothing else)
+  // and the other design timed against it (each span's distinct trigrams as tokens), once each, right after the build.
+  const floorDb = path.join(dir, 'build-floor.sqlite')
+  const buildFloor = time(node, [path.join(root, 'scripts', 'build-floor.js'), sessionsDir, floorDb])
+  const buildDistinct = time(node, [path.join(root, 'scripts', 'build-floor.js'), sessionsDir, floorDb, 'distinct'])
   row('one scan: sessions search kubeconfig --scan (3 runs)', scans)
-  row('first build: clawkit index (1 run)', [build.ms], `${(build.ms / median(scans).median).toFixed(1)}x one scan`)
+  row('first build: clawkit index (1 run)', [build], `${ratio([build], scans)} one scan, ${ratio([build], [buildFloor])} its floor`)
+  row("build floor: node scripts/build-floor.js (read, parse, the searched text in 8 KiB spans into FTS5's trigram tokenizer; no ledger)", [buildFloor], `${ratio([buildFloor], scans)} one scan; ${buildFloor.stdout.trim().split(' ')[3]} bytes of text`)
+  row("other design: the same with each span's distinct trigrams as tokens (ascii tokenizer; a timing prototype)", [buildDistinct], `${ratio([buildDistinct], scans)} one scan, ${ratio([buildDistinct], [buildFloor])} the floor`)
 
   // Warm and fresh: rg, the catalog, and the floors, round-robin.
-  const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: []}
+  const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: [], parseFloor: []}
   let rareDoc
   let commonDoc
   let rgRareCount
@@ -96,6 +120,7 @@ export async function catalogRows() {
     const e = time(node, ['-e', '0'])
     const f = time('rg', rgArgs('deploy'))
     const g = search('deploy')
+    const h = time(node, [path.join(root, 'scripts', 'parse-floor.js'), sessionsDir, 'deploy'])
     if (i === 0) {
       rgRareCount = rgCount(a.stdout)
       rgCommonCount = rgCount(f.stdout)
@@ -103,24 +128,26 @@ export async function catalogRows() {
       commonDoc = docOf(g)
       continue
     }
-    series.rgRare.push(a.ms)
-    series.rare.push(b.ms)
-    series.version.push(c.ms)
-    series.statFloor.push(d.ms)
-    series.nodeStart.push(e.ms)
-    series.rgCommon.push(f.ms)
-    series.common.push(g.ms)
+    series.rgRare.push(a)
+    series.rare.push(b)
+    series.version.push(c)
+    series.statFloor.push(d)
+    series.nodeStart.push(e)
+    series.rgCommon.push(f)
+    series.common.push(g)
+    series.parseFloor.push(h)
   }
   const commonScan = docOf(search('deploy', '--scan'))
   const rareOk = rareDoc.engine === 'catalog' && rareDoc.count === rgRareCount && strip(rareDoc) === strip(scanDoc)
   const commonOk = commonDoc.engine === 'catalog' && strip(commonDoc) === strip(commonScan)
   row(`rg -c ${corpus.needle}`, series.rgRare, `${rgRareCount} lines`)
-  row(`clawkit sessions search ${corpus.needle} --include-archived --json (catalog, warm and fresh)`, series.rare, rareOk ? `${rareDoc.count} hits, = --scan; ${(median(series.rare).median / median(series.rgRare).median).toFixed(2)}x rg -c` : `failed: engine ${rareDoc.engine}, count ${rareDoc.count} (rg ${rgRareCount}), same as --scan: ${strip(rareDoc) === strip(scanDoc)}`)
+  row(`clawkit sessions search ${corpus.needle} --include-archived --json (catalog, warm and fresh)`, series.rare, rareOk ? `${rareDoc.count} hits, = --scan; ${ratio(series.rare, series.rgRare)} rg -c` : `failed: engine ${rareDoc.engine}, count ${rareDoc.count} (rg ${rgRareCount}), same as --scan: ${strip(rareDoc) === strip(scanDoc)}`)
   row('node -e 0 (Node 24 start)', series.nodeStart)
   row('clawkit --version (Node, bundle, oclif)', series.version)
   row('node scripts/stat-floor.js (Node start and one stat per transcript)', series.statFloor)
   row('rg -c deploy', series.rgCommon, `${rgCommonCount} lines`)
-  row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${(median(series.common).median / median(series.rgCommon).median).toFixed(2)}x rg -c` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
+  row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${ratio(series.common, series.rgCommon)} rg -c, ${ratio(series.common, series.parseFloor)} the parse floor` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
+  row('node scripts/parse-floor.js (Node start, every transcript read, each line holding deploy parsed: what an index without positions leaves to do)', series.parseFloor, `${ratio(series.parseFloor, series.rgCommon)} rg -c`)
 
   // The other design for a common literal: an index with positions, counting without reading (bench-exact-index.js),
   // built once per corpus and kept in the bench cache. BENCH_CATALOG_EXACT=0 skips it.
@@ -143,11 +170,11 @@ export async function catalogRows() {
         n = Number(b.stdout.trim())
         continue
       }
-      rgs.push(a.ms)
-      counts.push(b.ms)
+      rgs.push(a)
+      counts.push(b)
     }
     row('rg -c deploy (again, beside the other design)', rgs)
-    row('other design: count deploy from an index with positions (FTS5 detail=full, per part), a whole process', counts, `${n === commonDoc.count ? `${n} parts, = the catalog's count` : `failed: ${n} parts, the catalog counted ${commonDoc.count}`}; ${(median(counts).median / median(rgs).median).toFixed(2)}x rg -c; its index ${(built.bytes / 1e6).toFixed(0)} MB = ${(built.bytes / built.textBytes).toFixed(2)}x the text (built in ${(built.buildMs / 1000).toFixed(0)} s, once)`)
+    row('other design: count deploy from an index with positions (FTS5 detail=full, per part), a whole process', counts, `${n === commonDoc.count ? `${n} parts, = the catalog's count` : `failed: ${n} parts, the catalog counted ${commonDoc.count}`}; ${ratio(counts, rgs)} rg -c; its index ${(built.bytes / 1e6).toFixed(0)} MB = ${(built.bytes / built.textBytes).toFixed(2)}x the text (built in ${(built.buildMs / 1000).toFixed(0)} s, once)`)
   }
 
   // Usage.
@@ -155,7 +182,7 @@ export async function catalogRows() {
   let usageScanDoc
   for (let i = 0; i < 3; i++) {
     const r = clawkit('sessions', 'usage', '--all-agents', '--json', '--scan')
-    usageScan.push(r.ms)
+    usageScan.push(r)
     usageScanDoc = docOf(r)
   }
   const usage = []
@@ -163,15 +190,15 @@ export async function catalogRows() {
   for (let i = 0; i < runs + 1; i++) {
     const r = clawkit('sessions', 'usage', '--all-agents', '--json')
     if (i === 0) usageDoc = docOf(r)
-    else usage.push(r.ms)
+    else usage.push(r)
   }
   const sameUsage = (() => {
     const {source: _a, removed: _b, ...x} = usageDoc
     const {source: _c, removed: _d, ...y} = usageScanDoc
     return JSON.stringify(x) === JSON.stringify(y)
   })()
-  row('clawkit sessions usage --all-agents --json --scan (3 runs)', usageScan)
-  row('clawkit sessions usage --all-agents --json (catalog, warm)', usage, sameUsage && usageDoc.source === 'catalog' ? `= --scan; ${(median(usageScan).median / median(usage).median).toFixed(1)}x faster than the scan` : `failed: source ${usageDoc.source}, same as --scan: ${sameUsage}`)
+  row('clawkit sessions usage --all-agents --json --scan (3 runs)', usageScan, `the first build was ${ratio([build], usageScan)} this scan`)
+  row('clawkit sessions usage --all-agents --json (catalog, warm)', usage, sameUsage && usageDoc.source === 'catalog' ? `= --scan; the scan takes ${ratio(usageScan, usage)} as long` : `failed: source ${usageDoc.source}, same as --scan: ${sameUsage}`)
 
   // One turn appended to 1 % of the transcripts before each search, alternating with searches after no change.
   const files = fs.readdirSync(sessionsDir).filter((f) => /\.jsonl$/.test(f))
@@ -198,21 +225,21 @@ export async function catalogRows() {
     fs.renameSync(path.join(sessionsDir, 'sessions.json.tmp'), path.join(sessionsDir, 'sessions.json'))
     const a = search(corpus.needle)
     if (i === 0) continue
-    unchanged.push(u.ms)
-    appended.push(a.ms)
+    unchanged.push(u)
+    appended.push(a)
     if (docOf(a).count !== docOf(u).count + pickN) appendedOk = false
   }
   const final = docOf(search(corpus.needle))
   const finalScan = docOf(search(corpus.needle, '--scan'))
   appendedOk = appendedOk && strip(final) === strip(finalScan)
   row(`clawkit sessions search ${corpus.needle} (catalog), nothing changed since the last search`, unchanged)
-  row(`same, after one turn appended to ${pickN} transcripts (1 %) and their entries updated`, appended, appendedOk ? `${(median(appended).median / median(unchanged).median).toFixed(2)}x the unchanged search; counts and the final answer = --scan` : 'failed: counts or the final answer differ from --scan')
+  row(`same, after one turn appended to ${pickN} transcripts (1 %) and their entries updated`, appended, appendedOk ? `${ratio(appended, unchanged)} the unchanged search; counts and the final answer = --scan` : 'failed: counts or the final answer differ from --scan')
 
   const status = JSON.parse(clawkit('index', '--status', '--json').stdout)
-  console.log(`\nCatalog: node ${n24.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
-  console.log('| command | median ms | min | max | |')
-  console.log('|---|---|---|---|---|')
-  for (const r of rows) console.log(`| ${r.name} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.max.toFixed(0)} | ${r.extra} |`)
+  console.log(`\nCatalog: node ${n24.version}, ${os.cpus().length} cores, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
+  console.log('| command | median ms | min | max | CPU ms (median) | |')
+  console.log('|---|---|---|---|---|---|')
+  for (const r of rows) console.log(`| ${r.name} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.max.toFixed(0)} | ${Number.isNaN(r.cpu) ? '' : r.cpu.toFixed(0)} | ${r.extra} |`)
   const d = status.details
   console.log(`\ncatalog: ${(status.catalog.bytes / 1e6).toFixed(1)} MB on disk for ${(status.catalog.textBytes / 1e6).toFixed(1)} MB of searched text (${status.catalog.transcripts} transcripts); full-text index ${(d.indexBytes / 1e6).toFixed(1)} MB = ${d.ratio}x of the text (target at most 0.5x), ledger ${(d.ledgerBytes / 1e6).toFixed(1)} MB for ${d.calls} calls; the first build read ${(built.read.bytes / 1e6).toFixed(0)} MB`)
   if (process.env.BENCH_KEEP !== '1') fs.rmSync(dir, {recursive: true, force: true})

@@ -142,7 +142,15 @@ const sqliteMode = process.env.BENCH_SQLITE ?? '1'
 const searchMode = process.env.BENCH_SEARCH ?? '1'
 // BENCH_CATALOG=0 skips the local catalog's rows (scripts/bench-catalog.js); =only runs only them.
 const catalogMode = process.env.BENCH_CATALOG ?? '1'
-const others = catalogMode !== 'only'
+// BENCH_LIST=only runs only the two list-against-floor comparisons (issue 28), each with its OpenClaw peer alternating:
+// the default 10k small-entry JSON store (no transcript) and the SQLite era's generated database.
+const listOnly = process.env.BENCH_LIST === 'only'
+const others = catalogMode !== 'only' && !listOnly
+if (listOnly) {
+  generateStore()
+  await jsonListRows()
+  await sqliteRows({listOnly: true})
+}
 if (others && sqliteMode !== 'only' && searchMode !== 'only') {
   const t0 = Date.now()
   const bigId = generateStore()
@@ -167,7 +175,7 @@ if (others && sqliteMode !== 'only' && searchMode !== 'only') {
     const m = measure(args, n)
     console.log(`| ${name} | ${m.median.toFixed(0)} | ${m.min.toFixed(0)} | ${m.max.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`)
   }
-  listAgainstFloor({state, era: 'json', floorArgs: () => ['json', path.join(sessionsDir, 'sessions.json')], label: `${label} sessions, ${(indexBytes / 1e6).toFixed(1)} MB index, Node ${process.version}`})
+  await jsonListRows()
   // The fleet replica (issue 19): BENCH_FLEET=0 skips it; BENCH_FLEET_HOSTS (4) copies of this index.
   if (process.env.BENCH_FLEET !== '0') {
     const {fleetRows} = await import('./bench-fleet.js')
@@ -182,7 +190,7 @@ if (others && process.env.BENCH_SYNC !== '0' && sqliteMode !== 'only' && searchM
 // Fleet search against local search (scripts/bench-fleet-search.js: BENCH_FLEET_SEARCH_BYTES, _RUNS); BENCH_FLEET=0 skips it.
 if (others && process.env.BENCH_FLEET !== '0' && sqliteMode !== 'only' && searchMode !== 'only') spawnSync(process.execPath, [path.join(root, 'scripts', 'bench-fleet-search.js')], {stdio: 'inherit'})
 // The local catalog's rows (scripts/bench-catalog.js, issue 28; Node 24): BENCH_CATALOG=0 skips them, =only runs only them.
-if (catalogMode !== '0' && sqliteMode !== 'only' && searchMode !== 'only') await (await import('./bench-catalog.js')).catalogRows()
+if (catalogMode !== '0' && !listOnly && sqliteMode !== 'only' && searchMode !== 'only') await (await import('./bench-catalog.js')).catalogRows()
 if (!keep) fs.rmSync(dir, {recursive: true, force: true})
 
 /** The line worth showing of a failed run: a --json error envelope's message, else the first non-empty line. */
@@ -229,7 +237,7 @@ function parseDoc(stdout) {
   return JSON.parse(start < 0 ? stdout : stdout.slice(start))
 }
 
-async function sqliteRows() {
+async function sqliteRows({listOnly = false} = {}) {
   const {findNode24, cacheRoot} = await import('./node24.js')
   const n24 = findNode24()
   if (n24.error) {
@@ -270,7 +278,13 @@ async function sqliteRows() {
     [`clawkit sessions history --limit 20 --json (SQLite, ${eLabel} events)`, () => measureNode(n24.bin, [bin, 'sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', sqState], {env, runs, check: historyCheck})],
     [`clawkit sessions history --limit 20 --json (JSON store, same ${eLabel} events)`, () => measureNode(n24.bin, [bin, 'sessions', 'history', 'agent:main:main', '--limit', '20', '--json', '--state-dir', jsonState], {env, runs, check: historyCheck})],
   ]
-  const dbBytes = fs.statSync(path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')).size
+  const db = path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
+  const peerOf = () => (fs.existsSync(peer) ? {name: 'openclaw 2026.9.6 sessions --json --limit all', args: [peer, 'sessions', '--json', '--limit', 'all'], env: {...env, OPENCLAW_STATE_DIR: sqState}, runs: peerRuns, check: listCheck} : undefined)
+  if (listOnly) {
+    listAgainstFloor({node: n24.bin, env, state: sqState, era: 'sqlite', floorArgs: (bytes) => ['sqlite', db, String(bytes)], label: `${sLabel} sessions, ${eLabel} events in agent:main:main, Node ${n24.version}`, peer: peerOf()})
+    return
+  }
+  const dbBytes = fs.statSync(db).size
   console.log(`\nSQLite era: node ${n24.version}, database ${(dbBytes / 1e6).toFixed(0)} MB; ${runs} runs each, openclaw ${peerRuns} (median / min / max wall ms, peak RSS)\n`)
   console.log('| command | median ms | min | max | peak RSS MiB |')
   console.log('|---|---|---|---|---|')
@@ -284,36 +298,79 @@ async function sqliteRows() {
   }
   const [ours, theirs] = results
   if (ours?.median && theirs?.median) console.log(`\nratio openclaw / clawkit sessions list (SQLite): ${(theirs.median / ours.median).toFixed(2)}x faster (target: at least 10x)`)
-  const db = path.join(sqState, 'agents', 'main', 'agent', 'openclaw-agent.sqlite')
-  listAgainstFloor({node: n24.bin, env, state: sqState, era: 'sqlite', floorArgs: (bytes) => ['sqlite', db, String(bytes)], label: `${sLabel} sessions, Node ${n24.version}`})
+  listAgainstFloor({node: n24.bin, env, state: sqState, era: 'sqlite', floorArgs: (bytes) => ['sqlite', db, String(bytes)], label: `${sLabel} sessions, Node ${n24.version}`, peer: peerOf()})
+}
+
+/**
+ * The JSON era's list against its floor on the default 10k small-entry store: on this Node (20 on the project's
+ * machine), then on Node 24 beside OpenClaw 2026.4.27's `sessions --json` (it needs Node 22.14+), all alternating.
+ */
+async function jsonListRows() {
+  const floorArgs = () => ['json', path.join(sessionsDir, 'sessions.json')]
+  const what = `${label} sessions, ${(indexBytes / 1e6).toFixed(1)} MB index`
+  listAgainstFloor({state, era: 'json', floorArgs, label: `${what}, Node ${process.version}`})
+  const {findNode24, cacheRoot} = await import('./node24.js')
+  const n24 = findNode24()
+  if (n24.error) return console.log(`\nThe JSON-era list on Node 24 beside OpenClaw 2026.4.27 skipped: ${n24.error}`)
+  const home = path.join(dir, 'home')
+  fs.mkdirSync(home, {recursive: true})
+  const env = {...process.env, HOME: home, NO_COLOR: '1'}
+  for (const k of Object.keys(env)) if (k.startsWith('OPENCLAW_') || k === 'NODE_OPTIONS') delete env[k]
+  const oc = path.join(cacheRoot(), 'openclaw-2026.4.27', 'node_modules', 'openclaw', 'openclaw.mjs')
+  const check = (stdout) => {
+    const doc = parseDoc(stdout)
+    const rows = doc.sessions?.length ?? 0
+    return rows === sessions ? undefined : `listed ${rows} of ${sessions} sessions (count ${doc.count})`
+  }
+  // OpenClaw caps a store read at session.maintenance.maxEntries (500 by default) before it lists: its own config file
+  // (outside the state dir, which clawkit reads too) raises the cap so that it lists all the sessions clawkit lists.
+  const ocConfig = path.join(dir, 'openclaw-peer.json')
+  fs.writeFileSync(ocConfig, JSON.stringify({session: {maintenance: {maxEntries: sessions * 2}}}))
+  const peer = fs.existsSync(oc) ? {name: 'openclaw 2026.4.27 sessions --json', args: [oc, 'sessions', '--json'], env: {...env, OPENCLAW_STATE_DIR: state, OPENCLAW_CONFIG_PATH: ocConfig}, runs: Number(process.env.BENCH_PEER_RUNS ?? 3), check} : undefined
+  if (!peer) console.log(`\nOpenClaw 2026.4.27 not installed at ${oc} (npm run test:interop installs it): its row is left out`)
+  listAgainstFloor({node: n24.bin, env, state, era: 'json', floorArgs, label: `${what}, Node ${n24.version}`, peer})
 }
 
 /**
  * `sessions list --json` against a floor (scripts/list-floor.js: what no list can avoid), alternating run by run so
  * that the machine's drift hits both alike (issue 28: at most 1.6x the SQLite floor, 1.2x the JSON one). `era`: which.
  */
-function listAgainstFloor({node = process.execPath, env = process.env, state, era, floorArgs, label}) {
-  const time = (args) => {
+function listAgainstFloor({node = process.execPath, env = process.env, state, era, floorArgs, label, peer}) {
+  const time = (args, e = env) => {
     const t0 = process.hrtime.bigint()
-    const r = spawnSync(node, args, {env, cwd: dir, maxBuffer: 1024 ** 3, encoding: 'utf8'})
+    const r = spawnSync(node, args, {env: e, cwd: dir, maxBuffer: 1024 ** 3, encoding: 'utf8'})
     const ms = Number(process.hrtime.bigint() - t0) / 1e6
     if (r.status !== 0) throw new Error(`${args.slice(0, 3).join(' ')}: exit ${r.status}: ${oneLine(r.stdout, r.stderr)}`)
-    return {ms, bytes: Buffer.byteLength(r.stdout)}
+    return {ms, bytes: Buffer.byteLength(r.stdout), stdout: r.stdout}
   }
   const first = time([bin, 'sessions', 'list', '--json', '--state-dir', state])
+  // The peer (OpenClaw's own list on the same store, when given) runs in the first peer.runs rounds of the same
+  // alternation, after a warm-up whose document is checked; a failure is a row, not an abort.
+  let peerFailed
+  if (peer) {
+    try {
+      peerFailed = peer.check?.(time(peer.args, peer.env).stdout)
+    } catch (error) {
+      peerFailed = error.message
+    }
+  }
   const list = []
   const floor = []
+  const theirs = []
   for (let i = 0; i < runs; i++) {
     list.push(time([bin, 'sessions', 'list', '--json', '--state-dir', state]).ms)
     floor.push(time([path.join(root, 'scripts', 'list-floor.js'), ...floorArgs(first.bytes)]).ms)
+    if (peer && !peerFailed && i < peer.runs) theirs.push(time(peer.args, peer.env).ms)
   }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   const target = era === 'sqlite' ? 1.6 : 1.2
-  console.log(`\nThe list against its floor (${label}, alternating, ${runs} runs each; median ms)\n`)
+  console.log(`\nThe list against its floor (${label}, alternating, ${runs} runs each${peer ? `, the peer's ${peer.runs} in the first rounds` : ''}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; median ms)\n`)
   console.log('| command | median ms | ratio to the floor | target |')
   console.log('|---|---|---|---|')
   console.log(`| clawkit sessions list --json (${era === 'sqlite' ? 'SQLite' : 'JSON era'}, ${(first.bytes / 1e6).toFixed(1)} MB document) | ${med(list).toFixed(0)} | ${(med(list) / med(floor)).toFixed(2)}x | at most ${target}x |`)
   console.log(`| floor: node scripts/list-floor.js ${floorArgs(first.bytes)[0]} (${era === 'sqlite' ? "Node's start, json_valid of every entry, the document's bytes written" : "Node's start, the index read, parsed and stringified (compact) to stdout"}) | ${med(floor).toFixed(0)} | | |`)
+  if (peerFailed) console.log(`| ${peer.name} | failed: ${String(peerFailed).replaceAll('|', '/')} | | |`)
+  else if (peer) console.log(`| ${peer.name} (${theirs.length} runs) | ${med(theirs).toFixed(0)} | ${(med(theirs) / med(floor)).toFixed(2)}x; clawkit is ${(med(theirs) / med(list)).toFixed(2)}x faster | |`)
 }
 
 /** Wall time of a plain command, runs+1 times (the first warms the page cache); median/min/max ms. */

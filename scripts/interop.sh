@@ -6,7 +6,8 @@
 #   npm run test:interop -- -t 'round trip'       # arguments go to vitest
 #   CLAWKIT_INTEROP_CACHE=/path npm run test:interop
 #   CLAWKIT_NODE24=/path/to/node                  # the Node 24 to use instead of the cached one
-#   OPENCLAW_VERSION=2026.4.27 OPENCLAW96_VERSION=2026.9.6   # the pinned defaults
+#   OPENCLAW_VERSION=2026.4.27 OPENCLAW96_VERSION=2026.9.6 CCUSAGE_VERSION=20.0.24   # the pinned defaults
+# It also installs ccusage (its `openclaw` source) for test/reliability/interop-ccusage.test.ts.
 # vitest itself runs on that Node 24 (so the clawkit children do too): the SQLite-era suites need node:sqlite, and
 # OpenClaw 2026.9.6 needs Node >= 24.16.
 set -euo pipefail
@@ -32,6 +33,20 @@ install_openclaw() {
   [ -f "$entry" ] || { echo "interop: openclaw@$version did not install ($entry is missing)" >&2; exit 1; }
   echo "$entry"
 }
+# ccusage <version> (its `openclaw` source; a native binary in an optional dependency) installed once; prints its cli.js.
+# 20.0.24: the newest whose linux-x64 binary is published (20.0.26's is not).
+install_ccusage() {
+  local version="$1" dir="$CACHE/ccusage-$1"
+  local entry="$dir/node_modules/ccusage/src/cli.js"
+  if [ ! -d "$dir/node_modules/@ccusage" ]; then
+    echo "interop: installing ccusage@$version into $dir" >&2
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "ccusage@$version" >&2
+  fi
+  [ -f "$entry" ] || { echo "interop: ccusage@$version did not install ($entry is missing)" >&2; exit 1; }
+  echo "$entry"
+}
+CCUSAGE_VERSION="${CCUSAGE_VERSION:-20.0.24}"
+CC_ENTRY="$(install_ccusage "$CCUSAGE_VERSION")"
 OC_ENTRY="$(install_openclaw "$OPENCLAW_VERSION")"
 OC96_ENTRY="$(install_openclaw "$OPENCLAW96_VERSION")"
 echo "interop: clawkit and vitest on $("$NODE_BIN" --version); openclaw $OPENCLAW_VERSION and $OPENCLAW96_VERSION" >&2
@@ -40,4 +55,5 @@ cd "$ROOT"
 npm run build >&2
 CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
   CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" CLAWKIT_INTEROP_VERSION96="$OPENCLAW96_VERSION" CLAWKIT_REQUIRE_SQLITE=1 \
+  CLAWKIT_INTEROP_CCUSAGE="$CC_ENTRY" \
   "$NODE_BIN" node_modules/vitest/vitest.mjs run test/reliability/interop "$@"

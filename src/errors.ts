@@ -15,6 +15,8 @@ export const ExitCode = {
   storeDifferences: 5,
   /** sync: a partial sync; the agents this Node cannot read were skipped (listed in `skipped`), the others synced. */
   syncPartial: 6,
+  /** sessions usage --max-cost/--check: a spend limit was passed or a runaway session found (a report printed all the same). */
+  budgetExceeded: 7,
   /**
    * Nothing to work on, which is neither a success nor a failure: `store verify` on a state dir OpenClaw never imported,
    * `store export` with no SQLite store to export. EX_NOINPUT of sysexits.h (the input the command reads is not there).

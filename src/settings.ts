@@ -20,6 +20,31 @@ export interface ClawkitSettings {
    * Older entries are pruned when the next change is journaled, or by `clawkit undo --prune`. Default 30 days.
    */
   journalRetention?: string
+  /** Spend limits `sessions usage --check` (and --max-cost) checks: exit code 7 when one is passed. */
+  budgets?: ClawkitBudget[]
+}
+
+/** One spend limit of the settings: `{"maxCostUsd": 20, "per": "day", "agent": "main", "model": "anthropic/claude-opus-4"}`. */
+export interface ClawkitBudget {
+  maxCostUsd: number
+  per: 'day' | 'week' | 'month'
+  agent?: string
+  model?: string
+}
+
+/** The settings' `budgets`, each checked; a wrong one is an error naming it (a limit quietly ignored would never fire). */
+function readBudgets(v: unknown): ClawkitBudget[] {
+  if (!Array.isArray(v)) throw new Error('"budgets" must be a list of {maxCostUsd, per, agent?, model?}')
+  return v.map((b, i) => {
+    const at = `budgets[${i}]`
+    if (!b || typeof b !== 'object' || Array.isArray(b)) throw new Error(`${at} must be an object {maxCostUsd, per, agent?, model?}`)
+    const {maxCostUsd, per, agent, model} = b as Record<string, unknown>
+    if (typeof maxCostUsd !== 'number' || !Number.isFinite(maxCostUsd) || maxCostUsd <= 0) throw new Error(`${at}.maxCostUsd must be a positive number of dollars`)
+    if (per !== 'day' && per !== 'week' && per !== 'month') throw new Error(`${at}.per must be "day", "week" or "month"`)
+    if (agent !== undefined && (typeof agent !== 'string' || !agent.trim())) throw new Error(`${at}.agent must be an agent id`)
+    if (model !== undefined && (typeof model !== 'string' || !model.trim())) throw new Error(`${at}.model must be a model ("provider/model" or a model id)`)
+    return {maxCostUsd, per, ...(agent ? {agent: agent as string} : {}), ...(model ? {model: (model as string).trim()} : {})}
+  })
 }
 
 export interface ClawkitDirs {
@@ -68,6 +93,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     if (typeof v.agent === 'string' && v.agent.trim()) out.agent = v.agent
     if (typeof v.storeUrl === 'string' && v.storeUrl.trim()) out.storeUrl = v.storeUrl.trim()
     if ((typeof v.journalRetention === 'string' && v.journalRetention.trim()) || typeof v.journalRetention === 'number') out.journalRetention = String(v.journalRetention).trim()
+    if (v.budgets !== undefined) out.budgets = readBudgets(v.budgets)
     return out
   } catch (error) {
     throw new ClawkitError(`clawkit settings ${file} are invalid: ${clause((error as Error).message)}. Fix or delete the file.`, {code: 'E_SETTINGS_INVALID'})

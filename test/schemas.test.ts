@@ -25,7 +25,7 @@ import {type AgentEnv, setup as setupAgent} from './e2e/agent/setup.js'
 import {COMPACTION, copyFixture, json, runCli, TWO_AGENTS} from './support/cli.js'
 import {expectValidFollowLines, startFollow} from './support/follow.js'
 import {channelEnv, type FakeChannels, MISSING_TELEGRAM_CHAT, startFakeChannels} from './support/fake-channels.js'
-import {ajv, checked, expectDoc, expectError, validator} from './support/schema-check.js'
+import {ajv, checked, expectDoc, expectError, validDoc, validator} from './support/schema-check.js'
 
 describe('schemas/ is generated from the current types', () => {
   it('every committed schema equals a fresh generation, and no schema file is left over (else: run npm run schemas)', async () => {
@@ -99,9 +99,16 @@ describe('every --json document validates against its schema', () => {
     expect(expectError(await run('sessions', 'history', 'main', '--follow', '--all', '--json'), 'sessions-follow').code).toBe('E_FLAG_CONFLICT')
   })
 
-  it('sessions usage: --all-agents by model, by session, and a bad --since', async () => {
+  it('sessions usage: --all-agents by model, by session, a breakdown in a time zone, and a bad --since', async () => {
     const u = expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--all-agents', '--by', 'model', '--json'), 'sessions-usage')
     expect(u.total.calls).toBeGreaterThan(0)
+    const b = expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--all-agents', '--by', 'week,channel,kind', '--timezone', 'Asia/Tokyo', '--json'), 'sessions-usage')
+    expect(b.rows[0].values).toHaveLength(3)
+    // With a budget (the document's `budget`); its exit code is 7 when the limit is passed, 0 within.
+    const withBudget = await run('sessions', 'usage', '--max-cost', '0.000001', '--per', 'month', '--json')
+    const budget = validDoc(withBudget, 'sessions-usage', 'sessions-usage') as SessionsUsageResult
+    expect(budget.budget?.budgets).toHaveLength(1)
+    expect(withBudget.code).toBe(budget.budget!.over > 0 ? 7 : 0)
     expectDoc<SessionsUsageResult>(await run('sessions', 'usage', '--json'), 'sessions-usage')
     expect(expectError(await run('sessions', 'usage', '--since', 'soon', '--json'), 'sessions-usage').code).toBe('E_BAD_FLAG')
   })

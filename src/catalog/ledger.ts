@@ -23,8 +23,15 @@ function modelsOf(c: CatalogDb): Map<number, Model> {
 }
 
 /** A transcript's calls as CallFields, in line order (what a scan's grepLines would have parsed out of them). */
-function callsOf(c: CatalogDb, models: Map<number, Model>, id: number): CallFields[] {
-  return c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? ORDER BY line').all(id).map((r) => {
+function callsOf(c: CatalogDb, models: Map<number, Model>, id: number, window: {since?: number; until?: number} = {}): CallFields[] {
+  // A time window is applied in SQL too: the builder would drop the same calls (those outside it, and those without a
+  // time), so only fewer rows are made into objects.
+  const {since, until} = window
+  const rows =
+    since === undefined && until === undefined
+      ? c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? ORDER BY line').all(id)
+      : c.stmt('SELECT at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost FROM calls WHERE transcript = ? AND at >= ? AND at <= ? ORDER BY line').all(id, since ?? Number.MIN_SAFE_INTEGER, until ?? Number.MAX_SAFE_INTEGER)
+  return rows.map((r) => {
     const cost = r.cost_nano !== null ? Number(r.cost_nano) / 1e9 : r.cost !== null ? Number(r.cost) : undefined
     const m = r.model === null ? undefined : models.get(Number(r.model))
     return {
@@ -63,8 +70,15 @@ function keptOf(c: CatalogDb, agentId: string): Map<number, Kept> {
 
 /** Adds one transcript the catalog holds: its partial when the grouping allows, else its calls one by one. */
 function addKept(b: UsageBuilder, c: CatalogDb, models: Map<number, Model>, config: OpenClawConfig, ctx: UsageCtx, k: Kept, partialOk: boolean): void {
-  if (partialOk && b.takesPartials && k.odd === 0) b.addPartial(ctx, partialOf(k.partial))
-  else for (const f of callsOf(c, models, k.id)) b.addCall(ctx, priceCall(config, f))
+  if (partialOk && b.takesPartials && k.odd === 0) return b.addPartial(ctx, partialOf(k.partial))
+  // A time window (the status line's month, a budget's day): a transcript whose partial stands for every call and
+  // whose calls all fall outside it adds nothing, and its calls are not read. A call without a time is never in a window.
+  const {since, until} = b.window
+  if (partialOk && k.odd === 0 && (since !== undefined || until !== undefined)) {
+    const p = partialOf(k.partial)
+    if (p.lastT === null || p.firstT === null || (since !== undefined && p.lastT < since) || (until !== undefined && p.firstT > until)) return
+  }
+  for (const f of callsOf(c, models, k.id, b.window)) b.addCall(ctx, priceCall(config, f))
 }
 
 /** The usage ledger `sessions usage` takes (UsageLedger): the catalog of the command, refreshed per agent first. */

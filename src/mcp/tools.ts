@@ -191,13 +191,15 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'sessions_usage',
     title: 'Tokens and cost',
-    description: `Token and cost totals of every assistant message, archives included, grouped by session, key, agent, model, day or month (host on the fleet replica), the top rows by cost and a total: \`clawkit sessions usage --json\`. ${DATA_NOTE}`,
+    description: `Token and cost totals of every assistant message, archives included, grouped by session, key, agent, model, provider, channel, kind, cron job, hour, day, week or month, or a breakdown of several (host on the fleet replica), the top rows by cost and a total: \`clawkit sessions usage --json\`. ${DATA_NOTE}`,
     inputSchema: {
       type: 'object',
       properties: {
-        by: {enum: [...USAGE_BY], description: 'group by (default session)'},
+        by: {type: 'string', description: `group by (default session): ${USAGE_BY.filter((b) => b !== 'host').join(', ')} (host on the fleet replica), or a comma list for a breakdown (day,model)`},
         since,
         until,
+        timezone: {type: 'string', description: 'IANA time zone of hours, days, weeks, months and bare dates (default: the server\'s local zone)'},
+        last: {type: 'integer', minimum: 1, description: 'only the last N periods of the first time grouping of by, the current one included'},
         agent,
         allAgents,
         includeArchived: {type: 'boolean', description: 'count archives and earlier windows (default true)'},
@@ -212,7 +214,7 @@ export const TOOLS: ToolDef[] = [
     async run(store, args) {
       refuseHostArgs(store, args)
       const {fleetUsage, sessionsUsage} = await import('../sessions/usage.js')
-      const opts = {by: text(args.by) ?? 'session', since: text(args.since), until: text(args.until), agent: text(args.agent), allAgents: bool(args.allAgents), includeArchived: args.includeArchived === undefined ? true : args.includeArchived === true, limit: text(args.limit) ?? '50'}
+      const opts = {by: text(args.by) ?? 'session', since: text(args.since), until: text(args.until), timezone: text(args.timezone), last: args.last === undefined ? undefined : String(args.last), agent: text(args.agent), allAgents: bool(args.allAgents), includeArchived: args.includeArchived === undefined ? true : args.includeArchived === true, limit: text(args.limit) ?? '50'}
       if (store.fleet) return fleetUsage(hostsOf(store, args), {...opts, prefixHost: args.host === undefined})
       const ledger = bool(args.scan) || !store.catalog ? undefined : (await import('../catalog/ledger.js')).catalogLedger(store.catalog)
       return sessionsUsage(store.state, ledger ? {...opts, ledger} : {...opts, scan: true})

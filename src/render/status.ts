@@ -66,6 +66,9 @@ export async function renderStatus(s: StatusResult, color: boolean, opts: {width
   const d = s.doctor
   const health = d.errors + d.warnings === 0 ? paint(color, 'green', `ok (${d.info} info)`) : paint(color, d.errors > 0 ? 'red' : 'yellow', `${d.errors} error(s), ${d.warnings} warning(s), ${d.info} info`)
   row('Doctor', `${health} · cheap checks; ${hintInContext('run "clawkit doctor"')} for all${d.ids.length ? ` (${d.ids.join(', ')})` : ''}`)
+  for (const r of s.runaways ?? []) {
+    row('Runaway', paint(color, 'red', `${printable(r.key)} (agent ${printable(r.agentId)}) spent $${r.lastHourUsd.toFixed(2)} in the last hour (${r.lastHourCalls} call(s)); ${r.usualHourUsd === null ? 'no usual rate yet' : `usually $${r.usualHourUsd.toFixed(2)} per active hour`}`))
+  }
   const g = s.gateway
   row('Gateway', gatewayLine(g, color))
   if (g.warning) more(paint(color, 'yellow', `warning: ${g.warning}`))

@@ -2,7 +2,7 @@
 
 import {lookupContextWindow, parseModelRef, resolveAgentModelRef, DEFAULT_CONTEXT_TOKENS} from '../config/config.js'
 import {resolveUserPath} from '../config/paths.js'
-import {UsageError} from '../errors.js'
+import {ClawkitError, UsageError} from '../errors.js'
 import {positiveIntegerFlag} from '../flags.js'
 import {classifySessionKind, parseAgentSessionKey, resolveAgentIdFromKey, type SessionKind} from '../store/session-key.js'
 import {isSqliteFile} from '../store/sqlite/store.js'
@@ -81,6 +81,12 @@ export interface SessionsListResult {
   /** The stores read (with several, or --all-agents); on the fleet replica each names its host. */
   stores?: (StoreRef & {host?: string})[]
   allAgents?: true
+  /**
+   * With --all-agents: the agents whose store could not be read (a damaged or empty database, a corrupt index, a
+   * SQLite-era agent on a Node without node:sqlite). Their sessions are not in `sessions` and not counted; the command
+   * says so on stderr and exits 1. Absent when every store was read.
+   */
+  unreadable?: UnreadableStore[]
   /** Fleet reads (--store-url): the hosts read. */
   hosts?: string[]
   /** Rows returned (2026.9.6's meaning: after --limit). */
@@ -94,6 +100,14 @@ export interface SessionsListResult {
   activeMinutes: number | null
   /** JSON-era rows (2026.4.27's fields) and SQLite-era rows (2026.9.6's fields), by the era of their store. */
   sessions: (SessionRow | SqliteSessionRow)[]
+}
+
+/** An agent's store that `sessions list --all-agents` could not read, and why (the error it would have failed with). */
+export interface UnreadableStore {
+  agentId: string
+  path: string
+  code: string
+  message: string
 }
 
 export interface ListOptions {
@@ -362,6 +376,8 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
   const rows: (SessionRow | SqliteSessionRow)[] = []
   const read: StoreRef[] = []
   const storeOf = new Map<SessionRow | SqliteSessionRow, {store: SessionReader; agentId: string}>()
+  const unreadable: UnreadableStore[] = []
+  let firstError: ClawkitError | undefined
   for (const target of targets) {
     // A SQLite-era agent's database is its truth (a legacy sessions.json beside it is stale import input). An explicit
     // --store is read as asked.
@@ -371,9 +387,20 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     const sqlite = opts.store ? isSqliteFile(ref.path) : state.isSqliteRef(ref)
     // Rows are built as the index is read, so the parsed entries (~16 KB each in a real OpenClaw store) are not all
     // held at once.
-    const store = opts.store ? (sqlite ? state.sqliteStoreAt(ref) : openSessionStore(ref)) : state.storeFor(ref)
-    // The two large fields no row shows (OpenClaw's listing drops them too) are left out where the store can.
-    const built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)), {omit: LIST_OMITTED_FIELDS})
+    let store: SessionReader
+    let built: Map<string, SessionRow | SqliteSessionRow>
+    try {
+      store = opts.store ? (sqlite ? state.sqliteStoreAt(ref) : openSessionStore(ref)) : state.storeFor(ref)
+      // The two large fields no row shows (OpenClaw's listing drops them too) are left out where the store can.
+      built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)), {omit: LIST_OMITTED_FIELDS})
+    } catch (error) {
+      // One damaged agent does not hide the others' sessions (status reads every agent the same way): with
+      // --all-agents it is named in `unreadable`, and the command exits 1 so that a script sees the list is partial.
+      if (!opts.allAgents || !(error instanceof ClawkitError) || error instanceof UsageError) throw error
+      unreadable.push({agentId: ref.agentId, path: ref.path, code: error.code, message: error.message})
+      firstError ??= error
+      continue
+    }
     for (const row of built.values()) {
       opts.allKeys?.push(row.key)
       const updatedAt = row.updatedAt
@@ -392,6 +419,8 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     }
   }
   const counts = {count: sessions.length, totalCount: rows.length, limitApplied: limit, hasMore: sessions.length < rows.length, activeMinutes}
-  if (multi) return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), ...counts, sessions}
+  // Nothing could be read: the first agent's error, as a single agent's list fails.
+  if (firstError && unreadable.length === targets.length) throw firstError
+  if (multi) return {path: null, stores: read, ...(opts.allAgents ? {allAgents: true as const} : {}), ...(unreadable.length > 0 ? {unreadable} : {}), ...counts, sessions}
   return {path: read[0].path, ...counts, sessions}
 }

@@ -3,9 +3,12 @@
 import {normalizeAgentId} from '../config/agent-id.js'
 import {findModelDefinition, type OpenClawConfig} from '../config/config.js'
 import {UsageError} from '../errors.js'
+import {parseSessionKey} from '../store/session-key.js'
 import type {ReadableState} from '../store/state.js'
 import type {RawLineFilter, SessionReader, SessionWhere, TranscriptLine, TranscriptRef} from '../store/types.js'
 import {modelPrice} from '../util/values.js'
+import {canonicalTimeZone, localTimeZone, type Period, PeriodLabeler, periodStart, zonedInstant} from '../util/zoned-time.js'
+import type {BudgetCheck} from './budget-types.js'
 import {addCost, emptyUsage, MAX_CALL_COST_USD, readUsage, type UsageTotals} from './lineage.js'
 
 /**
@@ -18,9 +21,34 @@ export const USAGE_LINES: RawLineFilter = {needles: ['"usage"'], ignoreCase: fal
 /** The key a row shows for a transcript that no key claims any more (a deleted key's archive without a sidecar). */
 export const UNKNOWN_KEY = '(unknown)'
 
-/** `host` only on the fleet replica (--store-url). */
-export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'day' | 'month' | 'host'
-export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'day', 'month', 'host']
+/**
+ * What a report groups by. Who: session, key, agent, channel (the chat platform the key names), kind (the key's shape:
+ * main, direct, group, channel, cron, heartbeat, subagent...), cron (the cron job id of a cron key), host (only on the
+ * fleet replica, --store-url). What: model (`provider/model`), provider. When: hour, day, week (ISO, from Monday),
+ * month, in the report's time zone.
+ */
+export type UsageBy = 'session' | 'key' | 'agent' | 'model' | 'provider' | 'channel' | 'kind' | 'cron' | 'hour' | 'day' | 'week' | 'month' | 'host'
+export const USAGE_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'model', 'provider', 'channel', 'kind', 'cron', 'hour', 'day', 'week', 'month', 'host']
+
+/** The groupings by time: each is a calendar period of the report's time zone. */
+export const TIME_BY: readonly UsageBy[] = ['hour', 'day', 'week', 'month']
+const isTime = (by: UsageBy): by is Period => TIME_BY.includes(by)
+/** The groupings a transcript's context alone decides (not its calls' model or time): a catalog partial can stand for its calls. */
+const WHO_BY: readonly UsageBy[] = ['session', 'key', 'agent', 'host', 'channel', 'kind', 'cron']
+
+/** The row value of a key that names no channel (main, cron, subagent keys), and of --by cron for keys of no cron job. */
+export const NO_CHANNEL = '(none)'
+export const NOT_CRON = '(not cron)'
+
+/** The --by channel, kind and cron values of a key (UNKNOWN_KEY: a transcript no key claims any more). */
+export function keyFacets(key: string): {channel: string; kind: string; cron: string} {
+  if (key === UNKNOWN_KEY) return {channel: UNKNOWN_KEY, kind: UNKNOWN_KEY, cron: NOT_CRON}
+  const p = parseSessionKey(key)
+  const cron = p.shape === 'cron' || p.shape === 'cron-run' ? (p.rest ?? '').split(':')[1] || NOT_CRON : NOT_CRON
+  // A cron run's key is its job's: one kind for both.
+  const kind = p.shape === 'cron-run' ? 'cron' : p.shape
+  return {channel: p.channel ?? NO_CHANNEL, kind, cron}
+}
 
 /** The biggest single model call of a row (by total tokens). */
 export interface LargestCall {
@@ -32,10 +60,14 @@ export interface LargestCall {
 
 export interface UsageRow extends UsageTotals {
   /**
-   * The value grouped by: `agent/sessionId`, the key, the agent id, `provider/model`, `YYYY-MM-DD` or `YYYY-MM` (UTC),
-   * or the host. On the fleet replica without --host, session, key and agent groups start with `<host>/`.
+   * The value grouped by: `agent/sessionId`, the key, the agent id, `provider/model`, the provider, the channel, the
+   * kind, the cron job id, `YYYY-MM-DD HH:00` (hour), `YYYY-MM-DD` (day; week: its Monday) or `YYYY-MM` (month) in the
+   * report's time zone, or the host. On the fleet replica without --host, session, key and agent groups start with
+   * `<host>/`. With several --by dimensions, their values joined by ` · ` (each in `values`).
    */
   group: string
+  /** With several --by dimensions (a breakdown): the row's value of each, in the order of `dims`. */
+  values?: string[]
   /** Fleet reads (--store-url): the host of a session, key, agent or host row. */
   host?: string
   /** With --by session: the session's agent, key (the first key it was found under), id and where its transcript is. */
@@ -60,7 +92,12 @@ export interface UsageRow extends UsageTotals {
 
 /** The `sessions usage --json` document. */
 export interface SessionsUsageResult {
+  /** The first --by dimension (`dims` holds them all). */
   by: UsageBy
+  /** Every --by dimension, in order: `--by day,model` gives each day's rows by model. */
+  dims: UsageBy[]
+  /** The IANA time zone of the day, week and month groups, of bare dates in --since/--until and of --last. */
+  timezone: string
   since: string | null
   until: string | null
   agents: string[]
@@ -91,10 +128,19 @@ export interface SessionsUsageResult {
   source: UsageSource
   /** With the catalog: spend of transcripts removed from the store since the catalog read them (in `rows` and `total` too). */
   removed?: {transcripts: number; calls: number; costUsd: number}
+  /** With --max-cost or --check: each limit's spend in its current period, runaway sessions, and the alerts sent. */
+  budget?: BudgetCheck
 }
 
 export interface UsageOptions {
+  /** One grouping or a comma list of them (a breakdown). */
   by?: string
+  /** IANA zone for calendar groups and bare dates (default: the process's local zone). */
+  timezone?: string
+  /** Only the last N periods of the first time grouping (or of `lastPer`), the current one included. */
+  last?: string
+  /** The period --last counts when --by has no time grouping. */
+  lastPer?: Period
   since?: string
   until?: string
   agent?: string
@@ -113,10 +159,20 @@ export interface UsageOptions {
 const DURATION = /^(\d+)\s*(m|h|d|w)$/i
 const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000}
 
-/** `7d`, `12h`, `30m`, `2w` back from now, or an ISO date/time. */
-export function parseWhen(flag: string, raw: string, now: Date): number {
+const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/
+
+/**
+ * `7d`, `12h`, `30m`, `2w` back from now, or an ISO date/time. A date or date-time without a zone is a wall-clock
+ * time of `tz` when given (the report's --timezone), else as Date.parse reads it (a bare date: UTC midnight).
+ */
+export function parseWhen(flag: string, raw: string, now: Date, tz?: string): number {
   const d = DURATION.exec(raw.trim())
   if (d) return now.getTime() - Number(d[1]) * UNIT_MS[d[2].toLowerCase()]
+  const local = tz ? LOCAL_DATE_TIME.exec(raw.trim()) : null
+  if (local) {
+    const [y, mo, da, h, mi, se] = local.slice(1).map((x) => (x === undefined ? 0 : Number(x)))
+    if (mo >= 1 && mo <= 12 && da >= 1 && da <= 31 && h <= 23 && mi <= 59 && se <= 59) return zonedInstant(tz!, y, mo, da, h, mi, se)
+  }
   const t = Date.parse(raw.trim())
   if (!Number.isFinite(t)) throw new UsageError(`--${flag} "${raw}" is neither a date (2026-11-01, 2026-11-01T12:00Z) nor a duration (30m, 12h, 7d, 2w)`, 'E_BAD_FLAG')
   return t
@@ -130,6 +186,7 @@ export interface Call extends UsageTotals {
   at: string | null
   estimated: boolean
   model: string | null
+  provider: string | null
 }
 
 function addCall(r: UsageRow, c: Call): void {
@@ -225,7 +282,7 @@ export function priceCall(config: OpenClawConfig, f: CallFields): PricedCall {
     }
   }
   const {badValues: _b, badCost: _c, cost: _d, ...tokens} = u
-  const call: Call = {...tokens, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null}
+  const call: Call = {...tokens, at, costUsd: addCost(0, costUsd ?? 0), estimated, model: model ? (provider ? `${provider}/${model}` : model) : null, provider: provider ?? null}
   return {call, t: f.t, unpriced: costUsd === undefined && !u.badCost, badValues}
 }
 
@@ -282,7 +339,7 @@ export interface TranscriptCalls {
 }
 
 export async function sessionsUsage(state: ReadableState, opts: UsageOptions = {}): Promise<SessionsUsageResult> {
-  if (opts.by === 'host') throw new UsageError('--by host groups the hosts of the fleet replica: add --store-url <url>', 'E_BAD_FLAG')
+  if (parseBy(opts.by).includes('host')) throw new UsageError('--by host groups the hosts of the fleet replica: add --store-url <url>', 'E_BAD_FLAG')
   if (opts.agent && opts.allAgents) throw new UsageError('--agent and --all-agents cannot be used together', 'E_FLAG_CONFLICT')
   // A named state dir that does not exist is an error, not zero hits or a $0 total (as for list and history).
   state.requireStateDir()
@@ -346,21 +403,43 @@ export class UsageBuilder {
   badValues = 0
   transcripts = 0
   removed = {transcripts: 0, calls: 0, costUsd: 0}
+  readonly dims: UsageBy[]
+  private readonly labelers = new Map<Period, PeriodLabeler>()
+  private readonly facets = new WeakMap<UsageCtx, ReturnType<typeof keyFacets>>()
 
   constructor(
-    readonly by: UsageBy,
+    by: UsageBy | readonly UsageBy[],
     readonly window: {since?: number; until?: number},
     readonly prefixHost = false,
-  ) {}
-
-  /** Whether a transcript's partial can stand for its calls: no time window, and a grouping by who (not by what or when). */
-  get takesPartials(): boolean {
-    return this.window.since === undefined && this.window.until === undefined && (this.by === 'session' || this.by === 'key' || this.by === 'agent' || this.by === 'host')
+    /** The zone of the time groupings. */
+    readonly timezone = 'UTC',
+  ) {
+    this.dims = typeof by === 'string' ? [by] : [...by]
+    for (const d of this.dims) if (isTime(d)) this.labelers.set(d, new PeriodLabeler(d, timezone))
   }
 
-  private group(ctx: UsageCtx, call: {model: string | null; at: string | null} | undefined): string {
+  get by(): UsageBy {
+    return this.dims[0]
+  }
+
+  /** Whether a transcript's partial can stand for its calls: no time window, and groupings by who (not by what or when). */
+  get takesPartials(): boolean {
+    return this.window.since === undefined && this.window.until === undefined && this.dims.every((d) => WHO_BY.includes(d))
+  }
+
+  private facetsOf(ctx: UsageCtx): ReturnType<typeof keyFacets> {
+    let f = this.facets.get(ctx)
+    if (!f) {
+      f = keyFacets(ctx.key)
+      this.facets.set(ctx, f)
+    }
+    return f
+  }
+
+  /** `t`: the call's time (ms), as its `at` says (passed as a number: parsing `at` again per call costs more than the rest). */
+  private value(by: UsageBy, ctx: UsageCtx, call: {model: string | null; provider: string | null} | undefined, t: number | undefined): string {
     const onHost = (g: string) => (this.prefixHost && ctx.host !== undefined ? `${ctx.host}/${g}` : g)
-    switch (this.by) {
+    switch (by) {
       case 'session':
         return onHost(`${ctx.agentId}/${ctx.sessionId}`)
       case 'key':
@@ -369,22 +448,32 @@ export class UsageBuilder {
         return onHost(ctx.agentId)
       case 'host':
         return String(ctx.host)
+      case 'channel':
+      case 'kind':
+      case 'cron':
+        return this.facetsOf(ctx)[by]
       case 'model':
         return call?.model ?? 'unknown'
+      case 'provider':
+        return call?.provider ?? 'unknown'
+      case 'hour':
       case 'day':
-        return call?.at ? call.at.slice(0, 10) : 'unknown'
+      case 'week':
       case 'month':
-        return call?.at ? call.at.slice(0, 7) : 'unknown'
+        return t === undefined ? 'unknown' : this.labelers.get(by)!.label(t)
     }
   }
 
-  private row(ctx: UsageCtx, group: string): UsageRow {
+  private row(ctx: UsageCtx, call: {model: string | null; provider: string | null} | undefined, t?: number): UsageRow {
+    const values = this.dims.length === 1 ? [this.value(this.dims[0], ctx, call, t)] : this.dims.map((d) => this.value(d, ctx, call, t))
+    const group = values.length === 1 ? values[0] : values.join(' \u00B7 ')
     let row = this.rows.get(group)
     if (!row) {
       row = emptyRow(group)
-      const by = this.by
-      if (ctx.host !== undefined && (by === 'session' || by === 'key' || by === 'agent' || by === 'host')) row.host = ctx.host
-      if (by === 'session') Object.assign(row, {agentId: ctx.agentId, key: ctx.key, sessionId: ctx.sessionId, where: ctx.where}, ctx.removed ? {removed: true} : {})
+      if (values.length > 1) row.values = values
+      const dims = this.dims
+      if (ctx.host !== undefined && dims.some((d) => d === 'session' || d === 'key' || d === 'agent' || d === 'host')) row.host = ctx.host
+      if (dims.includes('session')) Object.assign(row, {agentId: ctx.agentId, key: ctx.key, sessionId: ctx.sessionId, where: ctx.where}, ctx.removed ? {removed: true} : {})
       this.rows.set(group, row)
     } else if (row.removed && !ctx.removed) delete row.removed
     return row
@@ -398,7 +487,8 @@ export class UsageBuilder {
     if (until !== undefined && c.t! > until) return
     if (c.unpriced) this.unpricedCalls++
     this.badValues += c.badValues
-    const row = this.row(ctx, this.group(ctx, c.call))
+    // A call's time is `t` exactly when its `at` is set (priceCall makes one from the other).
+    const row = this.row(ctx, c.call, c.call.at === null ? undefined : c.t)
     addCall(row, c.call)
     addCall(this.total, c.call)
     if (ctx.removed) this.addRemoved(row, c.call.costUsd, 1)
@@ -407,7 +497,7 @@ export class UsageBuilder {
   /** A transcript's simple calls at once (takesPartials must hold). */
   addPartial(ctx: UsageCtx, p: CallsPartial): void {
     if (p.calls === 0) return
-    const row = this.row(ctx, this.group(ctx, undefined))
+    const row = this.row(ctx, undefined)
     for (const r of [row, this.total]) {
       r.input += p.input
       r.output += p.output
@@ -438,14 +528,19 @@ export class UsageBuilder {
   result(meta: {since?: number; until?: number; agents: string[]; includeArchived: boolean; limit?: number; source: UsageSource}): SessionsUsageResult {
     const {by, limit} = {by: this.by, limit: meta.limit}
     let out = [...this.rows.values()]
-    // Time groupings read oldest first; the others most expensive first. --limit always keeps the top N by cost.
+    // Time groupings read oldest first; the others most expensive first. --limit always keeps the top N by cost. A
+    // breakdown keeps the order of its first dimension: a time first, each period's rows by cost within it.
     const byCost = (a: UsageRow, b: UsageRow) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.group.localeCompare(b.group)
     out.sort(byCost)
     if (limit !== undefined) out = out.slice(0, limit)
-    if (by === 'day' || by === 'month') out.sort((a, b) => a.group.localeCompare(b.group))
+    const first = (x: UsageRow) => x.values?.[0] ?? x.group
+    // 'unknown' (calls without a time) sorts after every date.
+    if (isTime(by)) out.sort((a, b) => (first(a) === 'unknown' ? 1 : 0) - (first(b) === 'unknown' ? 1 : 0) || first(a).localeCompare(first(b)))
     const {group: _g, ...totalFields} = this.total
     return {
       by,
+      dims: this.dims,
+      timezone: this.timezone,
       since: meta.since === undefined ? null : new Date(meta.since).toISOString(),
       until: meta.until === undefined ? null : new Date(meta.until).toISOString(),
       agents: meta.agents,
@@ -468,7 +563,10 @@ export type UsageSource = 'catalog' | 'scan' | 'replica'
 
 /** The options of usageOver, parsed once (the catalog's ledger takes the same). */
 export interface UsageQuery {
+  /** The first of `dims`. */
   by: UsageBy
+  dims: UsageBy[]
+  timezone: string
   since?: number
   until?: number
   limit?: number
@@ -477,19 +575,50 @@ export interface UsageQuery {
   removedSpend: boolean
 }
 
+/** `--by day,model`: each name checked, none twice. */
+export function parseBy(raw: string | undefined): UsageBy[] {
+  const dims = (raw ?? 'session').split(',').map((x) => x.trim().toLowerCase()).filter(Boolean)
+  if (dims.length === 0) dims.push('session')
+  for (const d of dims) if (!USAGE_BY.includes(d as UsageBy)) throw new UsageError(`--by "${d}" is not one of ${USAGE_BY.join(', ')} (a comma list breaks down: --by day,model)`, 'E_BAD_FLAG')
+  const twice = dims.find((d, i) => dims.indexOf(d) !== i)
+  if (twice) throw new UsageError(`--by names "${twice}" twice`, 'E_BAD_FLAG')
+  return dims as UsageBy[]
+}
+
+/** --timezone checked (default: the local zone). */
+export function usageTimeZone(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return localTimeZone()
+  const tz = canonicalTimeZone(raw)
+  if (!tz) throw new UsageError(`--timezone "${raw}" is not an IANA time zone (UTC, Europe/Berlin, America/New_York, ...)`, 'E_BAD_FLAG')
+  return tz
+}
+
 export function usageQuery(opts: UsageOptions): UsageQuery {
   const now = opts.now ?? new Date()
-  const by = (opts.by ?? 'session') as UsageBy
-  if (!USAGE_BY.includes(by)) throw new UsageError(`--by "${opts.by}" is not one of ${USAGE_BY.join(', ')}`, 'E_BAD_FLAG')
-  const since = opts.since ? parseWhen('since', opts.since, now) : undefined
-  // A bare date as --until means the whole of that day (UTC), as a reader of `--until 2026-11-26` expects.
-  const until = opts.until ? parseWhen('until', opts.until, now) + (/^\d{4}-\d{2}-\d{2}$/.test(opts.until.trim()) ? UNIT_MS.d - 1 : 0) : undefined
+  const dims = parseBy(opts.by)
+  const timezone = usageTimeZone(opts.timezone)
+  let since = opts.since ? parseWhen('since', opts.since, now, timezone) : undefined
+  // A bare date as --until means the whole of that day (in the report's zone), as a reader of `--until 2026-11-26` expects.
+  let until: number | undefined
+  if (opts.until) {
+    const raw = opts.until.trim()
+    const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw)
+    until = day ? zonedInstant(timezone, Number(day[1]), Number(day[2]), Number(day[3]) + 1) - 1 : parseWhen('until', raw, now, timezone)
+  }
+  if (opts.last !== undefined) {
+    const n = Number(opts.last)
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--last "${opts.last}" must be a positive whole number of periods`, 'E_BAD_FLAG')
+    if (opts.since !== undefined) throw new UsageError('--last and --since both set where the report starts: use one', 'E_FLAG_CONFLICT')
+    const per = (dims.find((d) => isTime(d)) as Period | undefined) ?? opts.lastPer
+    if (!per) throw new UsageError('--last counts periods of a time grouping: add one to --by (day, week, month, hour) or give --per', 'E_BAD_FLAG')
+    since = periodStart(now.getTime(), per, timezone, n - 1)
+  }
   let limit: number | undefined
   if (opts.limit !== undefined && opts.limit !== 'all') {
     limit = Number(opts.limit)
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit "${opts.limit}" must be a positive whole number or "all"`, 'E_BAD_FLAG')
   }
-  return {by, since, until, limit, includeArchived: opts.includeArchived ?? true, removedSpend: opts.removedSpend ?? true}
+  return {by: dims[0], dims, timezone, since, until, limit, includeArchived: opts.includeArchived ?? true, removedSpend: opts.removedSpend ?? true}
 }
 
 /** Reads one transcript's calls as a scan does (grepLines for `"usage"`), into the builder. */
@@ -507,7 +636,7 @@ export async function scanTranscriptUsage(b: UsageBuilder, config: OpenClawConfi
 async function usageOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean; ledger?: UsageLedger}): Promise<SessionsUsageResult> {
   const q = usageQuery(opts)
   const agents = [...new Set(sources.flatMap((s) => s.agents))]
-  const b = new UsageBuilder(q.by, {since: q.since, until: q.until}, opts.prefixHost)
+  const b = new UsageBuilder(q.dims, {since: q.since, until: q.until}, opts.prefixHost, q.timezone)
   // The local catalog answers for a local state dir (it refreshes each agent first); undefined: it cannot, scan.
   const fromLedger = !opts.scan && opts.ledger && sources.length === 1 && sources[0].host === undefined ? await opts.ledger.usage(b, sources[0].state, agents, q) : false
   if (!fromLedger) {

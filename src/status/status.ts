@@ -6,8 +6,10 @@ import {chooseModel} from '../agent/model.js'
 import {catalogSummary, type CatalogSummary} from '../catalog/status.js'
 import {DEFAULT_CONTEXT_TOKENS, lookupContextWindow, resolveWorkspaceDir} from '../config/config.js'
 import {collectFindings} from '../doctor/doctor.js'
+import type {Runaway} from '../sessions/budget-types.js'
 import {freshTotal, percentUsed} from '../sessions/format.js'
 import {buildRow, type SessionRow} from '../sessions/list.js'
+import {findRunaways} from '../sessions/runaway.js'
 import {scanAgentStores} from '../store/diagnostics/index.js'
 import {agentStoreStats, indexKeys, pushTop, type RecentCandidate} from '../store/diagnostics/stats.js'
 import type {SessionKind} from '../store/session-key.js'
@@ -96,6 +98,11 @@ export interface StatusResult {
   transcripts: {files: number; bytes: number}
   /** clawkit's local catalog of this state dir (in clawkit's data dir; `clawkit index --status` says more). */
   catalog: CatalogSummary
+  /**
+   * Sessions spending far above their own usual rate in the last hour (docs/sessions.md, "Runaway sessions"): only the
+   * transcripts of sessions updated in the last hour are read for it.
+   */
+  runaways: Runaway[]
   lastActivity: {key: string; agentId: string; updatedAt: number; ageMs: number} | null
   /** Counts from doctor's cheap checks (no transcript contents read). */
   doctor: {errors: number; warnings: number; info: number; ids: string[]; checks: 'cheap'}
@@ -238,6 +245,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     },
     transcripts: totals,
     catalog: catalogSummary(state.stateDir, state.env),
+    runaways: stateExists ? await findRunaways(state, {agents: agentIds.filter((id) => !agents.find((a) => a.id === id)?.storeError), now: new Date(now)}) : [],
     lastActivity: newest && newest.updatedAt !== null ? {key: newest.key, agentId: newest.agentId, updatedAt: newest.updatedAt, ageMs: now - newest.updatedAt} : null,
     doctor: {
       errors: open.filter((f) => f.severity === 'error').length,

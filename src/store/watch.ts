@@ -75,10 +75,25 @@ export function watchStore(store: SessionStore, onChange: (change: StoreChange) 
     }
   }
 
-  /** Watch what should be watched now: a directory that appeared replaces the parent it was watched through. */
+  const targetsNow = () => new Set([...wanted].map(nearestExisting))
+
+  /**
+   * Watch what should be watched now: a directory that appeared replaces the parent it was watched through. A directory
+   * created between the look and the watch gives no notification (OpenClaw makes agents/, agents/main/ and sessions/ in
+   * one burst), so the look is repeated after the watches are set until it no longer changes.
+   */
   const arm = () => {
+    for (let targets = targetsNow(); ;) {
+      armOnce(targets)
+      if (closed || poll) return
+      const again = targetsNow()
+      if (again.size === targets.size && [...again].every((d) => targets.has(d))) return
+      targets = again
+    }
+  }
+
+  const armOnce = (targets: ReadonlySet<string>) => {
     if (closed || poll) return
-    const targets = new Set([...wanted].map(nearestExisting))
     for (const [dir, w] of watches) {
       if (!targets.has(dir)) {
         w.close()

@@ -42,7 +42,18 @@ const SEARCHES: [string, SearchOptions][] = [
   ['zebra', {key: 'agent:main:k0'}],
 ]
 
-const USAGES: UsageOptions[] = [{}, {by: 'model'}, {by: 'day'}, {by: 'key'}, {by: 'agent'}, {includeArchived: false}, {since: '2026-10-01T10:00:00Z'}]
+const USAGES: UsageOptions[] = [
+  {},
+  {by: 'model'},
+  {by: 'day'},
+  {by: 'key'},
+  {by: 'agent'},
+  {includeArchived: false},
+  {since: '2026-10-01T10:00:00Z'},
+  // Windows on both sides, breakdowns and a zone (issue 30): the ledger skips transcripts outside them and filters in SQL.
+  {by: 'hour,kind', since: '2026-10-01T09:00:00Z', until: '2026-10-01T12:00:00Z', timezone: 'Europe/Berlin'},
+  {by: 'week,session', until: '2026-10-01T10:30:00Z', timezone: 'America/New_York'},
+]
 
 /** A search result without what says how it was found (engine, per-store counts). */
 function comparable(r: SessionsSearchResult): unknown {

@@ -86,6 +86,7 @@ describe('clawkit mcp (JSON era)', () => {
     expect(await call(s, 'sessions_search', {pattern: 'exec', allAgents: true})).toEqual(await cli(state, ['sessions', 'search', 'exec', '--all-agents']))
     expect(await call(s, 'sessions_search', {pattern: 'hi from', role: 'tool', limit: 'all'})).toEqual(await cli(state, ['sessions', 'search', 'hi from', '--role', 'tool', '--limit', 'all']))
     expect(await call(s, 'sessions_usage', {allAgents: true, by: 'model', limit: 'all'})).toEqual(await cli(state, ['sessions', 'usage', '--all-agents', '--by', 'model']))
+    expect(await call(s, 'sessions_usage', {allAgents: true, by: 'week,kind', timezone: 'Asia/Tokyo', limit: 'all'})).toEqual(await cli(state, ['sessions', 'usage', '--all-agents', '--by', 'week,kind', '--timezone', 'Asia/Tokyo']))
     expect(await call(s, 'sessions_usage')).toEqual(await cli(state, ['sessions', 'usage', '--limit', '50']))
     const reset = copyFixture(RESET_TWICE)
     const r = await serve(reset)

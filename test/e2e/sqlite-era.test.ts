@@ -124,7 +124,7 @@ describe('SQLite-era state (OpenClaw 2026.9.6): nothing forks into JSON-era file
 })
 
 describe.skipIf(SQLITE_OK)('SQLite-era state on a Node without node:sqlite', () => {
-  it('list, history and status: one line naming the Node needed (list and history exit 1, status reports it per agent); a JSON-era agent beside it still works', async () => {
+  it('list, history and status: one line naming the Node needed (list and history exit 1, status reports it per agent); a JSON-era agent beside it still works, and --all-agents lists it and names the other', async () => {
     const state = sqliteState(IMPORTED)
     const before = snapshot(state)
     const env = baseEnv(tempDir())
@@ -146,5 +146,11 @@ describe.skipIf(SQLITE_OK)('SQLite-era state on a Node without node:sqlite', () 
     const main = await runCli(['sessions', 'list', '--agent', 'main', '--json', '--state-dir', mixed], {env})
     expect(main.code, main.stderr).toBe(0)
     expect(json(main).sessions.map((r) => r.key)).toEqual(['agent:main:main'])
+    // --all-agents lists it and names the agent it could not read (exit 1: the list is partial), never silently.
+    const all = await runCli(['sessions', 'list', '--all-agents', '--json', '--state-dir', mixed], {env})
+    expect(all.code).toBe(1)
+    expect(json(all).sessions.map((r) => r.key)).toEqual(['agent:main:main'])
+    expect(json(all).unreadable).toMatchObject([{agentId: 'work', code: 'E_NODE_TOO_OLD'}])
+    expect(all.stderr).toMatch(/^Warning: agent work was left out: .*needs Node 22\.15 or later/)
   })
 })

@@ -1,5 +1,6 @@
 // Crash trials and concurrency of the local catalog, through the real CLI: `clawkit index` killed with SIGKILL at seeded
-// random moments of a first build and of an update (batches of 64 KiB, so that a kill lands between many commits), then
+// random moments of a first build and of an update (batches of 64 KiB, so that a kill lands between many commits), in
+// both eras (a generated JSON-era store; a 2026.9.6 database grown by scripts/gen-sqlite-store.js), then
 // the next query from the catalog equals --scan and SQLite finds the file sound; and several clawkit processes building
 // and searching one catalog at once all answer as a scan does.
 import fs from 'node:fs'
@@ -11,9 +12,10 @@ import {CommandCatalog} from '../../src/catalog/index.js'
 import {catalogLedger} from '../../src/catalog/ledger.js'
 import {sessionsSearch, type SessionsSearchResult} from '../../src/sessions/search.js'
 import {sessionsUsage, type SessionsUsageResult} from '../../src/sessions/usage.js'
+import {appendTo} from '../../src/store/append.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {GeneratedStore, seeded} from '../support/catalog-store.js'
-import {baseEnv, json, runCli, startCli, tempDir, waitUntil} from '../support/cli.js'
+import {baseEnv, json, ROOT, runCli, runProcess, startCli, tempDir, waitUntil} from '../support/cli.js'
 import {describeSqlite} from '../support/sqlite.js'
 
 const TRIALS = Number(process.env.CLAWKIT_CATALOG_CRASH_TRIALS ?? 10)
@@ -28,11 +30,11 @@ const stripUsage = (r: SessionsUsageResult) => {
 }
 
 /** The catalog's answers (in-process, a fresh connection) against --scan; and the file is sound. */
-async function expectSound(stateDir: string, dataDir: string, what: string): Promise<void> {
+async function expectSound(stateDir: string, dataDir: string, what: string, patterns = ['zebra', 'kubeconfig', 'café']): Promise<void> {
   const state = OpenClawState.open({stateDir, ignoreSettings: true})
   const cat = new CommandCatalog(state, (line) => expect.fail(`${what}: ${line}`), {env: {CLAWKIT_DATA_DIR: dataDir}})
   try {
-    for (const pattern of ['zebra', 'kubeconfig', 'café']) {
+    for (const pattern of patterns) {
       const want = await sessionsSearch(state, pattern, {allAgents: true, includeArchived: true, limit: 'all', scan: true})
       const got = await sessionsSearch(state, pattern, {allAgents: true, includeArchived: true, limit: 'all', index: cat.searchIndex()})
       expect(got.engine, what).toBe('catalog')
@@ -81,6 +83,51 @@ describeSqlite('catalog crash trials and concurrency', () => {
     expect(killed).toBeGreaterThan(0)
     fs.rmSync(root, {recursive: true, force: true})
   }, 600_000)
+
+  it(`SQLite era: clawkit index killed (SIGKILL) at ${TRIALS} seeded moments of a build and of updates (turns appended between): the next query is right and the file sound`, async () => {
+    const root = tempDir('clawkit-catalog-crash-sq-')
+    const stateDir = path.join(root, 'state')
+    // A copy of the 2026.9.6 native fixture grown to 40 sessions, one of 40 000 events (~50 MB): a build long enough to
+    // be killed inside, committing every 64 KiB of events.
+    const gen = await runProcess(process.execPath, [path.join(ROOT, 'scripts', 'gen-sqlite-store.js'), '--out', stateDir, '--sessions', '40', '--big-events', '40000'], {env: baseEnv(tempDir()), timeoutMs: 300_000})
+    expect(gen.code, gen.stderr).toBe(0)
+    const env = (dataDir: string) => baseEnv(tempDir(), {CLAWKIT_DATA_DIR: dataDir, CLAWKIT_CATALOG_BATCH_BYTES: String(64 * 1024)})
+    const probe = path.join(root, 'probe')
+    const t0 = Date.now()
+    expect((await runCli(['index', '--state-dir', stateDir], {env: env(probe), timeoutMs: 300_000})).code).toBe(0)
+    const buildMs = Date.now() - t0
+    const rnd = seeded(2029)
+    const dataDir = path.join(root, 'data')
+    const append = async () => {
+      const state = OpenClawState.open({stateDir, ignoreSettings: true})
+      try {
+        const store = state.store('main')
+        const keys = Object.keys(await store.read())
+        const key = keys[Math.floor(rnd() * keys.length)]
+        const found = await store.findEntry(key)
+        if (!found) return
+        const now = Date.now()
+        await appendTo(store, store.transcriptOf(found.entry, found.storedKey), [
+          {type: 'message', message: {role: 'user', content: `crash trial bootstrap ${now}`, timestamp: now}},
+          {type: 'message', message: {role: 'assistant', content: [{type: 'text', text: 'noted'}], provider: 'mockant', model: 'm1', usage: {input: 10, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 12, cost: {total: 0.0001}}, timestamp: now}},
+        ])
+      } finally {
+        state.close()
+      }
+    }
+    let killed = 0
+    for (let trial = 0; trial < TRIALS; trial++) {
+      if (trial % 2 === 1) for (let i = 0; i < 3; i++) await append()
+      const child = startCli(['index', '--state-dir', stateDir], {env: env(dataDir)})
+      await new Promise((r) => setTimeout(r, Math.floor(rnd() * buildMs)))
+      child.kill('SIGKILL')
+      const out = await child.exited
+      if (out.signal === 'SIGKILL') killed++
+      await expectSound(stateDir, dataDir, `SQLite trial ${trial} (${out.signal ?? `exit ${out.code}`})`, ['bootstrap', 'Bootstrap', 'crash trial'])
+    }
+    expect(killed).toBeGreaterThan(0)
+    fs.rmSync(root, {recursive: true, force: true})
+  }, 900_000)
 
   it('Ctrl-C (SIGINT) during a first build keeps what was committed; the next run reads only the rest', async () => {
     const root = tempDir('clawkit-catalog-int-')

@@ -2,12 +2,14 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, pagerFlags} from '../../cli/base-command.js'
+import {ExitCode} from '../../errors.js'
 import {hostFlags, storeUrlFlag} from '../../fleet/flags.js'
 import {terminalWidth} from '../../render/fit.js'
+import {hintInContext, printable} from '../../render/safe.js'
 import {renderSessionsList} from '../../render/sessions/list.js'
 import {listSessions, type SessionsListResult} from '../../sessions/list.js'
 
-export type {SessionRow, SessionsListResult} from '../../sessions/list.js'
+export type {SessionRow, SessionsListResult, UnreadableStore} from '../../sessions/list.js'
 
 export default class SessionsList extends BaseCommand<typeof SessionsList> {
   static override summary = 'List sessions with their age, model and token use'
@@ -40,6 +42,11 @@ export default class SessionsList extends BaseCommand<typeof SessionsList> {
     const fleet = await this.fleetFromFlags()
     const opts = {agent: f.agent, allAgents: f['all-agents'], store: f.store, active: f.active, limit: f.limit, allKeys, usage: f.usage}
     const result = fleet ? await (await import('../../fleet/list.js')).listFleetSessions(fleet, {...opts, host: f.host, allHosts: f['all-hosts']}) : await this.listLocal(opts)
+    // One line per agent left out, even under --json (the document names them in `unreadable`); exit 1: the list is partial.
+    for (const u of result.unreadable ?? []) {
+      process.stderr.write(`Warning: agent ${printable(u.agentId)} was left out: ${printable(u.message.replace(/\s+$/, ''))}; ${hintInContext('run "clawkit doctor"')} for what to do.\n`)
+    }
+    if (result.unreadable) process.exitCode = ExitCode.failure
     if (!this.jsonEnabled()) await this.page(renderSessionsList(result, {width: f.wide ? Number.POSITIVE_INFINITY : terminalWidth(), allKeys}))
     return result
   }
