@@ -9,6 +9,7 @@ import {describe, expect, it} from 'vitest'
 import type {SessionsResetResult} from '../../src/commands/sessions/reset.js'
 import {baseEnv, BIN, cliWith, copyFixture, type DocOf, json, jsonError, ROOT, runCli, type RunResult, tempDir, TWO_AGENTS} from '../support/cli.js'
 import {diffSnapshots, isEmptyDiff, snapshot} from '../support/state-files.js'
+import {isClawkitDataPath} from './support/hostile.js'
 
 const CANARY = 'CANARY-OUTSIDE-THE-STATE-DIR'
 
@@ -64,8 +65,13 @@ function expectConfined(w: World, r: RunResult, before: ReturnType<typeof snapsh
   expect(r.stderr).not.toMatch(/^\s+at /m)
   expect([0, 1, 2]).toContain(r.code)
   const diff = diffSnapshots(before, snapshot(w.root))
-  const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`))
+  const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`) && !isClawkitDataPath(p))
   expect(outside).toEqual([])
+  // clawkit's data dir (a reset's journal keeps the files it changed) holds nothing of a file outside the state dir.
+  for (const p of [...diff.added, ...diff.changed].filter(isClawkitDataPath)) {
+    const file = path.join(w.root, p)
+    if (fs.statSync(file).isFile()) expect(fs.readFileSync(file, 'latin1'), p).not.toContain(CANARY)
+  }
 }
 
 async function confined<const A extends readonly string[]>(w: World, args: A): Promise<RunResult<DocOf<A>>> {

@@ -102,6 +102,15 @@ export const HOSTILE_COMMANDS: HostileCommand[] = [
   },
 ]
 
+/**
+ * Whether a sandbox-relative path is clawkit's own data dir (CLAWKIT_DATA_DIR of test/support/cli.ts's baseEnv: home/
+ * .local/share/clawkit) or one of the directories above it that creating it makes: a writer's journal (issue 29) and the
+ * local catalog live there, the one place besides the state dir a command may write.
+ */
+export function isClawkitDataPath(rel: string): boolean {
+  return /^home\/\.local(?:\/share(?:\/clawkit(?:\/.*)?)?)?$/s.test(rel.split(path.sep).join('/'))
+}
+
 /** A V8 stack frame line, as printed by an uncaught error. */
 const STACK_RE = /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/).+:\d+:\d+\)?$/m
 /**
@@ -160,8 +169,8 @@ export async function runHostile(cmd: HostileCommand, sb: Sandbox, opts: {timeou
   const diff = diffSnapshots(before, after)
   if ((cmd.readOnly || !success) && !isEmptyDiff(diff)) problems.push(`${cmd.readOnly ? 'read command' : 'failed write'} changed files: ${JSON.stringify(diff)}`)
   if (!cmd.readOnly && success) {
-    const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`))
-    if (outside.length > 0) problems.push(`${cmd.name} wrote outside the state dir: ${outside.join(', ')}`)
+    const outside = [...diff.added, ...diff.changed, ...diff.removed].filter((p) => !p.startsWith(`state${path.sep}`) && !isClawkitDataPath(p))
+    if (outside.length > 0) problems.push(`${cmd.name} wrote outside the state dir and clawkit's data dir: ${outside.join(', ')}`)
   }
   return {result, problems}
 }
