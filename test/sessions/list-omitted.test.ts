@@ -77,7 +77,7 @@ describe('the fields a listing leaves out (LIST_OMITTED_FIELDS)', () => {
   it('leave the row as it is with them present', () => {
     const big = {skillsSnapshot: {prompt: 'x'}, systemPromptReport: {chars: 1}, contextBudgetStatus: {state: 'ok'}}
     for (const shape of shapes) {
-      expect(buildSqliteRow(state, 'agent:main:main', {...shape, ...big} as SessionEntry, 'main', 10)).toEqual(buildSqliteRow(state, 'agent:main:main', {...shape} as SessionEntry, 'main', 10))
+      expect(buildSqliteRow(state, 'agent:main:main', {...shape, ...big} as unknown as SessionEntry, 'main', 10)).toEqual(buildSqliteRow(state, 'agent:main:main', {...shape} as unknown as SessionEntry, 'main', 10))
     }
   })
 })
