@@ -365,7 +365,13 @@ function byUpdatedAtDesc(a: {updatedAt?: number | null}, b: {updatedAt?: number 
   return (b.updatedAt ?? Number.NEGATIVE_INFINITY) - (a.updatedAt ?? Number.NEGATIVE_INFINITY)
 }
 
-const LIST_OMITTED_FIELDS = ['skillsSnapshot', 'systemPromptReport'] as const
+/**
+ * Top-level entry fields no row reads, dropped by the store before the entry is parsed (SQLite: json_remove). The first
+ * two are most of a real entry's ~14 KB; contextBudgetStatus (~0.5 KB, an object of some twenty fields) is a third of
+ * what is left and ~15 ms of JSON.parse on a 10k-session list. Any field may be added here only if buildSqliteRow,
+ * buildRow and what they call never read it (test/sessions/list-omitted.test.ts checks that with a recording entry).
+ */
+export const LIST_OMITTED_FIELDS = ['skillsSnapshot', 'systemPromptReport', 'contextBudgetStatus'] as const
 
 export async function listSessions(state: OpenClawState, opts: ListOptions = {}): Promise<SessionsListResult> {
   state.requireStateDir()
@@ -391,7 +397,7 @@ export async function listSessions(state: OpenClawState, opts: ListOptions = {})
     let built: Map<string, SessionRow | SqliteSessionRow>
     try {
       store = opts.store ? (sqlite ? state.sqliteStoreAt(ref) : openSessionStore(ref)) : state.storeFor(ref)
-      // The two large fields no row shows (OpenClaw's listing drops them too) are left out where the store can.
+      // The fields no row shows (OpenClaw's listing drops the two large ones too) are left out where the store can.
       built = await store.readRows((key, entry) => (sqlite ? buildSqliteRow(state, key, entry, ref.agentId, now) : buildRow(state, key, entry, ref.agentId, now)), {omit: LIST_OMITTED_FIELDS})
     } catch (error) {
       // One damaged agent does not hide the others' sessions (status reads every agent the same way): with

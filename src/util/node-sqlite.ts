@@ -9,6 +9,8 @@ export interface SqlStatement {
   iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>
   /** INTEGER values as bigint (the journal keeps every stored value exactly). */
   setReadBigInts(enabled: boolean): void
+  /** Rows as arrays in column order (Node 22.16+/24; absent on 22.15). */
+  setReturnArrays?(enabled: boolean): void
 }
 export type SqlValue = null | number | bigint | string | Uint8Array
 export interface SqlDatabase {
