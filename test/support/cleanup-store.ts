@@ -60,16 +60,17 @@ export function mixedJsonStore(state: string, now: number, extra = 0, genKey: (i
 
 /**
  * MIXED written into a SQLite-era agent database (Node 24) the way clawkit writes a new session (a node, a window,
- * a header and one message each), each at its age, plus `extra` ordinary keys 1..60 days old. The main key and
+ * a header and one message each), each at its age, plus `extra` keys 1..60 days old (`genKey` names them, ordinary
+ * keys by default), written in that order (the last ones hold the highest FTS row ids). The main key and
  * keys the fixture has already are skipped.
  */
-export async function mixedSqliteStore(dbPath: string, now: number, extra = 0): Promise<string[]> {
+export async function mixedSqliteStore(dbPath: string, now: number, extra = 0, genKey: (i: number) => string = (i) => `agent:main:explicit:gen-${i}`): Promise<string[]> {
   const {openAgentDb} = await import('../../src/store/sqlite/driver.js')
   const {newSession} = await import('../../src/store/sqlite/write.js')
   const h = openAgentDb(dbPath, {write: true, agentId: 'main'})
   const written: string[] = []
   try {
-    const all = [...MIXED, ...Array.from({length: extra}, (_, i) => ({key: `agent:main:explicit:gen-${i}`, ageDays: 1 + (i % 60), expect: ''}))]
+    const all = [...MIXED, ...Array.from({length: extra}, (_, i) => ({key: genKey(i), ageDays: 1 + (i % 60), expect: ''}))]
     for (const k of all) {
       if (h.db.prepare('SELECT 1 AS x FROM session_nodes WHERE session_key = ?').get(k.key)) continue
       const at = new Date(now - k.ageDays * DAY)

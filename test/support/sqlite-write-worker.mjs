@@ -6,6 +6,8 @@
 //   node sqlite-write-worker.mjs owner <stateDir>          -> {owner, refusal}: findStateOwner and assertNoGatewayOwner
 //   node sqlite-write-worker.mjs hold <db> <ms>            -> BEGIN IMMEDIATE (no write), prints "inside", ROLLBACK after ms
 //                                                             (a maintenance pass holding the write lock, as OpenClaw's do)
+//   node sqlite-write-worker.mjs holds <db> <rounds> <ms>  -> `hold` <rounds> times in a row, a 20 ms pause between;
+//                                                             prints "inside" once it first holds the lock
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -46,6 +48,20 @@ try {
       d.close()
       process.stdout.write('released\n')
     }, Number(ms))
+  } else if (mode === 'holds') {
+    const [rounds, ms] = rest.map(Number)
+    const {DatabaseSync} = process.getBuiltinModule('node:sqlite')
+    const d = new DatabaseSync(db)
+    d.exec('PRAGMA busy_timeout = 60000')
+    for (let i = 0; i < rounds; i++) {
+      d.exec('BEGIN IMMEDIATE')
+      if (i === 0) process.stdout.write('inside\n')
+      await new Promise((r) => setTimeout(r, ms))
+      d.exec('ROLLBACK')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    d.close()
+    process.stdout.write('released\n')
   } else if (mode === 'owner') {
     // Who owns the state dir <db> (here a state dir, not a database): the probe, then the refusal it leads to.
     const owner = w.findStateOwner(db) ?? null
