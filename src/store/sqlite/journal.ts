@@ -148,6 +148,32 @@ export function rowImageHash(image: RowImage): string {
   return h.digest('hex')
 }
 
+/** The FTS row map and the FTS table: their ids are SQLite rowids, handed out again once the highest ones are deleted. */
+const FTS_IDS: Record<string, string> = {session_transcript_fts_rows: 'id', session_transcript_fts: 'rowid'}
+
+/**
+ * The hash of an image with the FTS row ids left out (each FTS row by its content, the map by session and message), and
+ * the rows sorted again. Another writer's new FTS rows may take the ids a removal freed (`INTEGER PRIMARY KEY` without
+ * AUTOINCREMENT reuses the highest), so an undo puts such rows back under new ids (writeRowImage): the same rows for
+ * every reader (OpenClaw finds an FTS row through the map's id, which moves with it), but not the same ids.
+ */
+export function rowImageContentHash(image: RowImage): string {
+  const h = sha256()
+  for (const name of Object.keys(image.tables).sort()) {
+    if (NOT_COMPARED.has(name)) continue
+    const t = image.tables[name]
+    const at = FTS_IDS[name] ? t.columns.indexOf(FTS_IDS[name]) : -1
+    const rows = at < 0 ? t.rows.map((r) => JSON.stringify(r)) : t.rows.map((r) => JSON.stringify(r.filter((_, i) => i !== at))).sort()
+    h.update(`${name}\n${JSON.stringify(t.columns.filter((_, i) => i !== at))}\n${rows.join('\n')}\n`)
+  }
+  return h.digest('hex')
+}
+
+/** Whether the rows now are an image's: by its recorded hash, or (FTS ids renumbered by an undo) by its content. */
+export function rowsMatch(now: RowImage, hash: string, image: RowImage | undefined): boolean {
+  return rowImageHash(now) === hash || (image !== undefined && rowImageContentHash(now) === rowImageContentHash(image))
+}
+
 /** What differs between two images, per table, as row counts: for a refusal that says what moved on. */
 export function describeRowDifference(now: RowImage, want: RowImage): string[] {
   const out: string[] = []
@@ -188,11 +214,17 @@ export function writeRowImage(db: SqlDatabase, scope: RowScope, now: RowImage, t
     const del = db.prepare(`DELETE FROM ${quote(fts.name)} WHERE rowid = ?`)
     for (const r of ftsNow.rows) del.run(decode(r[0]) as bigint)
   }
+  const ftsIds = ftsIdMap(db, to)
   for (const t of tables) {
     const img = to.tables[t.name]
     if (!img || t.name === 'session_canonical_validation_pending') continue
     const stmt = db.prepare(`INSERT INTO ${quote(t.name)} (${img.columns.map(quote).join(', ')}) VALUES (${img.columns.map(() => '?').join(', ')})`)
-    for (const r of img.rows) stmt.run(...r.map(decode))
+    const at = FTS_IDS[t.name] ? img.columns.indexOf(FTS_IDS[t.name]) : -1
+    for (const r of img.rows) {
+      const values = r.map(decode)
+      if (at >= 0) values[at] = ftsIds.get(String(values[at])) ?? values[at]
+      stmt.run(...values)
+    }
   }
   // entry_valid as the image has it (the insert trigger reset it to 0).
   const nodes = to.tables.session_nodes
@@ -218,6 +250,25 @@ export function writeRowImage(db: SqlDatabase, scope: RowScope, now: RowImage, t
   for (const [name, seq] of Object.entries(to.sequence)) {
     if (seqStart[name] === leaving.sequence[name] || seqStart[name] === undefined) setSeq.run(BigInt(seq), name)
   }
+}
+
+/**
+ * New ids for the image's FTS rows whose ids another session's rows hold now (the scope's own rows are deleted by
+ * then): past the highest id in use and in the image, so that no two rows meet. The map row and its FTS row share one.
+ */
+function ftsIdMap(db: SqlDatabase, to: RowImage): Map<string, bigint> {
+  const map = new Map<string, bigint>()
+  const img = to.tables.session_transcript_fts_rows
+  const at = img ? img.columns.indexOf('id') : -1
+  if (!img || at < 0) return map
+  const ids = img.rows.map((r) => decode(r[at]) as bigint)
+  const taken = db.prepare('SELECT 1 AS x FROM session_transcript_fts_rows WHERE id = ?')
+  const takenFts = to.tables.session_transcript_fts ? db.prepare('SELECT 1 AS x FROM session_transcript_fts WHERE rowid = ?') : undefined
+  const max = db.prepare('SELECT max(id) AS m FROM session_transcript_fts_rows')
+  max.setReadBigInts(true)
+  let next = [BigInt((max.get()?.m as bigint | null) ?? 0n), ...ids].reduce((a, b) => (b > a ? b : a), 0n)
+  for (const id of ids) if (taken.get(id) || takenFts?.get(id)) map.set(String(id), ++next)
+  return map
 }
 
 function captureSequence(db: SqlDatabase, names: string[]): Record<string, string> {

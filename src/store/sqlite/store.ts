@@ -24,7 +24,7 @@ import {writeEntryChangesTx} from './entry-rows.js'
 import {lazyEntries} from './lazy-entries.js'
 import {assertNoGatewayOwner} from './ownership.js'
 import {entriesBySessionId, entriesPage, entryByKey, eventBounds, ftsEventLines, grepEventPage, pageEvents, hasEvents, headerLine, iterateEntries, lastUpdatedAt, newestEntries, snapshot, storeCounts, tailEvents, windowMarks} from './read.js'
-import {captureRows, describeRowDifference, type RowImage, rowImageHash, writeRowImage} from './journal.js'
+import {captureRows, describeRowDifference, type RowImage, rowImageHash, rowsMatch, writeRowImage} from './journal.js'
 import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
 import {planSessionReset, resetSession, resetSessionTx, SQLITE_HEADER_VERSION} from './write.js'
 import {randomUUID} from '../random-id.js'
@@ -810,6 +810,8 @@ export class SqliteSessionStore implements SessionStore {
     const hash = rowImageHash(now)
     if (hash === step.before.hash || hash === step.after.hash) return []
     const leaving = JSON.parse((await entry.readBlob((to === 'before' ? step.after : step.before).blob)).toString('utf8')) as RowImage
+    const want = JSON.parse((await entry.readBlob((to === 'before' ? step.before : step.after).blob)).toString('utf8')) as RowImage
+    if (rowsMatch(now, '', leaving) || rowsMatch(now, '', want)) return []
     return [`${step.label}: the rows of ${step.scope.keys.join(', ') || step.scope.sessionIds.join(', ')} changed since (${describeRowDifference(now, leaving).join('; ')})`]
   }
 
@@ -824,9 +826,8 @@ export class SqliteSessionStore implements SessionStore {
         const h = this.w
         return immediateAsync(h, () => {
           const now = captureRows(h.db, step.scope)
-          const hash = rowImageHash(now)
-          if (hash === wantHash) return
-          if (hash !== leavingHash) {
+          if (rowsMatch(now, wantHash, want)) return
+          if (!rowsMatch(now, leavingHash, leaving)) {
             throw new ClawkitError(`Cannot undo ${step.label}: the rows of ${step.scope.keys.join(', ') || step.scope.sessionIds.join(', ')} changed since (${describeRowDifference(now, leaving).join('; ')}). Nothing was changed.`, {code: 'E_UNDO_CONFLICT'})
           }
           writeRowImage(h.db, step.scope, now, want, leaving)
