@@ -35,15 +35,23 @@ function genKey(i: number): string {
 const GEN = Array.from({length: 40}, (_, i) => ({key: genKey(i), ageDays: 1 + i}))
 const OLDER_THAN = ['--older-than', '10d']
 
-/** OpenClaw's maintenance as another process: the write lock taken `rounds` times for `ms`; resolves once it first holds it. */
-async function lockHolder(db: string, rounds: number, ms: number): Promise<{done: Promise<number | null>}> {
-  const child = spawn(process.execPath, [WORKER, 'holds', db, String(rounds), String(ms)], {stdio: ['ignore', 'pipe', 'inherit']})
+/**
+ * OpenClaw's maintenance as another process: the write lock taken for `ms` again and again until `stop`; resolves once
+ * it first holds it. So it holds the lock on and off for the whole of whatever runs until then, whatever the machine's speed.
+ */
+async function lockHolder(db: string, ms: number): Promise<{stop(): Promise<number | null>}> {
+  const child = spawn(process.execPath, [WORKER, 'holds', db, '0', String(ms)], {stdio: ['pipe', 'pipe', 'inherit']})
   children.push({kill: () => child.kill('SIGKILL')})
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
   const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
   await waitUntil(() => out.includes('inside'), 'the lock holder to begin its first transaction', 60_000)
-  return {done}
+  return {
+    stop: () => {
+      child.stdin.end()
+      return done
+    },
+  }
 }
 
 async function world() {
@@ -149,13 +157,14 @@ describeSqlite('sessions cleanup beside turns and another writer (SQLite era)', 
     const running = turns.map((t) => w.turn(t.key, t.text))
     // The cleanup and the lock holder start once a turn is in its model call (its message stored, its reply not).
     await waitUntil(() => servers.mock.messageRequests().length > sent, 'a turn to call the model', 60_000)
-    const holder = await lockHolder(w.db, 15, 200)
+    const holder = await lockHolder(w.db, 200)
     const cleanup = await w.cli(['sessions', 'cleanup', ...OLDER_THAN, '--yes', '--json'])
     const results = await Promise.all(running.map((r) => r.exited))
-    expect(await holder.done).toBe(0)
+    expect(await holder.stop()).toBe(0)
     expect(cleanup.code, cleanup.stdout + cleanup.stderr).toBe(0)
     const applied = json<SessionsCleanupResult>(cleanup)
     expect(applied.stores[0].changes.map((c) => c.key)).toEqual(plan.changes.map((c) => c.key))
+    expect(applied.stores[0].skipped).toEqual([])
 
     const turnIds: string[] = []
     turns.forEach((t, i) => {
@@ -238,5 +247,19 @@ describeSqlite('sessions cleanup beside turns and another writer (SQLite era)', 
       expect(n, `${k} is live`).toBeDefined()
       expect(n!.entry.archivedAt, k).toBeUndefined()
     }
+    // The cleanup says what it left alone and why; the rest of its plan it applied.
+    const applied = json<SessionsCleanupResult>(cleanup).stores[0]
+    expect(applied.skipped).toEqual([
+      {key: toArchive, action: 'archive-age', why: 'active'},
+      {key: toRemove, action: 'prune-stale', why: 'active'},
+    ])
+    for (const c of plan.changes.filter((x) => x.key !== toArchive && x.key !== toRemove)) {
+      if (c.archiveReason) expect(nodeOf(w.db, c.key)?.entry.archiveReason, c.key).toBe(c.archiveReason)
+      else expect(nodeOf(w.db, c.key), c.key).toBeUndefined()
+    }
+    // undo of that cleanup leaves the two turns where they are.
+    expect((await w.cli(['undo', '--json'])).code).toBe(0)
+    expectTurnStored(w.db, toArchive, 'revives an old key')
+    expectTurnStored(w.db, toRemove, 'revives an old hook')
   })
 })

@@ -6,8 +6,8 @@
 //   node sqlite-write-worker.mjs owner <stateDir>          -> {owner, refusal}: findStateOwner and assertNoGatewayOwner
 //   node sqlite-write-worker.mjs hold <db> <ms>            -> BEGIN IMMEDIATE (no write), prints "inside", ROLLBACK after ms
 //                                                             (a maintenance pass holding the write lock, as OpenClaw's do)
-//   node sqlite-write-worker.mjs holds <db> <rounds> <ms>  -> `hold` <rounds> times in a row, a 20 ms pause between;
-//                                                             prints "inside" once it first holds the lock
+//   node sqlite-write-worker.mjs holds <db> <rounds> <ms>  -> `hold` <rounds> times in a row (0: until stdin ends), a
+//                                                             20 ms pause between; prints "inside" once it first holds it
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -53,7 +53,9 @@ try {
     const {DatabaseSync} = process.getBuiltinModule('node:sqlite')
     const d = new DatabaseSync(db)
     d.exec('PRAGMA busy_timeout = 60000')
-    for (let i = 0; i < rounds; i++) {
+    let open = true
+    process.stdin.on('end', () => (open = false)).resume()
+    for (let i = 0; rounds === 0 ? open : i < rounds; i++) {
       d.exec('BEGIN IMMEDIATE')
       if (i === 0) process.stdout.write('inside\n')
       await new Promise((r) => setTimeout(r, ms))
