@@ -6,6 +6,7 @@ import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import {runJournaled} from '../store/journal.js'
 import {type CleanupAction, type MaintenanceConfig, planEntryMaintenance, planEntryMaintenance427, resolveMaintenanceConfig, resolveMaintenanceConfig427} from '../store/maintenance-plan.js'
 import {classifySessionKind, normalizeSessionKey, parseAgentSessionKey} from '../store/session-key.js'
+import {activityOf} from '../store/lifecycle.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
 
@@ -59,6 +60,18 @@ export interface CleanupStoreSummary {
    * high water mark; in the SQLite era these archive rows (each published file goes too, as a file above).
    */
   archiveRows: CleanupArchiveRow[]
+  /**
+   * Applied: keys of the plan left as they are, because a turn made them active after the plan was made (the cleanup
+   * waited for the turn's lock: `active`) or another session holds the key now, or none (`changed`). [] in a plan.
+   */
+  skipped: CleanupSkip[]
+}
+
+/** A planned change the applied cleanup did not make, and why. */
+export interface CleanupSkip {
+  key: string
+  action: CleanupAction
+  why: 'active' | 'changed'
 }
 
 /** The `sessions cleanup --json` document. */
@@ -146,7 +159,7 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     const removal = !c.archiveReason
     let bytes: number | null = null
     if (removal) bytes = transcriptBytes(store, ref, c.key, e)
-    changes.push({key: c.key, sessionId: e.sessionId, action: c.action, archiveReason: c.archiveReason ?? null, activityAt: Math.max(e.lastInteractionAt ?? 0, e.lastActivityAt ?? 0, e.sessionStartedAt ?? 0, e.updatedAt ?? 0), bytes})
+    changes.push({key: c.key, sessionId: e.sessionId, action: c.action, archiveReason: c.archiveReason ?? null, activityAt: activityOf(e), bytes})
   }
   // The store after the plan, for what its entries still reference.
   const after = {...preview}
@@ -177,6 +190,7 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
     files: fp.files,
     reclaimedBytes: 0,
     archiveRows: fp.archiveRows,
+    skipped: [],
   }
   return {ref, store, summary}
 }
@@ -199,16 +213,33 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
     for (const p of plans) {
       const life = p.store.lifecycle
       if (!life) throw new ClawkitError('This store cannot be cleaned up.', {code: 'E_UNSUPPORTED', exitCode: ExitCode.failure})
-      const marks = p.summary.changes.filter((c) => c.archiveReason).map((c) => ({key: c.key, sessionId: c.sessionId, archiveReason: c.archiveReason!}))
-      await life.mark(marks, {now: opts.now, journal: entry})
-      // A removal the key no longer fits (another session now, or gone) is skipped, never forced.
-      const removals = p.summary.changes.filter((x) => !x.archiveReason).map((c) => ({key: c.key, sessionId: c.sessionId}))
-      if (life.deleteMany) await life.deleteMany(removals, {now: opts.now, journal: entry})
-      else {
+      // A key a turn made active after the plan was made (the write waited for that turn's lock), or that another
+      // session holds now, is left as it is and reported; the plan is never forced onto a live session.
+      const skip = (c: CleanupChange, why: CleanupSkip['why']) => p.summary.skipped.push({key: c.key, action: c.action, why})
+      const whyNot = async (c: CleanupChange): Promise<CleanupSkip['why']> => {
+        const now = await p.store.findEntry(c.key)
+        return now && now.entry.sessionId === c.sessionId ? 'active' : 'changed'
+      }
+      const archives = p.summary.changes.filter((c) => c.archiveReason)
+      const marked = new Set((await life.mark(archives.map((c) => ({key: c.key, sessionId: c.sessionId, archiveReason: c.archiveReason!, activityAt: c.activityAt})), {now: opts.now, journal: entry})).map((k) => normalizeSessionKey(k)))
+      for (const c of archives) if (!marked.has(normalizeSessionKey(c.key))) skip(c, await whyNot(c))
+      const removals = p.summary.changes.filter((x) => !x.archiveReason)
+      if (life.deleteMany) {
+        const outcomes = await life.deleteMany(removals.map((c) => ({key: c.key, sessionId: c.sessionId, activityAt: c.activityAt})), {now: opts.now, journal: entry})
+        const done = new Map(outcomes.map((o) => [normalizeSessionKey(o.key), o]))
+        for (const c of removals) {
+          const o = done.get(normalizeSessionKey(c.key))
+          if (!o) skip(c, 'changed')
+          else if (o.skipped) skip(c, 'active')
+        }
+      } else {
         for (const c of removals) {
           const now = await p.store.findEntry(c.key)
-          if (!now || now.entry.sessionId !== c.sessionId) continue
-          await life.delete(c.key, {now: opts.now, journal: entry})
+          if (!now || now.entry.sessionId !== c.sessionId) {
+            skip(c, 'changed')
+            continue
+          }
+          if ((await life.delete(c.key, {now: opts.now, journal: entry, plannedActivityAt: c.activityAt})).skipped) skip(c, 'active')
         }
       }
       if (p.summary.archiveRows.length > 0 && life.dropArchives) await life.dropArchives(p.summary.archiveRows.map((r) => r.name), {now: opts.now, journal: entry})

@@ -9,6 +9,23 @@ export interface LifecycleOptions {
   now?: Date
   /** Record every write in this journal entry before it is made. */
   journal?: JournalEntry
+  /**
+   * delete: the activity (`activityOf`) a cleanup planned the removal from. A key active since (a turn landed while the
+   * cleanup waited for its lock) is left alone: the outcome says `skipped`.
+   */
+  plannedActivityAt?: number
+}
+
+/** When a session was last active, as OpenClaw's maintenance ages it (ms; 0 when the entry has none of the fields). */
+export function activityOf(e: object | undefined): number {
+  const x = (e ?? {}) as {lastInteractionAt?: unknown; lastActivityAt?: unknown; sessionStartedAt?: unknown; updatedAt?: unknown}
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+  return Math.max(n(x.lastInteractionAt), n(x.lastActivityAt), n(x.sessionStartedAt), n(x.updatedAt))
+}
+
+/** Whether an entry moved on past the activity a plan saw (no plan: never). */
+export function activeSince(e: object | undefined, plannedActivityAt: number | undefined): boolean {
+  return plannedActivityAt !== undefined && activityOf(e) > plannedActivityAt
 }
 
 /** `sessions archive`: OpenClaw 2026.9.6's manual archive (archivedAt, archiveReason "manual"); the session stays. */
@@ -30,6 +47,8 @@ export interface DeleteOutcome {
    * `<db>#archive/<name>` locator (each also published as `sessions/<name>`). Empty when there was no transcript.
    */
   archived: string[]
+  /** True when the key was active since the plan (`plannedActivityAt`) and was left as it is. */
+  skipped?: boolean
 }
 
 /** What `restore` brings back. */
@@ -62,6 +81,15 @@ export interface ArchiveMark {
   /** The sessionId the plan saw (another one now: the key moved on, and it is left alone). */
   sessionId: string
   archiveReason: string
+  /** The activity the plan saw (`activityOf`): a key active since is left alone too. */
+  activityAt?: number
+}
+
+/** One key a cleanup removes: the session and the activity the plan saw (a key that moved past either is left alone). */
+export interface PlannedRemoval {
+  key: string
+  sessionId: string
+  activityAt?: number
 }
 
 export interface SessionLifecycle {
@@ -79,7 +107,7 @@ export interface SessionLifecycle {
   dropArchives?(names: readonly string[], opts: LifecycleOptions): Promise<string[]>
   /** Return the space deleted rows left to the file system where the store can (SQLite: incremental vacuum). */
   reclaim?(): Promise<{freedBytes: number}>
-  deleteMany?(items: readonly {key: string; sessionId: string}[], opts: LifecycleOptions): Promise<DeleteOutcome[]>
+  deleteMany?(items: readonly PlannedRemoval[], opts: LifecycleOptions): Promise<DeleteOutcome[]>
   restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome>
 }
 

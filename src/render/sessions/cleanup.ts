@@ -52,6 +52,10 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
     out.push('', (await renderTable([{header: 'Action'}, {header: 'What'}, {header: 'Active'}, {header: 'Why'}, {header: 'Bytes'}], rows, color)).trimEnd())
     const freed = s.files.reduce((n, f) => n + f.bytes, 0)
     if (freed > 0) out.push(`Files: ${formatBytes(freed)}.`)
+    const active = s.skipped.filter((x) => x.why === 'active').map((x) => printable(x.key))
+    const changed = s.skipped.filter((x) => x.why === 'changed').map((x) => printable(x.key))
+    if (active.length > 0) out.push(`Left alone, active since the plan was made (a turn landed meanwhile): ${active.join(', ')}.`)
+    if (changed.length > 0) out.push(`Left alone, another session holds the key now or it is gone: ${changed.join(', ')}.`)
   }
   out.push('')
   if (r.dryRun) out.push('Dry run: nothing was changed. Run with --yes to apply (journaled: "clawkit undo" reverses it).')

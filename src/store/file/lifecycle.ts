@@ -12,7 +12,7 @@ import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js
 import {findEntryIn} from '../entry-lookup.js'
 import {archiveTimestamp} from '../fs-util.js'
 import {ABSENT, type FileImage, type JournalEntry} from '../journal.js'
-import type {ArchiveMark, ArchiveOutcome, DeleteOutcome, LifecycleOptions, RestoreOutcome, RestoreSource, SessionLifecycle} from '../lifecycle.js'
+import {activeSince, type ArchiveMark, type ArchiveOutcome, type DeleteOutcome, type LifecycleOptions, type PlannedRemoval, type RestoreOutcome, type RestoreSource, type SessionLifecycle} from '../lifecycle.js'
 import {withLock} from '../lock.js'
 import {normalizeSessionKey} from '../session-key.js'
 import type {AgentSession, FoundEntry, KeySession, SessionEntry, SessionStoreData, TranscriptRef} from '../types.js'
@@ -85,18 +85,32 @@ export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
     async mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]> {
       if (marks.length === 0) return []
       const now = (opts.now ?? new Date()).getTime()
-      return b.update((data) => {
-        const done: string[] = []
-        for (const m of marks) {
-          const hit = findEntryIn(data, m.key)
-          const e = hit?.entry as (SessionEntry & {archivedAt?: unknown; archivedBy?: unknown}) | undefined
-          if (!hit || !e || e.sessionId !== m.sessionId || e.archivedAt !== undefined) continue
-          const {archivedBy: _b, ...rest} = e
-          data[hit.storedKey] = {...rest, archivedAt: now, archiveReason: m.archiveReason} as SessionEntry
-          done.push(m.key)
+      const done: string[] = []
+      // Chunks as deleteMany's, each under its transcripts' locks (sorted, then the index's): a turn in its model call
+      // holds its transcript's lock, so the mark waits for it and then sees the activity it wrote (and leaves the key).
+      for (let i = 0; i < marks.length; i += DELETE_CHUNK) {
+        const chunk = marks.slice(i, i + DELETE_CHUNK)
+        const files: string[] = []
+        for (const m of chunk) {
+          const hit = await b.findEntry(m.key)
+          if (hit) files.push(b.transcriptOf(hit.entry, m.key).locator)
         }
-        return done
-      }, journalOf(opts, `cleanup: ${marks.length} entr${marks.length === 1 ? 'y' : 'ies'} archived`))
+        const locks = [...new Set(files)].sort()
+        const run = () =>
+          b.update((data) => {
+            for (const m of chunk) {
+              const hit = findEntryIn(data, m.key)
+              const e = hit?.entry as (SessionEntry & {archivedAt?: unknown; archivedBy?: unknown}) | undefined
+              if (!hit || !e || e.sessionId !== m.sessionId || e.archivedAt !== undefined || activeSince(e, m.activityAt)) continue
+              const {archivedBy: _b, ...rest} = e
+              data[hit.storedKey] = {...rest, archivedAt: now, archiveReason: m.archiveReason} as SessionEntry
+              done.push(m.key)
+            }
+          }, journalOf(opts, `cleanup: ${chunk.length} entr${chunk.length === 1 ? 'y' : 'ies'} archived`))
+        const next = (j: number): Promise<void> => (j >= locks.length ? run() : withLock(locks[j], () => next(j + 1)))
+        await next(0)
+      }
+      return done
     },
 
     async delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome> {
@@ -124,17 +138,18 @@ export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
       })
     },
 
-    async deleteMany(items: readonly {key: string; sessionId: string}[], opts: LifecycleOptions): Promise<DeleteOutcome[]> {
+    async deleteMany(items: readonly PlannedRemoval[], opts: LifecycleOptions): Promise<DeleteOutcome[]> {
       const out: DeleteOutcome[] = []
       const now = opts.now ?? new Date()
       // Chunks of keys: their transcripts' locks held (sorted, as every writer takes them, then the index's), one index
       // rewrite per chunk, then the transcripts renamed to their .deleted. names; a turn cannot land in between.
       for (let i = 0; i < items.length; i += DELETE_CHUNK) {
         const chunk = items.slice(i, i + DELETE_CHUNK)
-        const found: {key: string; sessionId: string; file: string}[] = []
+        const found: (PlannedRemoval & {file: string})[] = []
         for (const it of chunk) {
           const hit = await b.findEntry(it.key)
-          if (hit && hit.entry.sessionId === it.sessionId) found.push({...it, file: b.transcriptOf(hit.entry, it.key).locator})
+          if (hit && hit.entry.sessionId === it.sessionId && !activeSince(hit.entry, it.activityAt)) found.push({...it, file: b.transcriptOf(hit.entry, it.key).locator})
+          else if (hit && hit.entry.sessionId === it.sessionId) out.push({key: it.key, sessionId: it.sessionId, archived: [], skipped: true})
         }
         const locks = [...new Set(found.map((f) => f.file))].sort()
         const run = async () => {
@@ -143,6 +158,11 @@ export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
             for (const f of found) {
               const hit = findEntryIn(data, f.key)
               if (!hit || hit.entry.sessionId !== f.sessionId) continue
+              // A turn that landed while this waited for the locks made the session live again: it stays.
+              if (activeSince(hit.entry, f.activityAt)) {
+                out.push({key: f.key, sessionId: f.sessionId, archived: [], skipped: true})
+                continue
+              }
               for (const k of Object.keys(data)) if (normalizeSessionKey(k) === normalizeSessionKey(f.key)) delete data[k]
               gone.push(f)
             }

@@ -14,6 +14,7 @@ import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js
 import {sha256} from '../../util/hash.js'
 import {archiveTimestamp} from '../fs-util.js'
 import {randomUUID} from '../random-id.js'
+import {activeSince, type ArchiveMark} from '../lifecycle.js'
 import type {SessionEntry} from '../types.js'
 import {appendEventsTx} from './append.js'
 import {archiveText} from './archives.js'
@@ -40,13 +41,13 @@ export function archiveTx(db: SqlDatabase, agentId: string, key: string, now: nu
 }
 
 /** Maintenance's archive of many entries in one transaction (archivedAt now, the reason, updatedAt kept). */
-export function markTx(db: SqlDatabase, agentId: string, marks: readonly {key: string; sessionId: string; archiveReason: string}[], now: number): string[] {
+export function markTx(db: SqlDatabase, agentId: string, marks: readonly ArchiveMark[], now: number): string[] {
   requireTx(db)
   const done: string[] = []
   for (const m of marks) {
     const node = readNodeTx(db, m.key)
     const e = node?.entry as (SessionEntry & {archivedAt?: unknown; archivedBy?: unknown}) | undefined
-    if (!node || node.entryValid !== 1 || !e || e.sessionId !== m.sessionId || e.archivedAt !== undefined) continue
+    if (!node || node.entryValid !== 1 || !e || e.sessionId !== m.sessionId || e.archivedAt !== undefined || activeSince(e, m.activityAt)) continue
     const {archivedBy: _b, ...rest} = e
     writeEntryTx(db, {agentId, key: m.key, entry: {...rest, archivedAt: now, archiveReason: m.archiveReason} as SessionEntry})
     done.push(m.key)
@@ -94,12 +95,14 @@ export interface NewArchiveRow {
 /**
  * delete: the key's windows archived (one row each, oldest first) and removed with their node, in the caller's
  * transaction. `expectIds` are the session ids the caller planned for (and journals); another set means the key
- * moved on meanwhile (E_SESSION_CHANGED, nothing written).
+ * moved on meanwhile (E_SESSION_CHANGED, nothing written). With `plannedActivityAt` (a cleanup's removal), a key active
+ * since then is left alone and the result says `skipped`.
  */
-export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly string[], now: number): {sessionId: string; rows: NewArchiveRow[]} {
+export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly string[], now: number, plannedActivityAt?: number): {sessionId: string; rows: NewArchiveRow[]; skipped?: boolean} {
   requireTx(db)
   const node = readNodeTx(db, key)
   if (!node) throw sessionNotFound(key)
+  if (activeSince(node.entry, plannedActivityAt)) return {sessionId: node.entry.sessionId, rows: [], skipped: true}
   const windows = db.prepare('SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(key).map((r) => String(r.session_id))
   const ids = new Set([...windows, node.currentSessionId])
   if ([...ids].some((id) => !expectIds.includes(id))) {

@@ -718,7 +718,8 @@ export class SqliteSessionStore implements SessionStore {
         const now = (opts.now ?? new Date()).getTime()
         const scope = this.snap((d) => scopeOf(d, [k]))
         if (!lastNode(k)) throw sessionNotFound(k)
-        const out = await this.journaledWrite({scope, label: `delete ${k}: rows archived and removed`, entry: opts.journal}, (d) => deleteTx(d, k, scope.sessionIds, now))
+        const out = await this.journaledWrite({scope, label: `delete ${k}: rows archived and removed`, entry: opts.journal}, (d) => deleteTx(d, k, scope.sessionIds, now, opts.plannedActivityAt))
+        if (out.skipped) return {key: k, sessionId: out.sessionId, archived: [], skipped: true}
         // Published as OpenClaw publishes each row: a file byte-identical to the blob, recorded before it is written.
         if (out.rows.length > 0) {
           await ensurePrivateDir(published)
