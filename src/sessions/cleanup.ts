@@ -1,7 +1,8 @@
 // `sessions cleanup`: OpenClaw 2026.9.6's `sessions cleanup` planned the same way (store/maintenance-plan.ts for the
 // entries; unreferenced artifacts older than pruneAfter, stale store temp files; the disk budget measured as it
 // measures it), offline, in both eras, with clawkit's filters on top; then applied, journaled, by each store's
-// lifecycle (archives marked in one write, removals as OpenClaw's delete, which keeps the transcript as an archive).
+// lifecycle (archives marked in a few writes, removals as OpenClaw's delete, which keeps the transcript as an archive),
+// each key checked again inside the write: one a turn made active since the plan is left alone and reported.
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import {runJournaled} from '../store/journal.js'
 import {type CleanupAction, type MaintenanceConfig, planEntryMaintenance, planEntryMaintenance427, resolveMaintenanceConfig, resolveMaintenanceConfig427} from '../store/maintenance-plan.js'
@@ -196,7 +197,7 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
 }
 
 /**
- * Plan, and unless `dryRun`, apply: per store, archives marked in one write, removals deleted as OpenClaw's delete
+ * Plan, and unless `dryRun`, apply: per store, archives marked in a few writes, removals deleted as OpenClaw's delete
  * (transcript kept as an archive), then the planned files moved into the journal; all in one journal entry.
  */
 export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions): Promise<SessionsCleanupResult> {

@@ -94,7 +94,10 @@ export interface PlannedRemoval {
 
 export interface SessionLifecycle {
   archive(key: string, opts: LifecycleOptions): Promise<ArchiveOutcome>
-  /** Archive many entries at once as maintenance does (one index rewrite, one transaction); returns the keys marked. */
+  /**
+   * Archive many entries at once as maintenance does (an index rewrite per 256 keys under their transcripts' locks, or
+   * one transaction), skipping a key whose session or activity moved past the mark's; returns the keys marked.
+   */
   mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]>
   delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome>
   /**
