@@ -11,10 +11,44 @@ import {fileImage, sameContent} from './journal-files.js'
 /** Files larger than this are imaged (their hash) but their bytes kept only when they are a repair's own target. */
 const KEEP_LIMIT = 64 * 1024 * 1024
 
+/**
+ * Another process's passing files: a lock (`sessions.json.lock`, a transcript's) and a temp file of an atomic write come
+ * and go while doctor runs beside other writers. Imaged, a lock released meanwhile would read as a change of doctor's,
+ * and undo would put a lock back that nobody holds. They count only as a repair's own target (a stale lock doctor
+ * removes).
+ */
+const PASSING = /\.(?:lock|tmp)$/
+
 async function regularFiles(dir: string): Promise<string[]> {
   const out: string[] = []
-  for (const d of await fsp.readdir(dir, {withFileTypes: true}).catch(() => [])) if (d.isFile()) out.push(path.join(dir, d.name))
+  for (const d of await fsp.readdir(dir, {withFileTypes: true}).catch(() => [])) if (d.isFile() && !PASSING.test(d.name)) out.push(path.join(dir, d.name))
   return out
+}
+
+const isEnoent = (error: unknown) => (error as NodeJS.ErrnoException)?.code === 'ENOENT'
+
+/**
+ * A file's image and, where it is kept, its bytes, from one read, so that the two agree however the file changes
+ * meanwhile; a file removed since it was listed is absent (other writers work beside doctor).
+ */
+async function imageOf(entry: JournalEntry, file: string, keep: boolean): Promise<FileImage> {
+  let st
+  try {
+    st = await fsp.lstat(file)
+  } catch (error) {
+    if (isEnoent(error)) return ABSENT
+    throw error
+  }
+  if (!st.isFile() || (st.size > KEEP_LIMIT && !keep)) return fileImage(file).catch(() => ABSENT)
+  let bytes: Buffer
+  try {
+    bytes = await fsp.readFile(file)
+  } catch (error) {
+    if (isEnoent(error)) return ABSENT
+    throw error
+  }
+  const sha256 = await entry.putBlob(bytes)
+  return {exists: true, sha256, size: bytes.length, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs}
 }
 
 export interface Snapshot {
@@ -31,13 +65,9 @@ export async function snapshotFiles(entry: JournalEntry, p: {agentId: string; st
   p = {...p, targets: fileTargets}
   const dirs = [...new Set(p.targets.map((t) => path.dirname(t)))]
   const before = new Map<string, FileImage>()
-  for (const d of dirs) for (const f of await regularFiles(d)) before.set(f, await fileImage(f).catch(() => ABSENT))
-  for (const t of p.targets) if (!before.has(t)) before.set(t, await fileImage(t).catch(() => ABSENT))
   const targets = new Set(p.targets)
-  for (const [f, img] of before) {
-    if (!img.exists || (img.size > KEEP_LIMIT && !targets.has(f))) continue
-    await entry.putBlob(await fsp.readFile(f))
-  }
+  for (const d of dirs) for (const f of await regularFiles(d)) before.set(f, await imageOf(entry, f, targets.has(f)))
+  for (const t of p.targets) if (!before.has(t)) before.set(t, await imageOf(entry, t, true))
   const step = (await entry.record({kind: 'files', agentId: p.agentId, store: p.store, label: p.label, files: [...before].map(([f, img]) => ({path: f, before: img, after: img})), open: true})) as FilesStep
   return {
     async finish() {
