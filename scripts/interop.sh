@@ -4,6 +4,7 @@
 # test/reliability/interop*.test.ts, which drive clawkit and OpenClaw on temp state dirs.
 #   npm run test:interop                          # cache in ~/.cache/clawkit-interop
 #   npm run test:interop -- -t 'round trip'       # arguments go to vitest
+#   npm run test:interop -- test/reliability/interop-cleanup.test.ts   # one file
 #   CLAWKIT_INTEROP_CACHE=/path npm run test:interop
 #   CLAWKIT_NODE24=/path/to/node                  # the Node 24 to use instead of the cached one
 #   OPENCLAW_VERSION=2026.4.27 OPENCLAW96_VERSION=2026.9.6 CCUSAGE_VERSION=20.0.24   # the pinned defaults
@@ -53,7 +54,11 @@ echo "interop: clawkit and vitest on $("$NODE_BIN" --version); openclaw $OPENCLA
 
 cd "$ROOT"
 npm run build >&2
+# Every interop file, unless the arguments name test files of their own (`npm run test:interop -- test/reliability/
+# interop-cleanup.test.ts`): vitest's file filters add up, so the directory filter would run them all.
+filter=(test/reliability/interop)
+for a in "$@"; do case "$a" in *.test.ts) filter=() ;; esac; done
 CLAWKIT_INTEROP_NODE="$NODE_BIN" CLAWKIT_INTEROP_OPENCLAW="$OC_ENTRY" CLAWKIT_INTEROP_VERSION="$OPENCLAW_VERSION" \
   CLAWKIT_INTEROP_OPENCLAW96="$OC96_ENTRY" CLAWKIT_INTEROP_VERSION96="$OPENCLAW96_VERSION" CLAWKIT_REQUIRE_SQLITE=1 \
   CLAWKIT_INTEROP_CCUSAGE="$CC_ENTRY" \
-  "$NODE_BIN" node_modules/vitest/vitest.mjs run test/reliability/interop "$@"
+  "$NODE_BIN" node_modules/vitest/vitest.mjs run "${filter[@]}" "$@"
