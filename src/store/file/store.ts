@@ -301,10 +301,16 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
   private async journalMoves(entry: JournalEntry, label: string, p: {created: string; header: object; archived: {from: string; to: string}}): Promise<void> {
     const text = `${JSON.stringify(p.header)}\n`
     const created: FileImage = {exists: true, sha256: hashBytes(text), size: Buffer.byteLength(text), mode: FILE_MODE, mtimeMs: Date.now()}
-    const old = await fileImage(p.archived.from)
+    // Only whether the old transcript is there: recordFiles hashes it (its before image), once; a second hash here read
+    // the whole transcript again on every journaled reset.
+    // (Anything but a regular file there makes recordFiles refuse, as before.)
+    const oldExists = await fsp.lstat(p.archived.from).then(
+      () => true,
+      () => false,
+    )
     const existing = await fileImage(p.created)
     const files: {path: string; after: FileImage | 'same-as'; sameAs?: string}[] = [{path: p.created, after: existing.exists ? existing : created}]
-    if (old.exists && p.archived.from !== p.created) files.push({path: p.archived.from, after: ABSENT}, {path: p.archived.to, after: 'same-as', sameAs: p.archived.from})
+    if (oldExists && p.archived.from !== p.created) files.push({path: p.archived.from, after: ABSENT}, {path: p.archived.to, after: 'same-as', sameAs: p.archived.from})
     await this.recordFiles(entry, label, files, [p.archived.from, p.created])
   }
 
