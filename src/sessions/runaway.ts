@@ -2,6 +2,7 @@
 // loop that suddenly calls the model every few seconds). Only sessions updated in the last hour are read, each its own
 // current transcript from its end (at most RUNAWAY.maxCalls calls), so `status` can ask on every run.
 import type {ReadableState} from '../store/state.js'
+import type {SessionStoreData} from '../store/types.js'
 import type {Runaway} from './budget-types.js'
 import {callFieldsOf, priceCall} from './usage.js'
 
@@ -24,6 +25,11 @@ export const RUNAWAY = {
    * session of a gigabyte costs status no more than a short one. A runaway's hour is well within it.
    */
   maxCalls: 5000,
+  /**
+   * At most this many of an agent's most recently updated sessions are looked at (those updated within the window):
+   * more sessions than that active in one hour is a fleet, not a runaway to page about from `status`.
+   */
+  maxSessions: 1000,
 } as const
 
 /**
@@ -38,7 +44,7 @@ export function isRunaway(lastHourUsd: number, usualHourUsd: number | null): boo
 }
 
 /** Runaway sessions of the agents, most spent first. */
-export async function findRunaways(state: ReadableState, o: {agents: string[]; now: Date}): Promise<Runaway[]> {
+export async function findRunaways(state: ReadableState, o: {agents: string[]; now: Date; index?: (agentId: string) => SessionStoreData | undefined}): Promise<Runaway[]> {
   const now = o.now.getTime()
   const from = now - RUNAWAY.windowMs
   const out: Runaway[] = []
@@ -52,9 +58,12 @@ export async function findRunaways(state: ReadableState, o: {agents: string[]; n
     }
     const active: {key: string; sessionId: string; entry: Parameters<typeof store.transcriptOf>[0]}[] = []
     try {
-      await store.eachEntry((key, entry) => {
+      // The newest rows, not every entry: a database answers them from its updated_at index, and a JSON index status
+      // has already read is passed in (`index`) instead of being parsed a second time.
+      const st = await store.stats({newest: RUNAWAY.maxSessions, index: o.index?.(agentId)})
+      for (const {storedKey: key, entry} of st.newest) {
         if (typeof entry.updatedAt === 'number' && entry.updatedAt >= from && typeof entry.sessionId === 'string') active.push({key, sessionId: entry.sessionId, entry})
-      })
+      }
     } catch {
       // An index that cannot be read is doctor's finding; it names no runaway.
       continue

@@ -245,7 +245,7 @@ export async function getStatus(state: OpenClawState, opts: StatusOptions = {}):
     },
     transcripts: totals,
     catalog: catalogSummary(state.stateDir, state.env),
-    runaways: stateExists ? await findRunaways(state, {agents: agentIds.filter((id) => !agents.find((a) => a.id === id)?.storeError), now: new Date(now)}) : [],
+    runaways: stateExists ? await findRunaways(state, {agents: agentIds.filter((id) => !agents.find((a) => a.id === id)?.storeError), now: new Date(now), index: (id) => scans.find((sc) => sc.agentId === id && sc.agentIds.length === 1 && !state.sqliteStore(id))?.data}) : [],
     lastActivity: newest && newest.updatedAt !== null ? {key: newest.key, agentId: newest.agentId, updatedAt: newest.updatedAt, ageMs: now - newest.updatedAt} : null,
     doctor: {
       errors: open.filter((f) => f.severity === 'error').length,
