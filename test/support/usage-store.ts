@@ -174,6 +174,17 @@ export interface Sums {
   cost: number
 }
 
+/**
+ * A fixed-offset zone (Etc/GMT±N) whose wall clock reads about noon now: tests that write calls a few minutes back and
+ * then ask the child for "today", "this week" or "this month" stay at least ten hours away from any period's turn, so
+ * a run near local midnight cannot see a call fall into yesterday between writing and asking.
+ */
+export function middayZone(now = Date.now()): string {
+  const offset = 12 - new Date(now).getUTCHours() // -11..12 hours east of UTC
+  // Etc/GMT names are POSIX-signed: Etc/GMT-3 is three hours east of UTC.
+  return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`
+}
+
 /** The zone's wall date of an instant, through toLocaleString (sv-SE prints YYYY-MM-DD). */
 export const wallDate = (t: number, tz: string) => new Date(t).toLocaleString('sv-SE', {timeZone: tz}).slice(0, 10)
 

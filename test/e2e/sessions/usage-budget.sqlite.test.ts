@@ -7,6 +7,7 @@ import {expect, it} from 'vitest'
 import {baseEnv, copyFixture, json, runCli, tempDir} from '../../support/cli.js'
 import {dbPath, eventsOf, openDb} from '../../support/sqlite-expect.js'
 import {describeSqlite, NATIVE_96} from '../../support/sqlite.js'
+import {middayZone} from '../../support/usage-store.js'
 
 /** Appends assistant calls to agent:main:main's current session in the database and moves its updatedAt to now. */
 function addDbCalls(file: string, calls: {t: number; cost: number}[]): string {
@@ -42,7 +43,7 @@ describeSqlite('budgets on a SQLite-era store', () => {
     const hours = new Set(history.map((e) => Math.floor(Date.parse(e.timestamp) / h)))
     const usual = Math.round((history.reduce((sum, e) => sum + e.message.usage.cost.total, 0) / hours.size) * 1e9) / 1e9
     expect(hours.size).toBeGreaterThanOrEqual(4)
-    const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state, TZ: 'UTC'})
+    const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state, TZ: middayZone()})
     const r = await runCli(['sessions', 'usage', '--max-cost', '5', '--per', 'week', '--json'], {env})
     expect(r.code, r.stderr).toBe(7)
     const doc = json(r)

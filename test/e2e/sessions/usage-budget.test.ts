@@ -2,7 +2,7 @@
 // limit is passed and 0 within; `--notify` sends one alert through message send's path to a fake Discord on
 // 127.0.0.1, and none the second time in the same period (remembered in clawkit's data dir); the runaway detector
 // names a session spending far above its own usual rate, in the check and in `status`. The calls are written at the
-// test's own clock (a period is today's, this week's or this month's).
+// test's own clock (a period is today's, this week's or this month's), in a zone where it is about noon (middayZone).
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -11,9 +11,12 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {channelEnv, MISSING_DISCORD_CHANNEL} from '../../support/fake-channels.js'
 import {useServers} from '../../support/servers.js'
+import {middayZone} from '../../support/usage-store.js'
 
 const servers = useServers({channels: true, clearRequests: true})
 const CHANNEL = '123456789012345678'
+const ZONE = middayZone()
+const ZONE_RE = ZONE.replace(/[/+]/g, (c) => `\\${c}`)
 
 /** Appends assistant calls (time, cost) to an agent's main session and moves its index entry's updatedAt to the last. */
 function addCalls(state: string, agent: string, calls: {t: number; cost: number}[], opts: {only?: boolean} = {}): void {
@@ -34,7 +37,7 @@ function addCalls(state: string, agent: string, calls: {t: number; cost: number}
 function setup() {
   const state = copyFixture(TWO_AGENTS)
   const home = tempDir()
-  const env = baseEnv(home, {...channelEnv(servers.fake), OPENCLAW_STATE_DIR: state, TZ: 'Europe/Berlin'})
+  const env = baseEnv(home, {...channelEnv(servers.fake), OPENCLAW_STATE_DIR: state, TZ: ZONE})
   return {state, env, home}
 }
 
@@ -53,21 +56,21 @@ describe('sessions usage budgets', () => {
     expect(over.code, over.stderr).toBe(7)
     const doc = json(over)
     const b = doc.budget!
-    expect(b.timezone).toBe('Europe/Berlin')
+    expect(b.timezone).toBe(ZONE)
     expect(b.over).toBe(1)
     expect(b.budgets[0].spentUsd).toBeGreaterThanOrEqual(3)
-    expect(b.budgets[0].period).toBe(new Date().toLocaleString('sv-SE', {timeZone: 'Europe/Berlin'}).slice(0, 7))
+    expect(b.budgets[0].period).toBe(new Date().toLocaleString('sv-SE', {timeZone: ZONE}).slice(0, 7))
     expect(b.alerts).toEqual([{about: '$2 per month (total)', channel: 'discord', target: `channel:${CHANNEL}`, status: 'sent'}])
     const sent = servers.fake.of('discord')
     expect(sent).toHaveLength(1)
     expect(sent[0].path).toContain(`/channels/${CHANNEL}/messages`)
-    expect(sent[0].body.content).toMatch(/^clawkit: spend \$3\.\d\d passed the budget of \$2 per month \(total\) for \d{4}-\d\d \(Europe\/Berlin\)/)
+    expect(sent[0].body.content).toMatch(new RegExp(String.raw`^clawkit: spend \$3\.\d\d passed the budget of \$2 per month \(total\) for \d{4}-\d\d \(${ZONE_RE}\)`))
     // Not mirrored into a session: an alert is not part of any conversation.
     expect(fs.readFileSync(path.join(state, 'agents', 'main', 'sessions', 'sessions.json'), 'utf8')).not.toContain(CHANNEL)
 
     const again = await usage(env, '--max-cost', '2', '--per', 'month', '--notify', `discord:channel:${CHANNEL}`)
     expect(again.code, again.stderr).toBe(7)
-    expect(again.stdout).toMatch(/! Budget \$2 per month \(total, --max-cost\): \$3\.\d{4} spent in \d{4}-\d\d \(Europe\/Berlin\), OVER/)
+    expect(again.stdout).toMatch(new RegExp(String.raw`! Budget \$2 per month \(total, --max-cost\): \$3\.\d{4} spent in \d{4}-\d\d \(${ZONE_RE}\), OVER`))
     expect(again.stdout).toContain('already sent in this period')
     expect(servers.fake.of('discord')).toHaveLength(1)
     // Another limit is another alert.
@@ -135,7 +138,7 @@ describe('sessions usage budgets', () => {
     expect(servers.fake.of('discord')[0].body.content).toMatch(/^clawkit: runaway session agent:main:main \(agent main\) spent \$6\.00 in the last hour, 60x its usual \$0\.10 per active hour/)
     const quiet = await usage(env, '--max-cost', '10000', '--notify', `discord:channel:${CHANNEL}`, '--json')
     expect(quiet.code).toBe(7)
-    // The same clock hour (Berlin's hours are UTC's, shifted by whole hours): not sent again. Across an hour's turn it is.
+    // The same clock hour (the zone's hours are UTC's, shifted by whole hours): not sent again. Across an hour's turn it is.
     const sameHour = Math.floor(Date.now() / 3_600_000) === hourBefore
     expect(json(quiet).budget?.alerts[0].status).toBe(sameHour ? 'already' : 'sent')
     expect(servers.fake.of('discord')).toHaveLength(sameHour ? 1 : 2)

@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, BIN, copyFixture, jsonError, ROOT, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {hasScript} from '../../support/tty.js'
-import {wallDate} from '../../support/usage-store.js'
+import {middayZone, wallDate} from '../../support/usage-store.js'
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
 const ESC = '\u001B['
@@ -44,7 +44,7 @@ function rawCalls(state: string): {t: number; cost: number}[] {
 describe('sessions usage --statusline and --watch', () => {
   it('--statusline: today\'s and this month\'s spend of every agent, and the most expensive session active in the last hour', async () => {
     const state = copyFixture(TWO_AGENTS)
-    const tz = 'America/New_York'
+    const tz = middayZone()
     const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state, TZ: tz})
     const now = Date.now()
     addCalls(state, 'main', [{t: now - 60_000, cost: 0.75}, {t: now - 30_000, cost: 0.5}])
