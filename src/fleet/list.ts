@@ -3,7 +3,7 @@
 // fleet of 40 000 sessions sends back only the rows shown.
 import {normalizeAgentId} from '../config/agent-id.js'
 import {UsageError} from '../errors.js'
-import {buildRow, buildSqliteRow, type ListOptions, parseActiveMinutes, parseLimit, type SessionRow, type SessionsListResult, type SqliteSessionRow} from '../sessions/list.js'
+import {buildRow, buildSqliteRow, LIST_OMITTED_FIELDS, type ListOptions, parseActiveMinutes, parseLimit, type SessionRow, type SessionsListResult, type SqliteSessionRow} from '../sessions/list.js'
 import type {SessionEntry} from '../store/types.js'
 import type {FleetState} from './state.js'
 
@@ -11,8 +11,6 @@ export interface FleetListOptions extends ListOptions {
   host?: string
   allHosts?: boolean
 }
-
-const LIST_OMITTED_FIELDS = ['skillsSnapshot', 'systemPromptReport']
 
 /**
  * Which agents: --agent on every host that has it, else every agent (the replica holds no host's config to name a
@@ -36,7 +34,7 @@ export async function listFleetSessions(fleet: FleetState, opts: FleetListOption
   const rows = await fleet.query<{host: string; agent_id: string; session_key: string; entry: SessionEntry}>(
     `SELECT e.host, e.agent_id, e.session_key, e.entry - $4::text[] AS entry FROM clawkit_entries e WHERE ${where}
       ORDER BY e.updated_at DESC NULLS LAST, e.host COLLATE "C", e.agent_id COLLATE "C", e.session_key COLLATE "C" LIMIT $5`,
-    [...args, LIST_OMITTED_FIELDS, limit],
+    [...args, [...LIST_OMITTED_FIELDS], limit],
   )
   const sessions: (SessionRow | SqliteSessionRow)[] = []
   const agentOf: string[] = []

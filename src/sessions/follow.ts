@@ -12,6 +12,7 @@ import type {BadLine, TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionStore, StoreRef, TranscriptLine, TranscriptMark, TranscriptRef, TranscriptSince} from '../store/types.js'
 import {canWatch, type StoreChange, type StoreWatcher, watchStore} from '../store/watch.js'
 import {type HistoryEntry, sessionHistory, type SessionsHistoryResult, toHistoryEntry} from './history.js'
+import {LIST_OMITTED_FIELDS} from './list.js'
 import {findArchivedSession, looksLikeKey, resolveSession} from './resolve.js'
 
 /** What every line of `sessions history --follow --json` says about the session it comes from. */
@@ -458,9 +459,9 @@ export async function followSessions(state: OpenClawState, target: string | unde
   })
 }
 
-/** Each key's current session in a store, by its normalized key (readRows: no entry is held whole). */
+/** Each key's current session in a store, by its normalized key (readRows: no entry is held whole; the fields a list never reads are dropped unparsed, and follow reads fewer still). */
 async function currentSessions(sf: StoreFollow): Promise<Map<string, {sessionId: string; ref: TranscriptRef}>> {
-  const rows = await sf.store.readRows((key, e) => (typeof e.sessionId === 'string' ? {key: normalizeSessionKey(key), sessionId: e.sessionId, sessionFile: e.sessionFile} : undefined), {omit: ['skillsSnapshot', 'systemPromptReport']})
+  const rows = await sf.store.readRows((key, e) => (typeof e.sessionId === 'string' ? {key: normalizeSessionKey(key), sessionId: e.sessionId, sessionFile: e.sessionFile} : undefined), {omit: LIST_OMITTED_FIELDS})
   const out = new Map<string, {sessionId: string; ref: TranscriptRef}>()
   for (const r of rows.values()) {
     if (!r || r.key === 'global' || r.key === 'unknown') continue
