@@ -8,6 +8,18 @@ export function isSafeSessionId(id: string): boolean {
   return SAFE_SESSION_ID_RE.test(id.trim())
 }
 
+/**
+ * OpenClaw 2026.9.6's own rule (validateSessionId): letters, digits and marks of any script, ".", "_" and "-", starting
+ * with a letter or digit, NFC. The SQLite era may hold ids the ASCII rule above refuses; none holds "#" or "/", which
+ * is what lets a database locator (`<db>#<sessionId>`, `<db>#archive/<name>`) be split back without doubt.
+ */
+const OPENCLAW_SESSION_ID_RE = /^[\p{L}\p{N}][\p{L}\p{N}\p{M}._-]{0,127}$/u
+
+export function isOpenClawSessionId(id: string): boolean {
+  const trimmed = id.trim()
+  return trimmed === trimmed.normalize('NFC') && OPENCLAW_SESSION_ID_RE.test(trimmed)
+}
+
 export function assertSafeSessionId(id: string): string {
   const trimmed = id.trim()
   if (!SAFE_SESSION_ID_RE.test(trimmed)) {

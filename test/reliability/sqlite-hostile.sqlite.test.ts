@@ -112,6 +112,29 @@ describeSqlite('hostile SQLite-era stores', () => {
     }
   })
 
+  it('a session id no OpenClaw writes ("#", "/", ".."): history and reset refuse it in one line as the JSON era does (exit 2), the listing still lists, the database unchanged', async () => {
+    for (const id of ['a#b', '../../outside', 'archive/x']) {
+      const state = copyFixture(NATIVE_96)
+      const db = dbPath(state, 'main')
+      edit(db, (h) => {
+        const row = h.prepare("SELECT entry_json FROM session_nodes WHERE session_key = 'agent:main:main'").get() as {entry_json: string}
+        h.prepare("UPDATE session_nodes SET entry_json = ?, current_session_id = ? WHERE session_key = 'agent:main:main'").run(JSON.stringify({...JSON.parse(row.entry_json), sessionId: id}), id)
+        h.exec("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = 'agent:main:main'")
+      })
+      const before = sha(db)
+      for (const args of [['sessions', 'history', 'main'], ['sessions', 'reset', 'main']]) {
+        const r = await runCli([...args, '--state-dir', state], {env: env()})
+        expect(r.code, r.stderr).toBe(2)
+        expect(r.stderr).toMatch(/^Error: Invalid session ID: .* \(in the index entry agent:main:main\)/)
+        expect(r.stderr).not.toMatch(/\n\s+at /)
+      }
+      const list = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: env()})
+      expect(list.code, list.stderr).toBe(0)
+      expect(json<{sessions: {key: string; sessionId: string}[]}>(list).sessions.find((s) => s.key === 'agent:main:main')?.sessionId).toBe(id)
+      expect(sha(db)).toBe(before)
+    }
+  })
+
   it('an event that is not JSON and a zstd blob that does not decode: history reports them and shows the rest (exit 0)', async () => {
     const state = copyFixture(IMPORTED_96)
     const db = dbPath(state, 'main')

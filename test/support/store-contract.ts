@@ -98,11 +98,13 @@ export function describeReadContract(name: string, make: () => ContractBackend |
       expect((await store.stats()).keys).toBeUndefined()
     })
 
-    it('transcriptOf: the entry\'s transcript exists, an id nothing stored is not there', async () => {
+    it('transcriptOf: the entry\'s transcript exists, an id nothing stored is not there, an unsafe id is refused', async () => {
       const {store, main} = await make()
       await store.read()
       expect((await currentRef(store, main)).exists).toBe(true)
       expect(store.transcriptOf({sessionId: 'fresh-id'}, 'agent:main:x').exists).toBe(false)
+      // An id that could not name a transcript (a path, or a "#" that would split a database locator elsewhere).
+      for (const bad of ['../escape', 'a#b', 'archive/x', '']) expect(() => store.transcriptOf({sessionId: bad}, 'agent:main:x'), bad).toThrow(expect.objectContaining({code: 'E_BAD_SESSION_ID'}))
     })
 
     it('tails with --limit semantics: the last N messages with what follows them, partial only when older messages exist', async () => {

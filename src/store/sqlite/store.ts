@@ -13,6 +13,7 @@ import {compileGrep} from '../grep.js'
 import {emptyStoreData} from '../index-data.js'
 import {DEFAULT_LOCK_TIMEOUT_MS, withLock} from '../lock.js'
 import {normalizeSessionKey} from '../session-key.js'
+import {badEntrySessionId, isOpenClawSessionId} from '../session-id.js'
 import type {TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {JournalEntry, RowScope, RowsStep} from '../journal.js'
 import type {AgentSession, FoundEntry, IdempotencyHit, KeySession, LineSpan, LockedTranscript, MarkCheck, RawLineFilter, ResetOptions, ResetOutcome, ResetPlan, SessionEntry, SessionStore, SessionStoreData, StatsOptions, StoreMaintenance, StoreRef, StoreStats, TailOptions, TranscriptLine, TranscriptLockOptions, TranscriptMark, TranscriptReadResult, TranscriptRef, TranscriptSince, UpdateOptions} from '../types.js'
@@ -160,8 +161,10 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>): TranscriptRef {
-    const sessionId = String(entry.sessionId)
+  transcriptOf(entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef {
+    const sessionId = typeof entry.sessionId === 'string' ? entry.sessionId : ''
+    // Bound as a parameter either way; refused so that the locator splits back to this id (no "#" or "/" in it).
+    if (!isOpenClawSessionId(sessionId)) throw badEntrySessionId(sessionId, key)
     const exists = this.snap((db) => hasEvents(db, sessionId))
     return {locator: sqliteLocator(this.ref.path, sessionId), location: 'sqlite', exists}
   }

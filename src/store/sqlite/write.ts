@@ -35,6 +35,7 @@
 import {NotFoundError} from '../../errors.js'
 import {randomUUID} from '../random-id.js'
 import {resetClearedFields, resetEntry} from '../reset.js'
+import {badEntrySessionId, isOpenClawSessionId} from '../session-id.js'
 import type {NewEntry, SessionEntry} from '../types.js'
 import {appendEventsTx, chainNew} from './append.js'
 import type {OpenedDb, SqlDatabase} from './driver.js'
@@ -88,9 +89,18 @@ export interface SqliteResetPlan {
 }
 
 /** What resetSession would do now (read only). NotFoundError when there is no such session. */
+/**
+ * A session whose id OpenClaw would refuse (validateSessionId) is not reset: its old window could not be read back by
+ * its locator afterwards, and the JSON era refuses the same entry (it cannot name the file to archive).
+ */
+function assertResettableId(sessionId: unknown, key: string): void {
+  if (typeof sessionId !== 'string' || !isOpenClawSessionId(sessionId)) throw badEntrySessionId(String(sessionId), key)
+}
+
 export function planSessionReset(db: SqlDatabase, key: string): SqliteResetPlan {
   const node = readNodeTx(db, key)
   if (!node || node.entryValid !== 1) throw new NotFoundError(`Session not found: ${key}`, 'E_SESSION_NOT_FOUND')
+  assertResettableId(node.entry.sessionId, key)
   return {key, previousSessionId: node.entry.sessionId, clearedFields: resetClearedFields(node.entry)}
 }
 
@@ -135,6 +145,7 @@ export function resetSessionTx(db: SqlDatabase, p: ResetParams): SqliteResetOutc
   const newId = p.newSessionId ?? randomUUID()
   const node = readNodeTx(db, p.key)
   if (!node || node.entryValid !== 1) throw new NotFoundError(`Session not found: ${p.key}`, 'E_SESSION_NOT_FOUND')
+  assertResettableId(node.entry.sessionId, p.key)
   const previousSessionId = node.entry.sessionId
   if (db.prepare('SELECT 1 AS x FROM session_windows WHERE session_id = ?').get(newId)) throw writeError(`Session id ${newId} is taken already; nothing was written.`, 'E_SESSION_EXISTS')
   const entry = writeEntryTx(db, {agentId: p.agentId, key: p.key, entry: resetSqliteEntry(node.entry, newId, now)})
