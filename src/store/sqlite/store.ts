@@ -699,11 +699,14 @@ export class SqliteSessionStore implements SessionStore {
         return {key: k, ...r}
       },
       archiveRows: async () => this.snap((d) => listArchiveRows(d)),
-      dropArchives: async (names, opts) => {
+      dropArchives: async (names, opts, guard = {}) => {
         if (names.length === 0) return []
-        const rows = this.snap((d) => listArchiveRows(d)).filter((r) => names.includes(r.name))
-        const scope = {keys: [...new Set(rows.map((r) => r.key))].sort(), sessionIds: [...new Set(rows.map((r) => r.sessionId))].sort()}
-        return this.journaledWrite({scope, label: `cleanup: ${names.length} archive row(s) evicted for the disk budget`, entry: opts.journal}, (d) => dropArchivesTx(d, names))
+        const wanted = new Set(names)
+        const rows = this.snap((d) => listArchiveRows(d)).filter((r) => wanted.has(r.name))
+        // Scoped by the rows' session ids only: an archive row is found by its session id, and a key's live rows (a
+        // --keep's key is usually live) are not the step's, so a turn on that key since does not stop its undo.
+        const scope = {keys: [], sessionIds: [...new Set(rows.map((r) => r.sessionId))].sort()}
+        return this.journaledWrite({scope, label: guard.label ?? `cleanup: ${names.length} archive row(s) evicted for the disk budget`, entry: opts.journal}, (d) => dropArchivesTx(d, names, guard))
       },
       reclaim: async () => this.updateLock.run(this.ref.path, async () => reclaimPages(this.w, (fn) => immediateWrite(this.w, fn))),
       mark: async (marks, opts) => {
