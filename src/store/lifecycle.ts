@@ -100,6 +100,8 @@ export interface SessionLifecycle {
    */
   mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]>
   delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome>
+  /** What `delete` would do now, nothing written (`sessions delete --dry-run`): `archived` names where each transcript would go. */
+  previewDelete(key: string, opts: {now?: Date}): Promise<DeleteOutcome>
   /**
    * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
    * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).

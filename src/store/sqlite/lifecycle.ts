@@ -119,7 +119,7 @@ export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly strin
     // encodeSessionArchiveContent: zstd whenever the runtime has it and the content is not empty.
     const encoding = zstd ? 'zstd' : 'identity'
     const blob = zstd ? zstd(Buffer.from(text, 'utf8')) : Buffer.from(text, 'utf8')
-    const name = `${idComponent(sessionId)}.jsonl.deleted.${archiveTimestamp(new Date(now))}.${generation}${encoding === 'zstd' ? '.zst' : ''}`
+    const name = deletedArchiveName(sessionId, now, generation)
     insert.run(sessionId, generation, key, encoding, blob, sha256().update(blob).digest('hex'), name, now)
     rows.push({sessionId, name, blob})
   }
@@ -129,6 +129,23 @@ export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly strin
   db.prepare('DELETE FROM session_windows WHERE session_id IN (SELECT value FROM json_each(?))').run(JSON.stringify([...ids]))
   db.prepare('DELETE FROM session_nodes WHERE session_key = ?').run(key)
   return {sessionId: node.entry.sessionId, rows}
+}
+
+/** `<sid>.jsonl.deleted.<ISO time with : as ->.<generation>[.zst]`: the name OpenClaw 2026.9.6 gives a deleted window's row. */
+export function deletedArchiveName(sessionId: string, now: number, generation: string): string {
+  return `${idComponent(sessionId)}.jsonl.deleted.${archiveTimestamp(new Date(now))}.${generation}${zlib().zstdCompressSync ? '.zst' : ''}`
+}
+
+/**
+ * What deleteTx would do to `key` now, without a write: its session id and the names of the rows it would write (one
+ * per window holding events, oldest first; the generation, drawn when the row is written, as `<generation>`).
+ */
+export function previewDelete(db: SqlDatabase, key: string, now: number): {sessionId: string; names: string[]} {
+  const node = readNodeTx(db, key)
+  if (!node) throw sessionNotFound(key)
+  const windows = db.prepare('SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(key).map((r) => String(r.session_id))
+  const names = windows.filter((id) => db.prepare('SELECT 1 AS x FROM transcript_events WHERE session_id = ? LIMIT 1').get(id) !== undefined).map((id) => deletedArchiveName(id, now, '<generation>'))
+  return {sessionId: node.entry.sessionId, names}
 }
 
 /** The rows' publication recorded as OpenClaw's publisher records it. */

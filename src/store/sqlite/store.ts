@@ -34,7 +34,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf, unionScope} from './journal.js'
-import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -734,6 +734,11 @@ export class SqliteSessionStore implements SessionStore {
           await this.journaledWrite({scope, label: `delete ${k}: archives marked published`, entry: opts.journal}, (d) => markPublishedTx(d, out.rows.map((r) => r.name), Date.now()))
         }
         return {key: k, sessionId: out.sessionId, archived: out.rows.map((r) => archiveLocator(db, r.name))}
+      },
+      previewDelete: async (key, opts) => {
+        const k = normalizeSessionKey(key)
+        const p = this.snap((d) => previewDelete(d, k, (opts.now ?? new Date()).getTime()))
+        return {key: k, sessionId: p.sessionId, archived: p.names.map((n) => archiveLocator(db, n))}
       },
       restore: async (src, opts) => {
         const now = (opts.now ?? new Date()).getTime()
