@@ -7,21 +7,16 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {afterEach, expect, it} from 'vitest'
+import {expect, it} from 'vitest'
 
 import type {SessionsCleanupResult} from '../../../src/sessions/cleanup.js'
 import {openAgentDb} from '../../../src/store/sqlite/driver.js'
 import {SqliteSessionStore} from '../../../src/store/sqlite/store.js'
-import {appendChained, newSession} from '../../../src/store/sqlite/write.js'
+import {appendChained} from '../../../src/store/sqlite/write.js'
 import {baseEnv, cliWith, copyFixture, json, tempDir} from '../../support/cli.js'
+import {sqliteArchiveHistory} from '../../support/cleanup-store.js'
 import {DELETED_96, describeSqlite} from '../../support/sqlite.js'
 import {hashTree, stateRows} from '../../support/state-hash.js'
-
-const DAY = 86_400_000
-const opened: SqliteSessionStore[] = []
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close()
-})
 
 type Db = {prepare(sql: string): {all(...a: unknown[]): Record<string, unknown>[]; get(...a: unknown[]): Record<string, unknown> | undefined}; close(): void}
 function query<T>(file: string, fn: (db: Db) => T): T {
@@ -34,39 +29,11 @@ function query<T>(file: string, fn: (db: Db) => T): T {
   }
 }
 
-/**
- * The openclaw-2026.9.6-deleted fixture (its real row: agent:main:scratch-1, live again, deleted 2 days before the
- * fixture's turns) plus keys deleted the way `sessions delete` deletes them, at past times (each deletion's row has
- * that created_at and name): `gone` 50, 40 and 35 days ago and never live again; `recent-gone` 2 days ago; `busy` 60,
- * 45 and 20 days ago and live now; `back` 50 days ago and restored (its row's session has a window again).
- */
+/** The openclaw-2026.9.6-deleted fixture (its real row: agent:main:scratch-1, live again) with sqliteArchiveHistory's rows. */
 async function world() {
   const state = copyFixture(DELETED_96)
   const db = path.join(state, 'agents/main/agent/openclaw-agent.sqlite')
-  const now = Date.now()
-  const lockDir = path.join(tempDir(), 'locks')
-  fs.mkdirSync(lockDir)
-  const store = new SqliteSessionStore({agentId: 'main', path: db}, {stateDir: state, lockDir})
-  opened.push(store)
-  const live = (key: string, at: number) => {
-    const h = openAgentDb(db, {write: true, agentId: 'main'})
-    try {
-      return newSession(h, {agentId: 'main', key, cwd: '/work', now: new Date(at), entry: {model: 'claude-mock', modelProvider: 'mockant'}, items: [{type: 'message', message: {role: 'user', content: [{type: 'text', text: `hello ${key} at ${at}`}], timestamp: at}}] as never}).sessionId
-    } finally {
-      h.db.close()
-    }
-  }
-  const deletedAt = async (key: string, days: number) => {
-    live(key, now - days * DAY - 3_600_000)
-    await store.lifecycle.delete(key, {now: new Date(now - days * DAY)})
-  }
-  for (const d of [50, 40, 35]) await deletedAt('agent:main:explicit:gone', d)
-  await deletedAt('agent:main:explicit:recent-gone', 2)
-  for (const d of [60, 45, 20]) await deletedAt('agent:main:explicit:busy', d)
-  const busy = live('agent:main:explicit:busy', now)
-  await deletedAt('agent:main:explicit:back', 50)
-  await store.lifecycle.restore({key: 'agent:main:explicit:back', cwd: '/work'}, {now: new Date(now)})
-  store.close()
+  const {busy} = await sqliteArchiveHistory(state, Date.now())
   const rows = query(db, (d) => d.prepare('SELECT session_key, archive_name, created_at FROM session_transcript_archives ORDER BY created_at').all())
   const byKey = (key: string) => rows.filter((r) => r.session_key === key).map((r) => String(r.archive_name))
   return {state, db, busy, byKey, cli: cliWith(['--state-dir', state], {env: baseEnv(tempDir())})}
@@ -162,5 +129,24 @@ describeSqlite('sessions cleanup --keep / --sweep on SQLite archive rows', () =>
     expect(back.session_transcript_archives).toEqual(archivesBefore)
     expect(query(w.db, (d) => Number(d.prepare('SELECT count(*) AS n FROM transcript_events WHERE session_id = ?').get(w.busy)!.n))).toBe(3)
     expect(hashTree(w.state, {dbs: false})).toEqual(files)
+  })
+
+  it('inside its transaction the removal re-checks each row: an orphan whose key is live again, or a row whose session was restored, stays', async () => {
+    const w = await world()
+    const gone = w.byKey('agent:main:explicit:gone')
+    const recent = w.byKey('agent:main:explicit:recent-gone')
+    const store = new SqliteSessionStore({agentId: 'main', path: w.db}, {stateDir: w.state, lockDir: tempDir()})
+    try {
+      // Since "the plan": agent:main:explicit:gone is live again (a restore of its newest row) and recent-gone's row is restored under another key.
+      await store.lifecycle.restore({key: 'agent:main:explicit:gone', cwd: '/work'}, {})
+      await store.lifecycle.restore({sessionId: query(w.db, (d) => String(d.prepare('SELECT session_id FROM session_transcript_archives WHERE archive_name = ?').get(recent[0])!.session_id)), asKey: 'agent:main:explicit:elsewhere', cwd: '/work'}, {})
+      const names = [...gone.slice(0, 2), ...recent]
+      const dropped = await store.lifecycle.dropArchives!(names, {}, {archivedOnly: names, unclaimedOnly: gone.slice(0, 2)})
+      expect(dropped).toEqual([])
+      // Without the guards the same call removes them (the budget's eviction has none).
+      expect((await store.lifecycle.dropArchives!(gone.slice(0, 1), {})).length).toBe(1)
+    } finally {
+      store.close()
+    }
   })
 })
