@@ -3,8 +3,6 @@
 // measures it), offline, in both eras, with clawkit's filters on top; then applied, journaled, by each store's
 // lifecycle (archives marked in a few writes, removals as OpenClaw's delete, which keeps the transcript as an archive),
 // each key checked again inside the write: one a turn made active since the plan is left alone and reported.
-import path from 'node:path'
-
 import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import {runJournaled} from '../store/journal.js'
 import {type CleanupAction, type MaintenanceConfig, planEntryMaintenance, planEntryMaintenance427, resolveMaintenanceConfig, resolveMaintenanceConfig427} from '../store/maintenance-plan.js'
@@ -14,7 +12,7 @@ import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
 
 export type {CleanupArchiveRow, CleanupDiskBudget, CleanupFile} from '../store/maintenance.js'
-import {type CleanupArchiveRow, type CleanupDiskBudget, type CleanupFile, isSqliteRef, planStoreFiles, removeCleanupFiles, transcriptBytes} from '../store/maintenance.js'
+import {type CleanupArchiveRow, type CleanupDiskBudget, type CleanupFile, isSqliteRef, planStoreFiles, removeCleanupFiles, transcriptBytes, withoutFilesOfRows} from '../store/maintenance.js'
 
 /** One key the plan changes: OpenClaw's action name, and what it does. */
 export interface CleanupChange {
@@ -256,7 +254,7 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
         const kept = new Set(rows.filter((r) => r.why !== 'budget' && !dropped.has(r.name)).map((r) => r.name))
         if (kept.size > 0) {
           p.summary.archiveRows = rows.filter((r) => !kept.has(r.name))
-          p.summary.files = p.summary.files.filter((f) => !((f.why === 'archive' || f.why === 'orphaned-archive') && kept.has(path.basename(f.path))))
+          p.summary.files = withoutFilesOfRows(p.summary.files, kept)
         }
       }
       if ((removals.length > 0 || p.summary.archiveRows.length > 0) && life.reclaim) p.summary.reclaimedBytes = (await life.reclaim()).freedBytes

@@ -195,6 +195,11 @@ export async function planStoreFiles(store: SessionStore, ref: StoreRef, o: Stor
   return {files: out, scannedFiles: files.length, freedBytes: freed, diskBudget, archiveRows}
 }
 
+/** The planned files without the published files of these archive rows (--keep's and --sweep's rows a cleanup kept after all). */
+export function withoutFilesOfRows(files: readonly CleanupFile[], rowNames: ReadonlySet<string>): CleanupFile[] {
+  return files.filter((f) => !((f.why === 'archive' || f.why === 'orphaned-archive') && rowNames.has(path.basename(f.path))))
+}
+
 /** The bytes of a JSON-era entry's transcript (what a removal keeps as an archive); null in the SQLite era. */
 export function transcriptBytes(store: SessionStore, ref: StoreRef, key: string, entry: SessionEntry): number | null {
   if (isSqliteRef(ref)) return null
