@@ -12,7 +12,7 @@ import type {OpenClawState} from '../store/state.js'
 import type {SessionEntry, SessionStore, StoreRef} from '../store/types.js'
 
 export type {CleanupArchiveRow, CleanupDiskBudget, CleanupFile} from '../store/maintenance.js'
-import {type CleanupArchiveRow, type CleanupDiskBudget, type CleanupFile, isSqliteRef, planStoreFiles, removeCleanupFiles, transcriptBytes} from '../store/maintenance.js'
+import {type CleanupArchiveRow, type CleanupDiskBudget, type CleanupFile, isSqliteRef, planStoreFiles, removeCleanupFiles, transcriptBytes, withoutFilesOfRows} from '../store/maintenance.js'
 
 /** One key the plan changes: OpenClaw's action name, and what it does. */
 export interface CleanupChange {
@@ -57,8 +57,10 @@ export interface CleanupStoreSummary {
    */
   reclaimedBytes: number
   /**
-   * clawkit's disk budget, when the store is over it (maxBytes): the oldest archives evicted until it is under the
-   * high water mark; in the SQLite era these archive rows (each published file goes too, as a file above).
+   * SQLite era: the archive rows the plan removes, each with its reason: the disk budget's (`budget`, when the store is
+   * over maxBytes: the oldest until it is under the high water mark), --keep's (`archive`) and --sweep's
+   * (`orphaned-archive`); each published file goes too, as a file above. Applied: the rows removed (a row whose
+   * session was restored, or an orphan whose key is live again, since the plan stays, with its file).
    */
   archiveRows: CleanupArchiveRow[]
   /**
@@ -109,7 +111,7 @@ export interface CleanupOptions {
   rules?: '2026.4' | '2026.9'
   /** clawkit: also sweep leftovers (.bak, .tmp, stale locks, orphaned archives). */
   sweep?: boolean
-  /** clawkit: keep only the n newest archives of each key (JSON era: .reset./.deleted. files). */
+  /** clawkit: keep only the n newest archives of each key (JSON era: .reset./.deleted. files; SQLite era: archive rows). */
   keep?: number
   noJournal?: boolean
   now?: Date
@@ -243,7 +245,18 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
           if ((await life.delete(c.key, {now: opts.now, journal: entry, plannedActivityAt: c.activityAt})).skipped) skip(c, 'active')
         }
       }
-      if (p.summary.archiveRows.length > 0 && life.dropArchives) await life.dropArchives(p.summary.archiveRows.map((r) => r.name), {now: opts.now, journal: entry})
+      if (p.summary.archiveRows.length > 0 && life.dropArchives) {
+        // --keep and the orphan sweep remove archives only: a row whose session was restored since the plan stays, and
+        // an orphan whose key a session holds again stays too; so does its published file. The summary says what went.
+        const rows = p.summary.archiveRows
+        const label = `cleanup: ${rows.length} archive row(s) removed (${[...new Set(rows.map((r) => r.why))].join(', ')})`
+        const dropped = new Set(await life.dropArchives(rows.map((r) => r.name), {now: opts.now, journal: entry}, {label, archivedOnly: rows.filter((r) => r.why !== 'budget').map((r) => r.name), unclaimedOnly: rows.filter((r) => r.why === 'orphaned-archive').map((r) => r.name)}))
+        const kept = new Set(rows.filter((r) => r.why !== 'budget' && !dropped.has(r.name)).map((r) => r.name))
+        if (kept.size > 0) {
+          p.summary.archiveRows = rows.filter((r) => !kept.has(r.name))
+          p.summary.files = withoutFilesOfRows(p.summary.files, kept)
+        }
+      }
       if ((removals.length > 0 || p.summary.archiveRows.length > 0) && life.reclaim) p.summary.reclaimedBytes = (await life.reclaim()).freedBytes
       await removeCleanupFiles(p.summary.files, {agentId: p.summary.agentId, ref: p.ref, journal: entry})
     }

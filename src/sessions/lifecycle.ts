@@ -25,8 +25,10 @@ export interface ArchivedSessionItem {
 
 /** The `sessions archive --json` document. */
 export interface SessionsArchiveResult {
+  /** --dry-run: what would be archived (archivedAt: now for a session it would archive); nothing was changed. */
+  dryRun: boolean
   sessions: ArchivedSessionItem[]
-  /** The journal entry (`clawkit undo <id>` reverses the command); null with --no-journal or when nothing changed. */
+  /** The journal entry (`clawkit undo <id>` reverses the command); null with --no-journal, --dry-run or when nothing changed. */
   journal: string | null
 }
 
@@ -41,6 +43,11 @@ export interface DeletedSessionItem {
 
 /** The `sessions delete --json` document. */
 export interface SessionsDeleteResult {
+  /**
+   * --dry-run: what would be deleted, nothing changed; `archived` says where each transcript would go (the time of
+   * this run; a SQLite row's generation, drawn when it is written, as `<generation>`).
+   */
+  dryRun: boolean
   sessions: DeletedSessionItem[]
   journal: string | null
   /** SQLite era: bytes the database file gave back (incremental vacuum, as OpenClaw's maintenance does); else 0. */
@@ -77,8 +84,18 @@ function commandLine(verb: string, keys: readonly string[], agent?: string): str
   return `sessions ${verb} ${keys.join(' ')}${agent ? ` --agent ${agent}` : ''}`
 }
 
-export async function archiveSessions(state: OpenClawState, targets: readonly string[], opts: {agent?: string; noJournal?: boolean; now?: Date} = {}): Promise<SessionsArchiveResult> {
+export async function archiveSessions(state: OpenClawState, targets: readonly string[], opts: {agent?: string; noJournal?: boolean; dryRun?: boolean; now?: Date} = {}): Promise<SessionsArchiveResult> {
   const list = await resolveAll(state, targets, opts.agent)
+  if (opts.dryRun) {
+    // As archive() decides it: a session with an archivedAt is left as it is; any other is archived now.
+    const now = (opts.now ?? new Date()).getTime()
+    const sessions = list.map((s) => {
+      const at = (s.entry as {archivedAt?: unknown}).archivedAt
+      const archived = typeof at === 'number'
+      return {key: s.key, agentId: s.agentId, sessionId: s.entry.sessionId, archivedAt: new Date(archived ? at : now).toISOString(), changed: !archived}
+    })
+    return {dryRun: true, sessions, journal: null}
+  }
   for (const s of list) state.assertWritable(s.agentId)
   const keys = list.map((s) => s.key)
   const {result, journal} = await runJournaled({env: state.env, stateDir: state.stateDir, action: 'archive', command: commandLine('archive', keys, opts.agent), summary: `archive ${keys.join(', ')}`, noJournal: opts.noJournal}, async (entry) => {
@@ -89,15 +106,22 @@ export async function archiveSessions(state: OpenClawState, targets: readonly st
     }
     return out
   })
-  return {sessions: result, journal: journal?.id ?? null}
+  return {dryRun: false, sessions: result, journal: journal?.id ?? null}
 }
 
-export async function deleteSessions(state: OpenClawState, targets: readonly string[], opts: {agent?: string; noJournal?: boolean; now?: Date} = {}): Promise<SessionsDeleteResult> {
+export async function deleteSessions(state: OpenClawState, targets: readonly string[], opts: {agent?: string; noJournal?: boolean; dryRun?: boolean; now?: Date} = {}): Promise<SessionsDeleteResult> {
   const list = await resolveAll(state, targets, opts.agent)
-  for (const s of list) {
-    assertDeletable(s.agentId, s.key, typeof state.config.session?.mainKey === 'string' ? state.config.session.mainKey : undefined)
-    state.assertWritable(s.agentId)
+  for (const s of list) assertDeletable(s.agentId, s.key, typeof state.config.session?.mainKey === 'string' ? state.config.session.mainKey : undefined)
+  if (opts.dryRun) {
+    const now = opts.now ?? new Date()
+    const sessions: DeletedSessionItem[] = []
+    for (const s of list) {
+      const r = await lifecycleOf(state.storeFor(s.ref)).previewDelete(s.key, {now})
+      sessions.push({key: r.key, agentId: s.agentId, sessionId: r.sessionId, archived: r.archived})
+    }
+    return {dryRun: true, sessions, journal: null, reclaimedBytes: 0}
   }
+  for (const s of list) state.assertWritable(s.agentId)
   const keys = list.map((s) => s.key)
   const {result, journal} = await runJournaled({env: state.env, stateDir: state.stateDir, action: 'delete', command: commandLine('delete', keys, opts.agent), summary: `delete ${keys.join(', ')}`, noJournal: opts.noJournal}, async (entry) => {
     const out: DeletedSessionItem[] = []
@@ -109,7 +133,7 @@ export async function deleteSessions(state: OpenClawState, targets: readonly str
   })
   let reclaimedBytes = 0
   for (const ref of new Map(list.map((s) => [s.ref.path, s.ref])).values()) reclaimedBytes += (await state.storeFor(ref).lifecycle?.reclaim?.())?.freedBytes ?? 0
-  return {sessions: result, journal: journal?.id ?? null, reclaimedBytes}
+  return {dryRun: false, sessions: result, journal: journal?.id ?? null, reclaimedBytes}
 }
 
 /**

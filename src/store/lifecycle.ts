@@ -100,14 +100,23 @@ export interface SessionLifecycle {
    */
   mark(marks: readonly ArchiveMark[], opts: LifecycleOptions): Promise<string[]>
   delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome>
+  /** What `delete` would do now, nothing written (`sessions delete --dry-run`): `archived` names where each transcript would go. */
+  previewDelete(key: string, opts: {now?: Date}): Promise<DeleteOutcome>
   /**
    * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
    * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).
    */
-  /** SQLite era: the archive rows (deleted and reset transcripts kept in the database), oldest first. */
-  archiveRows?(): Promise<{name: string; key: string; sessionId: string; createdAt: number; bytes: number}[]>
-  /** SQLite era: remove these archive rows (a disk budget's eviction), journaled; returns the names removed. */
-  dropArchives?(names: readonly string[], opts: LifecycleOptions): Promise<string[]>
+  /**
+   * SQLite era: the archive rows (deleted and reset transcripts kept in the database), oldest first; `windowed`: the
+   * row's session has a window again (restored), `keyLive`: a node holds the row's key.
+   */
+  archiveRows?(): Promise<{name: string; key: string; sessionId: string; createdAt: number; bytes: number; windowed?: boolean; keyLive?: boolean}[]>
+  /**
+   * SQLite era: remove these archive rows (a disk budget's eviction, --keep, the orphan sweep), journaled, each only
+   * while its guard holds (`archivedOnly`: its session has no window; `unclaimedOnly`: no node holds its key); returns
+   * the names removed.
+   */
+  dropArchives?(names: readonly string[], opts: LifecycleOptions, guard?: {label?: string; archivedOnly?: readonly string[]; unclaimedOnly?: readonly string[]}): Promise<string[]>
   /** Return the space deleted rows left to the file system where the store can (SQLite: incremental vacuum). */
   reclaim?(): Promise<{freedBytes: number}>
   deleteMany?(items: readonly PlannedRemoval[], opts: LifecycleOptions): Promise<DeleteOutcome[]>

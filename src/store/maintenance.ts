@@ -19,7 +19,7 @@ export interface CleanupFile {
    * unreferenced: a transcript or trajectory file no entry names, older than pruneAfter; temp: a stale store temp
    * file (OpenClaw's two). With --sweep: bak (a backup older than the age line), tmp (another temp file over 5
    * minutes old), stale-lock (a lock whose holder is gone), orphaned-archive (an archive no key claims, older than the
-   * age line); with --keep: archive (beyond the n newest archives of its key); budget: an archive evicted because the
+   * age line); with --keep: archive (beyond the n newest archives of its key; SQLite era: an archive row's published file); budget: an archive evicted because the
    * store is over its disk budget (oldest first, until under the high water mark).
    */
   why: 'unreferenced' | 'temp' | 'bak' | 'tmp' | 'stale-lock' | 'orphaned-archive' | 'archive' | 'budget'
@@ -37,11 +37,16 @@ export interface CleanupDiskBudget {
   overBudget: boolean
 }
 
-/** A SQLite-era archive row the disk budget evicts. */
+/** A SQLite-era archive row the plan removes (its published file, if any, is in the files with the same reason). */
 export interface CleanupArchiveRow {
   name: string
   key: string
   bytes: number
+  /**
+   * budget: evicted because the store is over its disk budget (oldest first); archive (--keep): beyond the n newest
+   * archives of its key; orphaned-archive (--sweep): no live session holds its key any more, archived before the age line.
+   */
+  why: 'budget' | 'archive' | 'orphaned-archive'
 }
 
 /** What the files plan needs from the entries plan. */
@@ -137,23 +142,37 @@ export async function planStoreFiles(store: SessionStore, ref: StoreRef, o: Stor
     if (o.rules === '2026.9' && f.mtimeMs <= o.now - o.pruneAfterMs && isArtifactName(f.name) && !referenced.has(f.path)) out.push({path: f.path, bytes: f.size, why: 'unreferenced'})
   }
   if (o.sweep || o.keep !== undefined) out.push(...(await leftovers(store, ref, files, new Set(out.map((f) => f.path)), {now: o.now, ageMs: o.pruneAfterMs, sweep: o.sweep, keep: o.keep})))
+  const archiveRows: CleanupArchiveRow[] = []
+  if (isSqliteRef(ref) && (o.sweep || o.keep !== undefined)) {
+    const taken = new Set(out.map((f) => f.path))
+    for (const r of await archiveRowLeftovers(store, {now: o.now, ageMs: o.pruneAfterMs, sweep: o.sweep, keep: o.keep})) {
+      archiveRows.push(r)
+      // The row's published copy (sessions/<archive_name>, byte-identical) goes with it, for the same reason.
+      const pub = files.find((f) => f.path === path.join(dir, r.name))
+      if (pub && !taken.has(pub.path)) {
+        out.push({path: pub.path, bytes: pub.size, why: r.why})
+        taken.add(pub.path)
+      }
+    }
+  }
   out.sort((a, b) => a.path.localeCompare(b.path))
   const freed = out.reduce((n, f) => n + f.bytes, 0)
   const total = measure(ref, files)
   const maxBytes = o.maxDiskBytes
   const highWater = o.highWaterBytes
   let diskBudget: CleanupDiskBudget | null = maxBytes === null || highWater === null ? null : {totalBytesBefore: total, totalBytesAfter: total, removedFiles: 0, removedEntries: 0, freedBytes: 0, maxBytes, highWaterBytes: highWater, overBudget: total > maxBytes}
-  const archiveRows: CleanupArchiveRow[] = []
   if (diskBudget?.overBudget && highWater !== null) {
     // Over the budget: the oldest archives go until the store is under the high water mark (live sessions never).
-    let after = total - freed
+    const planned = new Set(archiveRows.map((r) => r.name))
+    let after = total - freed - archiveRows.reduce((n, r) => n + r.bytes, 0)
     let removedFiles = 0
     const byPath = new Map(files.map((f) => [f.path, f]))
     const taken = new Set(out.map((f) => f.path))
     if (isSqliteRef(ref)) {
       for (const r of (await store.lifecycle?.archiveRows?.()) ?? []) {
         if (after <= highWater) break
-        archiveRows.push({name: r.name, key: r.key, bytes: r.bytes})
+        if (planned.has(r.name)) continue
+        archiveRows.push({name: r.name, key: r.key, bytes: r.bytes, why: 'budget'})
         after -= r.bytes
         const pub = byPath.get(path.join(dir, r.name))
         if (pub && !taken.has(pub.path)) {
@@ -171,9 +190,14 @@ export async function planStoreFiles(store: SessionStore, ref: StoreRef, o: Stor
         removedFiles++
       }
     }
-    diskBudget = {...diskBudget, totalBytesAfter: Math.max(0, after), removedFiles, removedEntries: archiveRows.length, freedBytes: total - Math.max(0, after)}
+    diskBudget = {...diskBudget, totalBytesAfter: Math.max(0, after), removedFiles, removedEntries: archiveRows.filter((r) => r.why === 'budget').length, freedBytes: total - Math.max(0, after)}
   }
   return {files: out, scannedFiles: files.length, freedBytes: freed, diskBudget, archiveRows}
+}
+
+/** The planned files without the published files of these archive rows (--keep's and --sweep's rows a cleanup kept after all). */
+export function withoutFilesOfRows(files: readonly CleanupFile[], rowNames: ReadonlySet<string>): CleanupFile[] {
+  return files.filter((f) => !((f.why === 'archive' || f.why === 'orphaned-archive') && rowNames.has(path.basename(f.path))))
 }
 
 /** The bytes of a JSON-era entry's transcript (what a removal keeps as an archive); null in the SQLite era. */
@@ -236,6 +260,37 @@ async function leftovers(store: SessionStore, ref: StoreRef, files: DirFile[], t
         const f = byPath.get(a.transcript.locator)
         if (f) add(f, 'archive')
       }
+    }
+  }
+  return out
+}
+
+/**
+ * The SQLite era's --sweep and --keep: archives are `session_transcript_archives` rows, each tied to its key by its
+ * session_key column (its published file is `sessions/<archive_name>`). Only archives count: a row whose session has a
+ * window again (restored) is a live session's copy, neither kept nor removed. --sweep: a row no key claims (no
+ * session_nodes row holds its session_key: the key was deleted and nothing made it live again), archived (created_at)
+ * before the age line. --keep n: per session_key, live or not, the n newest rows by created_at stay (ties: the later
+ * name), the older ones go. A row both would remove is an orphan.
+ */
+async function archiveRowLeftovers(store: SessionStore, o: {now: number; ageMs: number; sweep: boolean; keep?: number}): Promise<CleanupArchiveRow[]> {
+  const rows = ((await store.lifecycle?.archiveRows?.()) ?? []).filter((r) => r.windowed === false)
+  const out: CleanupArchiveRow[] = []
+  const taken = new Set<string>()
+  if (o.sweep) {
+    for (const r of rows) {
+      if (r.keyLive === false && r.createdAt <= o.now - o.ageMs) {
+        out.push({name: r.name, key: r.key, bytes: r.bytes, why: 'orphaned-archive'})
+        taken.add(r.name)
+      }
+    }
+  }
+  if (o.keep !== undefined) {
+    const byKey = new Map<string, typeof rows>()
+    for (const r of rows) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r])
+    for (const list of byKey.values()) {
+      const newest = [...list].sort((x, y) => y.createdAt - x.createdAt || (x.name < y.name ? 1 : x.name > y.name ? -1 : 0))
+      for (const r of newest.slice(o.keep)) if (!taken.has(r.name)) out.push({name: r.name, key: r.key, bytes: r.bytes, why: 'archive'})
     }
   }
   return out

@@ -10,7 +10,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, cliWith, json, tempDir} from '../support/cli.js'
-import {mixedJsonStore, mixedSqliteStore} from '../support/cleanup-store.js'
+import {mixedJsonStore, mixedSqliteStore, sqliteArchiveHistory} from '../support/cleanup-store.js'
 import {DELETED_96} from '../support/sqlite.js'
 import {useServers} from '../support/servers.js'
 import {docOf, enabled96, NODE, openclaw, run, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
@@ -82,6 +82,30 @@ describe.skipIf(!enabled96)('sessions cleanup against OpenClaw 2026.9.6', () => 
     expect((await w.clawkit(['sessions', 'archive', 'agent:main:explicit:new', '--json'])).code).toBe(0)
     const row = docOf(await openclaw(['sessions', '--json', '--limit', 'all'], w.state, w.home), 'openclaw sessions').sessions.find((s: any) => s.key === 'agent:main:explicit:new')
     expect(row).toBeDefined()
+  })
+})
+
+describe.skipIf(!enabled96)('sessions cleanup --keep / --sweep on archive rows, read by OpenClaw 2026.9.6', () => {
+  it('after clawkit removes old and orphaned archive rows, OpenClaw lists the same sessions, its doctor finds the database whole, its own cleanup plans over what is left, and a kept archive clawkit restores is listed', async () => {
+    const state = stateCopy(DELETED_96)
+    await sqliteArchiveHistory(state, Date.now())
+    const home = tempDir()
+    const clawkit = cliWith(['--state-dir', state], {env: baseEnv(home), timeoutMs: 240_000})
+    const list = async () => docOf(await openclaw(['sessions', '--json', '--limit', 'all'], state, home), 'openclaw sessions').sessions.map((s: any) => s.key).sort()
+    const keys = await list()
+    const applied = await clawkit(['sessions', 'cleanup', '--keep', '1', '--sweep', '--yes', '--json'])
+    expect(applied.code, applied.stderr).toBe(0)
+    // gone's three rows (orphans) and busy's two older ones.
+    expect(json<any>(applied).stores[0].archiveRows.map((r: any) => r.why).sort()).toEqual(['archive', 'archive', 'orphaned-archive', 'orphaned-archive', 'orphaned-archive'])
+    expect(await list()).toEqual(keys)
+    const inspect = docOf(await openclaw(['doctor', '--session-sqlite', 'inspect', '--session-sqlite-all-agents', '--json'], state, home), 'openclaw doctor --session-sqlite inspect')
+    const main = inspect.targets.find((t: any) => t.agentId === 'main')
+    expect(main.dbStats.integrityCheck).toBe('ok')
+    expect(main.issues).toEqual([])
+    const oc = await ocPlan(state, home)
+    expect(oc).toMatchObject({beforeCount: keys.length, pruned: 0, capped: 0})
+    expect((await clawkit(['sessions', 'restore', 'agent:main:explicit:recent-gone', '--json'])).code).toBe(0)
+    expect(await list()).toEqual([...keys, 'agent:main:explicit:recent-gone'].sort())
   })
 })
 

@@ -82,3 +82,41 @@ export async function mixedSqliteStore(dbPath: string, now: number, extra = 0, g
   }
   return written
 }
+
+/**
+ * Archive rows of a SQLite-era agent database (Node 24), made as `sessions delete` makes them but at past times (each
+ * row's created_at and name carry its time; each is published as sessions/<archive_name>): `gone` deleted 50, 40 and
+ * 35 days ago and never live again; `recent-gone` 2 days ago; `busy` 60, 45 and 20 days ago and live now (`busy` is
+ * its live session id); `back` 50 days ago and restored (its row's session has a window again).
+ */
+export async function sqliteArchiveHistory(state: string, now: number): Promise<{busy: string}> {
+  const {openAgentDb} = await import('../../src/store/sqlite/driver.js')
+  const {newSession} = await import('../../src/store/sqlite/write.js')
+  const {SqliteSessionStore} = await import('../../src/store/sqlite/store.js')
+  const db = path.join(state, 'agents/main/agent/openclaw-agent.sqlite')
+  const lockDir = fs.mkdtempSync(path.join(path.dirname(state), 'locks-'))
+  const store = new SqliteSessionStore({agentId: 'main', path: db}, {stateDir: state, lockDir})
+  const live = (key: string, at: number) => {
+    const h = openAgentDb(db, {write: true, agentId: 'main'})
+    try {
+      return newSession(h, {agentId: 'main', key, cwd: '/work', now: new Date(at), entry: {model: 'claude-mock', modelProvider: 'mockant'}, items: [{type: 'message', message: {role: 'user', content: [{type: 'text', text: `hello ${key} at ${at}`}], timestamp: at}}] as never}).sessionId
+    } finally {
+      h.db.close()
+    }
+  }
+  try {
+    const deletedAt = async (key: string, days: number) => {
+      live(key, now - days * DAY - 3_600_000)
+      await store.lifecycle.delete(key, {now: new Date(now - days * DAY)})
+    }
+    for (const d of [50, 40, 35]) await deletedAt('agent:main:explicit:gone', d)
+    await deletedAt('agent:main:explicit:recent-gone', 2)
+    for (const d of [60, 45, 20]) await deletedAt('agent:main:explicit:busy', d)
+    const busy = live('agent:main:explicit:busy', now)
+    await deletedAt('agent:main:explicit:back', 50)
+    await store.lifecycle.restore({key: 'agent:main:explicit:back', cwd: '/work'}, {now: new Date(now)})
+    return {busy}
+  } finally {
+    store.close()
+  }
+}

@@ -33,8 +33,8 @@ export default class SessionsCleanup extends BaseCommand<typeof SessionsCleanup>
     kind: Flags.string({description: 'act only on sessions of this kind (direct, group, cron, subagent, acp, hook, heartbeat, dashboard, explicit); repeatable', multiple: true, helpValue: '<kind>'}),
     'max-disk': Flags.string({description: 'the disk budget to measure against (replaces session.maintenance.maxDiskBytes: 10gb, 500mb)', helpValue: '<size>'}),
     rules: Flags.string({description: 'whose maintenance rules: 2026.9 (OpenClaw 2026.9.6: archive old sessions, protect main, groups and threads, cap 5000) or 2026.4 (2026.4.27: remove old sessions, cap 500); default: the store\'s era', options: ['2026.4', '2026.9'], helpValue: '<version>'}),
-    sweep: Flags.boolean({description: 'also remove leftovers: .bak files and orphaned archives older than the age line, .tmp files, stale locks'}),
-    keep: Flags.integer({description: 'keep only the n newest archives (.reset./.deleted. files) of each key', min: 0, helpValue: '<n>'}),
+    sweep: Flags.boolean({description: 'also remove leftovers: .bak files and orphaned archives (files, or SQLite archive rows whose key no session holds) older than the age line, .tmp files, stale locks'}),
+    keep: Flags.integer({description: 'keep only the n newest archives of each key (.reset./.deleted. files, or SQLite archive rows and their published files)', min: 0, helpValue: '<n>'}),
     'no-journal': Flags.boolean({description: 'do not journal the cleanup: the space is free at once, and clawkit undo cannot reverse it'}),
   }
 

@@ -27,6 +27,12 @@ const FILE_WHY: Record<string, string> = {
   budget: 'over the disk budget: the oldest archives go first',
 }
 
+const ROW_WHY: Record<string, string> = {
+  budget: 'over the disk budget, oldest first',
+  archive: 'beyond the newest archives kept per key (--keep)',
+  'orphaned-archive': 'no live session holds its key, archived before the age line (--sweep)',
+}
+
 function age(ms: number, now: number): string {
   if (ms <= 0) return '-'
   const d = Math.floor((now - ms) / 86_400_000)
@@ -46,7 +52,7 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
     }
     const rows = [
       ...s.changes.map((c) => [c.action, printable(c.key), age(c.activityAt, now), WHY[c.action] ?? '', c.bytes === null ? (c.archiveReason ? '0 (kept, archived)' : 'rows archived') : `${formatBytes(c.bytes)} archived`]),
-      ...s.archiveRows.map((r) => ['remove-archive-row', printable(r.name), '-', `over the disk budget: an archive of ${printable(r.key)}, oldest first`, formatBytes(r.bytes)]),
+      ...s.archiveRows.map((r) => ['remove-archive-row', printable(r.name), '-', `${ROW_WHY[r.why] ?? r.why}: an archive of ${printable(r.key)}`, formatBytes(r.bytes)]),
       ...s.files.map((f) => [`remove-${f.why}`, printable(f.path.split('/').pop() ?? f.path), '-', FILE_WHY[f.why], formatBytes(f.bytes)]),
     ]
     out.push('', (await renderTable([{header: 'Action'}, {header: 'What'}, {header: 'Active'}, {header: 'Why'}, {header: 'Bytes'}], rows, color)).trimEnd())

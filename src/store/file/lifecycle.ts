@@ -113,6 +113,13 @@ export function fileLifecycle(b: FileLifecycleBackend): SessionLifecycle {
       return done
     },
 
+    async previewDelete(key: string, opts: {now?: Date}): Promise<DeleteOutcome> {
+      const found = await b.findEntry(key)
+      if (!found) throw notFound(key)
+      const t = b.transcriptOf(found.entry, key)
+      return {key, sessionId: found.entry.sessionId, archived: isFile(t.locator) ? [`${t.locator}.deleted.${archiveTimestamp(opts.now ?? new Date())}`] : []}
+    },
+
     async delete(key: string, opts: LifecycleOptions): Promise<DeleteOutcome> {
       const first = await b.findEntry(key)
       if (!first) throw notFound(key)

@@ -119,7 +119,7 @@ export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly strin
     // encodeSessionArchiveContent: zstd whenever the runtime has it and the content is not empty.
     const encoding = zstd ? 'zstd' : 'identity'
     const blob = zstd ? zstd(Buffer.from(text, 'utf8')) : Buffer.from(text, 'utf8')
-    const name = `${idComponent(sessionId)}.jsonl.deleted.${archiveTimestamp(new Date(now))}.${generation}${encoding === 'zstd' ? '.zst' : ''}`
+    const name = deletedArchiveName(sessionId, now, generation)
     insert.run(sessionId, generation, key, encoding, blob, sha256().update(blob).digest('hex'), name, now)
     rows.push({sessionId, name, blob})
   }
@@ -129,6 +129,23 @@ export function deleteTx(db: SqlDatabase, key: string, expectIds: readonly strin
   db.prepare('DELETE FROM session_windows WHERE session_id IN (SELECT value FROM json_each(?))').run(JSON.stringify([...ids]))
   db.prepare('DELETE FROM session_nodes WHERE session_key = ?').run(key)
   return {sessionId: node.entry.sessionId, rows}
+}
+
+/** `<sid>.jsonl.deleted.<ISO time with : as ->.<generation>[.zst]`: the name OpenClaw 2026.9.6 gives a deleted window's row. */
+export function deletedArchiveName(sessionId: string, now: number, generation: string): string {
+  return `${idComponent(sessionId)}.jsonl.deleted.${archiveTimestamp(new Date(now))}.${generation}${zlib().zstdCompressSync ? '.zst' : ''}`
+}
+
+/**
+ * What deleteTx would do to `key` now, without a write: its session id and the names of the rows it would write (one
+ * per window holding events, oldest first; the generation, drawn when the row is written, as `<generation>`).
+ */
+export function previewDelete(db: SqlDatabase, key: string, now: number): {sessionId: string; names: string[]} {
+  const node = readNodeTx(db, key)
+  if (!node) throw sessionNotFound(key)
+  const windows = db.prepare('SELECT session_id FROM session_windows WHERE session_key = ? ORDER BY created_at, session_id').all(key).map((r) => String(r.session_id))
+  const names = windows.filter((id) => db.prepare('SELECT 1 AS x FROM transcript_events WHERE session_id = ? LIMIT 1').get(id) !== undefined).map((id) => deletedArchiveName(id, now, '<generation>'))
+  return {sessionId: node.entry.sessionId, names}
 }
 
 /** The rows' publication recorded as OpenClaw's publisher records it. */
@@ -205,18 +222,41 @@ export function reclaimPages(h: Pick<OpenedDb, 'db' | 'path'>, immediate: <T>(fn
   return {freedBytes: Math.max(0, before - pragma('PRAGMA page_count')) * pageSize, incremental: true}
 }
 
-/** Every archive row, oldest first, with its stored size (what evicting it frees). */
-export function listArchiveRows(db: SqlDatabase): {name: string; key: string; sessionId: string; createdAt: number; bytes: number}[] {
+/**
+ * Every archive row, oldest first, with its stored size (what evicting it frees), whether its session has a window
+ * again (`windowed`: restored, so the row is a copy of a live session, not an archive) and whether its key has a node
+ * (`keyLive`: a live session holds the key; without one no key claims the row any more).
+ */
+export function listArchiveRows(db: SqlDatabase): {name: string; key: string; sessionId: string; createdAt: number; bytes: number; windowed: boolean; keyLive: boolean}[] {
   if (!db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_archives'").get()) return []
   return db
-    .prepare('SELECT archive_name, session_key, session_id, created_at, length(archive_blob) AS n FROM session_transcript_archives ORDER BY created_at, archive_name')
+    .prepare(`SELECT a.archive_name, a.session_key, a.session_id, a.created_at, length(a.archive_blob) AS n,
+        EXISTS (SELECT 1 FROM session_windows w WHERE w.session_id = a.session_id) AS windowed,
+        EXISTS (SELECT 1 FROM session_nodes s WHERE s.session_key = a.session_key) AS key_live
+      FROM session_transcript_archives a ORDER BY a.created_at, a.archive_name`)
     .all()
-    .map((r) => ({name: String(r.archive_name), key: String(r.session_key), sessionId: String(r.session_id), createdAt: Number(r.created_at), bytes: Number(r.n)}))
+    .map((r) => ({name: String(r.archive_name), key: String(r.session_key), sessionId: String(r.session_id), createdAt: Number(r.created_at), bytes: Number(r.n), windowed: Number(r.windowed) === 1, keyLive: Number(r.key_live) === 1}))
 }
 
-/** Remove archive rows by name, inside the caller's transaction. */
-export function dropArchivesTx(db: SqlDatabase, names: readonly string[]): string[] {
+/** Conditions a row must still meet inside the transaction that removes it (the store may have moved since the plan). */
+export interface DropGuard {
+  /** Names removed only while their session has no window (a --keep or sweep removes archives, never a restored session's row). */
+  archivedOnly?: readonly string[]
+  /** Names removed only while no node holds their key (an orphan sweep: a key made live again claims its rows). */
+  unclaimedOnly?: readonly string[]
+}
+
+/** Remove archive rows by name, inside the caller's transaction, each only while its guard holds; returns the names removed. */
+export function dropArchivesTx(db: SqlDatabase, names: readonly string[], guard: DropGuard = {}): string[] {
   requireTx(db)
+  const archivedOnly = new Set(guard.archivedOnly ?? [])
+  const unclaimedOnly = new Set(guard.unclaimedOnly ?? [])
+  const windowed = db.prepare('SELECT 1 AS x FROM session_transcript_archives a WHERE a.archive_name = ? AND EXISTS (SELECT 1 FROM session_windows w WHERE w.session_id = a.session_id)')
+  const claimed = db.prepare('SELECT 1 AS x FROM session_transcript_archives a WHERE a.archive_name = ? AND EXISTS (SELECT 1 FROM session_nodes s WHERE s.session_key = a.session_key)')
   const del = db.prepare('DELETE FROM session_transcript_archives WHERE archive_name = ?')
-  return names.filter((n) => Number(del.run(n).changes) > 0)
+  return names.filter((n) => {
+    if (archivedOnly.has(n) && windowed.get(n)) return false
+    if (unclaimedOnly.has(n) && claimed.get(n)) return false
+    return Number(del.run(n).changes) > 0
+  })
 }

@@ -35,7 +35,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf, unionScope} from './journal.js'
-import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -702,11 +702,14 @@ export class SqliteSessionStore implements SessionStore {
         return {key: k, ...r}
       },
       archiveRows: async () => this.snap((d) => listArchiveRows(d)),
-      dropArchives: async (names, opts) => {
+      dropArchives: async (names, opts, guard = {}) => {
         if (names.length === 0) return []
-        const rows = this.snap((d) => listArchiveRows(d)).filter((r) => names.includes(r.name))
-        const scope = {keys: [...new Set(rows.map((r) => r.key))].sort(), sessionIds: [...new Set(rows.map((r) => r.sessionId))].sort()}
-        return this.journaledWrite({scope, label: `cleanup: ${names.length} archive row(s) evicted for the disk budget`, entry: opts.journal}, (d) => dropArchivesTx(d, names))
+        const wanted = new Set(names)
+        const rows = this.snap((d) => listArchiveRows(d)).filter((r) => wanted.has(r.name))
+        // Scoped by the rows' session ids only: an archive row is found by its session id, and a key's live rows (a
+        // --keep's key is usually live) are not the step's, so a turn on that key since does not stop its undo.
+        const scope = {keys: [], sessionIds: [...new Set(rows.map((r) => r.sessionId))].sort()}
+        return this.journaledWrite({scope, label: guard.label ?? `cleanup: ${names.length} archive row(s) evicted for the disk budget`, entry: opts.journal}, (d) => dropArchivesTx(d, names, guard))
       },
       reclaim: async () => this.updateLock.run(this.ref.path, async () => reclaimPages(this.w, (fn) => immediateWrite(this.w, fn))),
       mark: async (marks, opts) => {
@@ -734,6 +737,11 @@ export class SqliteSessionStore implements SessionStore {
           await this.journaledWrite({scope, label: `delete ${k}: archives marked published`, entry: opts.journal}, (d) => markPublishedTx(d, out.rows.map((r) => r.name), Date.now()))
         }
         return {key: k, sessionId: out.sessionId, archived: out.rows.map((r) => archiveLocator(db, r.name))}
+      },
+      previewDelete: async (key, opts) => {
+        const k = normalizeSessionKey(key)
+        const p = this.snap((d) => previewDelete(d, k, (opts.now ?? new Date()).getTime()))
+        return {key: k, sessionId: p.sessionId, archived: p.names.map((n) => archiveLocator(db, n))}
       },
       restore: async (src, opts) => {
         const now = (opts.now ?? new Date()).getTime()

@@ -92,6 +92,31 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect(stateRows(state)).toEqual(rows)
   })
 
+  it('archive and delete --dry-run say what would happen (dryRun: true, the rows delete would write) and change no row, file or journal', async () => {
+    const {state, db, cli} = setup()
+    const rows = stateRows(state)
+    const files = hashTree(state)
+    const ids = query(db, (d) => Object.fromEntries(d.prepare('SELECT session_key, current_session_id FROM session_nodes').all().map((r) => [String(r.session_key), String(r.current_session_id)])))
+    const a = json<SessionsArchiveResult>(await cli(['sessions', 'archive', 'agent:main:keep', 'agent:main:scratch-2', '--dry-run', '--json']))
+    expect(a).toMatchObject({dryRun: true, journal: null, sessions: [{key: 'agent:main:keep', sessionId: ids['agent:main:keep'], changed: true}, {key: 'agent:main:scratch-2', changed: false}]})
+    // scratch-2 is archived already in the fixture: its own archivedAt, as archive would report it.
+    expect(Date.parse(a.sessions[1].archivedAt)).toBe(Number(query(db, (d) => d.prepare('SELECT archived_at FROM session_nodes WHERE session_key = ?').get('agent:main:scratch-2')!.archived_at)))
+    const d = json<SessionsDeleteResult>(await cli(['sessions', 'delete', 'agent:main:scratch-1', '--dry-run', '--json']))
+    const id = ids['agent:main:scratch-1']
+    expect(d).toMatchObject({dryRun: true, journal: null, reclaimedBytes: 0, sessions: [{key: 'agent:main:scratch-1', sessionId: id}]})
+    expect(d.sessions[0].archived).toEqual([`${db}#archive/${id}.jsonl.deleted.${/\.deleted\.([^.]+\.\d{3}Z)\./.exec(d.sessions[0].archived[0])?.[1]}.<generation>.zst`])
+    const table = await cli(['sessions', 'delete', 'agent:main:scratch-1', '--dry-run'])
+    expect(table.stdout).toContain(`${id}.jsonl.deleted.`)
+    expect(table.stdout).toContain('Dry run: nothing was changed.')
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state)).toEqual(files)
+    expect(json<{entries: unknown[]}>(await cli(['undo', '--list', '--json'])).entries).toEqual([])
+    // The rows the delete writes are the ones it planned, with their generation drawn.
+    const real = json<SessionsDeleteResult>(await cli(['sessions', 'delete', 'agent:main:scratch-1', '--json']))
+    expect(real.sessions[0].archived).toHaveLength(1)
+    expect(real.sessions[0].archived[0]).toMatch(new RegExp(`#archive/${id}\\.jsonl\\.deleted\\.[^.]+\\.\\d{3}Z\\.[0-9a-f]{32}\\.zst$`))
+  })
+
   it('delete gives the freed pages back to the disk (incremental vacuum, as OpenClaw does); the database stays whole', async () => {
     const {state, db, cli} = setup()
     const rows = stateRows(state)

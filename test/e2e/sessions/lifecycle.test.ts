@@ -68,6 +68,37 @@ describe('sessions archive, delete, restore (JSON era)', () => {
     expect(readIndexFile(sessionsJsonPath(state))['agent:main:brought-back']).toMatchObject({sessionId: ID})
   })
 
+  it('archive and delete --dry-run say what would happen (table and --json, dryRun: true) and change nothing, journal included', async () => {
+    const {state, cli} = setup()
+    const before = hashTree(state)
+    const a = await cli(['sessions', 'archive', KEY, '--dry-run', '--json'])
+    expect(a.code, a.stderr).toBe(0)
+    const ar = json<SessionsArchiveResult>(a)
+    expect(ar).toMatchObject({dryRun: true, journal: null, sessions: [{key: KEY, agentId: 'main', sessionId: ID, changed: true}]})
+    expect(Date.parse(ar.sessions[0].archivedAt)).toBeGreaterThan(Date.now() - 60_000)
+    const d = await cli(['sessions', 'delete', KEY, '--dry-run', '--json'])
+    expect(d.code, d.stderr).toBe(0)
+    const dr = json<SessionsDeleteResult>(d)
+    const file = path.join(path.dirname(sessionsJsonPath(state)), `${ID}.jsonl`)
+    expect(dr).toMatchObject({dryRun: true, journal: null, reclaimedBytes: 0, sessions: [{key: KEY, agentId: 'main', sessionId: ID}]})
+    expect(dr.sessions[0].archived).toEqual([expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.deleted\\.\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}Z$`))])
+    const table = await cli(['sessions', 'delete', KEY, '--dry-run'])
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stdout).toMatch(/Key\s+Session\s+Transcript would be kept as/)
+    expect(table.stdout).toContain(`${ID}.jsonl.deleted.`)
+    expect(table.stdout).toContain('Dry run: nothing was changed.')
+    expect((await cli(['sessions', 'archive', KEY, '--dry-run'])).stdout).toContain('archive (archivedAt now')
+    // Refusals are the same as without --dry-run.
+    expect(jsonError(await cli(['sessions', 'delete', 'agent:main:main', '--dry-run', '--json']))).toMatchObject({code: 'E_MAIN_SESSION'})
+    expect(jsonError(await cli(['sessions', 'delete', 'agent:main:nope', '--dry-run', '--json']))).toMatchObject({code: 'E_SESSION_NOT_FOUND'})
+    expect(hashTree(state)).toEqual(before)
+    expect(json<{entries: unknown[]}>(await cli(['undo', '--list', '--json'])).entries).toEqual([])
+    // The delete it planned is the one it makes.
+    const real = json<SessionsDeleteResult>(await cli(['sessions', 'delete', KEY, '--json']))
+    expect(real.dryRun).toBe(false)
+    expect(real.sessions[0].archived[0].replace(/\.deleted\..*$/, '')).toBe(dr.sessions[0].archived[0].replace(/\.deleted\..*$/, ''))
+  })
+
   it('refuses the main session, a live key to restore, and a key restored over a live one, changing nothing', async () => {
     const {state, cli} = setup()
     const before = hashTree(state)
