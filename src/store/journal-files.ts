@@ -33,6 +33,14 @@ export interface FileMove {
   path: string
   from: FileImage
   to: FileImage
+  /** Only the mode moves (a SQLite database a repair chmodded: journal.ts StepFile). */
+  modeOnly?: boolean
+}
+
+/** A path's mode now (undefined: absent or not a regular file), without reading its content. */
+async function modeNow(file: string): Promise<number | undefined> {
+  const st = await fsp.lstat(file).catch(() => undefined)
+  return st?.isFile() ? st.mode & 0o7777 : undefined
 }
 
 /** One path that is in neither image: the store moved on, and what it holds now. */
@@ -49,6 +57,11 @@ export interface FileConflict {
 export async function fileConflicts(moves: readonly FileMove[]): Promise<FileConflict[]> {
   const out: FileConflict[] = []
   for (const m of moves) {
+    if (m.modeOnly) {
+      // Its content is other writers' to change (a database); only a file that is gone cannot get its mode back.
+      if ((await modeNow(m.path)) === undefined) out.push({path: m.path, now: ABSENT, want: m.to})
+      continue
+    }
     const now = await fileImage(m.path).catch(() => undefined)
     if (!now) {
       out.push({path: m.path, now: ABSENT, want: m.to})
@@ -79,7 +92,13 @@ async function setMeta(file: string, img: FileImage): Promise<void> {
  * the entries it undoes). With no entry (`--no-journal`), content that leaves the store is removed. Mode and mtime are set back with
  * the content: OpenClaw ages archives and artifacts by them. Paths already in their `to` image are left alone.
  */
-export async function applyFileMoves(moves: readonly FileMove[], entry: JournalEntry | undefined, source: JournalEntry | undefined = entry): Promise<void> {
+export async function applyFileMoves(all: readonly FileMove[], entry: JournalEntry | undefined, source: JournalEntry | undefined = entry): Promise<void> {
+  for (const m of all) {
+    if (!m.modeOnly || !m.to.exists) continue
+    const mode = await modeNow(m.path)
+    if (mode !== undefined && mode !== m.to.mode) await fsp.chmod(m.path, m.to.mode)
+  }
+  const moves = all.filter((m) => !m.modeOnly)
   const state = new Map<string, FileImage>()
   for (const m of moves) state.set(m.path, await fileImage(m.path))
   const pending = moves.filter((m) => !sameContent(state.get(m.path)!, m.to))
@@ -136,12 +155,61 @@ export async function applyFileMoves(moves: readonly FileMove[], entry: JournalE
 
 /** A files step's moves toward `to` (the image it goes back to on undo, `before`; or forward again, `after`). */
 export function movesOf(step: FilesStep, to: 'before' | 'after'): FileMove[] {
-  return step.files.map((f) => (to === 'before' ? {path: f.path, from: f.after, to: f.before} : {path: f.path, from: f.before, to: f.after}))
+  return step.files.map((f) => ({...(to === 'before' ? {path: f.path, from: f.after, to: f.before} : {path: f.path, from: f.before, to: f.after}), ...(f.modeOnly ? {modeOnly: true} : {})}))
+}
+
+/** Another process's passing files (a lock, an atomic write's temp file): never a repair's product. */
+const PASSING = /\.(?:lock|tmp)$/
+/** SQLite's own files and the online backups doctor journals in their own step (diagnostics/sqlite/repairs.ts). */
+export const SQLITE_OWN = /\.sqlite(?:-wal|-shm|-journal|\.bak\.\d+)?$/
+
+/**
+ * Whether `file` is what a repair of one of `targets` leaves beside it: a backup or an archive named after the target
+ * (`sessions.json.bak.<ms>`, `<transcript>.bak.<ts>`, `<orphan>.deleted.<ts>`, diagnostics/file/repairs.ts). Doctor
+ * writes no other file; anything else that appears meanwhile is another writer's.
+ */
+export function isRepairProduct(file: string, targets: Iterable<string>): boolean {
+  const name = path.basename(file)
+  if (PASSING.test(name) || SQLITE_OWN.test(name)) return false
+  for (const t of targets) {
+    if (path.dirname(t) !== path.dirname(file)) continue
+    const base = path.basename(t)
+    if (name.startsWith(`${base}.bak.`) || name.startsWith(`${base}.deleted.`)) return true
+  }
+  return false
+}
+
+/**
+ * The moves that undo an open snapshot (its change was interrupted before its after images were recorded): targets
+ * back to their before images, whatever they hold; other paths their mode back only where their content is still the
+ * imaged one (a chmod of doctor's; new content is another writer's and stays); files a target's repair made beside it
+ * taken away. A step without `targets` (written before they were recorded) treats every path as one.
+ */
+export async function openSnapshotMoves(step: FilesStep): Promise<FileMove[]> {
+  const targets = step.targets ? new Set(step.targets) : undefined
+  const out: FileMove[] = []
+  const listed = new Set(step.files.map((f) => f.path))
+  for (const f of step.files) {
+    if (!targets || targets.has(f.path)) {
+      out.push({path: f.path, from: f.after, to: f.before, ...(f.modeOnly ? {modeOnly: true} : {})})
+      continue
+    }
+    const now = await fileImage(f.path).catch(() => undefined)
+    if (now && sameContent(now, f.before)) out.push({path: f.path, from: now, to: f.before})
+  }
+  for (const dir of new Set([...(targets ?? [])].map((t) => path.dirname(t)))) {
+    for (const d of await fsp.readdir(dir, {withFileTypes: true}).catch(() => [])) {
+      const file = path.join(dir, d.name)
+      if (!d.isFile() || listed.has(file) || !isRepairProduct(file, targets!)) continue
+      out.push({path: file, from: await fileImage(file), to: ABSENT})
+    }
+  }
+  return out
 }
 
 /** Why replaying a files step to `to` would be refused now, one line per path that is in neither image. */
 export async function filesStepConflicts(step: FilesStep, to: 'before' | 'after'): Promise<string[]> {
-  // An open snapshot (its change interrupted before its after images were known) goes back whatever the paths hold.
+  // An open snapshot (its change interrupted before its after images were known) goes back whatever its targets hold.
   if (step.open) return []
   return (await fileConflicts(movesOf(step, to))).map((c) => `${step.label}: ${c.path} ${c.now.exists ? 'holds other content now' : 'is gone'} (the journal has ${c.want.exists ? 'its content' : 'it absent'})`)
 }
@@ -151,7 +219,7 @@ export async function replayFilesStep(step: FilesStep, to: 'before' | 'after', s
   const run = async () => {
     const conflicts = await filesStepConflicts(step, to)
     if (conflicts.length > 0) throw new ClawkitError(`Cannot undo: ${conflicts.join('; ')}. Nothing was changed.`, {code: 'E_UNDO_CONFLICT', exitCode: ExitCode.failure})
-    await applyFileMoves(movesOf(step, to), keep, source)
+    await applyFileMoves(step.open && to === 'before' ? await openSnapshotMoves(step) : movesOf(step, to), keep, source)
   }
   const locks = [...new Set(step.locks ?? [])].sort()
   const next = (i: number): Promise<void> => (i >= locks.length ? run() : withLock(locks[i], () => next(i + 1)))

@@ -74,13 +74,29 @@ interface StepBase {
  */
 export interface FilesStep extends StepBase {
   kind: 'files'
-  files: {path: string; before: FileImage; after: FileImage}[]
+  files: StepFile[]
   locks?: string[]
   /**
    * A snapshot taken before a change whose effects are only known at its end (doctor --fix): until the step is
-   * recorded again with its after images, undo puts every path back to its before image whatever it holds.
+   * recorded again with its after images, undo puts its `targets` back to their before images whatever they hold, gives
+   * the other paths back their mode where their content is still the one imaged, and takes away the files a target's
+   * repair made beside it (journal-files.ts openSnapshotMoves); a path another writer changed meanwhile is left alone.
    */
   open?: boolean
+  /** An open snapshot's targets: the paths its change may write (their bytes are kept). */
+  targets?: string[]
+}
+
+/**
+ * One path of a files step. `modeOnly`: a SQLite database whose mode a repair changed (a chmod): its content is not
+ * imaged (its rows are journaled by rows steps, and other writers change its pages), so only its mode is put back and
+ * the images' `sha256` is empty.
+ */
+export interface StepFile {
+  path: string
+  before: FileImage
+  after: FileImage
+  modeOnly?: boolean
 }
 
 /** One key of an index rewrite: its entry before and after (absent: undefined), and where it stood in the file. */
@@ -166,7 +182,8 @@ export function hashBytes(bytes: string | Uint8Array): string {
 /**
  * Crash trials only (test/reliability/journal-kill*.test.ts): SIGKILL this process at a named point of the journal's
  * protocol (`record:<n>` right after step n is durable, `finish` before an entry is marked done, `replay:<n>` after an
- * undo replayed its n-th step), so that every point between two durable records is tried, deterministically.
+ * undo replayed its n-th step, `snapshot:<n>` after doctor's repairs ran and before their open step n is completed),
+ * so that every point between two durable records is tried, deterministically.
  */
 export function killPoint(name: string): void {
   if (process.env.CLAWKIT_TEST_KILL_AT === name) process.kill(process.pid, 'SIGKILL')

@@ -147,7 +147,7 @@ export async function undoChange(state: OpenClawState, opts: UndoOptions): Promi
 /** The same step seen from the other side: what it makes `after` becomes what its undo starts from. */
 function invert(step: JournalStep): NewStep {
   const {n: _n, ...s} = step
-  if (s.kind === 'files') return {...s, files: s.files.map((f) => ({path: f.path, before: f.after, after: f.before}))}
+  if (s.kind === 'files') return {...s, files: s.files.map((f) => ({...f, before: f.after, after: f.before}))}
   if (s.kind === 'index') return {...s, before: s.after, after: s.before, changes: s.changes.map((c) => ({key: c.key, before: c.after, after: c.before, position: c.position}))}
   return {...s, before: s.after, after: s.before}
 }

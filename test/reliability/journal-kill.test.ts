@@ -20,6 +20,8 @@ interface Case {
   /** Commands run before the change (not killed), e.g. the delete a restore brings back. */
   prepare?: string[][]
   change: string[]
+  /** Kill points of its own, besides each record and the finish (doctor's: its repairs made, their snapshot still open). */
+  points?: string[]
 }
 
 function mixed(): string {
@@ -34,6 +36,8 @@ function withRepairs(): string {
   const dir = path.join(state, 'agents/main/sessions')
   const t = fs.readdirSync(dir).find((n) => n.endsWith('.jsonl') && !n.includes('checkpoint') && !n.includes('trajectory'))!
   fs.chmodSync(path.join(dir, t), 0o644)
+  // A torn last line: its repair leaves a file of its own (<transcript>.bak.<ts>), which undo must take away.
+  fs.appendFileSync(path.join(dir, t), '{"type":"message","id":"deadbeef","parentId":"x","message":{"role":"user","content":"half a li')
   fs.writeFileSync(path.join(dir, 'sessions.json.lock'), JSON.stringify({pid: 999_999_999, createdAt: new Date(0).toISOString()}))
   return state
 }
@@ -43,7 +47,7 @@ const CASES: Case[] = [
   {name: 'sessions delete', make: () => copyFixture(COMPACTION), change: ['sessions', 'delete', KEY]},
   {name: 'sessions restore', make: () => copyFixture(COMPACTION), prepare: [['sessions', 'delete', KEY, '--no-journal']], change: ['sessions', 'restore', KEY]},
   {name: 'sessions cleanup', make: mixed, change: ['sessions', 'cleanup', '--yes']},
-  {name: 'doctor --fix', make: withRepairs, change: ['doctor', '--fix', '--yes']},
+  {name: 'doctor --fix', make: withRepairs, change: ['doctor', '--fix', '--yes'], points: ['snapshot:1']},
 ]
 
 /** Every file's hash and mode, lock files included. */
@@ -100,7 +104,7 @@ describe('kill -9 in the middle of a journaled change, and of its undo (JSON era
     it(`${c.name}: killed after each step and before it is marked done, undo gives every byte back`, async () => {
       const {steps} = await trial(c, {})
       expect(steps).toBeGreaterThan(0)
-      for (const point of [...Array.from({length: steps}, (_, i) => `record:${i + 1}`), `finish:${c.change[0] === 'doctor' ? 'doctor-fix' : c.change[1]}`]) {
+      for (const point of [...Array.from({length: steps}, (_, i) => `record:${i + 1}`), ...(c.points ?? []), `finish:${c.change[0] === 'doctor' ? 'doctor-fix' : c.change[1]}`]) {
         const t = await trial(c, {change: point})
         expect(t.r.code, `${point}: the change was killed`).not.toBe(0)
         const u = await t.cli(['undo', '--json'])
