@@ -121,14 +121,15 @@ export async function runDoctor(state: OpenClawState, opts: DoctorOptions = {}):
     const tried = new Set<string>()
     if (proceed && plan.length > 0) {
       // Journaled (clawkit undo): before each pass, the files its repairs may touch and those beside them are imaged
-      // and kept; afterwards what changed is recorded. SQLite repairs keep their own online backup of the database.
+      // (the targets' bytes kept); afterwards what the repairs changed is recorded. SQLite repairs record their backup
+      // file and the rows they change in the same entry, inside their transactions.
       const {journal} = await runJournaled({env: state.env, stateDir: state.stateDir, action: 'doctor-fix', command: `doctor --fix${opts.agent ? ` --agent ${opts.agent}` : ''}`, summary: `doctor --fix: ${plan.length} finding(s)`, noJournal: opts.noJournal}, async (entry) => {
         for (let pass = 0; pass < MAX_PASSES && plan.length > 0; pass++) {
           for (const f of plan) tried.add(identity(f))
           const targets = plan.filter((f) => f.repair && f.repair.kind !== 'sqlite').map((f) => repairTarget(f))
           const agentId = plan.find((f) => f.agentId)?.agentId ?? state.activeAgentId
           const snap = entry && targets.length > 0 ? await snapshotFiles(entry, {agentId, store: state.sessionStoreRef(agentId).path, label: `doctor --fix pass ${pass + 1}: ${targets.length} repair(s)`, targets}) : undefined
-          await applyRepairs(state.stateDir, plan)
+          await applyRepairs(state.stateDir, plan, entry)
           await snap?.finish()
           for (const f of plan) {
             if (f.fixed) done.push(f)

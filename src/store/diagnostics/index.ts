@@ -6,6 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
+import type {JournalEntry} from '../journal.js'
 import type {OpenClawState} from '../state.js'
 import type {SessionStoreData} from '../types.js'
 import {type CheckOptions, currentUid, legacyOnly, type StoreContext} from './context.js'
@@ -214,9 +215,10 @@ async function applyIndexStep(storePath: string, agentId: string, list: PlannedF
 
 /**
  * Run the planned repairs, kind by kind in a fixed order, each under the locks its backend needs. A repair never writes
- * through a symbolic link planted since the check (the confirm prompt can wait for minutes).
+ * through a symbolic link planted since the check (the confirm prompt can wait for minutes). `entry`: doctor's journal
+ * entry, in which SQLite repairs record their rows (file repairs are imaged by the caller's snapshot).
  */
-export async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Promise<void> {
+export async function applyRepairs(stateDir: string, plan: PlannedFinding[], entry?: JournalEntry): Promise<void> {
   for (const kind of REPAIR_ORDER) {
     const batch = plan.filter((f) => {
       if (f.repair?.kind !== kind) return false
@@ -229,7 +231,7 @@ export async function applyRepairs(stateDir: string, plan: PlannedFinding[]): Pr
       continue
     }
     if (kind === 'sqlite') {
-      await applySqliteRepairs(batch)
+      await applySqliteRepairs(batch, entry)
       continue
     }
     for (const f of batch) {

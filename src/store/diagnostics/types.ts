@@ -1,5 +1,6 @@
 // Types of the findings every store backend's diagnostics produce and doctor reports: part of the stable `--json`
 // contract of `clawkit doctor` (docs/doctor.md).
+import type {JournalEntry} from '../journal.js'
 import type {SqlDatabase} from '../sqlite/driver.js'
 import type {SessionEntry, SessionStoreData} from '../types.js'
 
@@ -155,9 +156,10 @@ export type Repair =
   /**
    * A change inside an agent's SQLite database (src/store/diagnostics/sqlite/repairs.ts): batched per database, refused while
    * another process has it open, and run on one write connection after an online backup of the database. `run`
-   * returns what it did, or throws why it left the database alone.
+   * returns what it did, or throws why it left the database alone; given doctor's journal entry, it records the rows
+   * it changes before it commits (clawkit undo).
    */
-  | {kind: 'sqlite'; db: string; agentId: string; run: (db: SqlDatabase) => string}
+  | {kind: 'sqlite'; db: string; agentId: string; run: (db: SqlDatabase, journal?: JournalEntry) => string | Promise<string>}
   /**
    * Index edits are batched per store: one lock, one backup, one write. `lockFiles` are transcripts whose locks are
    * taken first (OpenClaw's order: transcript, then store) and held while the edit decides; an edit that only needs

@@ -8,7 +8,7 @@
 // OpenClaw reads (their pages differ after any delete and re-insert); the FTS table's own rows are compared instead.
 // Values keep their storage class: INTEGER as bigint, REAL as number, TEXT, BLOB, NULL.
 import {sha256} from '../../util/hash.js'
-import type {RowScope} from '../journal.js'
+import type {JournalEntry, RowScope} from '../journal.js'
 import type {SqlDatabase} from './driver.js'
 import {requireTx} from './transaction.js'
 
@@ -291,4 +291,22 @@ export function scopeOf(db: SqlDatabase, keys: readonly string[], extraIds: read
 /** Two scopes as one (a step's scope must cover its before and its after image). */
 export function unionScope(a: RowScope, b: RowScope): RowScope {
   return {keys: [...new Set([...a.keys, ...b.keys])].sort(), sessionIds: [...new Set([...a.sessionIds, ...b.sessionIds])].sort()}
+}
+
+/**
+ * Journal what `fn` changes in `scope`, inside the caller's write transaction (BEGIN IMMEDIATE, not yet committed):
+ * the rows before and after are kept as blobs and the step recorded (synced) before the caller commits, as
+ * SqliteSessionStore.journaledWrite does for its own writes. For writes on a connection of their own (doctor --fix).
+ */
+export async function journalRowsInTx<T>(db: SqlDatabase, entry: JournalEntry, p: {agentId: string; store: string; label: string; scope: RowScope}, fn: () => T): Promise<T> {
+  requireTx(db)
+  const scope = unionScope(p.scope, scopeOf(db, p.scope.keys))
+  const before = captureRows(db, scope)
+  const result = fn()
+  const full = unionScope(scope, scopeOf(db, scope.keys))
+  const after = captureRows(db, full)
+  const b = await entry.putBlob(JSON.stringify(before))
+  const a = await entry.putBlob(JSON.stringify(after))
+  await entry.record({kind: 'rows', agentId: p.agentId, store: p.store, label: p.label, scope: full, before: {blob: b, hash: rowImageHash(before)}, after: {blob: a, hash: rowImageHash(after)}})
+  return result
 }

@@ -7,7 +7,9 @@ import path from 'node:path'
 
 import {ClawkitError} from '../../../errors.js'
 import {processesHoldingFile} from '../../../os/process.js'
+import type {JournalEntry} from '../../journal.js'
 import {AGENT_SCHEMA_VERSION, eventText, mapSqliteError, openAgentDb, type SqlDatabase, sqliteSupported, SQLITE_NODE_REQUIREMENT} from '../../sqlite/driver.js'
+import {journalRowsInTx} from '../../sqlite/journal.js'
 import {chmodPath} from '../file/repairs.js'
 import {finding} from '../finding.js'
 import type {PlannedFinding, SqliteAgentSummary} from '../types.js'
@@ -352,7 +354,7 @@ function checkNodes(c: SqliteCheckContext, conn: SqlDatabase, summary: SqliteAge
             (fixable
               ? '--fix backs the database up, checks the row again inside one write transaction (entry_json parses, its sessionId and updatedAt match the row, its window exists) and sets entry_valid to 1, as OpenClaw\'s writer does after it validates.'
               : `--fix cannot validate it: ${why}. Stop the gateway and run "openclaw doctor --fix".`),
-          ...(fixable ? {key, repair: {kind: 'sqlite', db, agentId, run: (conn2) => validateEntry(conn2, db, key, agentId)}, action: `set entry_valid = 1 for ${key}`} : {key}),
+          ...(fixable ? {key, repair: {kind: 'sqlite', db, agentId, run: (conn2, journal) => validateEntry(conn2, db, key, agentId, journal)}, action: `set entry_valid = 1 for ${key}`} : {key}),
         }),
       )
     }
@@ -437,9 +439,10 @@ function checkpointWal(conn: SqlDatabase): string {
 /**
  * entry_valid 0 on a row whose entry is sound: what OpenClaw's writer does after validating (§3.3), decided again
  * inside the write transaction. The validity update leaves a pending-validation marker, harmless on a valid row and
- * cleared by OpenClaw's next write (exp B, E).
+ * cleared by OpenClaw's next write (exp B, E). With a journal entry, the key's rows (the marker included) are recorded
+ * before and after, before the commit, so that `clawkit undo` puts them back.
  */
-function validateEntry(conn: SqlDatabase, db: string, key: string, agentId: string): string {
+async function validateEntry(conn: SqlDatabase, db: string, key: string, agentId: string, journal?: JournalEntry): Promise<string> {
   // Not write.ts's immediateWrite(): it rewords SQLite's errors as a store failure, and "changed meanwhile" is not one.
   conn.exec('BEGIN IMMEDIATE')
   try {
@@ -448,8 +451,12 @@ function validateEntry(conn: SqlDatabase, db: string, key: string, agentId: stri
     if (Number(row.entry_valid) === 1) throw new Error(`session "${key}" was validated meanwhile; nothing to do`)
     const check = checkEntry(row)
     if (!check.ok || check.mismatch || row.window_key !== key || !canonicalKey(key, agentId)) throw new Error(`session "${key}" changed meanwhile and no longer validates; left alone`)
-    const changed = conn.prepare('UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ? AND entry_valid = 0').run(key).changes
-    if (Number(changed) !== 1) throw new Error(`session "${key}" changed meanwhile; left alone`)
+    const update = () => {
+      const changed = conn.prepare('UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ? AND entry_valid = 0').run(key).changes
+      if (Number(changed) !== 1) throw new Error(`session "${key}" changed meanwhile; left alone`)
+    }
+    if (journal) await journalRowsInTx(conn, journal, {agentId, store: db, label: `doctor --fix: set entry_valid = 1 for ${key}`, scope: {keys: [key], sessionIds: []}}, update)
+    else update()
     conn.exec('COMMIT')
   } catch (error) {
     if (conn.isTransaction) conn.exec('ROLLBACK')
