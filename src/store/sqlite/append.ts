@@ -37,6 +37,12 @@ export interface AppendOptions {
   strict?: boolean
   /** How the transaction waits for another writer (default: WRITE_WAIT_MS, silently). */
   wait?: WriteWait
+  /**
+   * Each event's text as it was stored (a restore from an archive row, which holds the events' own bytes): stored byte
+   * for byte instead of JSON.stringify(event), so that spacing, key order and escapes come back as they were. Each
+   * must be the JSON text `events[i]` was parsed from.
+   */
+  texts?: readonly string[]
 }
 
 export interface AppendOutcome {
@@ -83,14 +89,15 @@ export function appendEventsTx(db: SqlDatabase, sessionId: string, events: reado
   const keyOwner = db.prepare('SELECT 1 AS x FROM transcript_event_identities WHERE session_id = ? AND message_idempotency_key = ? LIMIT 1')
   const touchWindow = db.prepare('UPDATE session_windows SET updated_at = ? WHERE session_id = ?')
   let indexed = true
-  for (const raw of events) {
+  if (opts.texts && opts.texts.length !== events.length) throw new Error('appendEvents: one text per event')
+  for (const [i, raw] of events.entries()) {
     if (!isRecord(raw)) throw new Error('a transcript event must be a JSON object')
     const e = raw
     const id = nonBlank(e.id)?.trim()
     if (!id) throw writeError(`An event for session ${sessionId} has no id; clawkit writes only events with ids. Nothing was written.`, 'E_SQLITE_EVENT')
     if (identityOf.get(sessionId, id)) throw writeError(`Session ${sessionId} already holds an event with id ${id}; nothing was written.`, 'E_SQLITE_EVENT')
     const createdAt = eventTime(e) ?? now
-    const json = JSON.stringify(e)
+    const json = opts.texts?.[i] ?? JSON.stringify(e)
     insertEvent.run(sessionId, seq, json, createdAt, Buffer.byteLength(json, 'utf8'))
     touchWindow.run(createdAt, sessionId)
     if (!index(seq, e, createdAt)) {

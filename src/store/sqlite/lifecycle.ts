@@ -7,8 +7,9 @@
 //   then the key's windows and node removed (the schema's ON DELETE CASCADE takes events, identities, trajectory,
 //   projection and watermark rows; the FTS row map goes by hand, its trigger takes the FTS rows). The row is then
 //   published as `agents/<id>/sessions/<archive_name>` (0600, byte-identical to the blob) and marked published.
-// - restore: a row's transcript written back as a new node and window of its key (the row stays: a row whose session
-//   has a window again is not listed as an archive, and OpenClaw keeps its rows after publishing too).
+// - restore: a row's transcript written back as a new node and window of its key, each event with its own bytes (the
+//   row stays: a row whose session has a window again is not listed as an archive, and OpenClaw keeps its rows after
+//   publishing too).
 // Every act is the `...Tx` of one BEGIN IMMEDIATE transaction; no DDL.
 import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js'
 import {sha256} from '../../util/hash.js'
@@ -183,11 +184,15 @@ export function restoreTx(db: SqlDatabase, agentId: string, row: ArchiveRowRef, 
   const decoded = archiveText(db, row.name)
   if (!decoded) throw sessionNotFound(row.sessionId)
   if ('error' in decoded) throw new ClawkitError(`Archive ${row.name} cannot be read: ${decoded.error}; nothing was restored.`, {code: 'E_ARCHIVE_UNREADABLE', exitCode: ExitCode.failure})
+  // Each event keeps its own text: the archive holds the events' stored bytes (transcriptJsonl), and a restore puts
+  // those back, not a re-serialization (which would change spacing, key order and escapes).
   const events: Record<string, unknown>[] = []
+  const texts: string[] = []
   for (const line of decoded.text.split('\n')) {
     if (line.trim() === '') continue
     try {
       events.push(JSON.parse(line) as Record<string, unknown>)
+      texts.push(line)
     } catch {
       throw new ClawkitError(`Archive ${row.name} holds a line that is not JSON; nothing was restored.`, {code: 'E_ARCHIVE_UNREADABLE', exitCode: ExitCode.failure})
     }
@@ -196,7 +201,7 @@ export function restoreTx(db: SqlDatabase, agentId: string, row: ArchiveRowRef, 
   if (!header || header.type !== 'session' || header.id !== row.sessionId) throw new ClawkitError(`Archive ${row.name} does not start with the header of session ${row.sessionId}; nothing was restored.`, {code: 'E_ARCHIVE_UNREADABLE', exitCode: ExitCode.failure})
   const started = Date.parse(String(header.timestamp ?? ''))
   writeEntryTx(db, {agentId, key, entry: {sessionId: row.sessionId, updatedAt: now, ...(Number.isFinite(started) ? {sessionStartedAt: started} : {})} as SessionEntry})
-  appendEventsTx(db, row.sessionId, events, {now})
+  appendEventsTx(db, row.sessionId, events, {now, texts})
 }
 
 /**

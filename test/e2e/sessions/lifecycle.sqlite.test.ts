@@ -183,4 +183,27 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect(JSON.stringify((after as {entries?: unknown}).entries ?? after)).toBe(JSON.stringify((before as {entries?: unknown}).entries ?? before))
     void state
   })
+
+  it('delete then restore gives each event back byte for byte: unusual spacing, key order and unicode escapes included', async () => {
+    const {db, cli} = setup()
+    const KEY = 'agent:main:scratch-2'
+    const sid = query(db, (d) => String(d.prepare('SELECT current_session_id FROM session_nodes WHERE session_key = ?').get(KEY)!.current_session_id))
+    // Valid JSON no JSON.stringify writes: keys in another order, spaces around the punctuation, \u and \/ escapes.
+    const {DatabaseSync} = (process as unknown as {getBuiltinModule(id: string): {DatabaseSync: new (p: string) => {prepare(s: string): {get(...a: unknown[]): Record<string, unknown>; run(...a: unknown[]): unknown}; close(): void}}}).getBuiltinModule('node:sqlite')
+    const w = new DatabaseSync(db)
+    const original = JSON.parse(String(w.prepare('SELECT event_json FROM transcript_events WHERE session_id = ? AND seq = 4').get(sid).event_json)) as Record<string, unknown>
+    expect(original).toMatchObject({type: 'message', message: {role: 'user'}})
+    const odd = `{ ${Object.keys(original).reverse().map((k) => `${JSON.stringify(k)} :  ${JSON.stringify(original[k])}`).join(' ,\t')} }`.replace('"role":"user"', '"role" : "\\u0075ser"').replace('"third', '"\\u00fe\\/third')
+    expect(JSON.parse(odd)).toMatchObject({id: original.id, message: {role: 'user'}})
+    w.prepare('UPDATE transcript_events SET event_json = ?, event_utf8_bytes = ? WHERE session_id = ? AND seq = 4').run(odd, Buffer.byteLength(odd), sid)
+    w.close()
+    const events = () => query(db, (d) => d.prepare('SELECT seq, event_json FROM transcript_events WHERE session_id = ? ORDER BY seq').all(sid).map((r) => `${String(r.seq)} ${String(r.event_json)}`))
+    const before = events()
+    expect(before[4]).toBe(`4 ${odd}`)
+    expect((await cli(['sessions', 'delete', KEY, '--json'])).code).toBe(0)
+    expect(events()).toEqual([])
+    const r = await cli(['sessions', 'restore', KEY, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(events()).toEqual(before)
+  })
 })
