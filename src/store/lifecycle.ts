@@ -108,6 +108,8 @@ export interface SessionLifecycle {
   archiveRows?(): Promise<{name: string; key: string; sessionId: string; createdAt: number; bytes: number}[]>
   /** SQLite era: remove these archive rows (a disk budget's eviction), journaled; returns the names removed. */
   dropArchives?(names: readonly string[], opts: LifecycleOptions): Promise<string[]>
+  /** SQLite era: what the disk budget may evict (sqlite/lifecycle.ts budgetInventory), `keys`' sizes included. */
+  budgetInventory?(keys: readonly string[]): Promise<{freeBytes: number; published: {name: string; key: string; sessionId: string; bytes: number}[]; unpublished: string[]; keyBytes: Record<string, number>}>
   /** Return the space deleted rows left to the file system where the store can (SQLite: incremental vacuum). */
   reclaim?(): Promise<{freedBytes: number}>
   deleteMany?(items: readonly PlannedRemoval[], opts: LifecycleOptions): Promise<DeleteOutcome[]>

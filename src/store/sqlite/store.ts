@@ -34,7 +34,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf, unionScope} from './journal.js'
-import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, budgetInventory, deleteTx, dropArchivesTx, listArchiveRows, markTx, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -699,6 +699,7 @@ export class SqliteSessionStore implements SessionStore {
         return {key: k, ...r}
       },
       archiveRows: async () => this.snap((d) => listArchiveRows(d)),
+      budgetInventory: async (keys) => this.snap((d) => budgetInventory(d, keys.map((k) => normalizeSessionKey(k)))),
       dropArchives: async (names, opts) => {
         if (names.length === 0) return []
         const rows = this.snap((d) => listArchiveRows(d)).filter((r) => names.includes(r.name))
