@@ -9,6 +9,7 @@ import path from 'node:path'
 import {ABSENT, type JournalEntry} from './journal.js'
 import {fileImage} from './journal-files.js'
 import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover} from './lock.js'
+import {sha256} from '../util/hash.js'
 import {activityOf} from './lifecycle.js'
 import {isDiskBudgetEvictable} from './maintenance-plan.js'
 import {normalizeSessionKey} from './session-key.js'
@@ -177,6 +178,22 @@ async function promptBlobFiles(dir: string): Promise<DirFile[]> {
 }
 
 /**
+ * The prompt blobs the entries reference, as OpenClaw's projectSessionStoreForPersistence names them: a
+ * skillsSnapshot.promptRef's hash, or the sha256 of an inline skillsSnapshot.prompt of 512 characters to 512 KiB (the
+ * ones it would store as a blob).
+ */
+function promptRefs(entries: SessionStoreData): Set<string> {
+  const refs = new Set<string>()
+  for (const e of Object.values(entries)) {
+    const snap = (e as {skillsSnapshot?: {prompt?: unknown; promptRef?: {algorithm?: unknown; hash?: unknown}}} | undefined)?.skillsSnapshot
+    if (snap?.promptRef?.algorithm === 'sha256' && typeof snap.promptRef.hash === 'string') refs.add(snap.promptRef.hash)
+    const prompt = snap?.prompt
+    if (typeof prompt === 'string' && prompt.length >= 512 && Buffer.byteLength(prompt, 'utf8') <= 524_288) refs.add(sha256().update(prompt).digest('hex'))
+  }
+  return refs
+}
+
+/**
  * The disk a SQLite-era store takes as OpenClaw 2026.9.6's budget measures it (disk-budget-files.ts
  * readSessionPhysicalDiskUsage): the sessions dir's files but migration archives, its cold/ dir, its prompt blobs, and
  * the database's main file and WAL (not -shm).
@@ -211,11 +228,22 @@ export async function planStoreFiles(store: SessionStore, ref: StoreRef, o: Stor
     // 2026.4.27 sweeps no files; 2026.9.6 prunes unreferenced transcripts and trajectories past pruneAfter.
     if (o.rules === '2026.9' && f.mtimeMs <= o.now - o.pruneAfterMs && isArtifactName(f.name) && !referenced.has(f.path)) out.push({path: f.path, bytes: f.size, why: 'unreferenced'})
   }
+  // 2026.9.6 also prunes the skills prompt blobs no entry references (sessions/skills-prompts/sha256/<xx>/<hash>.txt),
+  // past pruneAfter (at least 5 minutes), and their stale temp files; they count among the files it scanned.
+  const blobs = o.rules === '2026.9' ? await promptBlobFiles(dir) : []
+  if (blobs.length > 0) {
+    const refs = promptRefs(o.after)
+    for (const f of blobs) {
+      if (f.name.endsWith('.tmp')) {
+        if (f.mtimeMs <= o.now - TEMP_STALE_MS) out.push({path: f.path, bytes: f.size, why: 'temp'})
+      } else if (f.mtimeMs <= o.now - Math.max(o.pruneAfterMs, TEMP_STALE_MS) && !refs.has(f.name.slice(0, 64))) out.push({path: f.path, bytes: f.size, why: 'unreferenced'})
+    }
+  }
   if (o.sweep || o.keep !== undefined) out.push(...(await leftovers(store, ref, files, new Set(out.map((f) => f.path)), {now: o.now, ageMs: o.pruneAfterMs, sweep: o.sweep, keep: o.keep})))
   out.sort((a, b) => a.path.localeCompare(b.path))
   const freed = out.reduce((n, f) => n + f.bytes, 0)
   const budget = o.maxDiskBytes === null || o.highWaterBytes === null ? undefined : isSqliteRef(ref) ? await planPhysicalBudget(store, ref, o, out, freed) : await planSimulatedBudget(store, ref, o, out)
-  return {files: out, scannedFiles: files.length, freedBytes: freed, diskBudget: budget?.report ?? null, archiveRows: budget?.archiveRows ?? [], evictions: budget?.evictions ?? [], budgetWouldMutate: budget?.wouldMutate ?? false}
+  return {files: out, scannedFiles: files.length + blobs.length, freedBytes: freed, diskBudget: budget?.report ?? null, archiveRows: budget?.archiveRows ?? [], evictions: budget?.evictions ?? [], budgetWouldMutate: budget?.wouldMutate ?? false}
 }
 
 interface BudgetPlan {

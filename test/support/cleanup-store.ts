@@ -126,3 +126,36 @@ export function jsonBudgetLeftovers(dir: string, now: number, n: number, bytes: 
     setMtime(f, at)
   }
 }
+
+/**
+ * Skills prompt blobs in a sessions dir as OpenClaw 2026.9.6 keeps them (skills-prompts/sha256/<xx>/<hash>.txt): one
+ * for each of `referenced` prompts and an unreferenced one, 40 days old; an unreferenced one a day old; a temp file of a
+ * blob write an hour old. Returns the paths of the ones OpenClaw's cleanup prunes (the old unreferenced, the temp).
+ */
+export function promptBlobs(dir: string, now: number, referenced: string[]): string[] {
+  const write = (hash: string, ageMs: number, suffix = '') => {
+    const d = path.join(dir, 'skills-prompts', 'sha256', hash.slice(0, 2))
+    fs.mkdirSync(d, {recursive: true})
+    const f = path.join(d, `${hash}.txt${suffix}`)
+    fs.writeFileSync(f, `prompt ${hash}${suffix}`)
+    setMtime(f, now - ageMs)
+    return f
+  }
+  for (const p of referenced) write(crypto.createHash('sha256').update(p).digest('hex'), 40 * DAY)
+  const old = write('ab'.repeat(32), 40 * DAY)
+  write('cd'.repeat(32), DAY)
+  const tmp = write('ef'.repeat(32), 3_600_000, `.${crypto.randomUUID()}.tmp`)
+  return [old, tmp]
+}
+
+/** A SQLite-era session of `key` whose transcript is its header alone (no message): 2026.9.6's --fix-missing removes it. */
+export async function headerOnlySqliteSession(dbPath: string, key: string, now: number): Promise<void> {
+  const {openAgentDb} = await import('../../src/store/sqlite/driver.js')
+  const {newSession} = await import('../../src/store/sqlite/write.js')
+  const h = openAgentDb(dbPath, {write: true, agentId: 'main'})
+  try {
+    newSession(h, {agentId: 'main', key, cwd: '/work', now: new Date(now - DAY), entry: {model: 'claude-mock', modelProvider: 'mockant'}, items: []})
+  } finally {
+    h.db.close()
+  }
+}

@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsCleanupResult} from '../../../src/sessions/cleanup.js'
 import {baseEnv, cliWith, copyFixture, json, jsonError, readIndexFile, sessionsJsonPath, tempDir} from '../../support/cli.js'
-import {DAY, MIXED, mixedJsonStore, sid} from '../../support/cleanup-store.js'
+import {DAY, MIXED, mixedJsonStore, promptBlobs, sid} from '../../support/cleanup-store.js'
 import {hashTree} from '../../support/state-hash.js'
 
 function setup(extra = 0, maintenance?: object) {
@@ -174,6 +174,24 @@ describe('sessions cleanup (JSON era)', () => {
     expect(Object.keys(index)).toEqual(expect.arrayContaining(['agent:main:direct:bob', 'agent:main:telegram:group:-100']))
     for (const k of ['agent:main:direct:alice', 'agent:main:slack:acct1:direct:u1', 'agent:main:telegram:direct:123']) expect(index[k]).toBeUndefined()
     expect(fs.readdirSync(dir).filter((n) => n.includes('.jsonl.deleted.')).length).toBeGreaterThanOrEqual(3)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state)).toEqual(before)
+  })
+
+  it('--rules 2026.9 prunes the skills prompt blobs no entry references past pruneAfter and their stale temp files, keeps a referenced one; undo gives them back', async () => {
+    const {state, dir, cli} = setup()
+    const prompt = `skills ${'p'.repeat(600)}`
+    const index = JSON.parse(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8'))
+    index['agent:main:explicit:new'].skillsSnapshot = {prompt}
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(index, null, 2))
+    const pruned = promptBlobs(dir, Date.now(), [prompt])
+    const before = hashTree(state)
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])).stores[0]
+    const blobFiles = plan.files.filter((f) => f.path.includes('skills-prompts'))
+    expect(blobFiles.map((f) => [f.path, f.why]).sort()).toEqual([[pruned[0], 'unreferenced'], [pruned[1], 'temp']].sort())
+    expect(plan.unreferencedArtifacts.scannedFiles).toBe(fs.readdirSync(dir, {withFileTypes: true}).filter((d) => d.isFile()).length + 4)
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--json'])).journal).toEqual(expect.any(String))
+    for (const f of pruned) expect(fs.existsSync(f)).toBe(false)
     expect((await cli(['undo'])).code).toBe(0)
     expect(hashTree(state)).toEqual(before)
   })
