@@ -7,7 +7,7 @@ import {ClawkitError, ExitCode, UsageError} from '../errors.js'
 import path from 'node:path'
 
 import {type JournalEntry, runJournaled} from '../store/journal.js'
-import {type CleanupAction, isMainScopeStaleDirectKey, type MaintenanceConfig, planEntryMaintenance, planEntryMaintenance427, resolveMaintenanceConfig, resolveMaintenanceConfig427} from '../store/maintenance-plan.js'
+import {type CleanupAction, isMainScopeStaleDirectKey, isPreserved, type MaintenanceConfig, planEntryMaintenance, planEntryMaintenance427, resolveMaintenanceConfig, resolveMaintenanceConfig427} from '../store/maintenance-plan.js'
 import {classifySessionKind, normalizeSessionKey, parseAgentSessionKey} from '../store/session-key.js'
 import {activityOf} from '../store/lifecycle.js'
 import type {OpenClawState} from '../store/state.js'
@@ -137,6 +137,33 @@ function targetsOf(state: OpenClawState, opts: CleanupOptions): string[] {
   return [opts.agent ? state.requireAgent(opts.agent) : state.activeAgentId]
 }
 
+const MESSAGE_ROLES = new Set(['user', 'assistant', 'tool', 'toolResult', 'system'])
+
+/**
+ * 2026.9.6's --fix-missing test of one entry (cleanup-service.ts pruneMissingTranscriptEntries): archived or
+ * model-locked entries maintenance protects are kept, so are an agent key's entry still being initialized and an
+ * entry without a session id under an agent key; another entry without one goes; otherwise it goes when its transcript
+ * holds no message record (read until the first one; a transcript that cannot be read is kept).
+ */
+async function messageFreeEntry(store: SessionStore, key: string, e: SessionEntry, now: number): Promise<boolean> {
+  const x = e as SessionEntry & {modelSelectionLocked?: unknown; archivedAt?: unknown; initializationPending?: unknown}
+  if ((x.modelSelectionLocked === true || x.archivedAt !== undefined) && isPreserved(key, x as never, {now})) return false
+  const agentKey = parseAgentSessionKey(key) !== undefined
+  if (agentKey && (x.initializationPending === true || (x.sessionId === key && !(typeof x.sessionFile === 'string' && x.sessionFile.trim())))) return false
+  if (!x.sessionId) return !agentKey
+  try {
+    for await (const l of store.readLines(store.transcriptOf(e, key))) {
+      const r = l.value as {type?: unknown; role?: unknown; message?: {role?: unknown}} | undefined
+      if (!r) continue
+      if (r.type === 'message') return false
+      if (r.type === undefined && (MESSAGE_ROLES.has(String(r.message?.role)) || MESSAGE_ROLES.has(String(r.role)))) return false
+    }
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** What cleanup would do to one agent's store now (reads only). */
 async function planStore(state: OpenClawState, agentId: string, opts: CleanupOptions, cfg: MaintenanceConfig): Promise<{ref: StoreRef; store: SessionStore; summary: CleanupStoreSummary}> {
   const ref = state.sessionStoreRef(agentId)
@@ -146,12 +173,16 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
   const changes: CleanupChange[] = []
   const preview = {...data}
   let missing = 0
+  const rules = opts.rules ?? (isSqliteRef(ref) ? '2026.9' : '2026.4')
   if (opts.fixMissing) {
     for (const [k, e] of Object.entries(data)) {
-      if (!store.transcriptOf(e, k).exists) {
+      // 2026.4.27 (and the JSON layout): the transcript file is missing. 2026.9.6's SQLite store: the transcript holds
+      // no message (a header-only or absent one), as its pruneMissingTranscriptEntries inspects it.
+      const gone = isSqliteRef(ref) && rules === '2026.9' ? await messageFreeEntry(store, k, e, now) : !store.transcriptOf(e, k).exists
+      if (gone) {
         delete preview[k]
         missing++
-        changes.push({key: k, sessionId: e.sessionId, action: 'prune-missing', archiveReason: null, activityAt: 0, bytes: null})
+        changes.push({key: k, sessionId: e.sessionId, action: 'prune-missing', archiveReason: null, activityAt: activityOf(e), bytes: null})
       }
     }
   }
@@ -167,7 +198,6 @@ async function planStore(state: OpenClawState, agentId: string, opts: CleanupOpt
   const kinds = opts.kinds?.map((k) => k.toLowerCase())
   const eligible = kinds ? (k: string, e: SessionEntry) => kinds.includes(keyKind(k, e)) : undefined
   const preserveKeys = new Set(opts.activeKey ? [normalizeSessionKey(opts.activeKey)] : [])
-  const rules = opts.rules ?? (isSqliteRef(ref) ? '2026.9' : '2026.4')
   if (rules === '2026.4') cfg = {...resolveMaintenanceConfig427(state.config.session?.maintenance as Record<string, unknown> | undefined), ...(opts.olderThanMs !== undefined ? {pruneAfterMs: opts.olderThanMs} : {})}
   const plan = rules === '2026.4' ? planEntryMaintenance427(preview, cfg, {now, preserveKeys, eligible}) : planEntryMaintenance(preview, cfg, {now, preserveKeys, preserveRecentMs: cfg.preserveRecentMs, eligible})
   for (const c of plan.changes) {

@@ -196,6 +196,20 @@ describe('sessions cleanup (JSON era)', () => {
     expect(hashTree(state)).toEqual(before)
   })
 
+  it('--fix-missing removes an entry whose transcript file is gone (applied, not only planned); undo gives every byte back', async () => {
+    const {state, dir, cli} = setup()
+    const index = readIndexFile(sessionsJsonPath(state))
+    fs.rmSync(index['agent:main:explicit:new'].sessionFile!)
+    const before = hashTree(state)
+    const r = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--fix-missing', '--yes', '--json']))
+    expect(r.stores[0].missing).toBe(1)
+    expect(r.stores[0].skipped).toEqual([])
+    expect(readIndexFile(sessionsJsonPath(state))['agent:main:explicit:new']).toBeUndefined()
+    expect(fs.existsSync(dir)).toBe(true)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state)).toEqual(before)
+  })
+
   it('--no-journal warns and frees the space at once: nothing is kept, nothing to undo', async () => {
     const {cli} = setup()
     const r = await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--no-journal', '--json'])
