@@ -27,7 +27,7 @@ export default class SessionsCleanup extends BaseCommand<typeof SessionsCleanup>
     'dry-run': Flags.boolean({description: 'show the plan and change nothing (the default without --yes on a non-terminal)'}),
     yes: Flags.boolean({char: 'y', description: 'apply the plan without asking'}),
     enforce: Flags.boolean({description: 'apply even when session.maintenance.mode is "warn"'}),
-    'fix-missing': Flags.boolean({description: 'also remove entries whose transcript is missing'}),
+    'fix-missing': Flags.boolean({description: 'also remove entries whose transcript is missing (SQLite era, as OpenClaw 2026.9.6: holds no message)'}),
     'fix-dm-scope': Flags.boolean({description: 'also remove direct-message sessions that session.dmScope "main" folds into the main session (OpenClaw 2026.9.6\'s --fix-dm-scope)'}),
     'active-key': Flags.string({description: 'a session key to protect from this cleanup', helpValue: '<key>'}),
     'older-than': Flags.string({description: 'archive sessions inactive this long (replaces session.maintenance.pruneAfter: 90d, 12h)', helpValue: '<duration>'}),

@@ -11,7 +11,7 @@ import {expect, it} from 'vitest'
 
 import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult} from '../../../src/sessions/lifecycle.js'
 import {baseEnv, cliWith, copyFixture, json, jsonError, tempDir} from '../../support/cli.js'
-import {bigSqliteSessions, mixedSqliteStore} from '../../support/cleanup-store.js'
+import {bigSqliteSessions, headerOnlySqliteSession, mixedSqliteStore} from '../../support/cleanup-store.js'
 import {DELETED_96, describeSqlite} from '../../support/sqlite.js'
 import {dbRows, hashTree, stateRows} from '../../support/state-hash.js'
 
@@ -163,6 +163,21 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect(keys).toEqual(expect.arrayContaining(['agent:main:direct:bob', 'agent:main:telegram:group:-100']))
     expect(keys).not.toContain('agent:main:direct:alice')
     expect(query(db, (d) => d.prepare("SELECT session_key FROM session_transcript_archives WHERE reason = 'deleted'").all().map((x) => String(x.session_key)))).toEqual(expect.arrayContaining(['agent:main:direct:alice', 'agent:main:telegram:direct:123']))
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state, {dbs: false})).toEqual(files)
+  })
+
+  it('cleanup --fix-missing removes a session whose transcript holds no message, as 2026.9.6 does, not one with messages; undo gives every row back', async () => {
+    const {state, db, cli} = setup()
+    await headerOnlySqliteSession(db, 'agent:main:explicit:empty', Date.now())
+    const rows = stateRows(state)
+    const files = hashTree(state, {dbs: false})
+    const r = json<{stores: {missing: number; changes: {key: string; action: string}[]}[]}>(await cli(['sessions', 'cleanup', '--fix-missing', '--yes', '--json']))
+    expect(r.stores[0].missing).toBe(1)
+    expect(r.stores[0].changes.filter((c) => c.action === 'prune-missing').map((c) => c.key)).toEqual(['agent:main:explicit:empty'])
+    const keys = query(db, (d) => d.prepare('SELECT session_key FROM session_nodes').all().map((x) => String(x.session_key)))
+    expect(keys.sort()).toEqual(['agent:main:keep', 'agent:main:scratch-1', 'agent:main:scratch-2'])
     expect((await cli(['undo'])).code).toBe(0)
     expect(stateRows(state)).toEqual(rows)
     expect(hashTree(state, {dbs: false})).toEqual(files)
