@@ -103,10 +103,6 @@ export interface SessionLifecycle {
   /** What `delete` would do now, nothing written (`sessions delete --dry-run`): `archived` names where each transcript would go. */
   previewDelete(key: string, opts: {now?: Date}): Promise<DeleteOutcome>
   /**
-   * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
-   * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).
-   */
-  /**
    * SQLite era: the archive rows (deleted and reset transcripts kept in the database), oldest first; `windowed`: the
    * row's session has a window again (restored), `keyLive`: a node holds the row's key.
    */
@@ -117,8 +113,14 @@ export interface SessionLifecycle {
    * the names removed.
    */
   dropArchives?(names: readonly string[], opts: LifecycleOptions, guard?: {label?: string; archivedOnly?: readonly string[]; unclaimedOnly?: readonly string[]}): Promise<string[]>
+  /** SQLite era: what the disk budget may evict (sqlite/lifecycle.ts budgetInventory), `keys`' sizes included. */
+  budgetInventory?(keys: readonly string[]): Promise<{freeBytes: number; published: {name: string; key: string; sessionId: string; bytes: number}[]; unpublished: string[]; keyBytes: Record<string, number>}>
   /** Return the space deleted rows left to the file system where the store can (SQLite: incremental vacuum). */
   reclaim?(): Promise<{freedBytes: number}>
+  /**
+   * Delete many keys as `delete` does each (a cleanup's removals), skipping a key whose session is no longer the one
+   * planned. A backend may batch them (the JSON layout rewrites its index once per chunk, not once per key).
+   */
   deleteMany?(items: readonly PlannedRemoval[], opts: LifecycleOptions): Promise<DeleteOutcome[]>
   restore(src: RestoreSource, opts: LifecycleOptions): Promise<RestoreOutcome>
 }

@@ -167,8 +167,32 @@ export function isPreserved(key: string, e: E | undefined, o: PreserveOptions): 
   return e?.archivedAt !== undefined || preservedNonArchived(key, e, o)
 }
 
+/**
+ * isSessionEntryDiskBudgetEvictable: only an entry the cap archived (archiveReason active-session-cap) that nothing
+ * else protects; the SQLite era's eviction passes no preserve keys (the JSON layout's passes the active key).
+ */
+export function isDiskBudgetEvictable(key: string, e: E | undefined, o: PreserveOptions): boolean {
+  return e?.archivedAt !== undefined && e.archiveReason === 'active-session-cap' && !preservedNonArchived(key, e, o)
+}
+
+/**
+ * isMainScopeStaleDirectSessionKey (cleanup-service.ts, `--fix-dm-scope`): with session.dmScope `main` (the default),
+ * direct-message sessions fold into the agent's main session, so a key of this agent shaped `direct:<peer>`,
+ * `<channel>:direct:<peer>` or `<channel>:<account>:direct:<peer>` is a stale row from another dmScope; the active
+ * key never is.
+ */
+export function isMainScopeStaleDirectKey(key: string, o: {dmScope: unknown; agentId: string; activeKey?: string}): boolean {
+  if ((o.dmScope ?? 'main') !== 'main') return false
+  if (o.activeKey && key === o.activeKey) return false
+  const p = parseAgentSessionKey(key)
+  if (!p || p.agentId !== o.agentId.toLowerCase()) return false
+  const parts = p.rest.split(':')
+  if (parts[0] === 'agent') return false
+  return (parts.length === 2 && parts[0] === 'direct' && Boolean(parts[1])) || (parts.length === 3 && Boolean(parts[0]) && parts[1] === 'direct' && Boolean(parts[2])) || (parts.length === 4 && Boolean(parts[0]) && Boolean(parts[1]) && parts[2] === 'direct' && Boolean(parts[3]))
+}
+
 /** What maintenance does to one key, in OpenClaw's action names (its dry-run table). */
-export type CleanupAction = 'prune-missing' | 'prune-model-run' | 'archive-dashboard' | 'archive-age' | 'archive-cap' | 'prune-stale' | 'cap-overflow'
+export type CleanupAction = 'prune-missing' | 'retire-dm-scope' | 'prune-model-run' | 'archive-dashboard' | 'archive-age' | 'archive-cap' | 'prune-stale' | 'cap-overflow' | 'evict-budget'
 
 export interface PlannedChange {
   key: string

@@ -120,3 +120,80 @@ export async function sqliteArchiveHistory(state: string, now: number): Promise<
     store.close()
   }
 }
+
+/**
+ * `n` ordinary SQLite-era sessions `agent:main:explicit:big-<i>` (i days old, i = 1..n) of `bytes` incompressible bytes
+ * each (one user message), so that a disk budget of a few hundred KB evicts some of them and not others.
+ */
+export async function bigSqliteSessions(dbPath: string, now: number, n: number, bytes: number): Promise<string[]> {
+  const {openAgentDb} = await import('../../src/store/sqlite/driver.js')
+  const {newSession} = await import('../../src/store/sqlite/write.js')
+  const h = openAgentDb(dbPath, {write: true, agentId: 'main'})
+  const keys: string[] = []
+  try {
+    for (let i = 1; i <= n; i++) {
+      const key = `agent:main:explicit:big-${i}`
+      const at = new Date(now - i * DAY)
+      newSession(h, {agentId: 'main', key, cwd: '/work', now: at, entry: {model: 'claude-mock', modelProvider: 'mockant'}, items: [{type: 'message', message: {role: 'user', content: [{type: 'text', text: crypto.randomBytes(bytes / 2).toString('hex')}], timestamp: at.getTime()}}] as never})
+      keys.push(key)
+    }
+  } finally {
+    h.db.close()
+  }
+  return keys
+}
+
+/** The disk a SQLite-era agent's store takes as OpenClaw 2026.9.6 measures it: the sessions dir, the database and its WAL. */
+export function sqliteStoreBytes(state: string, agent = 'main'): number {
+  const db = path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
+  const dir = path.join(state, 'agents', agent, 'sessions')
+  const size = (p: string) => fs.statSync(p, {throwIfNoEntry: false})?.size ?? 0
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir, {withFileTypes: true}).filter((d) => d.isFile()).map((d) => size(path.join(dir, d.name))) : []
+  return size(db) + size(`${db}-wal`) + files.reduce((a, b) => a + b, 0)
+}
+
+/**
+ * JSON-era leftovers a disk budget finds: `.deleted.` archives of `bytes` each (`n`, 1..n days old by mtime) and big
+ * transcripts for the generated keys (their files grown to `bytes`).
+ */
+export function jsonBudgetLeftovers(dir: string, now: number, n: number, bytes: number): void {
+  for (let i = 1; i <= n; i++) {
+    const at = now - i * DAY
+    const f = path.join(dir, `${sid(700 + i)}.jsonl.deleted.${new Date(at).toISOString().replaceAll(':', '-')}`)
+    fs.writeFileSync(f, `${JSON.stringify({type: 'session', version: 3, id: sid(700 + i), timestamp: new Date(at).toISOString(), cwd: '/work'})}\n${'x'.repeat(bytes)}\n`)
+    setMtime(f, at)
+  }
+}
+
+/**
+ * Skills prompt blobs in a sessions dir as OpenClaw 2026.9.6 keeps them (skills-prompts/sha256/<xx>/<hash>.txt): one
+ * for each of `referenced` prompts and an unreferenced one, 40 days old; an unreferenced one a day old; a temp file of a
+ * blob write an hour old. Returns the paths of the ones OpenClaw's cleanup prunes (the old unreferenced, the temp).
+ */
+export function promptBlobs(dir: string, now: number, referenced: string[]): string[] {
+  const write = (hash: string, ageMs: number, suffix = '') => {
+    const d = path.join(dir, 'skills-prompts', 'sha256', hash.slice(0, 2))
+    fs.mkdirSync(d, {recursive: true})
+    const f = path.join(d, `${hash}.txt${suffix}`)
+    fs.writeFileSync(f, `prompt ${hash}${suffix}`)
+    setMtime(f, now - ageMs)
+    return f
+  }
+  for (const p of referenced) write(crypto.createHash('sha256').update(p).digest('hex'), 40 * DAY)
+  const old = write('ab'.repeat(32), 40 * DAY)
+  write('cd'.repeat(32), DAY)
+  const tmp = write('ef'.repeat(32), 3_600_000, `.${crypto.randomUUID()}.tmp`)
+  return [old, tmp]
+}
+
+/** A SQLite-era session of `key` whose transcript is its header alone (no message): 2026.9.6's --fix-missing removes it. */
+export async function headerOnlySqliteSession(dbPath: string, key: string, now: number): Promise<void> {
+  const {openAgentDb} = await import('../../src/store/sqlite/driver.js')
+  const {newSession} = await import('../../src/store/sqlite/write.js')
+  const h = openAgentDb(dbPath, {write: true, agentId: 'main'})
+  try {
+    newSession(h, {agentId: 'main', key, cwd: '/work', now: new Date(now - DAY), entry: {model: 'claude-mock', modelProvider: 'mockant'}, items: []})
+  } finally {
+    h.db.close()
+  }
+}

@@ -27,7 +27,8 @@ export default class SessionsCleanup extends BaseCommand<typeof SessionsCleanup>
     'dry-run': Flags.boolean({description: 'show the plan and change nothing (the default without --yes on a non-terminal)'}),
     yes: Flags.boolean({char: 'y', description: 'apply the plan without asking'}),
     enforce: Flags.boolean({description: 'apply even when session.maintenance.mode is "warn"'}),
-    'fix-missing': Flags.boolean({description: 'also remove entries whose transcript is missing'}),
+    'fix-missing': Flags.boolean({description: 'also remove entries whose transcript is missing (SQLite era, as OpenClaw 2026.9.6: holds no message)'}),
+    'fix-dm-scope': Flags.boolean({description: 'also remove direct-message sessions that session.dmScope "main" folds into the main session (OpenClaw 2026.9.6\'s --fix-dm-scope)'}),
     'active-key': Flags.string({description: 'a session key to protect from this cleanup', helpValue: '<key>'}),
     'older-than': Flags.string({description: 'archive sessions inactive this long (replaces session.maintenance.pruneAfter: 90d, 12h)', helpValue: '<duration>'}),
     kind: Flags.string({description: 'act only on sessions of this kind (direct, group, cron, subagent, acp, hook, heartbeat, dashboard, explicit); repeatable', multiple: true, helpValue: '<kind>'}),
@@ -54,7 +55,7 @@ export default class SessionsCleanup extends BaseCommand<typeof SessionsCleanup>
     if (f['dry-run'] && f.yes) throw new UsageError('--dry-run and --yes contradict each other; give one.', 'E_FLAG_CONFLICT')
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
     const state = this.openState()
-    const base = {agent: f.agent, allAgents: f['all-agents'], enforce: f.enforce, fixMissing: f['fix-missing'], activeKey: f['active-key'], olderThanMs, kinds: f.kind, maxDiskBytes, rules: f.rules as '2026.4' | '2026.9' | undefined, sweep: f.sweep, keep: f.keep, noJournal: f['no-journal']}
+    const base = {agent: f.agent, allAgents: f['all-agents'], enforce: f.enforce, fixMissing: f['fix-missing'], fixDmScope: f['fix-dm-scope'], activeKey: f['active-key'], olderThanMs, kinds: f.kind, maxDiskBytes, rules: f.rules as '2026.4' | '2026.9' | undefined, sweep: f.sweep, keep: f.keep, noJournal: f['no-journal']}
     let apply = f.yes
     if (!apply && !f['dry-run'] && interactive && !this.jsonEnabled()) {
       const plan = await cleanupSessions(state, {...base, dryRun: true})

@@ -14,6 +14,8 @@ const WHY: Record<string, string> = {
   'archive-cap': 'over maxEntries unarchived entries, oldest activity',
   'prune-stale': 'a runtime session (cron, subagent, hook, ...) inactive past pruneAfter',
   'cap-overflow': 'a runtime session over maxEntries',
+  'retire-dm-scope': 'a direct-message session session.dmScope "main" folds into the main one (--fix-dm-scope)',
+  'evict-budget': 'over the disk budget: removed with its transcript, no archive kept',
 }
 
 const FILE_WHY: Record<string, string> = {
@@ -24,7 +26,7 @@ const FILE_WHY: Record<string, string> = {
   'stale-lock': 'a lock whose holder is gone (--sweep)',
   'orphaned-archive': 'an archive no key claims, older than the age line (--sweep)',
   archive: 'beyond the newest archives kept per key (--keep)',
-  budget: 'over the disk budget: the oldest archives go first',
+  budget: 'over the disk budget: archives first, oldest first',
 }
 
 const ROW_WHY: Record<string, string> = {
@@ -51,7 +53,7 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
       continue
     }
     const rows = [
-      ...s.changes.map((c) => [c.action, printable(c.key), age(c.activityAt, now), WHY[c.action] ?? '', c.bytes === null ? (c.archiveReason ? '0 (kept, archived)' : 'rows archived') : `${formatBytes(c.bytes)} archived`]),
+      ...s.changes.map((c) => [c.action, printable(c.key), age(c.activityAt, now), WHY[c.action] ?? '', c.action === 'evict-budget' ? `${formatBytes(c.bytes ?? 0)} freed` : c.bytes === null ? (c.archiveReason ? '0 (kept, archived)' : 'rows archived') : `${formatBytes(c.bytes)} archived`]),
       ...s.archiveRows.map((r) => ['remove-archive-row', printable(r.name), '-', `${ROW_WHY[r.why] ?? r.why}: an archive of ${printable(r.key)}`, formatBytes(r.bytes)]),
       ...s.files.map((f) => [`remove-${f.why}`, printable(f.path.split('/').pop() ?? f.path), '-', FILE_WHY[f.why], formatBytes(f.bytes)]),
     ]
@@ -62,6 +64,8 @@ export async function renderCleanup(r: SessionsCleanupResult, color: boolean, no
     const changed = s.skipped.filter((x) => x.why === 'changed').map((x) => printable(x.key))
     if (active.length > 0) out.push(`Left alone, active since the plan was made (a turn landed meanwhile): ${active.join(', ')}.`)
     if (changed.length > 0) out.push(`Left alone, another session holds the key now or it is gone: ${changed.join(', ')}.`)
+    const under = s.skipped.filter((x) => x.why === 'under-budget').map((x) => printable(x.key))
+    if (under.length > 0) out.push(`Not evicted, the store was under the disk budget's high water mark first: ${under.join(', ')}.`)
   }
   out.push('')
   if (r.dryRun) out.push('Dry run: nothing was changed. Run with --yes to apply (journaled: "clawkit undo" reverses it).')

@@ -224,7 +224,42 @@ export function reclaimPages(h: Pick<OpenedDb, 'db' | 'path'>, immediate: <T>(fn
     immediate(() => h.db.exec(`PRAGMA incremental_vacuum(${Math.min(512, now)})`))
   }
   h.db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get()
+  // OpenClaw's reclaimSqliteWalFreePages ends in a TRUNCATE checkpoint (busy_timeout 0): the WAL file counts toward its
+  // disk budget, so only a truncated WAL gives the space back. With readers inside it, SQLite leaves it as it is.
+  const busy = pragma('PRAGMA busy_timeout')
+  try {
+    h.db.exec('PRAGMA busy_timeout = 0')
+    h.db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get()
+  } catch {
+    // busy: the WAL stays; the next maintenance truncates it
+  } finally {
+    h.db.exec(`PRAGMA busy_timeout = ${busy}`)
+  }
   return {freedBytes: Math.max(0, before - pragma('PRAGMA page_count')) * pageSize, incremental: true}
+}
+
+/**
+ * What OpenClaw 2026.9.6's disk budget (session-history-eviction.ts) may evict, in its order: published archive rows
+ * (oldest created_at, then session id and generation first) with their bytes; the names of unpublished ones (their
+ * files are not the budget's); the bytes the free pages take (its first reclaim gives them back); and per key the
+ * bytes its sessions' events and entry take (an evicted entry's estimate).
+ */
+export function budgetInventory(db: SqlDatabase, keys: readonly string[]): {freeBytes: number; published: {name: string; key: string; sessionId: string; bytes: number}[]; unpublished: string[]; keyBytes: Record<string, number>} {
+  const pragma = (sql: string) => Number(Object.values(db.prepare(sql).get() ?? {})[0] ?? 0)
+  const freeBytes = pragma('PRAGMA auto_vacuum') === 2 ? pragma('PRAGMA freelist_count') * pragma('PRAGMA page_size') : 0
+  const has = db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'session_transcript_archives'").get() !== undefined
+  const published = has
+    ? db
+        .prepare('SELECT archive_name, session_key, session_id, length(archive_blob) AS n FROM session_transcript_archives WHERE published_at IS NOT NULL ORDER BY created_at, session_id, generation')
+        .all()
+        .map((r) => ({name: String(r.archive_name), key: String(r.session_key), sessionId: String(r.session_id), bytes: Number(r.n)}))
+    : []
+  const unpublished = has ? db.prepare('SELECT archive_name FROM session_transcript_archives WHERE published_at IS NULL').all().map((r) => String(r.archive_name)) : []
+  const keyBytes: Record<string, number> = {}
+  const events = db.prepare('SELECT coalesce(sum(coalesce(length(e.event_json), length(e.event_zstd), 0)), 0) AS n FROM transcript_events e JOIN session_windows w ON w.session_id = e.session_id WHERE w.session_key = ?')
+  const entry = db.prepare('SELECT coalesce(length(entry_json), 0) AS n FROM session_nodes WHERE session_key = ?')
+  for (const k of keys) keyBytes[k] = Number(events.get(k)?.n ?? 0) + Number(entry.get(k)?.n ?? 0)
+  return {freeBytes, published, unpublished, keyBytes}
 }
 
 /**

@@ -35,7 +35,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf, unionScope} from './journal.js'
-import {archiveTx, deleteTx, dropArchivesTx, listArchiveRows, markTx, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, budgetInventory, deleteTx, dropArchivesTx, listArchiveRows, markTx, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -702,6 +702,7 @@ export class SqliteSessionStore implements SessionStore {
         return {key: k, ...r}
       },
       archiveRows: async () => this.snap((d) => listArchiveRows(d)),
+      budgetInventory: async (keys) => this.snap((d) => budgetInventory(d, keys.map((k) => normalizeSessionKey(k)))),
       dropArchives: async (names, opts, guard = {}) => {
         if (names.length === 0) return []
         const wanted = new Set(names)

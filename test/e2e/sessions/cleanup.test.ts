@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {SessionsCleanupResult} from '../../../src/sessions/cleanup.js'
 import {baseEnv, cliWith, copyFixture, json, jsonError, readIndexFile, sessionsJsonPath, tempDir} from '../../support/cli.js'
-import {DAY, MIXED, mixedJsonStore, sid} from '../../support/cleanup-store.js'
+import {DAY, MIXED, mixedJsonStore, promptBlobs, sid} from '../../support/cleanup-store.js'
 import {hashTree} from '../../support/state-hash.js'
 
 function setup(extra = 0, maintenance?: object) {
@@ -129,20 +129,85 @@ describe('sessions cleanup (JSON era)', () => {
     expect(keep.map((f) => [path.basename(f.path), f.why])).toEqual([['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-51-58.002Z', 'archive']])
   })
 
-  it('--max-disk over budget: the oldest archives go until under the high water mark, live transcripts never; undo gives them back', async () => {
+  it('--max-disk over budget: 2026.9 rules take the oldest archives and no live session; 2026.4.27 rules (the JSON era default) then the least recently updated entries with their transcripts, the main session too; undo gives them back', async () => {
     const twice = copyFixture('openclaw-2026.4.27-reset-twice')
     const t = cliWith(['--state-dir', twice], {env: baseEnv(tempDir())})
     const before = hashTree(twice)
-    const plan = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--max-disk', '1kb', '--json'])).stores[0]
-    expect(plan.diskBudget).toMatchObject({maxBytes: 1024, highWaterBytes: 819, overBudget: true, removedFiles: 2})
-    expect(plan.files.map((f) => [path.basename(f.path), f.why]).sort()).toEqual([
+    const resets = [
       ['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-51-58.002Z', 'budget'],
       ['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl.reset.2026-11-26T14-52-11.005Z', 'budget'],
-    ])
+    ]
+    const nine = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--max-disk', '1kb', '--rules', '2026.9', '--json'])).stores[0]
+    expect(nine.diskBudget).toMatchObject({maxBytes: 1024, highWaterBytes: 819, overBudget: true, removedFiles: 2, removedEntries: 0})
+    expect(nine.files.map((f) => [path.basename(f.path), f.why]).sort()).toEqual(resets)
+    expect(nine.changes).toEqual([])
+    const plan = json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--max-disk', '1kb', '--json'])).stores[0]
+    expect(plan.rules).toBe('2026.4')
+    expect(plan.diskBudget).toMatchObject({maxBytes: 1024, highWaterBytes: 819, overBudget: true, removedFiles: 3, removedEntries: 1})
+    expect(plan.changes.map((c) => [c.key, c.action])).toEqual([['agent:main:main', 'evict-budget']])
+    expect(plan.afterCount).toBe(0)
+    expect(plan.files.map((f) => [path.basename(f.path), f.why]).sort()).toEqual([['d8caeddb-04f7-465b-9b9e-21127366c273.jsonl', 'budget'], ...resets])
     expect(json<SessionsCleanupResult>(await t(['sessions', 'cleanup', '--max-disk', '1kb', '--yes', '--json'])).journal).toEqual(expect.any(String))
-    expect(fs.existsSync(path.join(twice, 'agents/main/sessions/d8caeddb-04f7-465b-9b9e-21127366c273.jsonl'))).toBe(true)
+    expect(fs.readdirSync(path.join(twice, 'agents/main/sessions'))).toEqual(['sessions.json'])
+    expect(readIndexFile(sessionsJsonPath(twice))).toEqual({})
     expect((await t(['undo'])).code).toBe(0)
     expect(hashTree(twice)).toEqual(before)
+  })
+
+  it('--fix-dm-scope removes the direct-message rows dmScope "main" folds into the main session (transcripts archived), not with another dmScope; undo gives every byte back', async () => {
+    const DM = ['agent:main:direct:alice', 'agent:main:telegram:direct:123', 'agent:main:slack:acct1:direct:u1', 'agent:main:direct:bob', 'agent:main:telegram:group:-100']
+    const state = tempDir()
+    const cfg = (dmScope?: string) => fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({agents: {defaults: {workspace: path.join(state, 'workspace')}}, ...(dmScope ? {session: {dmScope}} : {})}))
+    cfg('per-channel-peer')
+    const {dir} = mixedJsonStore(state, Date.now(), DM.length, (i) => DM[i])
+    const cli = cliWith(['--state-dir', state], {env: baseEnv(tempDir())})
+    const retired = (r: SessionsCleanupResult) => r.stores[0].changes.filter((c) => c.action === 'retire-dm-scope').map((c) => c.key).sort()
+    expect(retired(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--fix-dm-scope', '--json'])))).toEqual([])
+    cfg()
+    const before = hashTree(state)
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--fix-dm-scope', '--active-key', 'agent:main:direct:bob', '--json']))
+    expect(retired(plan)).toEqual(['agent:main:direct:alice', 'agent:main:slack:acct1:direct:u1', 'agent:main:telegram:direct:123'])
+    expect(plan.stores[0].dmScopeRetired).toBe(3)
+    const applied = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--fix-dm-scope', '--active-key', 'agent:main:direct:bob', '--yes', '--json']))
+    expect(applied.journal).toEqual(expect.any(String))
+    const index = readIndexFile(sessionsJsonPath(state))
+    expect(Object.keys(index)).toEqual(expect.arrayContaining(['agent:main:direct:bob', 'agent:main:telegram:group:-100']))
+    for (const k of ['agent:main:direct:alice', 'agent:main:slack:acct1:direct:u1', 'agent:main:telegram:direct:123']) expect(index[k]).toBeUndefined()
+    expect(fs.readdirSync(dir).filter((n) => n.includes('.jsonl.deleted.')).length).toBeGreaterThanOrEqual(3)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state)).toEqual(before)
+  })
+
+  it('--rules 2026.9 prunes the skills prompt blobs no entry references past pruneAfter and their stale temp files, keeps a referenced one; undo gives them back', async () => {
+    const {state, dir, cli} = setup()
+    const prompt = `skills ${'p'.repeat(600)}`
+    const index = JSON.parse(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8'))
+    index['agent:main:explicit:new'].skillsSnapshot = {prompt}
+    fs.writeFileSync(path.join(dir, 'sessions.json'), JSON.stringify(index, null, 2))
+    const pruned = promptBlobs(dir, Date.now(), [prompt])
+    const before = hashTree(state)
+    const plan = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--json'])).stores[0]
+    const blobFiles = plan.files.filter((f) => f.path.includes('skills-prompts'))
+    expect(blobFiles.map((f) => [f.path, f.why]).sort()).toEqual([[pruned[0], 'unreferenced'], [pruned[1], 'temp']].sort())
+    expect(plan.unreferencedArtifacts.scannedFiles).toBe(fs.readdirSync(dir, {withFileTypes: true}).filter((d) => d.isFile()).length + 4)
+    expect(json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--rules', '2026.9', '--yes', '--json'])).journal).toEqual(expect.any(String))
+    for (const f of pruned) expect(fs.existsSync(f)).toBe(false)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state)).toEqual(before)
+  })
+
+  it('--fix-missing removes an entry whose transcript file is gone (applied, not only planned); undo gives every byte back', async () => {
+    const {state, dir, cli} = setup()
+    const index = readIndexFile(sessionsJsonPath(state))
+    fs.rmSync(index['agent:main:explicit:new'].sessionFile!)
+    const before = hashTree(state)
+    const r = json<SessionsCleanupResult>(await cli(['sessions', 'cleanup', '--fix-missing', '--yes', '--json']))
+    expect(r.stores[0].missing).toBe(1)
+    expect(r.stores[0].skipped).toEqual([])
+    expect(readIndexFile(sessionsJsonPath(state))['agent:main:explicit:new']).toBeUndefined()
+    expect(fs.existsSync(dir)).toBe(true)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state)).toEqual(before)
   })
 
   it('--no-journal warns and frees the space at once: nothing is kept, nothing to undo', async () => {

@@ -11,6 +11,7 @@ import {expect, it} from 'vitest'
 
 import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult} from '../../../src/sessions/lifecycle.js'
 import {baseEnv, cliWith, copyFixture, json, jsonError, tempDir} from '../../support/cli.js'
+import {bigSqliteSessions, headerOnlySqliteSession, mixedSqliteStore} from '../../support/cleanup-store.js'
 import {DELETED_96, describeSqlite} from '../../support/sqlite.js'
 import {dbRows, hashTree, stateRows} from '../../support/state-hash.js'
 
@@ -172,6 +173,63 @@ describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
     expect((await cli(['undo'])).code).toBe(0)
     expect(stateRows(state)).toEqual(rows)
     expect(hashTree(state, {dbs: false})).toEqual(files)
+  })
+
+  it('cleanup --fix-dm-scope removes the direct-message rows dmScope "main" folds into the main session (rows archived and published); undo gives every row and file back', async () => {
+    const DM = ['agent:main:direct:alice', 'agent:main:telegram:direct:123', 'agent:main:direct:bob', 'agent:main:telegram:group:-100']
+    const {state, db, cli} = setup()
+    await mixedSqliteStore(db, Date.now(), DM.length, (i) => DM[i])
+    const rows = stateRows(state)
+    const files = hashTree(state, {dbs: false})
+    const r = json<{stores: {dmScopeRetired: number; changes: {key: string; action: string}[]}[]; journal: string}>(await cli(['sessions', 'cleanup', '--fix-dm-scope', '--active-key', 'agent:main:direct:bob', '--yes', '--json']))
+    expect(r.stores[0].dmScopeRetired).toBe(2)
+    expect(r.stores[0].changes.filter((c) => c.action === 'retire-dm-scope').map((c) => c.key).sort()).toEqual(['agent:main:direct:alice', 'agent:main:telegram:direct:123'])
+    const keys = query(db, (d) => d.prepare('SELECT session_key FROM session_nodes').all().map((x) => String(x.session_key)))
+    expect(keys).toEqual(expect.arrayContaining(['agent:main:direct:bob', 'agent:main:telegram:group:-100']))
+    expect(keys).not.toContain('agent:main:direct:alice')
+    expect(query(db, (d) => d.prepare("SELECT session_key FROM session_transcript_archives WHERE reason = 'deleted'").all().map((x) => String(x.session_key)))).toEqual(expect.arrayContaining(['agent:main:direct:alice', 'agent:main:telegram:direct:123']))
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state, {dbs: false})).toEqual(files)
+  })
+
+  it('cleanup --fix-missing removes a session whose transcript holds no message, as 2026.9.6 does, not one with messages; undo gives every row back', async () => {
+    const {state, db, cli} = setup()
+    await headerOnlySqliteSession(db, 'agent:main:explicit:empty', Date.now())
+    const rows = stateRows(state)
+    const files = hashTree(state, {dbs: false})
+    const r = json<{stores: {missing: number; changes: {key: string; action: string}[]}[]}>(await cli(['sessions', 'cleanup', '--fix-missing', '--yes', '--json']))
+    expect(r.stores[0].missing).toBe(1)
+    expect(r.stores[0].changes.filter((c) => c.action === 'prune-missing').map((c) => c.key)).toEqual(['agent:main:explicit:empty'])
+    const keys = query(db, (d) => d.prepare('SELECT session_key FROM session_nodes').all().map((x) => String(x.session_key)))
+    expect(keys.sort()).toEqual(['agent:main:keep', 'agent:main:scratch-1', 'agent:main:scratch-2'])
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state, {dbs: false})).toEqual(files)
+  })
+
+  it('cleanup over the disk budget evicts an entry the cap archived with no archive kept, after the archive rows; undo gives every row and file back', async () => {
+    const {state, db, cli} = setup()
+    await bigSqliteSessions(db, Date.now(), 6, 40_000)
+    const rows = stateRows(state)
+    fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({...JSON.parse(fs.readFileSync(path.join(state, 'openclaw.json'), 'utf8')), session: {maintenance: {maxEntries: 2, maxDiskBytes: '1kb'}}}))
+    const cfgFiles = hashTree(state, {dbs: false})
+    const plan = json<{stores: {changes: {key: string; action: string}[]; archiveRows: unknown[]; diskBudget: {overBudget: boolean; removedEntries: number}}[]}>(await cli(['sessions', 'cleanup', '--json'])).stores[0]
+    expect(plan.diskBudget).toMatchObject({overBudget: true, removedEntries: 0})
+    expect(plan.archiveRows.length).toBe(1)
+    const evicted = plan.changes.filter((c) => c.action === 'evict-budget').map((c) => c.key)
+    expect(evicted).toEqual(plan.changes.filter((c) => c.action === 'archive-cap').map((c) => c.key).sort())
+    expect(evicted.length).toBeGreaterThan(0)
+    const applied = json<{stores: {diskBudget: {removedEntries: number}}[]}>(await cli(['sessions', 'cleanup', '--yes', '--json'])).stores[0]
+    expect(applied.diskBudget.removedEntries).toBe(evicted.length)
+    const left = query(db, (d) => d.prepare('SELECT session_key FROM session_nodes').all().map((x) => String(x.session_key)))
+    for (const k of evicted) expect(left).not.toContain(k)
+    // No archive is kept of an evicted entry: neither a row nor a published file.
+    expect(query(db, (d) => Number(d.prepare('SELECT count(*) AS n FROM session_transcript_archives').get()!.n))).toBe(0)
+    expect(fs.readdirSync(path.join(state, 'agents/main/sessions'))).toEqual([])
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(stateRows(state)).toEqual(rows)
+    expect(hashTree(state, {dbs: false})).toEqual(cfgFiles)
   })
 
   it('delete then restore by key: the key is live again with the same transcript', async () => {
