@@ -131,6 +131,29 @@ describeSqlite('sessions cleanup --keep / --sweep on SQLite archive rows', () =>
     expect(hashTree(w.state, {dbs: false})).toEqual(files)
   })
 
+  it('with a disk budget too: the rows --keep removes are counted once, under their own reason, the budget takes others; applied and undone, every row and file is back', async () => {
+    const w = await world()
+    const rows = stateRows(w.state)
+    const files = hashTree(w.state, {dbs: false})
+    // A budget nothing fits: every published row goes, --keep's as --keep's.
+    const s = planOf(json<SessionsCleanupResult>(await w.cli(['sessions', 'cleanup', '--keep', '1', '--max-disk', '1kb', '--json'])))
+    const names = s.archiveRows.map((r) => r.name)
+    expect(new Set(names).size).toBe(names.length)
+    const keep = [...w.byKey('agent:main:explicit:gone').slice(0, 2), ...w.byKey('agent:main:explicit:busy').slice(0, 2)]
+    for (const n of keep) expect(rowWhy(s)[n], n).toBe('archive')
+    expect(s.archiveRows.some((r) => r.why === 'budget')).toBe(true)
+    expect(s.diskBudget?.overBudget).toBe(true)
+    const r = await w.cli(['sessions', 'cleanup', '--keep', '1', '--max-disk', '1kb', '--yes', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const done = planOf(json<SessionsCleanupResult>(r))
+    for (const n of keep) expect(done.archiveRows.find((a) => a.name === n)?.why, n).toBe('archive')
+    expect(query(w.db, (d) => d.prepare('PRAGMA integrity_check').get())).toEqual({integrity_check: 'ok'})
+    const u = await w.cli(['undo', '--json'])
+    expect(u.code, u.stderr).toBe(0)
+    expect(stateRows(w.state)).toEqual(rows)
+    expect(hashTree(w.state, {dbs: false})).toEqual(files)
+  })
+
   it('inside its transaction the removal re-checks each row: an orphan whose key is live again, or a row whose session was restored, stays', async () => {
     const w = await world()
     const gone = w.byKey('agent:main:explicit:gone')
