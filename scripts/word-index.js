@@ -1,0 +1,471 @@
+// A prototype of another design for the catalog's full-text index (issue 28, measured by scripts/bench-word-index.js):
+// a word index with a trigram vocabulary. Each searchable part's text, folded as the literal matcher folds under smart
+// case, is cut into maximal runs of word units; the part's distinct runs (tokens) are its row in a contentless FTS5
+// table without positions (detail=none), given as the ids of the tokens in a vocabulary, and the vocabulary has a
+// trigram index of its own. A needle made only of word units is in a part iff it is inside one of the part's tokens:
+// the vocabulary terms holding it, ORed, name exactly the parts that match, so a count reads nothing from the store and
+// only the newest `limit` parts are read back for their snippets. Rowids are ordered by the part's time, so that the
+// newest hits are the first rows of `ORDER BY rowid DESC`.
+//   build <sessions dir> <db>                    builds the index; prints a JSON summary (sizes, times)
+//   query <db> <needle> [--limit N] [--stat DIR] a whole search: prints {pattern, ignoreCase, exact, count, badLines, hits}
+// A bench prototype, not clawkit's code: it reads a JSON-era sessions dir (every *.jsonl* file in it), and takes the
+// searched text and the matcher from dist/ (npm run build) so that what it indexes and how it matches are search's own.
+import fs from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const {DatabaseSync} = process.getBuiltinModule('node:sqlite')
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Folding and tokens.
+//
+// The literal matcher under ignore-case is a RegExp with the `i` flag and no `u` flag: two UTF-16 units are equal iff
+// their ECMA-262 non-unicode Canonicalize is (toUpperCase of the unit, kept only when it is one unit and does not turn
+// a non-ASCII unit into an ASCII one: the Kelvin sign and the long s stay themselves). fold() maps each unit to one
+// member of that class (ASCII: lower case; other units: the canonical unit), so folded equality is the matcher's
+// equality, unit for unit, and a literal matches a text iff the folded literal is a substring of the folded text.
+// A word unit is, after folding, an ASCII letter, digit or `_`, or any non-ASCII unit (surrogates included). Folding
+// never moves a unit between ASCII and non-ASCII, nor an ASCII unit in or out of [0-9a-z_], so a unit and its fold are
+// the same kind: an occurrence of an all-word needle lies inside one maximal word run of the text, one token.
+// (Non-ASCII punctuation and whole CJK phrases then make long tokens: the vocabulary's trigram index still finds them.)
+
+const canonCache = new Map()
+function canonicalUnit(c) {
+  let v = canonCache.get(c)
+  if (v === undefined) {
+    const u = String.fromCharCode(c).toUpperCase()
+    v = u.length !== 1 || u.charCodeAt(0) < 0x80 ? c : u.charCodeAt(0)
+    canonCache.set(c, v)
+  }
+  return v
+}
+
+const NON_ASCII = /[^\x00-\x7f]/
+
+/** The text folded as the ignore-case matcher compares it (see above). */
+export function fold(text) {
+  if (!NON_ASCII.test(text)) return text.toLowerCase()
+  let out = ''
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) continue
+    const f = canonicalUnit(c)
+    if (f !== c) {
+      out += text.slice(from, i) + String.fromCharCode(f)
+      from = i + 1
+    }
+  }
+  out += text.slice(from)
+  // ASCII lower case, unit by unit: toLowerCase would also lower non-ASCII letters (and the Kelvin sign to k).
+  return out.replace(/[A-Z]+/g, (s) => s.toLowerCase())
+}
+
+const isWordUnit = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c >= 0x80 || (c >= 0x41 && c <= 0x5a)
+const ASCII_TOKENS = /[0-9a-z_]+/g
+const TOKENS = /[0-9a-z_\u0080-\uffff]+/g
+
+/** The distinct tokens of a folded text. */
+export function tokensOf(folded) {
+  return new Set(folded.match(NON_ASCII.test(folded) ? TOKENS : ASCII_TOKENS) ?? [])
+}
+
+/**
+ * What the index can say about a folded needle: its word runs and, for each, how a token must hold it. An all-word
+ * needle is `inside` a token (exact); otherwise the first run is a token's `suffix`, the last one a `prefix`, one
+ * between non-word units a `whole` token (a superset: the runs' order and what is between them is re-checked).
+ */
+export function runsOf(folded) {
+  const runs = []
+  let i = 0
+  while (i < folded.length) {
+    if (!isWordUnit(folded.charCodeAt(i))) {
+      i++
+      continue
+    }
+    let j = i
+    while (j < folded.length && isWordUnit(folded.charCodeAt(j))) j++
+    const atStart = i === 0
+    const atEnd = j === folded.length
+    runs.push({run: folded.slice(i, j), how: atStart && atEnd ? 'inside' : atStart ? 'suffix' : atEnd ? 'prefix' : 'whole'})
+    i = j
+  }
+  return runs
+}
+
+/** 53-bit hash of a token (cyrb53): the vocabulary's lookup key, so that the token's text is stored once. */
+export function hash53(str) {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i)
+    h1 = Math.imul(h1 ^ ch, 2654435761)
+    h2 = Math.imul(h2 ^ ch, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Rowids: ordered by time.
+//
+// search shows the newest hits: time descending (as ISO strings, which within years 0-9999 order as the milliseconds
+// do), then agent, session, line descending, part order. A part's rowid is slot * SLOT + j, slot = its time in whole
+// seconds (SLOT_MS), j the next free one in that slot; a full slot spills into the next one up, so a part's slot is never
+// below its time's. Reading `ORDER BY rowid DESC` and stopping once 50 are read and the next rowid's slot is below the
+// 50th's time's slot gives a superset of the newest 50, sorted then exactly. Whole seconds, not ms, and 64 per slot: the
+// doclists store rowid deltas as varints, and a delta of ~1 s * 64 is one or two bytes where ~1 s * 1000 * 256 is three. Parts with no time, or one outside years 0-9999 (their ISO strings sort
+// below every 4-digit year), take rowids in a bottom bucket, read whole when the newest 50 reach it.
+
+export const SLOT = Number(process.env.WORD_SLOT ?? 64)
+export const SLOT_MS = Number(process.env.WORD_SLOT_MS ?? 1000)
+const MIN_MS = -62_167_219_200_000 // 0000-01-01T00:00:00.000Z
+const MAX_MS = 253_402_300_799_999 // 9999-12-31T23:59:59.999Z
+export const BOTTOM = -(2 ** 62)
+const normalTime = (t) => t !== undefined && t >= MIN_MS && t <= MAX_MS
+export const slotOf = (rowid, slot = SLOT) => (rowid < BOTTOM / 2 ? -Infinity : Math.floor(rowid / slot))
+export const slotOfTime = (t, slotMs = SLOT_MS) => Math.floor(t / slotMs)
+
+/** Allocates rowids in a build (the counts per slot); a refresh would ask the table for the slot's highest rowid. */
+export function rowidAllocator() {
+  const used = new Map()
+  let bottom = 0
+  return (t) => {
+    if (!normalTime(t)) return BOTTOM + bottom++
+    let slot = slotOfTime(t)
+    for (;;) {
+      const n = used.get(slot) ?? 0
+      if (n < SLOT) {
+        used.set(slot, n + 1)
+        return slot * SLOT + n
+      }
+      slot++
+    }
+  }
+}
+
+const SCHEMA = `
+PRAGMA journal_mode = WAL;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER) STRICT;
+CREATE TABLE transcripts(id INTEGER PRIMARY KEY, path TEXT NOT NULL) STRICT;
+-- Where each part is: its line (1-based), the line's bytes, and which of the line's parts it is.
+CREATE TABLE parts(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL, part INTEGER NOT NULL) STRICT;
+-- The words: one row per part, its tokens' vocabulary ids (base 36) as the text; no text, no positions kept.
+CREATE VIRTUAL TABLE words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
+CREATE TABLE vocab(id INTEGER PRIMARY KEY, h INTEGER NOT NULL, token TEXT NOT NULL) STRICT;
+CREATE INDEX vocab_h ON vocab(h);
+-- The vocabulary's trigrams (tokens are folded already: case_sensitive keeps SQLite from folding them again).
+CREATE VIRTUAL TABLE vtri USING fts5(token, content='', contentless_delete=1, tokenize='trigram case_sensitive 1', detail=none);
+-- Lines that are not JSON: search counts one in badLines when its raw text matches. Their raw text's tokens.
+CREATE TABLE bad(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL) STRICT;
+CREATE VIRTUAL TABLE bad_words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
+`
+
+async function searchText() {
+  return import(path.join(root, 'dist', 'sessions', 'search-text.js'))
+}
+
+/** Builds the index of every *.jsonl* file in `dir` into `dbFile`. */
+export async function build(dir, dbFile) {
+  const {partsOf, timeOf} = await searchText()
+  for (const s of ['', '-wal', '-shm']) fs.rmSync(`${dbFile}${s}`, {force: true})
+  const t0 = process.hrtime.bigint()
+  const cpu0 = process.cpuUsage()
+  const vocab = new Map()
+  const alloc = rowidAllocator()
+  const files = fs.readdirSync(dir).filter((n) => n.includes('.jsonl')).sort()
+  // Collected first, inserted in rowid order: FTS5 flushes its pending terms whenever a rowid is not above the last one.
+  const rowids = []
+  const idsText = []
+  const where = [] // transcript, line, offset, bytes, part: 5 numbers per part
+  const bads = []
+  let textBytes = 0
+  let lines = 0
+  const idOf = (tok) => {
+    let id = vocab.get(tok)
+    if (id === undefined) {
+      id = vocab.size + 1
+      vocab.set(tok, id)
+    }
+    return id
+  }
+  const idsOf = (tokens) => {
+    let s = ''
+    for (const tok of tokens) s += `${s ? ' ' : ''}${idOf(tok).toString(36)}`
+    return s
+  }
+  for (let f = 0; f < files.length; f++) {
+    const buf = fs.readFileSync(path.join(dir, files[f]))
+    let line = 0
+    for (let from = 0; from < buf.length; ) {
+      let nl = buf.indexOf(10, from)
+      // An unterminated last line is not indexed (the catalog reads it at query time).
+      if (nl < 0) break
+      line++
+      lines++
+      const raw = buf.toString('utf8', from, nl)
+      let v
+      try {
+        v = JSON.parse(raw)
+      } catch {}
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+        if (raw.trim() !== '') bads.push({transcript: f + 1, line, offset: from, bytes: nl - from, ids: idsOf(tokensOf(fold(raw)))})
+      } else {
+        const parts = partsOf(v)
+        if (parts.length > 0) {
+          const t = timeOf(v)
+          for (let p = 0; p < parts.length; p++) {
+            const text = parts[p].text
+            textBytes += Buffer.byteLength(text)
+            rowids.push(alloc(t))
+            idsText.push(idsOf(tokensOf(fold(text))))
+            where.push(f + 1, line, from, nl - from, p)
+          }
+        }
+      }
+      from = nl + 1
+    }
+  }
+  const tRead = process.hrtime.bigint()
+  const order = Uint32Array.from(rowids.keys()).sort((a, b) => rowids[a] - rowids[b])
+  const db = new DatabaseSync(dbFile)
+  db.exec('PRAGMA synchronous = OFF')
+  db.exec(SCHEMA)
+  db.exec('BEGIN')
+  db.prepare('INSERT INTO meta VALUES (?, ?), (?, ?)').run('slot', SLOT, 'slot_ms', SLOT_MS)
+  const insT = db.prepare('INSERT INTO transcripts(id, path) VALUES (?, ?)')
+  files.forEach((n, i) => insT.run(i + 1, path.join(dir, n)))
+  const insW = db.prepare('INSERT INTO words(rowid, ids) VALUES (?, ?)')
+  const insP = db.prepare('INSERT INTO parts(id, transcript, line, "offset", bytes, part) VALUES (?, ?, ?, ?, ?, ?)')
+  let n = 0
+  for (const i of order) {
+    const r = rowids[i]
+    insW.run(r, idsText[i])
+    insP.run(r, where[5 * i], where[5 * i + 1], where[5 * i + 2], where[5 * i + 3], where[5 * i + 4])
+    if (++n % 100_000 === 0) db.exec('COMMIT; BEGIN')
+  }
+  const insB = db.prepare('INSERT INTO bad(id, transcript, line, "offset", bytes) VALUES (?, ?, ?, ?, ?)')
+  const insBW = db.prepare('INSERT INTO bad_words(rowid, ids) VALUES (?, ?)')
+  bads.forEach((b, i) => {
+    insB.run(i + 1, b.transcript, b.line, b.offset, b.bytes)
+    insBW.run(i + 1, b.ids)
+  })
+  db.exec('COMMIT')
+  const tWords = process.hrtime.bigint()
+  db.exec('BEGIN')
+  const insV = db.prepare('INSERT INTO vocab(id, h, token) VALUES (?, ?, ?)')
+  const insVT = db.prepare('INSERT INTO vtri(rowid, token) VALUES (?, ?)')
+  for (const [tok, id] of vocab) {
+    insV.run(id, hash53(tok), tok)
+    if (tok.length >= 3) insVT.run(id, tok)
+  }
+  db.exec('COMMIT')
+  const tVocab = process.hrtime.bigint()
+  db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize')")
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+  const tOptimize = process.hrtime.bigint()
+  const unvacuumed = fs.statSync(dbFile).size
+  // FTS5's optimize leaves the pages of the segments it merged free in the file: VACUUM gives them back.
+  if (process.env.WORD_VACUUM !== '0') db.exec('VACUUM')
+  const sizes = Object.fromEntries(db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all().map((r) => [r.name, r.bytes]))
+  db.close()
+  const group = (re) => Object.entries(sizes).filter(([k]) => re.test(k)).reduce((s, [, v]) => s + v, 0)
+  const cpu = process.cpuUsage(cpu0)
+  const ms = (a, b) => Math.round(Number(b - a) / 1e6)
+  return {
+    files: files.length,
+    lines,
+    parts: rowids.length,
+    badLines: bads.length,
+    vocab: vocab.size,
+    vocabChars: [...vocab.keys()].reduce((s, t) => s + t.length, 0),
+    textBytes,
+    bytes: fs.statSync(dbFile).size,
+    unvacuumedBytes: unvacuumed,
+    slot: SLOT,
+    slotMs: SLOT_MS,
+    wordsBytes: group(/^words/),
+    partsBytes: group(/^parts$/),
+    vocabBytes: group(/^vocab/),
+    vtriBytes: group(/^vtri/),
+    otherBytes: group(/^(transcripts|bad|bad_words.*|sqlite_.*)$/),
+    ms: {read: ms(t0, tRead), words: ms(tRead, tWords), vocab: ms(tWords, tVocab), optimize: ms(tVocab, tOptimize), vacuum: ms(tOptimize, process.hrtime.bigint()), total: ms(t0, process.hrtime.bigint())},
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Query.
+
+/** More vocabulary terms than this for one run and the index is not asked (a caller would scan). */
+export const MAX_TERMS = 20_000
+
+/**
+ * The vocabulary ids of the tokens that hold `run` as `how` says, and how long the lookup took. Runs of three units or
+ * more are looked up in the vocabulary's trigram index (every trigram covering the run, ANDed) and each candidate checked;
+ * shorter ones read the whole vocabulary. A `whole` token is one hash lookup.
+ */
+export function termsOf(db, run, how) {
+  const ok = how === 'inside' ? (t) => t.includes(run) : how === 'suffix' ? (t) => t.endsWith(run) : how === 'prefix' ? (t) => t.startsWith(run) : (t) => t === run
+  let rows
+  if (how === 'whole') rows = db.prepare('SELECT id, token FROM vocab WHERE h = ?').all(hash53(run))
+  else if (run.length >= 3 && !/[\ud800-\udfff]/.test(run)) {
+    const grams = new Set()
+    const cps = [...run]
+    for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
+    if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
+    const q = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ')
+    rows = db.prepare('SELECT v.id, v.token FROM vtri JOIN vocab v ON v.id = vtri.rowid WHERE vtri MATCH ?').all(q)
+  } else rows = db.prepare('SELECT id, token FROM vocab').all()
+  return rows.filter((r) => ok(r.token)).map((r) => r.id)
+}
+
+/** The FTS5 query of a needle's runs: per run the OR of its terms, the runs ANDed; undefined when a run has no term. */
+function ftsQuery(db, runs) {
+  const groups = []
+  let terms = 0
+  for (const {run, how} of runs) {
+    const ids = termsOf(db, run, how)
+    if (ids.length === 0) return {query: undefined, terms}
+    terms += ids.length
+    if (terms > MAX_TERMS) return {query: null, terms}
+    groups.push(`(${ids.map((id) => id.toString(36)).join(' OR ')})`)
+  }
+  return {query: groups.join(' AND '), terms}
+}
+
+/** Reads one line of a transcript (the bytes the build recorded). */
+function readLine(fds, file, offset, bytes) {
+  let fd = fds.get(file)
+  if (fd === undefined) fds.set(file, (fd = fs.openSync(file, 'r')))
+  const buf = Buffer.allocUnsafe(bytes)
+  fs.readSync(fd, buf, 0, bytes, offset)
+  return buf.toString('utf8')
+}
+
+/** A search of `pattern` (a literal, smart case) over the index, as `sessions search --include-archived --json` answers it. */
+export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
+  const [{partsOf, timeOf}, {compileMatcher}] = await Promise.all([searchText(), import(path.join(root, 'dist', 'sessions', 'search-matcher.js'))])
+  // What a fresh catalog costs before it answers when nothing changed: one stat per transcript.
+  if (statDir) for (const n of fs.readdirSync(statDir)) if (n.includes('.jsonl')) fs.statSync(path.join(statDir, n))
+  const matcher = compileMatcher(pattern, {})
+  const db = new DatabaseSync(dbFile, {readOnly: true})
+  const meta = Object.fromEntries(db.prepare('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
+  const runs = runsOf(fold(pattern))
+  // Exact: one all-word run under ignore-case. Else the index names a superset, re-checked against the stored bytes.
+  const exact = matcher.ignoreCase && runs.length === 1 && runs[0].how === 'inside'
+  const {query: q, terms} = runs.length === 0 ? {query: null, terms: 0} : ftsQuery(db, runs)
+  if (q === null) return {pattern, fallback: runs.length === 0 ? 'no word unit in the needle: scan' : `more than ${MAX_TERMS} vocabulary terms: scan`, terms}
+  const paths = new Map(db.prepare('SELECT id, path FROM transcripts').all().map((r) => [r.id, r.path]))
+  const fds = new Map()
+  const partAt = db.prepare('SELECT transcript, line, "offset", bytes, part FROM parts WHERE id = ?')
+  const parsed = new Map()
+  const lineOf = (w) => {
+    const k = `${w.transcript}:${w.line}`
+    let v = parsed.get(k)
+    if (v === undefined) parsed.set(k, (v = JSON.parse(readLine(fds, paths.get(w.transcript), w.offset, w.bytes))))
+    return v
+  }
+  const holds = (text) => (matcher.test ? matcher.test(text) : matcher.matches(text).length > 0)
+  /** The hit of a part that matches (null: it does not; a superset's candidate). */
+  const hitOf = (id) => {
+    const w = partAt.get(id)
+    const e = lineOf(w)
+    const p = partsOf(e)[w.part]
+    if (!exact && !holds(p.text)) return null
+    const t = timeOf(e)
+    return {w, e, p, t, time: t === undefined ? null : new Date(t).toISOString(), sessionId: path.basename(paths.get(w.transcript)).replace(/\.jsonl.*$/, '')}
+  }
+  let count = 0
+  let kept = []
+  if (q !== undefined) {
+    const desc = db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ? ORDER BY rowid DESC')
+    if (exact) {
+      count = db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(q).n
+      // The newest `limit`: rows in rowid order until `limit` are read and the next slot is below the last one's time.
+      let floor
+      for (const {id} of desc.iterate(q)) {
+        if (kept.length >= limit) {
+          if (floor === undefined) {
+            kept.sort(newestFirst)
+            floor = kept[limit - 1].t
+          }
+          if (floor !== undefined && normalTime(floor) && slotOf(id, meta.slot) < slotOfTime(floor, meta.slot_ms)) break
+        }
+        kept.push(hitOf(id))
+      }
+    } else {
+      // A superset: every candidate is read and checked (the count needs them all).
+      for (const {id} of desc.iterate(q)) {
+        const h = hitOf(id)
+        if (!h) continue
+        count++
+        kept.push(h)
+        if (kept.length > 4 * limit) {
+          kept.sort(newestFirst)
+          kept.length = limit
+        }
+      }
+    }
+  }
+  // Lines that are not JSON: their raw text, re-checked.
+  let badLines = 0
+  const bq = runs.length > 0 ? ftsQuery(db, runs).query : undefined
+  if (bq) {
+    const badAt = db.prepare('SELECT transcript, "offset", bytes FROM bad WHERE id = ?')
+    for (const {id} of db.prepare('SELECT rowid AS id FROM bad_words WHERE bad_words MATCH ?').iterate(bq)) {
+      const b = badAt.get(id)
+      if (holds(readLine(fds, paths.get(b.transcript), b.offset, b.bytes))) badLines++
+    }
+  }
+  for (const fd of fds.values()) fs.closeSync(fd)
+  kept.sort(newestFirst)
+  kept = kept.slice(0, limit)
+  const hits = kept.map(({w, e, p, time, sessionId}) => {
+    const found = matcher.matches(p.text)
+    const {snippet, matches} = snippetOf(p.text, found)
+    return {sessionId, entryId: typeof e.id === 'string' ? e.id : null, time, role: p.role, kind: p.kind, ...(p.toolName === undefined ? {} : {toolName: p.toolName}), snippet, matches, matchCount: found.length, transcript: paths.get(w.transcript), line: w.line}
+  })
+  return {pattern, ignoreCase: matcher.ignoreCase, exact, terms, count, badLines, hits}
+}
+
+/** search.ts's order (one agent here): time descending, then session, line descending, part order. */
+function newestFirst(a, b) {
+  const ta = a.time ?? ''
+  const tb = b.time ?? ''
+  if (ta !== tb) return ta < tb ? 1 : -1
+  return a.sessionId.localeCompare(b.sessionId) || b.w.line - a.w.line || a.w.part - b.w.part
+}
+
+// search.ts's snippetOf (not exported there), the part the --json document shows.
+const SNIPPET_BEFORE = 50
+const SNIPPET_AFTER = 110
+const isLow = (s, i) => {
+  const c = s.charCodeAt(i)
+  return c >= 0xdc00 && c <= 0xdfff
+}
+function snippetOf(text, all) {
+  let from = Math.max(0, all[0].start - SNIPPET_BEFORE)
+  let to = Math.min(text.length, Math.max(all[0].end, all[0].start + SNIPPET_AFTER))
+  if (from > 0 && isLow(text, from)) from--
+  if (to < text.length && isLow(text, to)) to++
+  const snippet = text.slice(from, to).replace(/[\r\n\t\v\f]/g, ' ')
+  const matches = all.filter((m) => m.start >= from && m.end <= to).map((m) => ({start: m.start - from, end: m.end - from}))
+  return {snippet, matches}
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [mode, a, b, ...rest] = process.argv.slice(2)
+  const opt = (name) => {
+    const i = rest.indexOf(name)
+    return i >= 0 ? rest[i + 1] : undefined
+  }
+  if (mode === 'build' && a && b) console.log(JSON.stringify(await build(a, b)))
+  else if (mode === 'query' && a && b) console.log(JSON.stringify(await query(a, b, {limit: Number(opt('--limit') ?? 50), statDir: opt('--stat')}), null, 2))
+  else {
+    console.error('usage: node scripts/word-index.js build <sessions dir> <db> | query <db> <needle> [--limit N] [--stat <sessions dir>]')
+    process.exit(2)
+  }
+}
