@@ -120,6 +120,7 @@ export function hash53(str) {
 // below every 4-digit year), take rowids in a bottom bucket, read whole when the newest 50 reach it.
 
 export const SLOT = Number(process.env.WORD_SLOT ?? 64)
+export const VBLOCK = Number(process.env.WORD_VBLOCK ?? 16)
 export const SLOT_MS = Number(process.env.WORD_SLOT_MS ?? 1000)
 const MIN_MS = -62_167_219_200_000 // 0000-01-01T00:00:00.000Z
 const MAX_MS = 253_402_300_799_999 // 9999-12-31T23:59:59.999Z
@@ -154,9 +155,13 @@ CREATE TABLE transcripts(id INTEGER PRIMARY KEY, path TEXT NOT NULL) STRICT;
 CREATE TABLE parts(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL, part INTEGER NOT NULL) STRICT;
 -- The words: one row per part, its tokens' vocabulary ids (base 36) as the text; no text, no positions kept.
 CREATE VIRTUAL TABLE words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
-CREATE TABLE vocab(id INTEGER PRIMARY KEY, h INTEGER NOT NULL, token TEXT NOT NULL) STRICT;
-CREATE INDEX vocab_h ON vocab(h);
--- The vocabulary's trigrams (tokens are folded already: case_sensitive keeps SQLite from folding them again).
+-- The vocabulary: its text once. A token is found by its trigrams (a refresh looks up the tokens of new text so too),
+-- one of fewer than three characters by this small index.
+CREATE TABLE vocab(id INTEGER PRIMARY KEY, token TEXT NOT NULL) STRICT;
+CREATE INDEX vocab_short ON vocab(token) WHERE length(token) < 3;
+-- The vocabulary's trigrams, one row per block of VBLOCK ids (its tokens joined by spaces: a space is never in a run
+-- looked up), so that a block's tokens share their trigrams' postings and FTS5 pays its per-row cost once per block.
+-- Tokens are folded already: case_sensitive keeps SQLite from folding them again.
 CREATE VIRTUAL TABLE vtri USING fts5(token, content='', contentless_delete=1, tokenize='trigram case_sensitive 1', detail=none);
 -- Lines that are not JSON: search counts one in badLines when its raw text matches. Their raw text's tokens.
 CREATE TABLE bad(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL) STRICT;
@@ -234,7 +239,7 @@ export async function build(dir, dbFile) {
   db.exec('PRAGMA synchronous = OFF')
   db.exec(SCHEMA)
   db.exec('BEGIN')
-  db.prepare('INSERT INTO meta VALUES (?, ?), (?, ?)').run('slot', SLOT, 'slot_ms', SLOT_MS)
+  db.prepare('INSERT INTO meta VALUES (?, ?), (?, ?), (?, ?)').run('slot', SLOT, 'slot_ms', SLOT_MS, 'vblock', VBLOCK)
   const insT = db.prepare('INSERT INTO transcripts(id, path) VALUES (?, ?)')
   files.forEach((n, i) => insT.run(i + 1, path.join(dir, n)))
   const insW = db.prepare('INSERT INTO words(rowid, ids) VALUES (?, ?)')
@@ -255,12 +260,22 @@ export async function build(dir, dbFile) {
   db.exec('COMMIT')
   const tWords = process.hrtime.bigint()
   db.exec('BEGIN')
-  const insV = db.prepare('INSERT INTO vocab(id, h, token) VALUES (?, ?, ?)')
+  const insV = db.prepare('INSERT INTO vocab(id, token) VALUES (?, ?)')
   const insVT = db.prepare('INSERT INTO vtri(rowid, token) VALUES (?, ?)')
+  let block = []
+  let blockNo = 0
   for (const [tok, id] of vocab) {
-    insV.run(id, hash53(tok), tok)
-    if (tok.length >= 3) insVT.run(id, tok)
+    insV.run(id, tok)
+    // Ids are 1, 2, ...: block b holds ids b*VBLOCK .. b*VBLOCK+VBLOCK-1.
+    const b = Math.floor(id / VBLOCK)
+    if (b !== blockNo && block.length > 0) {
+      insVT.run(blockNo, block.join(' '))
+      block = []
+    }
+    blockNo = b
+    if (tok.length >= 3) block.push(tok)
   }
+  if (block.length > 0) insVT.run(blockNo, block.join(' '))
   db.exec('COMMIT')
   const tVocab = process.hrtime.bigint()
   db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize')")
@@ -286,6 +301,7 @@ export async function build(dir, dbFile) {
     unvacuumedBytes: unvacuumed,
     slot: SLOT,
     slotMs: SLOT_MS,
+    vblock: VBLOCK,
     wordsBytes: group(/^words/),
     partsBytes: group(/^parts$/),
     vocabBytes: group(/^vocab/),
@@ -300,40 +316,60 @@ export async function build(dir, dbFile) {
 // Query.
 
 /** More vocabulary terms than this for one run and the index is not asked (a caller would scan). */
-export const MAX_TERMS = 20_000
+export const MAX_TERMS = 200_000
+/**
+ * At most this many terms are ORed in one FTS5 query: its OR finds each next rowid by asking every term, so a query of
+ * n single-row terms costs n^2 (11 885 unique ids: 4 s). More terms are asked in chunks, their rowids united here.
+ */
+const CHUNK = 64
 
 /**
- * The vocabulary ids of the tokens that hold `run` as `how` says, and how long the lookup took. Runs of three units or
- * more are looked up in the vocabulary's trigram index (every trigram covering the run, ANDed) and each candidate checked;
- * shorter ones read the whole vocabulary. A `whole` token is one hash lookup.
+ * The vocabulary ids of the tokens that hold `run` as `how` says. Runs of three units or more are looked up in the
+ * vocabulary's trigram index (the trigrams covering the run, ANDed) and each candidate checked; shorter ones by instr()
+ * over the vocabulary (a whole short token by its index).
  */
 export function termsOf(db, run, how) {
   const ok = how === 'inside' ? (t) => t.includes(run) : how === 'suffix' ? (t) => t.endsWith(run) : how === 'prefix' ? (t) => t.startsWith(run) : (t) => t === run
   let rows
-  if (how === 'whole') rows = db.prepare('SELECT id, token FROM vocab WHERE h = ?').all(hash53(run))
-  else if (run.length >= 3 && !/[\ud800-\udfff]/.test(run)) {
+  if (run.length >= 3 && !/[\ud800-\udfff]/.test(run)) {
     const grams = new Set()
     const cps = [...run]
     for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
     if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
     const q = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ')
-    rows = db.prepare('SELECT v.id, v.token FROM vtri JOIN vocab v ON v.id = vtri.rowid WHERE vtri MATCH ?').all(q)
-  } else rows = db.prepare('SELECT id, token FROM vocab').all()
+    const vblock = db.prepare("SELECT value FROM meta WHERE key = 'vblock'").get().value
+    rows = db.prepare('SELECT v.id, v.token FROM vtri JOIN vocab v ON v.id >= vtri.rowid * ?1 AND v.id < (vtri.rowid + 1) * ?1 WHERE vtri MATCH ?2').all(vblock, q)
+  } else if (how === 'whole') rows = db.prepare('SELECT id, token FROM vocab WHERE token = ? AND length(token) < 3').all(run)
+  else rows = db.prepare('SELECT id, token FROM vocab WHERE instr(token, ?) > 0').all(run)
   return rows.filter((r) => ok(r.token)).map((r) => r.id)
 }
 
-/** The FTS5 query of a needle's runs: per run the OR of its terms, the runs ANDed; undefined when a run has no term. */
-function ftsQuery(db, runs) {
+/**
+ * What the index says of a needle's runs in `table` (words, or bad_words): per run the OR of its terms, the runs ANDed.
+ * {query} for FTS5 when every run has at most CHUNK terms; else {ids}: the matching rowids, newest first, united from
+ * chunked queries and intersected here; {none} when a run has no term; {fallback} past MAX_TERMS.
+ */
+function matchOf(db, table, runs) {
   const groups = []
   let terms = 0
   for (const {run, how} of runs) {
     const ids = termsOf(db, run, how)
-    if (ids.length === 0) return {query: undefined, terms}
+    if (ids.length === 0) return {none: true, terms}
     terms += ids.length
-    if (terms > MAX_TERMS) return {query: null, terms}
-    groups.push(`(${ids.map((id) => id.toString(36)).join(' OR ')})`)
+    if (terms > MAX_TERMS) return {fallback: true, terms}
+    groups.push(ids)
   }
-  return {query: groups.join(' AND '), terms}
+  if (groups.every((g) => g.length <= CHUNK)) return {query: groups.map((g) => `(${g.map((id) => id.toString(36)).join(' OR ')})`).join(' AND '), terms}
+  const stmt = db.prepare(`SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`)
+  let acc
+  for (const g of groups) {
+    const set = new Set()
+    for (let i = 0; i < g.length; i += CHUNK) {
+      for (const {id} of stmt.iterate(g.slice(i, i + CHUNK).map((x) => x.toString(36)).join(' OR '))) if (!acc || acc.has(id)) set.add(id)
+    }
+    acc = set
+  }
+  return {ids: Float64Array.from(acc).sort().reverse(), terms}
 }
 
 /** Reads one line of a transcript (the bytes the build recorded). */
@@ -356,8 +392,9 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
   const runs = runsOf(fold(pattern))
   // Exact: one all-word run under ignore-case. Else the index names a superset, re-checked against the stored bytes.
   const exact = matcher.ignoreCase && runs.length === 1 && runs[0].how === 'inside'
-  const {query: q, terms} = runs.length === 0 ? {query: null, terms: 0} : ftsQuery(db, runs)
-  if (q === null) return {pattern, fallback: runs.length === 0 ? 'no word unit in the needle: scan' : `more than ${MAX_TERMS} vocabulary terms: scan`, terms}
+  const m = runs.length === 0 ? {fallback: true, terms: 0} : matchOf(db, 'words', runs)
+  const terms = m.terms
+  if (m.fallback) return {pattern, fallback: runs.length === 0 ? 'no word unit in the needle: scan' : `more than ${MAX_TERMS} vocabulary terms: scan`, terms}
   const paths = new Map(db.prepare('SELECT id, path FROM transcripts').all().map((r) => [r.id, r.path]))
   const fds = new Map()
   const partAt = db.prepare('SELECT transcript, line, "offset", bytes, part FROM parts WHERE id = ?')
@@ -380,13 +417,15 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
   }
   let count = 0
   let kept = []
-  if (q !== undefined) {
-    const desc = db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ? ORDER BY rowid DESC')
+  if (!m.none) {
+    const desc = m.ids ?? (function* () {
+      for (const {id} of db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ? ORDER BY rowid DESC').iterate(m.query)) yield id
+    })()
     if (exact) {
-      count = db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(q).n
+      count = m.ids ? m.ids.length : db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(m.query).n
       // The newest `limit`: rows in rowid order until `limit` are read and the next slot is below the last one's time.
       let floor
-      for (const {id} of desc.iterate(q)) {
+      for (const id of desc) {
         if (kept.length >= limit) {
           if (floor === undefined) {
             kept.sort(newestFirst)
@@ -398,7 +437,7 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
       }
     } else {
       // A superset: every candidate is read and checked (the count needs them all).
-      for (const {id} of desc.iterate(q)) {
+      for (const id of desc) {
         const h = hitOf(id)
         if (!h) continue
         count++
@@ -412,10 +451,11 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
   }
   // Lines that are not JSON: their raw text, re-checked.
   let badLines = 0
-  const bq = runs.length > 0 ? ftsQuery(db, runs).query : undefined
-  if (bq) {
+  const bm = runs.length > 0 && !m.none ? matchOf(db, 'bad_words', runs) : {none: true}
+  if (!bm.none) {
     const badAt = db.prepare('SELECT transcript, "offset", bytes FROM bad WHERE id = ?')
-    for (const {id} of db.prepare('SELECT rowid AS id FROM bad_words WHERE bad_words MATCH ?').iterate(bq)) {
+    const ids = bm.ids ?? [...db.prepare('SELECT rowid AS id FROM bad_words WHERE bad_words MATCH ?').iterate(bm.query)].map((r) => r.id)
+    for (const id of ids) {
       const b = badAt.get(id)
       if (holds(readLine(fds, paths.get(b.transcript), b.offset, b.bytes))) badLines++
     }
@@ -456,6 +496,35 @@ function snippetOf(text, all) {
   return {snippet, matches}
 }
 
+/**
+ * How the lookup scales with the vocabulary: per needle, the vocabulary lookup (trigrams, then each candidate checked)
+ * and the count from the words table, in-process, the median of 5 after one warm-up.
+ */
+export function probe(dbFile, needles) {
+  const db = new DatabaseSync(dbFile, {readOnly: true})
+  const medianOf = (f) => {
+    f()
+    const xs = []
+    let v
+    for (let i = 0; i < 5; i++) {
+      const t = process.hrtime.bigint()
+      v = f()
+      xs.push(Number(process.hrtime.bigint() - t) / 1e6)
+    }
+    return {v, ms: xs.sort((a, b) => a - b)[2]}
+  }
+  return needles.map((needle) => {
+    const runs = runsOf(fold(needle))
+    // The vocabulary lookup alone, then the whole count (lookup included: chunked terms are counted as they are united).
+    const lookup = medianOf(() => runs.map(({run, how}) => termsOf(db, run, how).length).reduce((a, b) => a + b, 0))
+    const count = medianOf(() => {
+      const m = matchOf(db, 'words', runs)
+      return m.fallback ? 'fallback' : m.none ? 0 : m.ids ? m.ids.length : db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(m.query).n
+    })
+    return {needle, terms: lookup.v, lookupMs: lookup.ms, count: count.v, countMs: count.ms}
+  })
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [mode, a, b, ...rest] = process.argv.slice(2)
   const opt = (name) => {
@@ -463,6 +532,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     return i >= 0 ? rest[i + 1] : undefined
   }
   if (mode === 'build' && a && b) console.log(JSON.stringify(await build(a, b)))
+  else if (mode === 'probe' && a && b) console.log(JSON.stringify(probe(a, [b, ...rest])))
   else if (mode === 'query' && a && b) console.log(JSON.stringify(await query(a, b, {limit: Number(opt('--limit') ?? 50), statDir: opt('--stat')}), null, 2))
   else {
     console.error('usage: node scripts/word-index.js build <sessions dir> <db> | query <db> <needle> [--limit N] [--stat <sessions dir>]')
