@@ -127,7 +127,7 @@ row('node -e 0 (Node 24 start)', series.nodeStart)
 row('clawkit --version (Node, the bundle, oclif: what the real command adds)', series.version)
 
 // Needles the index answers as a superset, or not at all: once each, against the scan.
-for (const needle of ['deploy the', 'Deploy', 'ab', 'kube', '--']) {
+for (const needle of ['deploy the', 'Deploy', 'ab', 'kube', ' --']) {
   const w = word(needle)
   const s = search(needle, '--scan')
   const wd = doc(w)
