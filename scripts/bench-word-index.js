@@ -18,7 +18,7 @@ import {fileURLToPath} from 'node:url'
 
 import {findNode24} from './node24.js'
 import {searchCorpus} from './search-corpus.js'
-import {uniqueCorpus} from './word-corpus.js'
+import {edgeCorpus, uniqueCorpus} from './word-corpus.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(root, 'bin', 'run.js')
@@ -70,6 +70,21 @@ const word = (needle, ...extra) => time(node, [script, 'query', db, needle, ...e
 const sameAs = (w, s) => {
   const pick = (hits) => JSON.stringify(hits.map(({agentId: _a, key: _k, where: _w, ...h}) => h))
   return w.count === s.count && w.badLines === s.badLines && pick(w.hits) === pick(s.hits)
+}
+
+// Exactness where folding is easy to get wrong: every needle of the edge store against --scan.
+{
+  const edge = edgeCorpus(path.join(dir, 'edge'))
+  const edb = path.join(dir, 'edge.sqlite')
+  time(node, [script, 'build', edge.sessionsDir, edb])
+  const bad = []
+  for (const needle of edge.needles) {
+    const w = JSON.parse(time(node, [script, 'query', edb, needle]).stdout)
+    const s = JSON.parse(time(node, [bin, 'sessions', 'search', needle, '--include-archived', '--json', '--scan', '--state-dir', edge.state]).stdout)
+    if (!sameAs(w, s)) bad.push(`${needle}: ${w.count} against ${s.count}`)
+  }
+  console.error(`bench: edge store: ${edge.needles.length - bad.length} of ${edge.needles.length} needles = --scan${bad.length ? `; differ: ${bad.join(', ')}` : ''}`)
+  rows.push({name: `word index on the edge store (scripts/word-corpus.js edgeCorpus: Kelvin sign, long s, ß, İ, final sigma, µ, ligatures, a lone surrogate, a bad line, no time): ${edge.needles.length} needles`, median: NaN, min: NaN, max: NaN, cpu: NaN, extra: bad.length ? `failed: ${bad.join(', ')}` : 'every count, badLines and hits = --scan'})
 }
 
 // One scan, the word index's build, and the current build.
@@ -141,7 +156,7 @@ if (current) status = JSON.parse(clawkit('index', '--status', '--json').stdout)
 console.log(`\nWord index: node ${n24.version}, ${os.cpus().length} cores, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
 console.log('| command | median ms | min | max | CPU ms (median) | |')
 console.log('|---|---|---|---|---|---|')
-for (const r of rows) console.log(`| ${r.name} | ${r.median.toFixed(0)} | ${r.min.toFixed(0)} | ${r.max.toFixed(0)} | ${Number.isNaN(r.cpu) ? '' : r.cpu.toFixed(0)} | ${r.extra} |`)
+for (const r of rows) console.log(`| ${r.name} | ${Number.isNaN(r.median) ? '' : r.median.toFixed(0)} | ${Number.isNaN(r.min) ? '' : r.min.toFixed(0)} | ${Number.isNaN(r.max) ? '' : r.max.toFixed(0)} | ${Number.isNaN(r.cpu) ? '' : r.cpu.toFixed(0)} | ${r.extra} |`)
 const mb = (x) => (x / 1e6).toFixed(1)
 console.log(`\nword index: ${mb(built.bytes)} MB on disk (${(built.bytes / built.textBytes).toFixed(3)}x the ${mb(built.textBytes)} MB of searched text; ${mb(built.unvacuumedBytes)} MB before VACUUM) for ${built.parts} parts: words ${mb(built.wordsBytes)} MB, part locators ${mb(built.partsBytes)}, vocabulary ${mb(built.vocabBytes)} (${built.vocab} tokens, ${built.vocabChars} characters), its trigrams ${mb(built.vtriBytes)}; build phases ms ${JSON.stringify(built.ms)}, in-process CPU ${built.cpuMs} ms`)
 if (status) console.log(`current catalog: full-text index ${mb(status.details.indexBytes)} MB = ${status.details.ratio}x the text; the file with the ledger ${mb(status.catalog.bytes)} MB`)

@@ -124,7 +124,7 @@ export const VBLOCK = Number(process.env.WORD_VBLOCK ?? 16)
 export const SLOT_MS = Number(process.env.WORD_SLOT_MS ?? 1000)
 const MIN_MS = -62_167_219_200_000 // 0000-01-01T00:00:00.000Z
 const MAX_MS = 253_402_300_799_999 // 9999-12-31T23:59:59.999Z
-export const BOTTOM = -(2 ** 62)
+export const BOTTOM = -(2 ** 52) // below every slot, and a safe integer (node:sqlite hands rowids over as numbers)
 const normalTime = (t) => t !== undefined && t >= MIN_MS && t <= MAX_MS
 export const slotOf = (rowid, slot = SLOT) => (rowid < BOTTOM / 2 ? -Infinity : Math.floor(rowid / slot))
 export const slotOfTime = (t, slotMs = SLOT_MS) => Math.floor(t / slotMs)
@@ -155,14 +155,12 @@ CREATE TABLE transcripts(id INTEGER PRIMARY KEY, path TEXT NOT NULL) STRICT;
 CREATE TABLE parts(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL, part INTEGER NOT NULL) STRICT;
 -- The words: one row per part, its tokens' vocabulary ids (base 36) as the text; no text, no positions kept.
 CREATE VIRTUAL TABLE words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
--- The vocabulary: its text once. A token is found by its trigrams (a refresh looks up the tokens of new text so too),
--- one of fewer than three characters by this small index.
-CREATE TABLE vocab(id INTEGER PRIMARY KEY, token TEXT NOT NULL) STRICT;
-CREATE INDEX vocab_short ON vocab(token) WHERE length(token) < 3;
--- The vocabulary's trigrams, one row per block of VBLOCK ids (its tokens joined by spaces: a space is never in a run
--- looked up), so that a block's tokens share their trigrams' postings and FTS5 pays its per-row cost once per block.
--- Tokens are folded already: case_sensitive keeps SQLite from folding them again.
-CREATE VIRTUAL TABLE vtri USING fts5(token, content='', contentless_delete=1, tokenize='trigram case_sensitive 1', detail=none);
+-- The vocabulary, with its trigrams: one row per block of VBLOCK ids, the block's tokens joined by spaces in id order
+-- (a token never holds a space; block 0 starts with an empty one, id 0), so that the text is kept once (FTS5's content
+-- table), a block's tokens share their trigrams' postings, and FTS5 pays its per-row cost once per block. A token is found
+-- by its trigrams (a refresh would look up a new text's tokens so too), one of fewer than three characters by instr()
+-- over the blocks. Tokens are folded already: case_sensitive keeps SQLite from folding them again.
+CREATE VIRTUAL TABLE vtri USING fts5(tokens, tokenize='trigram case_sensitive 1', detail=none, columnsize=0);
 -- Lines that are not JSON: search counts one in badLines when its raw text matches. Their raw text's tokens.
 CREATE TABLE bad(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL) STRICT;
 CREATE VIRTUAL TABLE bad_words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
@@ -260,22 +258,20 @@ export async function build(dir, dbFile) {
   db.exec('COMMIT')
   const tWords = process.hrtime.bigint()
   db.exec('BEGIN')
-  const insV = db.prepare('INSERT INTO vocab(id, token) VALUES (?, ?)')
-  const insVT = db.prepare('INSERT INTO vtri(rowid, token) VALUES (?, ?)')
-  let block = []
+  const insVT = db.prepare('INSERT INTO vtri(rowid, tokens) VALUES (?, ?)')
+  // Ids are 1, 2, ... in the Map's order: block b holds ids b*VBLOCK .. b*VBLOCK+VBLOCK-1, position id % VBLOCK.
+  let block = ['']
   let blockNo = 0
   for (const [tok, id] of vocab) {
-    insV.run(id, tok)
-    // Ids are 1, 2, ...: block b holds ids b*VBLOCK .. b*VBLOCK+VBLOCK-1.
     const b = Math.floor(id / VBLOCK)
-    if (b !== blockNo && block.length > 0) {
+    if (b !== blockNo) {
       insVT.run(blockNo, block.join(' '))
       block = []
+      blockNo = b
     }
-    blockNo = b
-    if (tok.length >= 3) block.push(tok)
+    block.push(tok)
   }
-  if (block.length > 0) insVT.run(blockNo, block.join(' '))
+  insVT.run(blockNo, block.join(' '))
   db.exec('COMMIT')
   const tVocab = process.hrtime.bigint()
   db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize')")
@@ -304,8 +300,8 @@ export async function build(dir, dbFile) {
     vblock: VBLOCK,
     wordsBytes: group(/^words/),
     partsBytes: group(/^parts$/),
-    vocabBytes: group(/^vocab/),
-    vtriBytes: group(/^vtri/),
+    vocabBytes: group(/^vtri_content$/),
+    vtriBytes: group(/^vtri(?!_content$)/),
     otherBytes: group(/^(transcripts|bad|bad_words.*|sqlite_.*)$/),
     ms: {read: ms(t0, tRead), words: ms(tRead, tWords), vocab: ms(tWords, tVocab), optimize: ms(tVocab, tOptimize), vacuum: ms(tOptimize, process.hrtime.bigint()), total: ms(t0, process.hrtime.bigint())},
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
@@ -325,22 +321,23 @@ const CHUNK = 64
 
 /**
  * The vocabulary ids of the tokens that hold `run` as `how` says. Runs of three units or more are looked up in the
- * vocabulary's trigram index (the trigrams covering the run, ANDed) and each candidate checked; shorter ones by instr()
- * over the vocabulary (a whole short token by its index).
+ * vocabulary's trigram index (the trigrams covering the run, ANDed) and each token of the blocks found checked; shorter
+ * ones by instr() over every block.
  */
 export function termsOf(db, run, how) {
   const ok = how === 'inside' ? (t) => t.includes(run) : how === 'suffix' ? (t) => t.endsWith(run) : how === 'prefix' ? (t) => t.startsWith(run) : (t) => t === run
-  let rows
+  const vblock = db.prepare("SELECT value FROM meta WHERE key = 'vblock'").get().value
+  let blocks
   if (run.length >= 3 && !/[\ud800-\udfff]/.test(run)) {
     const grams = new Set()
     const cps = [...run]
     for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
     if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
     const q = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ')
-    const vblock = db.prepare("SELECT value FROM meta WHERE key = 'vblock'").get().value
-    rows = db.prepare('SELECT v.id, v.token FROM vtri JOIN vocab v ON v.id >= vtri.rowid * ?1 AND v.id < (vtri.rowid + 1) * ?1 WHERE vtri MATCH ?2').all(vblock, q)
-  } else if (how === 'whole') rows = db.prepare('SELECT id, token FROM vocab WHERE token = ? AND length(token) < 3').all(run)
-  else rows = db.prepare('SELECT id, token FROM vocab WHERE instr(token, ?) > 0').all(run)
+    blocks = db.prepare('SELECT rowid AS b, tokens FROM vtri WHERE vtri MATCH ?').all(q)
+  } else blocks = db.prepare('SELECT rowid AS b, tokens FROM vtri WHERE instr(tokens, ?) > 0').all(run)
+  const rows = []
+  for (const {b, tokens} of blocks) tokens.split(' ').forEach((token, i) => rows.push({id: b * vblock + i, token}))
   return rows.filter((r) => ok(r.token)).map((r) => r.id)
 }
 
@@ -406,9 +403,27 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
     return v
   }
   const holds = (text) => (matcher.test ? matcher.test(text) : matcher.matches(text).length > 0)
+  // A superset's candidate line is parsed only when its stored bytes hold the matcher's needle (the scan's raw
+  // prefilter: ASCII case folding under ignore-case; this RegExp folds a little more, which only lets more through).
+  const esc = (x) => x.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const raw = matcher.filter ? matcher.filter.needles.map((n) => new RegExp(esc(n), matcher.filter.ignoreCase ? 'i' : '')) : []
+  const rawHolds = (line) => raw.length === 0 || raw.some((re) => re.test(line))
+  const skipped = new Set()
   /** The hit of a part that matches (null: it does not; a superset's candidate). */
   const hitOf = (id) => {
     const w = partAt.get(id)
+    const k = `${w.transcript}:${w.line}`
+    if (!exact) {
+      if (skipped.has(k)) return null
+      if (!parsed.has(k)) {
+        const line = readLine(fds, paths.get(w.transcript), w.offset, w.bytes)
+        if (!rawHolds(line)) {
+          skipped.add(k)
+          return null
+        }
+        parsed.set(k, JSON.parse(line))
+      }
+    }
     const e = lineOf(w)
     const p = partsOf(e)[w.part]
     if (!exact && !holds(p.text)) return null
