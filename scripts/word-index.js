@@ -380,16 +380,25 @@ function readLine(fds, file, offset, bytes) {
 
 /** A search of `pattern` (a literal, smart case) over the index, as `sessions search --include-archived --json` answers it. */
 export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
+  // Where a whole search's time goes (in-process, ms since the module started): loading search's code, the stat pass,
+  // opening the db, the vocabulary lookup, the count, the newest hits read back, their snippets.
+  const marks = {}
+  const t0 = performance.now()
+  const mark = (k) => (marks[k] = Math.round((performance.now() - t0) * 10) / 10)
   const [{partsOf, timeOf}, {compileMatcher}] = await Promise.all([searchText(), import(path.join(root, 'dist', 'sessions', 'search-matcher.js'))])
   // What a fresh catalog costs before it answers when nothing changed: one stat per transcript.
+  mark('imports')
   if (statDir) for (const n of fs.readdirSync(statDir)) if (n.includes('.jsonl')) fs.statSync(path.join(statDir, n))
+  mark('stat')
   const matcher = compileMatcher(pattern, {})
   const db = new DatabaseSync(dbFile, {readOnly: true})
   const meta = Object.fromEntries(db.prepare('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
   const runs = runsOf(fold(pattern))
   // Exact: one all-word run under ignore-case. Else the index names a superset, re-checked against the stored bytes.
   const exact = matcher.ignoreCase && runs.length === 1 && runs[0].how === 'inside'
+  mark('open')
   const m = runs.length === 0 ? {fallback: true, terms: 0} : matchOf(db, 'words', runs)
+  mark('lookup')
   const terms = m.terms
   if (m.fallback) return {pattern, fallback: runs.length === 0 ? 'no word unit in the needle: scan' : `more than ${MAX_TERMS} vocabulary terms: scan`, terms}
   const paths = new Map(db.prepare('SELECT id, path FROM transcripts').all().map((r) => [r.id, r.path]))
@@ -438,6 +447,7 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
     })()
     if (exact) {
       count = m.ids ? m.ids.length : db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(m.query).n
+      mark('count')
       // The newest `limit`: rows in rowid order until `limit` are read and the next slot is below the last one's time.
       let floor
       for (const id of desc) {
@@ -464,6 +474,7 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
       }
     }
   }
+  mark('newest')
   // Lines that are not JSON: their raw text, re-checked.
   let badLines = 0
   const bm = runs.length > 0 && !m.none ? matchOf(db, 'bad_words', runs) : {none: true}
@@ -483,7 +494,8 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
     const {snippet, matches} = snippetOf(p.text, found)
     return {sessionId, entryId: typeof e.id === 'string' ? e.id : null, time, role: p.role, kind: p.kind, ...(p.toolName === undefined ? {} : {toolName: p.toolName}), snippet, matches, matchCount: found.length, transcript: paths.get(w.transcript), line: w.line}
   })
-  return {pattern, ignoreCase: matcher.ignoreCase, exact, terms, count, badLines, hits}
+  mark('snippets')
+  return {pattern, ignoreCase: matcher.ignoreCase, exact, terms, count, badLines, hits, ms: marks}
 }
 
 /** search.ts's order (one agent here): time descending, then session, line descending, part order. */
