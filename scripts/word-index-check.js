@@ -43,9 +43,20 @@ for (const name of fs.readdirSync(sessionsDir).filter((f) => f.includes('.jsonl'
 const needles = new Set()
 while (needles.size < Number(n) && texts.length > 0) {
   const t = texts[Math.floor(rnd() * texts.length)]
-  const len = 2 + Math.floor(rnd() ** 2 * 24)
-  const at = Math.floor(rnd() * Math.max(1, t.length - len))
-  let needle = t.slice(at, at + len)
+  let needle
+  if (rnd() < 0.5) {
+    // Inside one run of word characters: the exact path.
+    const words = t.match(/[0-9A-Za-z_\u0080-\uffff]{2,}/g) ?? []
+    if (words.length === 0) continue
+    const w = words[Math.floor(rnd() * words.length)]
+    const len = 2 + Math.floor(rnd() * (w.length - 1))
+    const at = Math.floor(rnd() * (w.length - len + 1))
+    needle = w.slice(at, at + len)
+  } else {
+    const len = 2 + Math.floor(rnd() ** 2 * 24)
+    const at = Math.floor(rnd() * Math.max(1, t.length - len))
+    needle = t.slice(at, at + len)
+  }
   if (!needle.trim() || needle.startsWith('-')) continue
   if (rnd() < 0.15) needle = needle[0].toUpperCase() + needle.slice(1)
   needles.add(needle)
