@@ -72,6 +72,15 @@ export function tokensOf(folded) {
 }
 
 /**
+ * With WORD_RARE=1 at build time, tokens that look like ids, hashes or base64 (eight units or more with a digit, or 24
+ * or more) are not given a vocabulary id: each part's such tokens go, joined by spaces, into a trigram index of their
+ * own (rtri, rowid = the part's), which keeps no text. A run inside one is then a superset there, re-checked against the
+ * stored bytes. A pure function of the token, so that a refresh classifies a token as the build did.
+ */
+export const RARE = process.env.WORD_RARE === '1'
+export const isRare = (tok) => tok.length >= 24 || (tok.length >= 8 && /[0-9]/.test(tok))
+
+/**
  * What the index can say about a folded needle: its word runs and, for each, how a token must hold it. An all-word
  * needle is `inside` a token (exact); otherwise the first run is a token's `suffix`, the last one a `prefix`, one
  * between non-word units a `whole` token (a superset: the runs' order and what is between them is re-checked).
@@ -164,6 +173,8 @@ CREATE VIRTUAL TABLE vtri USING fts5(tokens, tokenize='trigram case_sensitive 1'
 -- Lines that are not JSON: search counts one in badLines when its raw text matches. Their raw text's tokens.
 CREATE TABLE bad(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL) STRICT;
 CREATE VIRTUAL TABLE bad_words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
+-- With WORD_RARE=1: per part, its id-like tokens (see isRare), as trigrams only.
+CREATE VIRTUAL TABLE rtri USING fts5(tokens, content='', contentless_delete=1, tokenize='trigram case_sensitive 1', detail=none);
 `
 
 async function searchText() {
@@ -199,6 +210,18 @@ export async function build(dir, dbFile) {
     for (const tok of tokens) s += `${s ? ' ' : ''}${idOf(tok).toString(36)}`
     return s
   }
+  const rareText = []
+  let rareChars = 0
+  /** A part's tokens: the rare ones aside (WORD_RARE), the others' ids. */
+  const splitOf = (tokens) => {
+    if (!RARE) return idsOf(tokens)
+    const keep = []
+    const rare = []
+    for (const tok of tokens) (isRare(tok) ? rare : keep).push(tok)
+    rareText.push(rare.join(' '))
+    for (const r of rare) rareChars += r.length
+    return idsOf(keep)
+  }
   for (let f = 0; f < files.length; f++) {
     const buf = fs.readFileSync(path.join(dir, files[f]))
     let line = 0
@@ -223,7 +246,7 @@ export async function build(dir, dbFile) {
             const text = parts[p].text
             textBytes += Buffer.byteLength(text)
             rowids.push(alloc(t))
-            idsText.push(idsOf(tokensOf(fold(text))))
+            idsText.push(splitOf(tokensOf(fold(text))))
             where.push(f + 1, line, from, nl - from, p)
           }
         }
@@ -237,7 +260,8 @@ export async function build(dir, dbFile) {
   db.exec('PRAGMA synchronous = OFF')
   db.exec(SCHEMA)
   db.exec('BEGIN')
-  db.prepare('INSERT INTO meta VALUES (?, ?), (?, ?), (?, ?)').run('slot', SLOT, 'slot_ms', SLOT_MS, 'vblock', VBLOCK)
+  db.prepare('INSERT INTO meta VALUES (?, ?), (?, ?), (?, ?), (?, ?)').run('slot', SLOT, 'slot_ms', SLOT_MS, 'vblock', VBLOCK, 'rare', RARE ? 1 : 0)
+  const insR = db.prepare('INSERT INTO rtri(rowid, tokens) VALUES (?, ?)')
   const insT = db.prepare('INSERT INTO transcripts(id, path) VALUES (?, ?)')
   files.forEach((n, i) => insT.run(i + 1, path.join(dir, n)))
   const insW = db.prepare('INSERT INTO words(rowid, ids) VALUES (?, ?)')
@@ -246,6 +270,7 @@ export async function build(dir, dbFile) {
   for (const i of order) {
     const r = rowids[i]
     insW.run(r, idsText[i])
+    if (RARE && rareText[i]) insR.run(r, rareText[i])
     insP.run(r, where[5 * i], where[5 * i + 1], where[5 * i + 2], where[5 * i + 3], where[5 * i + 4])
     if (++n % 100_000 === 0) db.exec('COMMIT; BEGIN')
   }
@@ -274,7 +299,7 @@ export async function build(dir, dbFile) {
   insVT.run(blockNo, block.join(' '))
   db.exec('COMMIT')
   const tVocab = process.hrtime.bigint()
-  db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize')")
+  db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize'); INSERT INTO rtri(rtri) VALUES ('optimize')")
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   const tOptimize = process.hrtime.bigint()
   const unvacuumed = fs.statSync(dbFile).size
@@ -303,6 +328,9 @@ export async function build(dir, dbFile) {
     vocabBytes: group(/^vtri_content$/),
     vtriBytes: group(/^vtri(?!_content$)/),
     otherBytes: group(/^(transcripts|bad|bad_words.*|sqlite_.*)$/),
+    rare: RARE,
+    rareChars,
+    rtriBytes: group(/^rtri/),
     ms: {read: ms(t0, tRead), words: ms(tRead, tWords), vocab: ms(tWords, tVocab), optimize: ms(tVocab, tOptimize), vacuum: ms(tOptimize, process.hrtime.bigint()), total: ms(t0, process.hrtime.bigint())},
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
   }
@@ -329,16 +357,21 @@ export function termsOf(db, run, how) {
   const vblock = db.prepare("SELECT value FROM meta WHERE key = 'vblock'").get().value
   let blocks
   if (run.length >= 3 && !/[\ud800-\udfff]/.test(run)) {
-    const grams = new Set()
-    const cps = [...run]
-    for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
-    if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
-    const q = [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ')
+    const q = gramsQuery(run)
     blocks = db.prepare('SELECT rowid AS b, tokens FROM vtri WHERE vtri MATCH ?').all(q)
   } else blocks = db.prepare('SELECT rowid AS b, tokens FROM vtri WHERE instr(tokens, ?) > 0').all(run)
   const rows = []
   for (const {b, tokens} of blocks) tokens.split(' ').forEach((token, i) => rows.push({id: b * vblock + i, token}))
   return rows.filter((r) => ok(r.token)).map((r) => r.id)
+}
+
+/** The FTS5 query of the trigrams that cover a run (of three units or more), ANDed. */
+function gramsQuery(run) {
+  const grams = new Set()
+  const cps = [...run]
+  for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
+  if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
+  return [...grams].map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ')
 }
 
 /**
@@ -401,6 +434,10 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
   mark('lookup')
   const terms = m.terms
   if (m.fallback) return {pattern, fallback: runs.length === 0 ? 'no word unit in the needle: scan' : `more than ${MAX_TERMS} vocabulary terms: scan`, terms}
+  // Id-like tokens kept as trigrams only (WORD_RARE): a run of fewer than three units may be inside one of any part.
+  const rare = meta.rare === 1
+  if (rare && runs.every((r) => r.run.length < 3)) return {pattern, fallback: 'every word run under three units, and id-like tokens are kept as trigrams: scan', terms}
+  const rareIds = (run) => [...db.prepare('SELECT rowid AS id FROM rtri WHERE rtri MATCH ?').iterate(gramsQuery(run))].map((r) => r.id)
   const paths = new Map(db.prepare('SELECT id, path FROM transcripts').all().map((r) => [r.id, r.path]))
   const fds = new Map()
   const partAt = db.prepare('SELECT transcript, line, "offset", bytes, part FROM parts WHERE id = ?')
@@ -419,10 +456,10 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
   const rawHolds = (line) => raw.length === 0 || raw.some((re) => re.test(line))
   const skipped = new Set()
   /** The hit of a part that matches (null: it does not; a superset's candidate). */
-  const hitOf = (id) => {
+  const hitOf = (id, check = !exact) => {
     const w = partAt.get(id)
     const k = `${w.transcript}:${w.line}`
-    if (!exact) {
+    if (check) {
       if (skipped.has(k)) return null
       if (!parsed.has(k)) {
         const line = readLine(fds, paths.get(w.transcript), w.offset, w.bytes)
@@ -435,17 +472,17 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
     }
     const e = lineOf(w)
     const p = partsOf(e)[w.part]
-    if (!exact && !holds(p.text)) return null
+    if (check && !holds(p.text)) return null
     const t = timeOf(e)
     return {w, e, p, t, time: t === undefined ? null : new Date(t).toISOString(), sessionId: path.basename(paths.get(w.transcript)).replace(/\.jsonl.*$/, '')}
   }
   let count = 0
   let kept = []
-  if (!m.none) {
-    const desc = m.ids ?? (function* () {
-      for (const {id} of db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ? ORDER BY rowid DESC').iterate(m.query)) yield id
-    })()
-    if (exact) {
+  if (exact) {
+    if (!m.none) {
+      const desc = m.ids ?? (function* () {
+        for (const {id} of db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ? ORDER BY rowid DESC').iterate(m.query)) yield id
+      })()
       count = m.ids ? m.ids.length : db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(m.query).n
       mark('count')
       // The newest `limit`: rows in rowid order until `limit` are read and the next slot is below the last one's time.
@@ -460,17 +497,49 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
         }
         kept.push(hitOf(id))
       }
-    } else {
-      // A superset: every candidate is read and checked (the count needs them all).
-      for (const id of desc) {
-        const h = hitOf(id)
+    }
+    if (rare) {
+      // The parts whose id-like tokens may hold the needle, and which the words did not name: each read and checked.
+      // (The CAST: node:sqlite binds a JS number as a REAL, and FTS5 silently drops a rowid bound that is not an INTEGER.)
+      const named = m.none ? undefined : m.ids ? new Set(m.ids) : db.prepare('SELECT 1 AS x FROM words WHERE words MATCH ? AND rowid = CAST(? AS INTEGER)')
+      const inWords = (id) => (named === undefined ? false : named instanceof Set ? named.has(id) : named.get(m.query, id) !== undefined)
+      for (const id of rareIds(runs[0].run)) {
+        if (inWords(id)) continue
+        const h = hitOf(id, true)
         if (!h) continue
         count++
         kept.push(h)
-        if (kept.length > 4 * limit) {
-          kept.sort(newestFirst)
-          kept.length = limit
-        }
+      }
+    }
+  } else {
+    let desc
+    if (!rare) {
+      desc = m.none ? [] : m.ids ?? (function* () {
+        for (const {id} of db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ? ORDER BY rowid DESC').iterate(m.query)) yield id
+      })()
+    } else {
+      // Per run of three units or more: the parts the words name or whose id-like tokens may hold it; the runs ANDed.
+      let acc
+      for (const r of runs) {
+        if (r.run.length < 3) continue
+        const set = new Set(rareIds(r.run))
+        const mr = matchOf(db, 'words', [r])
+        if (mr.fallback) return {pattern, fallback: `more than ${MAX_TERMS} vocabulary terms: scan`, terms}
+        if (mr.ids) for (const id of mr.ids) set.add(id)
+        else if (!mr.none) for (const {id} of db.prepare('SELECT rowid AS id FROM words WHERE words MATCH ?').iterate(mr.query)) set.add(id)
+        acc = acc === undefined ? set : new Set([...acc].filter((x) => set.has(x)))
+      }
+      desc = Float64Array.from(acc).sort().reverse()
+    }
+    // A superset: every candidate is read and checked (the count needs them all).
+    for (const id of desc) {
+      const h = hitOf(id)
+      if (!h) continue
+      count++
+      kept.push(h)
+      if (kept.length > 4 * limit) {
+        kept.sort(newestFirst)
+        kept.length = limit
       }
     }
   }
@@ -548,7 +617,10 @@ export function probe(dbFile, needles) {
       const m = matchOf(db, 'words', runs)
       return m.fallback ? 'fallback' : m.none ? 0 : m.ids ? m.ids.length : db.prepare('SELECT count(*) AS n FROM words WHERE words MATCH ?').get(m.query).n
     })
-    return {needle, terms: lookup.v, lookupMs: lookup.ms, count: count.v, countMs: count.ms}
+    // WORD_RARE: the parts whose id-like tokens may hold it (each would be read and checked).
+    const meta = Object.fromEntries(db.prepare('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
+    const rare = meta.rare === 1 && runs.length === 1 && runs[0].run.length >= 3 ? medianOf(() => db.prepare('SELECT count(*) AS n FROM rtri WHERE rtri MATCH ?').get(gramsQuery(runs[0].run)).n) : undefined
+    return {needle, terms: lookup.v, lookupMs: lookup.ms, count: count.v, countMs: count.ms, ...(rare ? {rareCandidates: rare.v, rareMs: rare.ms} : {})}
   })
 }
 
