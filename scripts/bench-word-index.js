@@ -78,13 +78,18 @@ const sameAs = (w, s) => {
   const edb = path.join(dir, 'edge.sqlite')
   time(node, [script, 'build', edge.sessionsDir, edb])
   const bad = []
+  const fallbacks = []
   for (const needle of edge.needles) {
     const w = JSON.parse(time(node, [script, 'query', edb, needle]).stdout)
+    if (w.fallback) {
+      fallbacks.push(needle)
+      continue
+    }
     const s = JSON.parse(time(node, [bin, 'sessions', 'search', needle, '--include-archived', '--json', '--scan', '--state-dir', edge.state]).stdout)
     if (!sameAs(w, s)) bad.push(`${needle}: ${w.count} against ${s.count}`)
   }
   console.error(`bench: edge store: ${edge.needles.length - bad.length} of ${edge.needles.length} needles = --scan${bad.length ? `; differ: ${bad.join(', ')}` : ''}`)
-  rows.push({name: `word index on the edge store (scripts/word-corpus.js edgeCorpus: Kelvin sign, long s, ß, İ, final sigma, µ, ligatures, a lone surrogate, a bad line, no time): ${edge.needles.length} needles`, median: NaN, min: NaN, max: NaN, cpu: NaN, extra: bad.length ? `failed: ${bad.join(', ')}` : 'every count, badLines and hits = --scan'})
+  rows.push({name: `word index on the edge store (scripts/word-corpus.js edgeCorpus: Kelvin sign, long s, ß, İ, final sigma, µ, ligatures, a lone surrogate, a bad line, no time): ${edge.needles.length} needles`, median: NaN, min: NaN, max: NaN, cpu: NaN, extra: `${bad.length ? `failed: ${bad.join(', ')}` : 'every count, badLines and hits = --scan'}${fallbacks.length ? `; ${fallbacks.length} fall back to the scan (${fallbacks.join(', ')})` : ''}`})
 }
 
 // One scan, the word index's build, and the current build.
@@ -158,7 +163,7 @@ for (const needle of ['deploy the', 'Deploy', 'ab', 'kube', ' --']) {
 let status
 if (current) status = JSON.parse(clawkit('index', '--status', '--json').stdout)
 
-console.log(`\nWord index: node ${n24.version}, ${os.cpus().length} cores, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
+console.log(`\nWord index${process.env.WORD_RARE === '1' ? ' (WORD_RARE=1: id-like tokens as trigrams only)' : ''}: node ${n24.version}, ${os.cpus().length} cores, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end; ${corpus.files} transcripts, ${(corpus.bytes / 1024 ** 3).toFixed(2)} GiB; ${runs} runs each after a warm-up, interleaved (median / min / max wall ms)\n`)
 console.log('| command | median ms | min | max | CPU ms (median) | |')
 console.log('|---|---|---|---|---|---|')
 for (const r of rows) console.log(`| ${r.name} | ${Number.isNaN(r.median) ? '' : r.median.toFixed(0)} | ${Number.isNaN(r.min) ? '' : r.min.toFixed(0)} | ${Number.isNaN(r.max) ? '' : r.max.toFixed(0)} | ${Number.isNaN(r.cpu) ? '' : r.cpu.toFixed(0)} | ${r.extra} |`)
@@ -184,8 +189,8 @@ for (const bytes of sizes) {
     const st = JSON.parse(time(node, [bin, 'index', '--status', '--json', '--state-dir', u.state]).stdout)
     cur = `${st.details.ratio}x (${mb(st.details.indexBytes)} MB), ${(ib.ms / 1000).toFixed(1)} (${(ib.cpu / 1000).toFixed(1)})`
   }
-  const cell = probes.map((p) => `${p.needle}: ${p.lookupMs.toFixed(1)}, ${p.terms}; ${p.countMs.toFixed(1)}; ${p.count}`).join('<br>')
-  console.log(`| ${(u.bytes / 1024 ** 2).toFixed(0)} MiB, ${u.files} transcripts | ${b.parts} | ${b.vocab} (${b.vocabChars} chars) | ${mb(b.bytes)} (${(b.bytes / b.textBytes).toFixed(3)}x of ${mb(b.textBytes)}) | ${mb(b.wordsBytes)} / ${mb(b.partsBytes)} / ${mb(b.vocabBytes)} / ${mb(b.vtriBytes)} | ${(ub.ms / 1000).toFixed(1)} (${(ub.cpu / 1000).toFixed(1)}) | ${cur} | ${cell} |`)
+  const cell = probes.map((p) => `${p.needle}: ${p.lookupMs.toFixed(1)}, ${p.terms}; ${p.countMs.toFixed(1)}; ${p.count}${p.rareCandidates === undefined ? '' : `; id-like candidates ${p.rareCandidates} in ${p.rareMs.toFixed(1)} ms`}`).join('<br>')
+  console.log(`| ${(u.bytes / 1024 ** 2).toFixed(0)} MiB, ${u.files} transcripts | ${b.parts} | ${b.vocab} (${b.vocabChars} chars) | ${mb(b.bytes)} (${(b.bytes / b.textBytes).toFixed(3)}x of ${mb(b.textBytes)}) | ${mb(b.wordsBytes)} / ${mb(b.partsBytes)} / ${mb(b.vocabBytes)} / ${mb(b.vtriBytes)}${b.rare ? ` / id-like trigrams ${mb(b.rtriBytes)} (${b.rareChars} chars)` : ''} | ${(ub.ms / 1000).toFixed(1)} (${(ub.cpu / 1000).toFixed(1)}) | ${cur} | ${cell} |`)
 }
 if (process.env.BENCH_KEEP !== '1') fs.rmSync(dir, {recursive: true, force: true})
 else console.error(`kept ${dir}`)
