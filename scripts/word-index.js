@@ -78,6 +78,7 @@ export function tokensOf(folded) {
  * stored bytes. A pure function of the token, so that a refresh classifies a token as the build did.
  */
 export const RARE = process.env.WORD_RARE === '1'
+export const RARE_CHUNK = Number(process.env.WORD_RARE_CHUNK ?? 32)
 export const isRare = (tok) => tok.length >= 24 || (tok.length >= 8 && /[0-9]/.test(tok))
 
 /**
@@ -173,8 +174,10 @@ CREATE VIRTUAL TABLE vtri USING fts5(tokens, tokenize='trigram case_sensitive 1'
 -- Lines that are not JSON: search counts one in badLines when its raw text matches. Their raw text's tokens.
 CREATE TABLE bad(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, "offset" INTEGER NOT NULL, bytes INTEGER NOT NULL) STRICT;
 CREATE VIRTUAL TABLE bad_words USING fts5(ids, content='', contentless_delete=1, tokenize='ascii', detail=none);
--- With WORD_RARE=1: per part, its id-like tokens (see isRare), as trigrams only.
+-- With WORD_RARE=1: the id-like tokens (see isRare) as trigrams only, one row per chunk of RARE_CHUNK parts in rowid
+-- order (rowid = the chunk's number: small deltas in the doclists), and the range of part rowids each chunk covers.
 CREATE VIRTUAL TABLE rtri USING fts5(tokens, content='', contentless_delete=1, tokenize='trigram case_sensitive 1', detail=none);
+CREATE TABLE rchunks(id INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL) STRICT;
 `
 
 async function searchText() {
@@ -262,6 +265,19 @@ export async function build(dir, dbFile) {
   db.exec('BEGIN')
   db.prepare('INSERT INTO meta VALUES (?, ?), (?, ?), (?, ?), (?, ?)').run('slot', SLOT, 'slot_ms', SLOT_MS, 'vblock', VBLOCK, 'rare', RARE ? 1 : 0)
   const insR = db.prepare('INSERT INTO rtri(rowid, tokens) VALUES (?, ?)')
+  const insC = db.prepare('INSERT INTO rchunks(id, lo, hi) VALUES (?, ?, ?)')
+  let chunk = []
+  let chunkNo = 0
+  let chunkLo
+  let chunkParts = 0
+  const flushChunk = (hi) => {
+    if (chunk.length > 0) {
+      insR.run(++chunkNo, chunk.join(' '))
+      insC.run(chunkNo, chunkLo, hi)
+    }
+    chunk = []
+    chunkParts = 0
+  }
   const insT = db.prepare('INSERT INTO transcripts(id, path) VALUES (?, ?)')
   files.forEach((n, i) => insT.run(i + 1, path.join(dir, n)))
   const insW = db.prepare('INSERT INTO words(rowid, ids) VALUES (?, ?)')
@@ -270,10 +286,15 @@ export async function build(dir, dbFile) {
   for (const i of order) {
     const r = rowids[i]
     insW.run(r, idsText[i])
-    if (RARE && rareText[i]) insR.run(r, rareText[i])
+    if (RARE) {
+      if (chunkParts === 0) chunkLo = r
+      if (rareText[i]) chunk.push(rareText[i])
+      if (++chunkParts === RARE_CHUNK) flushChunk(r)
+    }
     insP.run(r, where[5 * i], where[5 * i + 1], where[5 * i + 2], where[5 * i + 3], where[5 * i + 4])
     if (++n % 100_000 === 0) db.exec('COMMIT; BEGIN')
   }
+  if (RARE && chunkParts > 0) flushChunk(rowids[order[order.length - 1]])
   const insB = db.prepare('INSERT INTO bad(id, transcript, line, "offset", bytes) VALUES (?, ?, ?, ?, ?)')
   const insBW = db.prepare('INSERT INTO bad_words(rowid, ids) VALUES (?, ?)')
   bads.forEach((b, i) => {
@@ -330,7 +351,8 @@ export async function build(dir, dbFile) {
     otherBytes: group(/^(transcripts|bad|bad_words.*|sqlite_.*)$/),
     rare: RARE,
     rareChars,
-    rtriBytes: group(/^rtri/),
+    rtriBytes: group(/^(rtri|rchunks)/),
+    rareChunk: RARE_CHUNK,
     ms: {read: ms(t0, tRead), words: ms(tRead, tWords), vocab: ms(tWords, tVocab), optimize: ms(tVocab, tOptimize), vacuum: ms(tOptimize, process.hrtime.bigint()), total: ms(t0, process.hrtime.bigint())},
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
   }
@@ -437,7 +459,13 @@ export async function query(dbFile, pattern, {limit = 50, statDir} = {}) {
   // Id-like tokens kept as trigrams only (WORD_RARE): a run of fewer than three units may be inside one of any part.
   const rare = meta.rare === 1
   if (rare && runs.every((r) => r.run.length < 3)) return {pattern, fallback: 'every word run under three units, and id-like tokens are kept as trigrams: scan', terms}
-  const rareIds = (run) => [...db.prepare('SELECT rowid AS id FROM rtri WHERE rtri MATCH ?').iterate(gramsQuery(run))].map((r) => r.id)
+  // The parts of the chunks whose id-like tokens hold the run's trigrams.
+  const rareIds = (run) => {
+    const out = []
+    const partsIn = db.prepare('SELECT id FROM parts WHERE id BETWEEN ? AND ?')
+    for (const {lo, hi} of db.prepare('SELECT c.lo, c.hi FROM rtri JOIN rchunks c ON c.id = rtri.rowid WHERE rtri MATCH ?').iterate(gramsQuery(run))) for (const {id} of partsIn.iterate(lo, hi)) out.push(id)
+    return out
+  }
   const paths = new Map(db.prepare('SELECT id, path FROM transcripts').all().map((r) => [r.id, r.path]))
   const fds = new Map()
   const partAt = db.prepare('SELECT transcript, line, "offset", bytes, part FROM parts WHERE id = ?')
