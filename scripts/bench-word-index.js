@@ -9,7 +9,9 @@
 //   - the needles the index answers only as a superset (case-sensitive, several word runs) or not at all, once each;
 //   - the vocabulary's growth with unique tokens (hashes, ids, base64): BENCH_WORD_UNIQUE (default 64,256 MiB)
 //     corpora of scripts/word-corpus.js, the lookup's time against the vocabulary's size.
-// BENCH_WORD_CURRENT=0 skips the current catalog (its build takes minutes); BENCH_SEARCH_BYTES, BENCH_KEEP=1.
+// BENCH_WORD_CURRENT=0 skips the current catalog (its build takes minutes); BENCH_WORD_DB=<db> reuses an index built
+// before (with its build's JSON as <db>.json) for the query rows; WORD_RARE=1 (and the other settings of
+// scripts/word-index.js) passes on to its builds; BENCH_WORD_RUNS, BENCH_SEARCH_BYTES, BENCH_KEEP=1.
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'

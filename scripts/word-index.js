@@ -7,7 +7,12 @@
 // only the newest `limit` parts are read back for their snippets. Rowids are ordered by the part's time, so that the
 // newest hits are the first rows of `ORDER BY rowid DESC`.
 //   build <sessions dir> <db>                    builds the index; prints a JSON summary (sizes, times)
-//   query <db> <needle> [--limit N] [--stat DIR] a whole search: prints {pattern, ignoreCase, exact, count, badLines, hits}
+//   query <db> <needle> [--limit N] [--stat DIR] a whole search: prints {pattern, ignoreCase, exact, terms, count,
+//                                                badLines, hits, ms}, or {fallback} when the index cannot answer
+//   probe <db> <needle>...                       the vocabulary lookup and the count alone, timed in-process
+// Build-time settings, recorded in the index: WORD_RARE=1 keeps id-like tokens as chunked trigrams only (isRare,
+// WORD_RARE_CHUNK parts a chunk, 32); WORD_SLOT / WORD_SLOT_MS (64 rowids a second), WORD_VBLOCK (16 tokens a
+// vocabulary row), WORD_VACUUM=0.
 // A bench prototype, not clawkit's code: it reads a JSON-era sessions dir (every *.jsonl* file in it), and takes the
 // searched text and the matcher from dist/ (npm run build) so that what it indexes and how it matches are search's own.
 import fs from 'node:fs'
