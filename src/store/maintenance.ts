@@ -106,10 +106,14 @@ function sessionsDirOf(ref: StoreRef): string {
   return isSqliteRef(ref) ? path.join(path.dirname(path.dirname(ref.path)), 'sessions') : path.dirname(ref.path)
 }
 
-/** The disk a store takes as OpenClaw's budget measures it: the database and its side files, and the sessions dir. */
+/**
+ * The disk a store takes as OpenClaw's budget measures it (readSessionPhysicalDiskUsage): the sessions dir, and the
+ * database with its WAL. Not the -shm file: it is shared memory any open connection (this one too) creates, and
+ * counting it made clawkit's total 32 KiB over OpenClaw's on the same store.
+ */
 function measure(ref: StoreRef, files: DirFile[]): number {
   let total = files.reduce((n, f) => n + f.size, 0)
-  if (isSqliteRef(ref)) for (const s of ['', '-wal', '-shm']) total += fs.statSync(ref.path + s, {throwIfNoEntry: false})?.size ?? 0
+  if (isSqliteRef(ref)) for (const s of ['', '-wal']) total += fs.statSync(ref.path + s, {throwIfNoEntry: false})?.size ?? 0
   return total
 }
 
