@@ -2,7 +2,7 @@
 // changes when one is unknown), then one journal entry for the whole command, and each store's lifecycle
 // (store/lifecycle.ts) does the writes under OpenClaw's locks (JSON era) or BEGIN IMMEDIATE (SQLite era).
 import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../errors.js'
-import {runJournaled} from '../store/journal.js'
+import {Journal, journaledRemoval, runJournaled} from '../store/journal.js'
 import {assertDeletable, type RestoreOutcome} from '../store/lifecycle.js'
 import {isSafeSessionId} from '../store/session-id.js'
 import type {OpenClawState} from '../store/state.js'
@@ -171,8 +171,20 @@ export async function restoreSession(state: OpenClawState, target: string, opts:
   state.assertWritable(agentId)
   const ref = state.sessionStoreRef(agentId)
   const cwd = resolveWorkspaceDir(state.stateDir, state.config, agentId, state.env)
-  const {result, journal} = await runJournaled({env: state.env, stateDir: state.stateDir, action: 'restore', command: `sessions restore ${raw}${opts.as ? ` --as ${opts.as}` : ''}`, summary: `restore ${raw}`, noJournal: opts.noJournal}, (entry) =>
-    lifecycleOf(state.storeFor(ref)).restore({...src, asKey, cwd}, {now: opts.now, journal: entry}),
-  )
-  return {...result, agentId, journal: journal?.id ?? null}
+  const run = (from: {sessionId?: string; key?: string}, as: string | undefined) =>
+    runJournaled({env: state.env, stateDir: state.stateDir, action: 'restore', command: `sessions restore ${raw}${opts.as ? ` --as ${opts.as}` : ''}`, summary: `restore ${raw}`, noJournal: opts.noJournal}, (entry) =>
+      lifecycleOf(state.storeFor(ref)).restore({...from, asKey: as, cwd}, {now: opts.now, journal: entry}),
+    )
+  try {
+    const {result, journal} = await run(src, asKey)
+    return {...result, agentId, journal: journal?.id ?? null}
+  } catch (error) {
+    // A key whose archive the store cannot tie to it (a JSON-era `.deleted.` file names only its sessionId): the
+    // journal of clawkit's own delete or cleanup still knows which session the key held. A failed attempt wrote nothing.
+    if (!(error instanceof NotFoundError) || error.code !== 'E_SESSION_NOT_FOUND' || !src.key) throw error
+    const sessionId = await journaledRemoval(Journal.open(state.env), {stateDir: state.stateDir, store: ref.path, key: src.key})
+    if (!sessionId) throw new NotFoundError(`${error.message}`, 'E_SESSION_NOT_FOUND', [...(error.suggestions ?? []), 'a session OpenClaw deleted is named only by its id: "clawkit sessions restore <sessionId> --as <key>"'])
+    const {result, journal} = await run({sessionId}, asKey ?? src.key)
+    return {...result, agentId, journal: journal?.id ?? null}
+  }
 }

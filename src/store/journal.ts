@@ -293,6 +293,26 @@ export class Journal {
   }
 }
 
+/**
+ * The session clawkit itself last removed from a JSON-era index under `key` (a delete's or a cleanup's index step, in
+ * an entry still applied), newest entry first: a `.deleted.` archive names only its sessionId, so after a delete the
+ * journal is what still ties the archive to its key. Undefined when the journal holds no such removal (pruned, undone,
+ * or made by OpenClaw).
+ */
+export async function journaledRemoval(journal: Journal, o: {stateDir: string; store: string; key: string}): Promise<string | undefined> {
+  const key = o.key.toLowerCase()
+  for (const meta of await journal.list({stateDir: o.stateDir})) {
+    if (meta.status !== 'applied' || (meta.action !== 'delete' && meta.action !== 'cleanup')) continue
+    const steps = await (await journal.open(meta.id)).steps().catch(() => [] as JournalStep[])
+    for (const step of steps.reverse()) {
+      if (step.kind !== 'index' || path.resolve(step.store) !== path.resolve(o.store)) continue
+      const c = step.changes.find((x) => x.key.toLowerCase() === key && x.before !== undefined && x.after === undefined)
+      if (c && typeof c.before?.sessionId === 'string') return c.before.sessionId
+    }
+  }
+  return undefined
+}
+
 async function dirBytes(dir: string): Promise<number> {
   let total = 0
   let names: fs.Dirent[]

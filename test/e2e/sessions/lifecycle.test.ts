@@ -60,6 +60,28 @@ describe('sessions archive, delete, restore (JSON era)', () => {
     expect(hashTree(state)).toEqual(before)
   })
 
+  it('restore by key of a session without a trajectory sidecar: its .deleted. file names only the id, clawkit\'s journal of the delete names the key; without a journal the error says to restore by id', async () => {
+    const {state, cli} = setup()
+    const dir = path.dirname(sessionsJsonPath(state))
+    for (const f of fs.readdirSync(dir)) if (f.startsWith(`${ID}.trajectory`)) fs.rmSync(path.join(dir, f))
+    const before = hashTree(state)
+    expect((await cli(['sessions', 'delete', KEY, '--json'])).code).toBe(0)
+    const r = await cli(['sessions', 'restore', KEY, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(json<SessionsRestoreResult>(r)).toMatchObject({key: KEY, sessionId: ID, how: 'deleted-archive', sessionFile: path.join(dir, `${ID}.jsonl`)})
+    expect(readIndexFile(sessionsJsonPath(state))[KEY]).toMatchObject({sessionId: ID})
+    expect((await cli(['undo'])).code).toBe(0)
+    expect((await cli(['undo'])).code).toBe(0)
+    expect(hashTree(state)).toEqual(before)
+    // Deleted without a journal (as OpenClaw's own delete leaves it): nothing ties the file to the key any more.
+    expect((await cli(['sessions', 'delete', KEY, '--no-journal', '--json'])).code).toBe(0)
+    const lost = await cli(['sessions', 'restore', KEY])
+    expect(lost.code).toBe(1)
+    expect(lost.stderr).toContain(`Session not found: ${KEY}`)
+    expect(lost.stderr).toContain('clawkit sessions restore <sessionId> --as <key>')
+    expect((await cli(['sessions', 'restore', ID, '--as', KEY, '--json'])).code).toBe(0)
+  })
+
   it('restore <id> of a deleted session, and --as another key', async () => {
     const {state, cli} = setup()
     json(await cli(['sessions', 'delete', KEY, '--json']))
