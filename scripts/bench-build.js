@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The catalog's first build against one scan (issue 28: at most 50x on 2 cores), alone: each round times one scan
-// (`sessions search kubeconfig --include-archived --scan`, three runs, the median), a first build (`clawkit index` into
-// an empty data dir), and the build's floors (scripts/build-floor.js), wall and CPU (user + system of every thread, by
-// /usr/bin/time), with the load average before and after; the machine is shared, so the ratios are taken round by round.
+// The catalog's first build against one scan (issue 28: at most 50x on 2 cores), alone: each round times a first build
+// (`clawkit index` into an empty data dir) and the build's floors (scripts/build-floor.js), each right after its own
+// scans (`sessions search kubeconfig --include-archived --scan`, three runs, the median), wall and CPU (user + system
+// of every thread, by /usr/bin/time), with the load average before each; the machine is shared and its load moves within
+// minutes, so each ratio is of a pair timed back to back.
 // Node 24 (node:sqlite). The corpus is the search benchmark's (scripts/search-corpus.js, cached), copied once.
 //   node scripts/bench-build.js [ROUNDS]     BENCH_BUILD_OTHER=<dir of another clawkit checkout, built> adds its build
 //   (`<dir>/bin/run.js index`) to each round, for a before/after in the same minutes. BENCH_BUILD_FLOORS=0 skips the floors.
@@ -43,13 +44,32 @@ function time(args, extraEnv = {}) {
   return {ms, cpu, stdout: r.stdout}
 }
 
+/** The answer of a search without what says how it was found. */
+const answer = (stdout) => {
+  const {engine: _e, stores: _s, ...rest} = JSON.parse(stdout)
+  return JSON.stringify(rest)
+}
+const checked = new Set()
 const build = (bin, name) => {
   const data = path.join(dir, `data-${name}`)
   fs.rmSync(data, {recursive: true, force: true})
   const r = time([bin, 'index', '--json', '--state-dir', state], {CLAWKIT_DATA_DIR: data})
   const doc = JSON.parse(r.stdout)
+  let same = ''
+  if (!checked.has(name)) {
+    // Once per checkout: the built catalog answers a rare and a common literal as the scan does.
+    checked.add(name)
+    same = ['kubeconfig', 'deploy', 'Deploy']
+      .map((needle) => {
+        const args = [bin, 'sessions', 'search', needle, '--include-archived', '--json', '--state-dir', state]
+        const a = time(args, {CLAWKIT_DATA_DIR: data})
+        const b = time([...args, '--scan'], {CLAWKIT_DATA_DIR: data})
+        return `${needle} ${JSON.parse(a.stdout).engine} ${answer(a.stdout) === answer(b.stdout) ? '= --scan' : 'DIFFERS from --scan'} (${JSON.parse(a.stdout).count} hits)`
+      })
+      .join(', ')
+  }
   fs.rmSync(data, {recursive: true, force: true})
-  return {...r, note: `${doc.catalog.transcripts} transcripts, index ${(doc.details.ratio).toFixed(3)}x the text`}
+  return {...r, note: `${doc.catalog.transcripts} transcripts, index ${(doc.details.ratio).toFixed(3)}x the text${same ? `; ${same}` : ''}`}
 }
 const fmt = (r) => `${(r.ms / 1000).toFixed(1)} s (${(r.cpu / 1000).toFixed(1)} s CPU)`
 const ratio = (a, b) => `${(a.ms / b.ms).toFixed(1)}x (${(a.cpu / b.cpu).toFixed(1)}x CPU)`
@@ -57,22 +77,23 @@ const load = () => os.loadavg()[0].toFixed(1)
 
 const other = process.env.BENCH_BUILD_OTHER
 const floors = process.env.BENCH_BUILD_FLOORS !== '0'
-for (let round = 1; round <= rounds; round++) {
-  const l0 = load()
+const scan = () => {
   const scans = [0, 1, 2].map(() => time([path.join(root, 'bin', 'run.js'), 'sessions', 'search', corpus.needle, '--include-archived', '--json', '--scan', '--state-dir', state]))
-  const scan = [...scans].sort((a, b) => a.ms - b.ms)[1]
-  scan.cpu = [...scans].sort((a, b) => a.cpu - b.cpu)[1].cpu
-  const rows = [['one scan (median of 3)', scan]]
-  rows.push(['clawkit index (this checkout)', build(path.join(root, 'bin', 'run.js'), 'this')])
-  if (other) rows.push([`clawkit index (${other})`, build(path.join(other, 'bin', 'run.js'), 'other')])
-  if (floors) {
-    const db = path.join(dir, 'floor.sqlite')
-    for (const mode of ['trigram', 'tokens', 'tokens2']) {
-      const r = time([path.join(root, 'scripts', 'build-floor.js'), sessionsDir, db, mode])
-      rows.push([`build-floor.js ${mode}`, r])
-    }
+  return {ms: scans.map((r) => r.ms).sort((a, b) => a - b)[1], cpu: scans.map((r) => r.cpu).sort((a, b) => a - b)[1]}
+}
+const db = path.join(dir, 'floor.sqlite')
+const items = [
+  ['clawkit index (this checkout)', () => build(path.join(root, 'bin', 'run.js'), 'this')],
+  ...(other ? [[`clawkit index (${other})`, () => build(path.join(other, 'bin', 'run.js'), 'other')]] : []),
+  ...(floors ? ['tokens2', 'tokens', 'trigram'].map((mode) => [`build-floor.js ${mode}`, () => time([path.join(root, 'scripts', 'build-floor.js'), sessionsDir, db, mode])]) : []),
+]
+for (let round = 1; round <= rounds; round++) {
+  console.log(`\nround ${round}`)
+  for (const [name, run] of items) {
+    const l0 = load()
+    const s = scan()
+    const r = run()
+    console.log(`  ${name.padEnd(36)} ${fmt(r).padEnd(22)} scan ${fmt(s).padEnd(20)} ${ratio(r, s)} one scan; load ${l0} -> ${load()}${r.note ? `; ${r.note}` : ''}`)
   }
-  console.log(`\nround ${round}: load ${l0} -> ${load()}`)
-  for (const [name, r] of rows) console.log(`  ${name.padEnd(44)} ${fmt(r).padEnd(24)} ${r === scan ? '' : ratio(r, scan) + ' one scan'}${r.note ? `; ${r.note}` : ''}`)
 }
 fs.rmSync(dir, {recursive: true, force: true})
