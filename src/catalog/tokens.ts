@@ -1,8 +1,8 @@
 // The catalog's full-text tokens: each distinct trigram (three code points) of a span's text, found here rather than by
 // SQLite's trigram tokenizer, and given to FTS5's `ascii` tokenizer one per line. The index holds the same postings a
 // trigram tokenizer would (a span holds a trigram or it does not: detail=none keeps no counts or positions), but FTS5
-// hashes each trigram once per span instead of once per position: about a third of the tokens, half the insert time
-// of a first build (BENCHMARKS.md). Kept apart from the rest of the catalog: a search's query (query.ts) folds with it.
+// hashes each trigram once per span instead of once per position: an eighth of the tokens on the benchmark's text,
+// and less than half of FTS5's time in a first build (BENCHMARKS.md). Kept apart from the rest of the catalog: a search's query (query.ts) folds with it.
 
 /**
  * The tokenizer of the catalog's FTS5 table: every printable ASCII character is a token character (and every non-ASCII
