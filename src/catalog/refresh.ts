@@ -289,8 +289,13 @@ async function startWorker(store: SessionReader, toRead: {s: AgentSession; r?: {
     bytes += Math.max(0, (store.transcriptBytes(s.transcript) ?? 0) - (r?.mark?.bytes ?? 0))
   }
   if (jobs.length === 0 || bytes < workerThreshold()) return undefined
-  const {BuildPipe} = await import('./build-pipe.js')
-  const pipe = await BuildPipe.start(BATCH_BYTES)
+  let pipe: BuildPipe | undefined
+  try {
+    const {BuildPipe} = await import('./build-pipe.js')
+    pipe = await BuildPipe.start(BATCH_BYTES)
+  } catch {
+    // No worker (its file missing from an install, Workers unavailable): the main thread reads everything, as on one core.
+  }
   if (!pipe) return undefined
   const reads = new Map<string, RemoteRead>()
   for (const j of jobs) reads.set(j.locator, pipe.submit(j.file, j.mark, j.markText))
