@@ -11,7 +11,8 @@
 //     does), against a search with nothing changed, alternating;
 //   - the catalog's size against the text it covers.
 // Every clawkit answer is checked against rg's count or the scan's document; a mismatch is a row "failed: ...".
-//   - the first build's floor (scripts/build-floor.js) and the same with distinct trigrams per span, once each;
+//   - the first build's floor (scripts/build-floor.js tokens2: two threads, as the build splits its work), the same on
+//     one thread (tokens), and schema 2's floor (trigram: the text to FTS5's trigram tokenizer), once each;
 //   - the floor of a common literal with an index that keeps no positions: scripts/parse-floor.js (read everything,
 //     parse each line holding the literal), beside rg and the catalog;
 // BENCH_CATALOG_RUNS, BENCH_SEARCH_BYTES (the corpus), BENCH_KEEP=1 keeps the copy.
@@ -96,15 +97,19 @@ export async function catalogRows() {
   }
   const build = clawkit('index', '--json')
   const built = JSON.parse(build.stdout)
-  // The build's floor (scripts/build-floor.js: read, parse, the searched text in 8 KiB spans into FTS5, nothing else)
-  // and the other design timed against it (each span's distinct trigrams as tokens), once each, right after the build.
+  // The build's floor (scripts/build-floor.js tokens2: read, parse, the searched text in 8 KiB spans as the catalog's
+  // tokens into FTS5, on two threads as the build does; nothing else), the same on one thread, and schema 2's floor
+  // (the text to FTS5's trigram tokenizer), once each, right after the build.
   const floorDb = path.join(dir, 'build-floor.sqlite')
-  const buildFloor = time(node, [path.join(root, 'scripts', 'build-floor.js'), sessionsDir, floorDb])
-  const buildDistinct = time(node, [path.join(root, 'scripts', 'build-floor.js'), sessionsDir, floorDb, 'distinct'])
+  const floor = (mode) => time(node, [path.join(root, 'scripts', 'build-floor.js'), sessionsDir, floorDb, mode])
+  const buildFloor = floor('tokens2')
+  const buildFloor1 = floor('tokens')
+  const buildTrigram = floor('trigram')
   row('one scan: sessions search kubeconfig --scan (3 runs)', scans)
   row('first build: clawkit index (1 run)', [build], `${ratio([build], scans)} one scan, ${ratio([build], [buildFloor])} its floor`)
-  row("build floor: node scripts/build-floor.js (read, parse, the searched text in 8 KiB spans into FTS5's trigram tokenizer; no ledger)", [buildFloor], `${ratio([buildFloor], scans)} one scan; ${buildFloor.stdout.trim().split(' ')[3]} bytes of text`)
-  row("other design: the same with each span's distinct trigrams as tokens (ascii tokenizer; a timing prototype)", [buildDistinct], `${ratio([buildDistinct], scans)} one scan, ${ratio([buildDistinct], [buildFloor])} the floor`)
+  row("build floor: node scripts/build-floor.js tokens2 (read, parse, each 8 KiB span's distinct trigrams in a worker; FTS5 inserts in the main thread; no ledger)", [buildFloor], `${ratio([buildFloor], scans)} one scan; ${buildFloor.stdout.trim().split(' ')[3]} bytes of text`)
+  row('the same on one thread (build-floor.js tokens)', [buildFloor1], `${ratio([buildFloor1], scans)} one scan, ${ratio([buildFloor1], [buildFloor])} the floor`)
+  row("schema 2's floor: the spans' text to FTS5's trigram tokenizer, one thread (build-floor.js trigram)", [buildTrigram], `${ratio([buildTrigram], scans)} one scan, ${ratio([buildTrigram], [buildFloor])} the floor`)
 
   // Warm and fresh: rg, the catalog, and the floors, round-robin.
   const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: [], parseFloor: []}

@@ -15,3 +15,5 @@ export const importPg = () => import('pg') // vendor: pg default
 export const importRe2 = () => import('re2js') // vendor: re2js RE2JS
 /** The MCP SDK's server and its stdio transport, only for `clawkit mcp` (issue 31). */
 export const importMcpSdk = () => import('./mcp/sdk.js') // vendor: mcp-sdk Server CallToolRequestSchema ErrorCode ListToolsRequestSchema McpError AjvJsonSchemaValidator LineTransport
+/** The catalog's build worker (its own file, which a Worker runs), only for a large build (issue 28). */
+export const importCatalogWorker = () => import('./catalog/build-worker.js') // vendor: catalog-worker workerEntry

@@ -2,21 +2,22 @@
 // can look up as the matcher compares them (docs/catalog.md). Kept apart from the rest of the catalog, so that a search
 // builds its query without loading the catalog's code.
 import {requiredLiterals} from '../sessions/regex-literals.js'
+import {foldGram, indexable} from './tokens.js'
 
 /** More trigrams than this add little but cost: a long pattern is asked for this many, spread over it. */
 const MAX_TRIGRAMS = 12
 
 /**
- * Whether a character of the pattern can be looked up in the index. The index folds case as SQLite's trigram tokenizer
- * does (one code point to one, both in the text and in the query), so any character found as itself is found. Under
- * ignoreCase the matcher also takes a letter's other case: for ASCII the index folds the same way (a non-ASCII letter
- * never matches an ASCII one there: no `u` flag, or RE2's k and s folds, which split the run); a non-ASCII cased letter
- * may fold otherwise in SQLite than in JavaScript, so it ends the run. Control characters, surrogates and U+FFFD (an
- * invalid byte or a lone surrogate in the text becomes one) end a run too.
+ * Whether a character of the pattern can be looked up in the index. The index folds A-Z to a-z and nothing else, in the
+ * text and in the query alike (tokens.ts), so any character found as itself is found. Under ignoreCase the matcher also
+ * takes a letter's other case: for ASCII the index folds the same way (a non-ASCII letter never matches an ASCII one
+ * there: no `u` flag, or RE2's k and s folds, which split the run); a non-ASCII cased letter is not folded by the index,
+ * so it ends the run. Control characters, surrogates and U+FFFD (an invalid byte or a lone surrogate in the text becomes
+ * one) end a run too: the index holds no trigram with one (tokens.ts indexable).
  */
 function usable(ch: string, ignoreCase: boolean, regex: boolean): boolean {
   const cp = ch.codePointAt(0)!
-  if (cp < 0x20 || cp === 0x7f || cp === 0xfffd || (cp >= 0xd800 && cp <= 0xdfff)) return false
+  if (!indexable(cp)) return false
   if (!ignoreCase) return true
   if (cp < 0x80) return !(regex && /[ks]/i.test(ch))
   return ch.toLowerCase() === ch && ch.toUpperCase() === ch
@@ -50,8 +51,8 @@ export function ftsQuery(pattern: string, opts: {regex?: boolean; ignoreCase: bo
   // Trigrams that cover every character of a run, not every trigram of it: as selective (a row must hold each), and a
   // query of fewer doclists costs less (kubeconfig: kub, eco, nfi, fig).
   for (const run of runsOf(pattern, opts)) {
-    for (let i = 0; i + 3 <= run.length; i += 3) grams.add(run.slice(i, i + 3).join(''))
-    if (run.length % 3 !== 0) grams.add(run.slice(run.length - 3).join(''))
+    for (let i = 0; i + 3 <= run.length; i += 3) grams.add(foldGram(run.slice(i, i + 3).join('')))
+    if (run.length % 3 !== 0) grams.add(foldGram(run.slice(run.length - 3).join('')))
   }
   if (grams.size === 0) return undefined
   let list = [...grams]

@@ -5,14 +5,16 @@
 // calls (the ledger). Every batch commits with its transcript's new mark in one transaction, so a process killed at any
 // point leaves a consistent catalog and the next run goes on from the last commit; two processes share it safely (one
 // writer at a time, and a batch commits only onto the mark it was read from).
-import {searchTextOf} from '../sessions/search-text.js'
-import {type CallFields, callFieldsOf, type CallsPartial} from '../sessions/usage.js'
-import type {AgentSession, LineSpan, SessionReader, TranscriptLine, TranscriptMark} from '../store/types.js'
+import os from 'node:os'
+
+import type {CallFields, CallsPartial} from '../sessions/usage.js'
+import type {AgentSession, SessionReader, TranscriptMark, TranscriptSince} from '../store/types.js'
 import {type CatalogDb, writeTx} from './db.js'
+import {type CallOut, catalogText, Digest, SPAN_BYTES, type SpanOut} from './digest.js'
+import type {BuildPipe} from './build-pipe.js'
 import {spanOf} from './spans.js'
 
-/** A span (one full-text row) closes once it covers this many bytes of the transcript: big enough to keep the index small, small enough to read a candidate cheaply. */
-export const SPAN_BYTES = 8 * 1024
+export {catalogText, SPAN_BYTES} from './digest.js'
 
 /** A refresh that read this much merges the full-text index's segments at its end. */
 const OPTIMIZE_AFTER_BYTES = 64 * 1024 * 1024
@@ -50,8 +52,8 @@ export interface AgentView {
   ids: Map<string, number>
   /** The finished mark of each of those rows. */
   marks: Map<number, TranscriptMark>
-  /** What this refresh read: transcripts that changed (or were new) and their bytes. */
-  read: {transcripts: number; bytes: number}
+  /** What this refresh read: transcripts that changed (or were new) and their bytes; `worker`: how many a build worker read. */
+  read: {transcripts: number; bytes: number; worker?: number}
 }
 
 export interface RefreshProgress {
@@ -135,12 +137,6 @@ function addToPartial(p: CallsPartial, f: CallFields): boolean {
 /** Whether a mark is one of a finished read (readSince went to the end): only such a mark can be unchanged. */
 const finished = (m: TranscriptMark | undefined): m is TranscriptMark => m !== undefined && m.size !== undefined
 
-/** What `sessions search` reads in a line: its searched text, or all of an unreadable line (badLines counts it when it matches). */
-export function catalogText(l: TranscriptLine): string | null {
-  if (l.bad) return l.raw
-  return l.value ? searchTextOf(l.value) : null
-}
-
 /** Whether an error says the transcript went away between the listing and the read (a reset renamed it meanwhile). */
 function vanished(error: unknown): boolean {
   const code = (error as {code?: string}).code
@@ -167,15 +163,16 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
   const ids = new Map<string, number>()
   const marks = new Map<number, TranscriptMark>()
   let indexedFresh = false
-  const read = {transcripts: 0, bytes: 0}
+  const read: AgentView['read'] = {transcripts: 0, bytes: 0}
   for (let round = 0; ; round++) {
     const present = new Map<string, AgentSession>()
     for (const s of sessions) if (s.transcript.exists && !present.has(s.transcript.locator)) present.set(s.transcript.locator, s)
     // Only what the check needs: a search refreshes thousands of rows that did not change (their sums are fetched when
     // one is read, selectRow).
-    const rows = new Map<string, {id: number; locator: string; mark?: TranscriptMark}>()
+    const rows = new Map<string, {id: number; locator: string; mark?: TranscriptMark; markText: string | null}>()
     for (const r of c.stmt('SELECT id, locator, mark FROM transcripts WHERE agent = ? AND removed_at IS NULL').all(agentId)) {
-      rows.set(String(r.locator), {id: Number(r.id), locator: String(r.locator), mark: parseMark(typeof r.mark === 'string' ? r.mark : null)})
+      const markText = typeof r.mark === 'string' ? r.mark : null
+      rows.set(String(r.locator), {id: Number(r.id), locator: String(r.locator), mark: parseMark(markText), markText})
     }
     // One cheap check for every transcript the catalog has read to its end.
     const known = [...present.values()].flatMap((s) => {
@@ -183,7 +180,7 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
       return r && finished(r.mark) ? [{s, r, mark: r.mark}] : []
     })
     const same = known.length > 0 ? await store.unchangedSince(known.map((k) => ({t: k.s.transcript, mark: k.mark}))) : []
-    const toRead: {s: AgentSession; r?: {mark?: TranscriptMark}}[] = []
+    const toRead: {s: AgentSession; r?: {mark?: TranscriptMark; markText: string | null}}[] = []
     known.forEach((k, i) => {
       if (same[i]) {
         ids.set(k.s.transcript.locator, k.r.id)
@@ -200,15 +197,25 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
     if (opts.onProgress) for (const {s, r} of toRead) progress.bytesTotal += Math.max(0, (store.transcriptBytes(s.transcript) ?? 0) - (r?.mark?.bytes ?? 0))
     let rewritten = false
     const w = new Writer(c)
+    const remote = await startWorker(store, toRead)
     try {
       for (const {s} of toRead) {
-        const out = await indexTranscript(c, w, store, agentId, s, (n) => {
-          progress.bytes += n
-          read.bytes += n
-          opts.onProgress?.(progress)
-        })
+        const out = await indexTranscript(
+          c,
+          w,
+          store,
+          agentId,
+          s,
+          (n) => {
+            progress.bytes += n
+            read.bytes += n
+            opts.onProgress?.(progress)
+          },
+          remote?.reads.get(s.transcript.locator),
+        )
         progress.files++
         read.transcripts++
+        if (remote?.reads.get(s.transcript.locator)?.used) read.worker = (read.worker ?? 0) + 1
         opts.onProgress?.(progress)
         w.commit()
         if (out.kind === 'gone') continue
@@ -221,6 +228,8 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
     } catch (error) {
       w.abort()
       throw error
+    } finally {
+      await remote?.pipe.close()
     }
     // A transcript rewritten in place may start with another header, which is what the listing dates sessions by.
     if (rewritten && !relisted && round === 0) {
@@ -253,6 +262,47 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
 }
 
 /**
+ * The least a refresh must read for a worker to be worth its start (~50 ms): CLAWKIT_CATALOG_WORKER_BYTES sets it (0:
+ * always, for the tests; -1: never).
+ */
+export function workerThreshold(env: Record<string, string | undefined> = process.env): number {
+  const set = env.CLAWKIT_CATALOG_WORKER_BYTES
+  if (set !== undefined && set !== '' && Number.isFinite(Number(set))) return Number(set) < 0 ? Number.POSITIVE_INFINITY : Number(set)
+  // One core: the worker would only share it.
+  return os.availableParallelism() > 1 ? 32 * 1024 * 1024 : Number.POSITIVE_INFINITY
+}
+
+/**
+ * A build worker for what this refresh reads, when it is much (workerThreshold): every transcript read from its start or
+ * from an unfinished mark (a first build, or one interrupted) of a JSONL store is read by the worker, in the order the
+ * refresh writes them; appended tails (a last span to merge) are read here. Undefined: everything is read here.
+ */
+async function startWorker(store: SessionReader, toRead: {s: AgentSession; r?: {mark?: TranscriptMark; markText: string | null}}[]): Promise<{pipe: BuildPipe; reads: Map<string, RemoteRead>} | undefined> {
+  if (!store.transcriptFile) return undefined
+  const jobs: {locator: string; file: string; mark?: TranscriptMark; markText: string | null}[] = []
+  let bytes = 0
+  for (const {s, r} of toRead) {
+    if (r && finished(r.mark)) continue
+    const file = store.transcriptFile(s.transcript)
+    if (file === undefined) continue
+    jobs.push({locator: s.transcript.locator, file, ...(r?.mark ? {mark: r.mark} : {}), markText: r?.markText ?? null})
+    bytes += Math.max(0, (store.transcriptBytes(s.transcript) ?? 0) - (r?.mark?.bytes ?? 0))
+  }
+  if (jobs.length === 0 || bytes < workerThreshold()) return undefined
+  let pipe: BuildPipe | undefined
+  try {
+    const {BuildPipe} = await import('./build-pipe.js')
+    pipe = await BuildPipe.start(BATCH_BYTES)
+  } catch {
+    // No worker (its file missing from an install, Workers unavailable): the main thread reads everything, as on one core.
+  }
+  if (!pipe) return undefined
+  const reads = new Map<string, RemoteRead>()
+  for (const j of jobs) reads.set(j.locator, pipe.submit(j.file, j.mark, j.markText))
+  return {pipe, reads}
+}
+
+/**
  * Transcripts that left the listing: their search rows go, their calls stay (marked removed by the transcript row) unless
  * the same call (session and entry id) is still in a listed transcript (an archive renamed, a session moved into the
  * database): spend is never counted twice. A removed transcript with no call left is forgotten.
@@ -276,15 +326,6 @@ function deleteSearchRows(c: CatalogDb, id: number): void {
   c.stmt('DELETE FROM fts WHERE rowid IN (SELECT id FROM spans WHERE transcript = ?)').run(id)
   c.stmt('DELETE FROM spans WHERE transcript = ?').run(id)
   c.stmt('DELETE FROM bad_lines WHERE transcript = ?').run(id)
-}
-
-interface Group {
-  line: number
-  lastLine: number
-  offset?: number
-  texts: string[]
-  /** Bytes of the lines so far (SQLite events, which have no offsets). */
-  raw: number
 }
 
 interface SpanRow {
@@ -341,33 +382,86 @@ const selectRow = (c: CatalogDb, agentId: string, locator: string): TranscriptRo
  * Reads what changed of one transcript and records it (inside the writer's batch): its text in spans of whole lines (one
  * full-text row each), its calls, its unreadable lines. The last span, while under SPAN_BYTES, is read again and merged
  * with the next append's lines, so that appending one turn at a time does not leave a row per turn. The row is read
- * again under the lock, so a transcript another process advanced meanwhile is read from its newer mark.
+ * again under the lock, so a transcript another process advanced meanwhile is read from its newer mark. `remote`: the
+ * transcript as a build worker read it (build-pipe.ts), used when the row under the lock is still the one it read from;
+ * otherwise, or when the worker could not read it, the transcript is read here.
  */
-async function indexTranscript(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, read: (bytes: number) => void): Promise<Indexed> {
+async function indexTranscript(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, read: (bytes: number) => void, remote?: RemoteRead): Promise<Indexed> {
   for (let attempt = 0; ; attempt++) {
     w.begin()
-    const out = await indexOnce(c, w, store, agentId, s, selectRow(c, agentId, s.transcript.locator), read)
+    const out = await indexOnce(c, w, store, agentId, s, selectRow(c, agentId, s.transcript.locator), read, attempt === 0 ? remote : undefined)
+    if (out === 'local') continue
     if (out !== 'moved' || attempt >= 5) return out === 'moved' ? {kind: 'gone'} : out
   }
 }
 
-async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, row: TranscriptRow | undefined, read: (bytes: number) => void): Promise<Indexed | 'moved'> {
-  let since
-  try {
-    since = await store.readSince(s.transcript, row?.mark, {verify: 'ends'})
-  } catch (error) {
-    if (vanished(error)) return {kind: 'gone'}
-    throw error
+/** A transcript as a build worker reads it: its chunks in order (build-pipe.ts), and the mark it was read from. */
+export interface RemoteRead {
+  markText: string | null
+  /** Set once the transcript's rows were written from the worker's chunks. */
+  used?: boolean
+  next(): Promise<RemoteChunk>
+  /** Lets the rest of its chunks go (the transcript is read here instead). */
+  drain(): Promise<void>
+  /** Tells the worker a chunk was written (it reads ahead a bounded amount). */
+  done(chunk: RemoteChunk): void
+}
+
+/** One chunk of a transcript read by a build worker: what a Digest gave for its lines, and the mark after them. */
+export interface RemoteChunk {
+  rewritten: boolean
+  unchanged: boolean
+  last: boolean
+  mark: TranscriptMark
+  spans: SpanOut[]
+  tokens: Uint8Array
+  calls: CallOut[]
+  bad: number[]
+  lastLine: number
+  bytes: number
+  error?: {code?: string; message: string}
+}
+
+async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, row: TranscriptRow | undefined, read: (bytes: number) => void, remote?: RemoteRead): Promise<Indexed | 'moved' | 'local'> {
+  let since: TranscriptSince | undefined
+  let chunk: RemoteChunk | undefined
+  if (remote) {
+    chunk = await remote.next()
+    if (chunk.error) {
+      await remote.drain()
+      return 'local'
+    }
+    // Read from another mark than the row has now (another process wrote it meanwhile): read it here, from that mark.
+    if ((row?.markText ?? null) !== remote.markText) {
+      remote.done(chunk)
+      await remote.drain()
+      return 'local'
+    }
+  } else {
+    try {
+      since = await store.readSince(s.transcript, row?.mark, {verify: 'ends'})
+    } catch (error) {
+      if (vanished(error)) return {kind: 'gone'}
+      throw error
+    }
   }
-  if (since.unchanged && row) {
-    const mark = since.mark()
+  const head = since ?? chunk!
+  if (head.unchanged && row) {
+    const mark = since ? since.mark() : chunk!.mark
+    if (chunk) remote!.done(chunk)
     const text = JSON.stringify(mark)
     if (text !== row.markText) c.stmt('UPDATE transcripts SET mark = ? WHERE id = ?').run(text, row.id)
     return {kind: 'done', id: row.id, mark, fresh: false}
   }
-  const fresh = since.rewritten || !row?.mark
+  const fresh = head.rewritten || !row?.mark
   let carry: {span: SpanRow; texts: string[]} | undefined
   if (!fresh && row!.openSpan !== null) {
+    // The last span is merged with the new lines here: a worker read only the new ones.
+    if (remote) {
+      remote.done(chunk!)
+      await remote.drain()
+      return 'local'
+    }
     const r = c.stmt('SELECT id, line, lines, "offset", bytes, text_bytes FROM spans WHERE id = ?').get(row!.openSpan)
     if (r) {
       const span: SpanRow = {id: Number(r.id), line: Number(r.line), lines: Number(r.lines), offset: r.offset === null ? null : Number(r.offset), bytes: r.bytes === null ? null : Number(r.bytes), textBytes: Number(r.text_bytes)}
@@ -386,14 +480,11 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
   const partial = fresh ? emptyPartial() : partialOf(row!.partialText)
   let textBytes = fresh ? 0 : row!.textBytes - (carry?.span.textBytes ?? 0)
   let first = true
-  let group: Group | undefined = carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), texts: carry.texts, raw: carry.span.bytes ?? 0} : undefined
-  const spans: {g: Group; end?: number}[] = []
-  const calls: (string | number | null)[][] = []
-  const bad: number[] = []
+  const digest = new Digest(carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), texts: carry.texts, raw: carry.span.bytes ?? 0} : undefined)
   let committed: string | undefined
 
-  /** Writes what was read so far with its mark (inside the open batch). */
-  const write = (mark: TranscriptMark, openLast: boolean) => {
+  /** Writes what was digested so far (here or by a worker) with its mark (inside the open batch). */
+  const write = (out: {spans: SpanOut[]; calls: CallOut[]; bad: number[]; lastLine: number; tokens: Uint8Array}, mark: TranscriptMark, openLast: boolean) => {
     const markText = JSON.stringify(mark)
     if (first && fresh && id !== undefined) {
       deleteSearchRows(c, id)
@@ -409,20 +500,23 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
     let openSpan: number | null = null
     const insSpan = c.stmt('INSERT INTO spans(transcript, line, lines, "offset", bytes, text_bytes) VALUES (?, ?, ?, ?, ?, ?)')
     const insText = c.stmt('INSERT INTO fts(rowid, text) VALUES (?, ?)')
-    for (const [i, {g, end}] of spans.entries()) {
-      if (g.texts.length === 0) continue
-      const text = g.texts.join('\n')
-      const tb = Buffer.byteLength(text)
-      const bytes = g.offset !== undefined && end !== undefined ? end - g.offset : null
-      const spanId = Number(insSpan.run(id, g.line, g.lastLine - g.line + 1, g.offset ?? null, bytes, tb).lastInsertRowid)
-      insText.run(spanId, text)
-      textBytes += tb
-      if (openLast && i === spans.length - 1 && (bytes ?? g.raw) < SPAN_BYTES) openSpan = spanId
+    for (const [i, sp] of out.spans.entries()) {
+      if (sp.empty) continue
+      const spanId = Number(insSpan.run(id, sp.line, sp.lines, sp.offset, sp.bytes, sp.textBytes).lastInsertRowid)
+      // The tokens as bytes (a blob FTS5 reads as its text): no string made or converted on the way in.
+      insText.run(spanId, out.tokens.subarray(sp.tokStart, sp.tokEnd))
+      textBytes += sp.textBytes
+      if (openLast && i === out.spans.length - 1 && (sp.bytes ?? sp.raw) < SPAN_BYTES) openSpan = spanId
     }
     const insCall = c.stmt('INSERT OR REPLACE INTO calls(transcript, line, entry_key, at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-    for (const v of calls) insCall.run(id, ...v)
+    for (const {line, f} of out.calls) {
+      insCall.run(id, ...callRow(c, line, s.sessionId, f))
+      nCalls++
+      if (!addToPartial(partial, f)) odd++
+    }
     const insBad = c.stmt('INSERT OR REPLACE INTO bad_lines(transcript, line) VALUES (?, ?)')
-    for (const line of bad) insBad.run(id, line)
+    for (const line of out.bad) insBad.run(id, line)
+    if (out.lastLine > 0) lines = out.lastLine
     c.stmt('UPDATE transcripts SET mark = ?, lines = ?, text_bytes = ?, open_span = ?, calls = ?, odd = ?, partial = ?, session_id = ?, session_key = ?, "where" = ?, ended = ?, removed_at = NULL WHERE id = ?').run(
       markText,
       lines,
@@ -439,53 +533,63 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
     )
     committed = markText
     first = false
-    spans.length = 0
-    calls.length = 0
-    bad.length = 0
   }
+  const writeDigest = (mark: TranscriptMark, openLast: boolean) => {
+    write({spans: digest.spans, calls: digest.calls, bad: digest.bad, lastLine: digest.lastLine, tokens: digest.tokens.buf}, mark, openLast)
+    digest.clear()
+  }
+  /** After a full batch was committed and the lock taken again: the row must still carry the mark committed with it. */
+  const stillOurs = () => selectRow(c, agentId, s.transcript.locator)?.markText === committed
 
-  for await (const l of since.lines) {
-    const size = Buffer.byteLength(l.raw) + 1
-    if (group && (l.offset !== undefined && group.offset !== undefined ? l.offset - group.offset >= SPAN_BYTES : group.raw >= SPAN_BYTES)) {
-      spans.push({g: group, end: l.offset})
-      group = undefined
-    }
-    group ??= {line: l.line, lastLine: l.line, ...(l.offset === undefined ? {} : {offset: l.offset}), texts: [], raw: 0}
-    const text = catalogText(l)
-    if (text !== null) group.texts.push(text)
-    group.lastLine = l.line
-    group.raw += size
-    lines = l.line
-    if (l.bad) bad.push(l.line)
-    else {
-      const f = callFieldsOf(l.value)
-      if (f) {
-        calls.push(callRow(c, l.line, s.sessionId, f))
-        nCalls++
-        if (!addToPartial(partial, f)) odd++
+  if (chunk) {
+    // A worker's chunks: each but the last ends a batch of this transcript's lines, committed with the mark after it.
+    for (;;) {
+      w.bytes += chunk.bytes
+      read(chunk.bytes)
+      if (chunk.last) {
+        write(chunk, chunk.mark, true)
+        remote!.done(chunk)
+        remote!.used = true
+        return {kind: chunk.rewritten ? 'rewritten' : 'done', id: id!, mark: chunk.mark, fresh}
+      }
+      write(chunk, chunk.mark, false)
+      remote!.done(chunk)
+      w.commit(true)
+      w.begin()
+      if (!stillOurs()) {
+        await remote!.drain()
+        return 'moved'
+      }
+      chunk = await remote!.next()
+      // The worker failed half way: what it read is committed, the rest is read here from there.
+      if (chunk.error) {
+        await remote!.drain()
+        return 'local'
       }
     }
+  }
+  for await (const l of since!.lines) {
+    const size = digest.line(l)
     w.bytes += size
     read(size)
     if (w.bytes >= BATCH_BYTES) {
       // A full batch: this transcript's lines so far are committed with the mark after them, and the lock let go for a
       // moment. Taken again, the row must still carry that mark (another writer may have read this transcript meanwhile).
-      const mark = since.mark()
-      spans.push({g: group, end: mark.bytes})
-      group = undefined
-      write(mark, false)
+      const mark = since!.mark()
+      digest.close(mark.bytes)
+      writeDigest(mark, false)
       w.commit(true)
       w.begin()
-      if (selectRow(c, agentId, s.transcript.locator)?.markText !== committed) {
-        await since.lines[Symbol.asyncIterator]().return?.()
+      if (!stillOurs()) {
+        await since!.lines[Symbol.asyncIterator]().return?.()
         return 'moved'
       }
     }
   }
-  const mark = since.mark()
-  if (group) spans.push({g: group, end: mark.bytes})
-  write(mark, true)
-  return {kind: since.rewritten ? 'rewritten' : 'done', id: id!, mark, fresh}
+  const mark = since!.mark()
+  digest.close(mark.bytes)
+  writeDigest(mark, true)
+  return {kind: since!.rewritten ? 'rewritten' : 'done', id: id!, mark, fresh}
 }
 
 /** A model's provider and name, once per catalog (a call row names it by number). */

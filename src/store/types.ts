@@ -533,6 +533,12 @@ export interface SessionReader {
   listingToken(prev?: string): Promise<{token: string; changed: boolean}>
   /** How many bytes a transcript holds as stored (a JSONL file's size), for a reader's progress estimate; undefined where not known cheaply. */
   transcriptBytes(t: TranscriptRef): number | undefined
+  /**
+   * The JSONL file whose lines readSince gives, where readSince is readTranscriptSince of that file and nothing else (the
+   * file layout), so that a reader in another thread can read it the same way (the catalog's build worker); absent
+   * otherwise.
+   */
+  transcriptFile?(t: TranscriptRef): string | undefined
 }
 
 /**

@@ -15,10 +15,13 @@ import {type SearchOptions, sessionsSearch, type SessionsSearchResult} from '../
 import {sessionsUsage, type SessionsUsageResult, type UsageOptions} from '../../src/sessions/usage.js'
 import {OpenClawState} from '../../src/store/state.js'
 import {GeneratedStore} from '../support/catalog-store.js'
-import {tempDir} from '../support/cli.js'
+import {ROOT, tempDir} from '../support/cli.js'
 import {describeSqlite} from '../support/sqlite.js'
 
 const RUNS = Number(process.env.CLAWKIT_CATALOG_RUNS ?? 12)
+
+/** The build worker as the CLI runs it (npm run build makes it; the tests run the built CLI too). */
+const WORKER_FILE = path.join(ROOT, 'dist', 'vendor', 'catalog-worker.cjs')
 
 /** The searches compared after every change: literals in both cases, short ones, --regex, --word, roles, a window. */
 const SEARCHES: [string, SearchOptions][] = [
@@ -119,10 +122,29 @@ describeSqlite('the catalog answers as a scan does (JSON era, generated stores)'
         const dataDir = path.join(root, 'data')
         const g = GeneratedStore.create(stateDir, seed, {keys: 3, lines: 10})
         const done: string[] = []
-        await compareAll(stateDir, dataDir, `seed ${seed}, built`)
-        for (let i = 0; i < steps; i++) {
-          done.push(g.step())
-          await compareAll(stateDir, dataDir, `seed ${seed} after ${done.join('; ')}`)
+        // Every other run builds through the build worker (the bundle's, dist/vendor/catalog-worker.cjs), whatever the
+        // store's size: what it writes must be what a read in the main thread writes.
+        const worker = seed % 2 === 0
+        const saved = {bytes: process.env.CLAWKIT_CATALOG_WORKER_BYTES, file: process.env.CLAWKIT_CATALOG_WORKER_FILE}
+        process.env.CLAWKIT_CATALOG_WORKER_BYTES = worker ? '0' : '-1'
+        process.env.CLAWKIT_CATALOG_WORKER_FILE = WORKER_FILE
+        try {
+          if (worker) {
+            for (const agent of g.agents) {
+              const view = await fromCatalog(stateDir, dataDir, (s, cat) => cat.view(agent, s.store(agent)))
+              expect(view!.read.worker, `seed ${seed}: ${agent}'s first build read by the worker`).toBe(view!.read.transcripts)
+            }
+          }
+          await compareAll(stateDir, dataDir, `seed ${seed}, built${worker ? ' by the worker' : ''}`)
+          for (let i = 0; i < steps; i++) {
+            done.push(g.step())
+            await compareAll(stateDir, dataDir, `seed ${seed} after ${done.join('; ')}`)
+          }
+        } finally {
+          for (const [k, v] of [['CLAWKIT_CATALOG_WORKER_BYTES', saved.bytes], ['CLAWKIT_CATALOG_WORKER_FILE', saved.file]] as const) {
+            if (v === undefined) delete process.env[k]
+            else process.env[k] = v
+          }
         }
         fs.rmSync(root, {recursive: true, force: true})
       }),

@@ -60,7 +60,8 @@ describeSqlite('catalog crash trials and concurrency', () => {
     const root = tempDir('clawkit-catalog-crash-')
     const stateDir = path.join(root, 'state')
     const g = GeneratedStore.create(stateDir, 91, {agents: ['main', 'work'], keys: 12, lines: 400})
-    const env = (dataDir: string) => baseEnv(tempDir(), {CLAWKIT_DATA_DIR: dataDir, CLAWKIT_CATALOG_BATCH_BYTES: String(64 * 1024)})
+    // `worker`: the build reads through its worker thread (any size), as a large build does.
+    const env = (dataDir: string, worker = false) => baseEnv(tempDir(), {CLAWKIT_DATA_DIR: dataDir, CLAWKIT_CATALOG_BATCH_BYTES: String(64 * 1024), CLAWKIT_CATALOG_WORKER_BYTES: worker ? '0' : '-1'})
     // How long one build takes here, to spread the kills over it (never a timing assertion).
     const probe = path.join(root, 'probe')
     const t0 = Date.now()
@@ -72,7 +73,8 @@ describeSqlite('catalog crash trials and concurrency', () => {
     for (let trial = 0; trial < TRIALS; trial++) {
       // Every other trial updates a catalog that exists: a few transcripts changed since (appends, a reset, a prune).
       if (trial % 2 === 1) for (let i = 0; i < 3; i++) g.step()
-      const child = startCli(['index', '--state-dir', stateDir], {env: env(dataDir)})
+      // Two trials in four build through the worker: killed mid-build with it, and resumed with or without it.
+      const child = startCli(['index', '--state-dir', stateDir], {env: env(dataDir, trial % 4 < 2)})
       await new Promise((r) => setTimeout(r, Math.floor(rnd() * buildMs)))
       child.kill('SIGKILL')
       const out = await child.exited
@@ -129,12 +131,15 @@ describeSqlite('catalog crash trials and concurrency', () => {
     fs.rmSync(root, {recursive: true, force: true})
   }, 900_000)
 
-  it('Ctrl-C (SIGINT) during a first build keeps what was committed; the next run reads only the rest', async () => {
+  it.each([
+    ['', '-1'],
+    [' (built through the worker thread)', '0'],
+  ])('Ctrl-C (SIGINT) during a first build keeps what was committed; the next run reads only the rest%s', async (_, workerBytes) => {
     const root = tempDir('clawkit-catalog-int-')
     const stateDir = path.join(root, 'state')
     GeneratedStore.create(stateDir, 23, {agents: ['main'], keys: 30, lines: 300})
     const dataDir = path.join(root, 'data')
-    const env = baseEnv(tempDir(), {CLAWKIT_DATA_DIR: dataDir, CLAWKIT_CATALOG_BATCH_BYTES: String(16 * 1024)})
+    const env = baseEnv(tempDir(), {CLAWKIT_DATA_DIR: dataDir, CLAWKIT_CATALOG_BATCH_BYTES: String(16 * 1024), CLAWKIT_CATALOG_WORKER_BYTES: workerBytes})
     const indexed = () => {
       const dir = path.join(dataDir, 'catalog')
       const file = fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.sqlite')) : undefined
@@ -170,7 +175,8 @@ describeSqlite('catalog crash trials and concurrency', () => {
     const env = baseEnv(tempDir(), {CLAWKIT_DATA_DIR: dataDir, CLAWKIT_CATALOG_BATCH_BYTES: String(64 * 1024)})
     const scan = await runCli(['sessions', 'search', 'zebra', '--all-agents', '--include-archived', '--limit', 'all', '--json', '--scan', '--state-dir', stateDir], {env})
     const runs = await Promise.all([
-      runCli(['index', '--state-dir', stateDir], {env}),
+      // One through its worker thread: a transcript the other process wrote meanwhile is read again from the newer mark.
+      runCli(['index', '--state-dir', stateDir], {env: {...env, CLAWKIT_CATALOG_WORKER_BYTES: '0'}}),
       runCli(['index', '--state-dir', stateDir], {env}),
       runCli(['sessions', 'search', 'zebra', '--all-agents', '--include-archived', '--limit', 'all', '--json', '--state-dir', stateDir], {env}),
       runCli(['sessions', 'search', 'zebra', '--all-agents', '--include-archived', '--limit', 'all', '--json', '--state-dir', stateDir], {env}),

@@ -266,6 +266,10 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
     })
   }
 
+  transcriptFile(t: TranscriptRef): string {
+    return t.locator
+  }
+
   override transcriptBytes(t: TranscriptRef): number | undefined {
     try {
       const st = fs.statSync(t.locator)
