@@ -208,7 +208,9 @@ function addCall(r: UsageRow, c: Call): void {
 /** A call's time as an ISO string: the entry's timestamp, else the message's epoch-ms timestamp. */
 function callTime(entry: Record<string, unknown>, msg: Record<string, unknown>): string | null {
   const t = typeof entry.timestamp === 'string' ? Date.parse(entry.timestamp) : typeof msg.timestamp === 'number' ? msg.timestamp : Number.NaN
-  return Number.isFinite(t) ? new Date(t).toISOString() : null
+  // A finite number past Date's range (±8.64e15 ms, a hand-edited or corrupted line) is no time either: new Date(t) of
+  // it is an Invalid Date, whose toISOString throws.
+  return Number.isFinite(new Date(t).getTime()) ? new Date(t).toISOString() : null
 }
 
 /** Cost from openclaw.json's per-million prices for the call's model; undefined when the model has no price. */
@@ -219,7 +221,6 @@ function estimate(config: OpenClawConfig, provider: string | undefined, model: s
   return Math.round(((u.input * modelPrice(cost.input) + u.output * modelPrice(cost.output) + u.cacheRead * modelPrice(cost.cacheRead) + u.cacheWrite * modelPrice(cost.cacheWrite)) / 1e6) * 1e9) / 1e9
 }
 
-/**
 /**
  * What a transcript line says of one model call, before openclaw.json's prices are applied: an assistant message with
  * `usage`; undefined for any other line. The local catalog keeps exactly this per call (its ledger), so that usage from

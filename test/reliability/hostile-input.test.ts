@@ -231,7 +231,9 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
   it('usage on hostile transcripts and hostile usage figures: every total a finite, non-negative number; badLines are the lines history finds unreadable; badValues the figures the documented rule rejects', async () => {
     // A figure as JSON text: plausible numbers, and what a corrupted or hand-edited line may hold.
     const figure = fc.constantFrom('0', '12', '1.5', '-5', '-0', '1e308', '1e999', '-1e999', '123456789012345678901234567890', '1000000000', '1000000001', '"12"', 'true', 'null', '[1]', '{}', '99999.5', '100001')
-    const call = fc.record({input: figure, output: figure, cacheRead: figure, cacheWrite: figure, totalTokens: figure, cost: figure, n: fc.nat(1000)}).map((f) => `{"type":"message","id":"c${f.n}","parentId":null,"timestamp":"2026-11-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"text","text":"x"}],"provider":"mockant","model":"claude-mock","usage":{"input":${f.input},"output":${f.output},"cacheRead":${f.cacheRead},"cacheWrite":${f.cacheWrite},"totalTokens":${f.totalTokens},"cost":{"total":${f.cost}}}}}`)
+    // Its time: the entry's ISO string, or none and the message's number, which may be past Date's range.
+    const time = fc.constantFrom('"timestamp":"2026-11-01T00:00:00.000Z",', '"timestamp":"not a date",', '', '').chain((entryTs) => fc.constantFrom('', '"timestamp":1e20,', '"timestamp":-1e20,', '"timestamp":8640000000000001,', '"timestamp":1764547200000,').map((msgTs) => ({entryTs, msgTs})))
+    const call = fc.record({input: figure, output: figure, cacheRead: figure, cacheWrite: figure, totalTokens: figure, cost: figure, n: fc.nat(1000), time}).map((f) => `{"type":"message","id":"c${f.n}","parentId":null,${f.time.entryTs}"message":{${f.time.msgTs}"role":"assistant","content":[{"type":"text","text":"x"}],"provider":"mockant","model":"claude-mock","usage":{"input":${f.input},"output":${f.output},"cacheRead":${f.cacheRead},"cacheWrite":${f.cacheWrite},"totalTokens":${f.totalTokens},"cost":{"total":${f.cost}}}}}`)
     let compared = 0
     const garbage = fc.constantFrom('{not json', '[1,2]', '"text"', '42', 'null', '{"type":"message","message":{"role":"assis', '{"a":1,}', '\u0000\u0000\u0000', '{"usage":')
     await fc.assert(
@@ -278,6 +280,22 @@ describe('hostile and broken input through the CLI (fast-check)', () => {
     // Most cases were compared with history (a transcript history refuses, such as one without a readable header, is not).
     expect(compared).toBeGreaterThan(RUNS / 2)
   }, 30 * 60_000)
+
+  it('a call whose only time is a number past Date\'s range (1e20 ms): usage counts it without a time, the scan and history alike (exit 0)', async () => {
+    const sb = makeSandbox()
+    const file = path.join(sb.stateDir, 'agents', 'main', 'sessions', `${MAIN_ID}.jsonl`)
+    const calls = [1e20, -1e20, 8_640_000_000_000_001].map((t, i) => `{"type":"message","id":"far${i}","parentId":null,"message":{"timestamp":${t},"role":"assistant","content":[{"type":"text","text":"x"}],"provider":"mockant","model":"claude-mock","usage":{"input":10,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":11,"cost":{"total":0.5}}}}`)
+    const before = fs.readFileSync(file, 'utf8')
+    fs.writeFileSync(file, `${before}${before.endsWith('\n') ? '' : '\n'}${calls.join('\n')}\n`)
+    const want = emptySums()
+    addUsage(want, fs.readFileSync(file, 'utf8').split(/\r?\n/))
+    for (const args of [['sessions', 'usage', '--json'], ['sessions', 'usage', '--scan', '--json'], ['sessions', 'usage', '--by', 'day', '--json']]) {
+      const r = await runCli([...args, '--state-dir', sb.stateDir], {env: sb.env, cwd: sb.cwd})
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      expect(json<any>(r).total.calls).toBe(want.calls)
+    }
+    fs.rmSync(sb.root, {recursive: true, force: true})
+  })
 
   it('hostile search patterns (nested quantifiers, long alternations, 60 000-character literals) on lines built to make a backtracking engine explode: a result or a usage error, within seconds', async () => {
     const atom = fc.constantFrom('a', '\\w', '\\s?', '.', '[a-z]', '(a|aa)', 'a?', '\\d*', '(?:ab|a)')
