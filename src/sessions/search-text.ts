@@ -81,6 +81,7 @@ export function searchTextOf(e: Record<string, unknown> | undefined): string | n
 export function timeOf(e: Record<string, unknown>): number | undefined {
   const m = isObj(e.message) ? e.message : undefined
   const t = typeof e.timestamp === 'string' ? Date.parse(e.timestamp) : typeof e.timestamp === 'number' ? e.timestamp : typeof m?.timestamp === 'number' ? m.timestamp : Number.NaN
-  return Number.isFinite(t) ? t : undefined
+  // Past Date's range (±8.64e15 ms) is no time either: a hit's time is printed as an ISO date.
+  return Number.isFinite(new Date(t).getTime()) ? t : undefined
 }
 
