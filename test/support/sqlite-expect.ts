@@ -19,6 +19,16 @@ export function openDb(file: string, readOnly = true): Db {
   return new DatabaseSync(file, {readOnly}) as Db
 }
 
+/** `fn` on the database opened read-only, closed after it whatever happens. */
+export function query<T>(file: string, fn: (db: Db) => T): T {
+  const db = openDb(file)
+  try {
+    return fn(db)
+  } finally {
+    db.close()
+  }
+}
+
 export function dbPath(state: string, agent: string): string {
   return path.join(state, 'agents', agent, 'agent', 'openclaw-agent.sqlite')
 }

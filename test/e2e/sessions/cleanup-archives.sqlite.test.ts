@@ -16,18 +16,10 @@ import {appendChained} from '../../../src/store/sqlite/write.js'
 import {baseEnv, cliWith, copyFixture, json, tempDir} from '../../support/cli.js'
 import {sqliteArchiveHistory} from '../../support/cleanup-store.js'
 import {DELETED_96, describeSqlite} from '../../support/sqlite.js'
+import {query} from '../../support/sqlite-expect.js'
 import {hashTree, stateRows} from '../../support/state-hash.js'
 
 type Db = {prepare(sql: string): {all(...a: unknown[]): Record<string, unknown>[]; get(...a: unknown[]): Record<string, unknown> | undefined}; close(): void}
-function query<T>(file: string, fn: (db: Db) => T): T {
-  const {DatabaseSync} = (process as unknown as {getBuiltinModule(id: string): {DatabaseSync: new (p: string, o: object) => Db}}).getBuiltinModule('node:sqlite')
-  const db = new DatabaseSync(file, {readOnly: true})
-  try {
-    return fn(db)
-  } finally {
-    db.close()
-  }
-}
 
 /** The openclaw-2026.9.6-deleted fixture (its real row: agent:main:scratch-1, live again) with sqliteArchiveHistory's rows. */
 async function world() {

@@ -13,6 +13,7 @@ import type {SessionsArchiveResult, SessionsDeleteResult, SessionsRestoreResult}
 import {baseEnv, cliWith, copyFixture, json, jsonError, tempDir} from '../../support/cli.js'
 import {bigSqliteSessions, headerOnlySqliteSession, mixedSqliteStore} from '../../support/cleanup-store.js'
 import {DELETED_96, describeSqlite} from '../../support/sqlite.js'
+import {query} from '../../support/sqlite-expect.js'
 import {dbRows, hashTree, stateRows} from '../../support/state-hash.js'
 
 function setup() {
@@ -22,15 +23,6 @@ function setup() {
 }
 
 type Db = {prepare(sql: string): {all(...a: unknown[]): Record<string, unknown>[]; get(...a: unknown[]): Record<string, unknown> | undefined}; close(): void}
-function query<T>(file: string, fn: (db: Db) => T): T {
-  const {DatabaseSync} = (process as unknown as {getBuiltinModule(id: string): {DatabaseSync: new (p: string, o: object) => Db}}).getBuiltinModule('node:sqlite')
-  const db = new DatabaseSync(file, {readOnly: true})
-  try {
-    return fn(db)
-  } finally {
-    db.close()
-  }
-}
 
 describeSqlite('sessions archive, delete, restore (SQLite era)', () => {
   it('archive: archived_at and entry_json archivedAt/archiveReason as OpenClaw writes them; undo gives every row back', async () => {
