@@ -270,7 +270,10 @@ async function applyBudget(p: {ref: StoreRef; store: SessionStore; summary: Clea
   const otherRows = s.archiveRows.filter((r) => r.why !== 'budget')
   const budgetRows = s.archiveRows.filter((r) => r.why === 'budget')
   const sqlite = isSqliteRef(p.ref)
-  const remove = (fs: CleanupFile[]) => removeCleanupFiles(fs, {agentId: s.agentId, ref: p.ref, journal: o.journal})
+  const kept = new Set<string>()
+  const remove = async (fs: CleanupFile[]) => {
+    for (const k of await removeCleanupFiles(fs, {agentId: s.agentId, store: p.store, ref: p.ref, journal: o.journal})) kept.add(k)
+  }
   const evict = async (c: CleanupChange): Promise<boolean> => {
     const [out] = life.deleteMany ? await life.deleteMany([{key: c.key, sessionId: c.sessionId, activityAt: c.activityAt}], {now: o.now, journal: o.journal}) : [await life.delete(c.key, {now: o.now, journal: o.journal, plannedActivityAt: c.activityAt})]
     if (!out || out.skipped) {
@@ -287,9 +290,13 @@ async function applyBudget(p: {ref: StoreRef; store: SessionStore; summary: Clea
   if (!sqlite || !s.diskBudget) {
     // Entries first (each delete moves its transcript aside, then that archive goes), so no entry is left pointing at
     // a transcript the budget removed; then the files. The end state is the budget's.
-    for (const c of evictions) await evict(c)
+    let skipped = 0
+    for (const c of evictions) if (!(await evict(c))) skipped++
     if (budgetRows.length > 0 && life.dropArchives) await life.dropArchives(budgetRows.map((r) => r.name), {now: o.now, journal: o.journal})
+    // The files of an eviction skipped (a turn landed) are its entry's still: removeCleanupFiles leaves them.
     await remove(files)
+    if (kept.size > 0) s.files = s.files.filter((f) => !kept.has(f.path))
+    if (s.diskBudget && skipped > 0) s.diskBudget = {...s.diskBudget, removedEntries: s.diskBudget.removedEntries - skipped}
     return
   }
   const budget = s.diskBudget
@@ -404,7 +411,8 @@ export async function cleanupSessions(state: OpenClawState, opts: CleanupOptions
       }
       if ((removals.length > 0 || p.summary.archiveRows.some((r) => r.why !== 'budget')) && life.reclaim) p.summary.reclaimedBytes += (await life.reclaim()).freedBytes
       const budgetFiles = p.summary.files.filter((f) => f.why === 'budget').map((f) => ({...f, path: movedTo.get(f.path) ?? f.path}))
-      await removeCleanupFiles(p.summary.files.filter((f) => f.why !== 'budget'), {agentId: p.summary.agentId, ref: p.ref, journal: entry})
+      const kept = new Set(await removeCleanupFiles(p.summary.files.filter((f) => f.why !== 'budget'), {agentId: p.summary.agentId, store: p.store, ref: p.ref, journal: entry}))
+      if (kept.size > 0) p.summary.files = p.summary.files.filter((f) => !kept.has(f.path))
       await applyBudget(p, budgetFiles, {now: opts.now, journal: entry, skip})
     }
   })

@@ -378,6 +378,16 @@ async function planSimulatedBudget(store: SessionStore, ref: StoreRef, o: StoreF
       return isArchiveArtifact(f.name, rules) || (isSessionArtifact(f.name, rules) && !referenced.has(f.path))
     })
     .sort((a, b) => a.mtimeMs - b.mtimeMs)
+  // clawkit's own sweeps (--sweep: .bak, .tmp, stale locks) go before the budget is applied, and OpenClaw's simulation
+  // never takes them: counted as gone here, so that no session is evicted for space a sweep frees anyway. The figures
+  // before stay OpenClaw's.
+  const queued = new Set(queue.map((f) => f.path))
+  for (const f of out) {
+    const size = sizes.get(f.path)
+    if (queued.has(f.path) || size === undefined || removed.has(f.path)) continue
+    removed.add(f.path)
+    total -= size
+  }
   for (const f of queue) {
     if (total <= highWater) break
     take(f.path)
@@ -425,9 +435,27 @@ function storeTempRe(ref: StoreRef): RegExp {
 }
 
 /** resolveSessionArtifactPathsForEntry: the transcript (inside the sessions dir), its trajectory pointer and trajectory. */
+/**
+ * The entry's transcript locator, or undefined where it names no file: no sessionId, an id no transcript can be named
+ * after (the store refuses it: E_BAD_SESSION_ID; such an entry references no file, and one bad entry must not stop a
+ * cleanup of the whole store), or a SQLite-era session (its events are rows).
+ */
+function transcriptFileOf(store: SessionStore, key: string, e: SessionEntry): string | undefined {
+  if (!e?.sessionId) return undefined
+  let t: string
+  try {
+    t = store.transcriptOf(e, key).locator
+  } catch (error) {
+    if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') return undefined
+    throw error
+  }
+  return t.includes('#') ? undefined : t
+}
+
 function budgetArtifactPaths(store: SessionStore, key: string, e: SessionEntry, dir: string): string[] {
-  if (!e?.sessionId) return []
-  const t = path.resolve(store.transcriptOf(e, key).locator)
+  const file = transcriptFileOf(store, key, e)
+  if (file === undefined) return []
+  const t = path.resolve(file)
   const rel = path.relative(path.resolve(dir), t)
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return []
   const base = t.endsWith('.jsonl') ? t.slice(0, -'.jsonl'.length) : t
@@ -442,7 +470,8 @@ export function withoutFilesOfRows(files: readonly CleanupFile[], rowNames: Read
 /** The bytes of a JSON-era entry's transcript (what a removal keeps as an archive); null in the SQLite era. */
 export function transcriptBytes(store: SessionStore, ref: StoreRef, key: string, entry: SessionEntry): number | null {
   if (isSqliteRef(ref)) return null
-  return fs.statSync(store.transcriptOf(entry, key).locator, {throwIfNoEntry: false})?.size ?? 0
+  const t = transcriptFileOf(store, key, entry)
+  return t === undefined ? 0 : (fs.statSync(t, {throwIfNoEntry: false})?.size ?? 0)
 }
 
 /**
@@ -450,8 +479,25 @@ export function transcriptBytes(store: SessionStore, ref: StoreRef, key: string,
  * deleted with --no-journal. A lock is taken only while it is still stale (its holder may be a process that just
  * started); a file already gone is passed over.
  */
-export async function removeCleanupFiles(files: readonly CleanupFile[], o: {agentId: string; ref: StoreRef; journal: JournalEntry | undefined}): Promise<void> {
+export async function removeCleanupFiles(files: readonly CleanupFile[], o: {agentId: string; store: SessionStore; ref: StoreRef; journal: JournalEntry | undefined}): Promise<string[]> {
+  // A file the plan took for unreferenced (or the disk budget's) may be a live session's again by now: a removal or an
+  // eviction skipped because a turn landed keeps its entry, and so its transcript. What the index references at this
+  // moment is never removed; the paths left are returned, for the summary.
+  const kept: string[] = []
+  let live: Set<string> | undefined
+  const referenced = async () => {
+    if (!live) {
+      live = new Set()
+      for (const [k, e] of Object.entries(await o.store.read())) for (const p of artifactPaths(o.store, k, e)) live.add(path.resolve(p))
+    }
+    return live
+  }
   for (const f of files) {
+    // (An archive, `.deleted.`/`.reset.`, is never an entry's file: no index read for the budget's archives.)
+    if ((f.why === 'budget' || f.why === 'unreferenced') && !isSqliteRef(o.ref) && !ARCHIVE_PART.test(path.basename(f.path)) && (await referenced()).has(path.resolve(f.path))) {
+      kept.push(f.path)
+      continue
+    }
     if (f.why === 'stale-lock' && !inspectLock(f.path)?.stale) continue
     const img = await fileImage(f.path).catch(() => ABSENT)
     if (!img.exists) continue
@@ -460,6 +506,7 @@ export async function removeCleanupFiles(files: readonly CleanupFile[], o: {agen
       await o.journal.takeFile(f.path, img.sha256)
     } else await fsp.rm(f.path, {force: true})
   }
+  return kept
 }
 
 /** clawkit's sweeps of a sessions dir (--sweep) and its per-key archive limit (--keep), none of them OpenClaw's. */
@@ -537,9 +584,8 @@ async function archiveRowLeftovers(store: SessionStore, o: {now: number; ageMs: 
 
 /** A key's transcript and trajectory files in the sessions dir (what OpenClaw counts as referenced by the entry). */
 function artifactPaths(store: SessionStore, key: string, e: SessionEntry): string[] {
-  if (!e?.sessionId) return []
-  const t = store.transcriptOf(e, key).locator
-  if (t.includes('#')) return []
+  const t = transcriptFileOf(store, key, e)
+  if (t === undefined) return []
   const base = t.endsWith('.jsonl') ? t.slice(0, -'.jsonl'.length) : t
   return [t, `${base}.trajectory-path.json`, `${base}.trajectory.jsonl`, path.join(path.dirname(t), `${e.sessionId}.trajectory.jsonl`)]
 }
