@@ -465,7 +465,15 @@ async function currentSessions(sf: StoreFollow): Promise<Map<string, {sessionId:
   const out = new Map<string, {sessionId: string; ref: TranscriptRef}>()
   for (const r of rows.values()) {
     if (!r || r.key === 'global' || r.key === 'unknown') continue
-    out.set(r.key, {sessionId: r.sessionId, ref: sf.store.transcriptOf({sessionId: r.sessionId, sessionFile: r.sessionFile}, r.key)})
+    let ref: TranscriptRef
+    try {
+      ref = sf.store.transcriptOf({sessionId: r.sessionId, sessionFile: r.sessionFile}, r.key)
+    } catch (error) {
+      // An entry whose id names no transcript has nothing to follow; the other keys are followed.
+      if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') continue
+      throw error
+    }
+    out.set(r.key, {sessionId: r.sessionId, ref})
   }
   return out
 }

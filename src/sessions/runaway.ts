@@ -69,7 +69,14 @@ export async function findRunaways(state: ReadableState, o: {agents: string[]; n
       continue
     }
     for (const a of active) {
-      const ref = store.transcriptOf(a.entry, a.key)
+      let ref
+      try {
+        ref = store.transcriptOf(a.entry, a.key)
+      } catch (error) {
+        // An entry whose id names no transcript is doctor's finding, not a runaway; the rest are read.
+        if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') continue
+        throw error
+      }
       if (!ref.exists) continue
       let last = 0
       let calls = 0

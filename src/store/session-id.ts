@@ -30,7 +30,7 @@ export function assertSafeSessionId(id: string): string {
 
 /** An index entry whose sessionId cannot name a transcript (every backend names transcripts after it). */
 export function badEntrySessionId(sessionId: string, key?: string): UsageError {
-  return new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file.`, 'E_BAD_SESSION_ID')
+  return new UsageError(`Invalid session ID: ${JSON.stringify(sessionId).slice(0, 140)} (in the index entry${key ? ` ${key}` : ''}); it cannot name a transcript file. Nothing was changed; "clawkit doctor" reports the entry, and removing or renaming it in the index lets it be read.`, 'E_BAD_SESSION_ID')
 }
 
 /** `<sessionId>[-topic-<encoded topic>].jsonl`, OpenClaw's file name for a new transcript. */

@@ -112,13 +112,15 @@ describeSqlite('hostile SQLite-era stores', () => {
     }
   })
 
-  it('a session id no OpenClaw writes ("#", "/", ".."): history and reset refuse it in one line as the JSON era does (exit 2), the listing still lists, the database unchanged', async () => {
+  it('a session id no OpenClaw writes ("#", "/", ".."): history and reset refuse it in one line as the JSON era does (exit 2), the listing, cleanup\'s plan and status go on, the database unchanged', async () => {
     for (const id of ['a#b', '../../outside', 'archive/x']) {
       const state = copyFixture(NATIVE_96)
       const db = dbPath(state, 'main')
       edit(db, (h) => {
         const row = h.prepare("SELECT entry_json FROM session_nodes WHERE session_key = 'agent:main:main'").get() as {entry_json: string}
-        h.prepare("UPDATE session_nodes SET entry_json = ?, current_session_id = ? WHERE session_key = 'agent:main:main'").run(JSON.stringify({...JSON.parse(row.entry_json), sessionId: id}), id)
+        // Updated now, so that status's runaway check reads it too.
+        const now = Date.now()
+        h.prepare("UPDATE session_nodes SET entry_json = ?, current_session_id = ?, updated_at = ? WHERE session_key = 'agent:main:main'").run(JSON.stringify({...JSON.parse(row.entry_json), sessionId: id, updatedAt: now}), id, now)
         h.exec("UPDATE session_nodes SET entry_valid = 1 WHERE session_key = 'agent:main:main'")
       })
       const before = sha(db)
@@ -127,6 +129,11 @@ describeSqlite('hostile SQLite-era stores', () => {
         expect(r.code, r.stderr).toBe(2)
         expect(r.stderr).toMatch(/^Error: Invalid session ID: .* \(in the index entry agent:main:main\)/)
         expect(r.stderr).not.toMatch(/\n\s+at /)
+      }
+      // Store-wide commands go on with the other sessions: one bad entry names no file for cleanup, no runaway for status.
+      for (const args of [['sessions', 'cleanup', '--dry-run', '--sweep', '--json'], ['status', '--json']]) {
+        const r = await runCli([...args, '--state-dir', state], {env: env()})
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
       }
       const list = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env: env()})
       expect(list.code, list.stderr).toBe(0)
