@@ -6,7 +6,7 @@ import {Worker} from 'node:worker_threads'
 
 import {importCatalogWorker} from '../lazy.js'
 import type {BuildJob, ToWorker, WorkerData} from './build-worker.js'
-import type {RemoteChunk, RemoteRead} from './refresh.js'
+import type {RemoteChunk, RemoteRead} from './remote.js'
 
 /** How far the worker may read ahead of the writes, in bytes of transcript. */
 const AHEAD = 64 * 1024 * 1024

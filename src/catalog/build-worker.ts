@@ -8,7 +8,7 @@ import {isMainThread, parentPort, workerData} from 'node:worker_threads'
 import {readTranscriptSince} from '../store/file/transcript-stream.js'
 import type {TranscriptMark} from '../store/types.js'
 import {Digest} from './digest.js'
-import type {RemoteChunk} from './refresh.js'
+import type {RemoteChunk} from './remote.js'
 
 /** workerData.kind of a build worker. */
 export const BUILD_WORKER = 'clawkit-catalog-build'

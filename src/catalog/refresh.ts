@@ -12,6 +12,7 @@ import type {AgentSession, SessionReader, TranscriptMark, TranscriptSince} from 
 import {type CatalogDb, writeTx} from './db.js'
 import {type CallOut, catalogText, Digest, SPAN_BYTES, type SpanOut} from './digest.js'
 import type {BuildPipe} from './build-pipe.js'
+import type {RemoteChunk, RemoteRead} from './remote.js'
 import {spanOf} from './spans.js'
 
 export {catalogText, SPAN_BYTES} from './digest.js'
@@ -393,33 +394,6 @@ async function indexTranscript(c: CatalogDb, w: Writer, store: SessionReader, ag
     if (out === 'local') continue
     if (out !== 'moved' || attempt >= 5) return out === 'moved' ? {kind: 'gone'} : out
   }
-}
-
-/** A transcript as a build worker reads it: its chunks in order (build-pipe.ts), and the mark it was read from. */
-export interface RemoteRead {
-  markText: string | null
-  /** Set once the transcript's rows were written from the worker's chunks. */
-  used?: boolean
-  next(): Promise<RemoteChunk>
-  /** Lets the rest of its chunks go (the transcript is read here instead). */
-  drain(): Promise<void>
-  /** Tells the worker a chunk was written (it reads ahead a bounded amount). */
-  done(chunk: RemoteChunk): void
-}
-
-/** One chunk of a transcript read by a build worker: what a Digest gave for its lines, and the mark after them. */
-export interface RemoteChunk {
-  rewritten: boolean
-  unchanged: boolean
-  last: boolean
-  mark: TranscriptMark
-  spans: SpanOut[]
-  tokens: Uint8Array
-  calls: CallOut[]
-  bad: number[]
-  lastLine: number
-  bytes: number
-  error?: {code?: string; message: string}
 }
 
 async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId: string, s: AgentSession, row: TranscriptRow | undefined, read: (bytes: number) => void, remote?: RemoteRead): Promise<Indexed | 'moved' | 'local'> {
