@@ -159,7 +159,7 @@ export function movesOf(step: FilesStep, to: 'before' | 'after'): FileMove[] {
 }
 
 /** Another process's passing files (a lock, an atomic write's temp file): never a repair's product. */
-const PASSING = /\.(?:lock|tmp)$/
+export const PASSING = /\.(?:lock|tmp)$/
 /** SQLite's own files and the online backups doctor journals in their own step (diagnostics/sqlite/repairs.ts). */
 export const SQLITE_OWN = /\.sqlite(?:-wal|-shm|-journal|\.bak\.\d+)?$/
 

@@ -12,17 +12,15 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {ABSENT, type FileImage, type FilesStep, type JournalEntry, killPoint, type StepFile} from './journal.js'
-import {fileImage, isRepairProduct, sameContent, SQLITE_OWN} from './journal-files.js'
+import {fileImage, isRepairProduct, PASSING, sameContent, SQLITE_OWN} from './journal-files.js'
 
 /**
- * Another process's passing files: a lock (`sessions.json.lock`, a transcript's) and a temp file of an atomic write come
- * and go while doctor runs beside other writers. Imaged, a lock released meanwhile would read as a change of doctor's,
- * and undo would put a lock back that nobody holds. They count only as a repair's own target (a stale lock doctor
- * removes).
+ * The files of `dir` doctor images: not SQLite's own (a database's rows are journaled as rows), and not another
+ * process's passing files (PASSING): a lock (`sessions.json.lock`, a transcript's) and a temp file of an atomic write
+ * come and go while doctor runs beside other writers; imaged, a lock released meanwhile would read as a change of
+ * doctor's, and undo would put a lock back that nobody holds. They count only as a repair's own target (a stale lock
+ * doctor removes).
  */
-const PASSING = /\.(?:lock|tmp)$/
-
-/** The files of `dir` doctor images: not passing files, not SQLite's own (a database's rows are journaled as rows). */
 async function regularFiles(dir: string): Promise<string[]> {
   const out: string[] = []
   for (const d of await fsp.readdir(dir, {withFileTypes: true}).catch(() => [])) if (d.isFile() && !PASSING.test(d.name) && !SQLITE_OWN.test(d.name)) out.push(path.join(dir, d.name))

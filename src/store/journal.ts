@@ -21,6 +21,7 @@ import {sha256} from '../util/hash.js'
 import {DIR_MODE, ensurePrivateDir, FILE_MODE, isEnoent, realLocation, writeFileAtomic} from './fs-util.js'
 import {withLock} from './lock.js'
 import {randomUUID} from './random-id.js'
+import {normalizeSessionKey} from './session-key.js'
 
 /** What a change was: the command that made it. */
 export type JournalAction = 'cleanup' | 'archive' | 'delete' | 'restore' | 'reset' | 'doctor-fix' | 'undo'
@@ -300,13 +301,13 @@ export class Journal {
  * or made by OpenClaw).
  */
 export async function journaledRemoval(journal: Journal, o: {stateDir: string; store: string; key: string}): Promise<string | undefined> {
-  const key = o.key.toLowerCase()
+  const key = normalizeSessionKey(o.key)
   for (const meta of await journal.list({stateDir: o.stateDir})) {
     if (meta.status !== 'applied' || (meta.action !== 'delete' && meta.action !== 'cleanup')) continue
     const steps = await (await journal.open(meta.id)).steps().catch(() => [] as JournalStep[])
     for (const step of steps.reverse()) {
       if (step.kind !== 'index' || path.resolve(step.store) !== path.resolve(o.store)) continue
-      const c = step.changes.find((x) => x.key.toLowerCase() === key && x.before !== undefined && x.after === undefined)
+      const c = step.changes.find((x) => normalizeSessionKey(x.key) === key && x.before !== undefined && x.after === undefined)
       if (c && typeof c.before?.sessionId === 'string') return c.before.sessionId
     }
   }

@@ -88,7 +88,6 @@ export interface SqliteResetPlan {
   clearedFields: string[]
 }
 
-/** What resetSession would do now (read only). NotFoundError when there is no such session. */
 /**
  * A session whose id OpenClaw would refuse (validateSessionId) is not reset: its old window could not be read back by
  * its locator afterwards, and the JSON era refuses the same entry (it cannot name the file to archive).
@@ -97,6 +96,7 @@ function assertResettableId(sessionId: unknown, key: string): void {
   if (typeof sessionId !== 'string' || !isOpenClawSessionId(sessionId)) throw badEntrySessionId(String(sessionId), key)
 }
 
+/** What resetSession would do now (read only). NotFoundError when there is no such session. */
 export function planSessionReset(db: SqlDatabase, key: string): SqliteResetPlan {
   const node = readNodeTx(db, key)
   if (!node || node.entryValid !== 1) throw new NotFoundError(`Session not found: ${key}`, 'E_SESSION_NOT_FOUND')
