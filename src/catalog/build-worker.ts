@@ -1,11 +1,11 @@
-// The catalog's build worker: a thread that reads JSONL transcripts as readSince reads them (readTranscriptSince), and
+// The catalog's build worker: a thread that reads JSONL transcripts as readSince reads them (store/locator-read.ts), and
 // digests their lines (digest.ts: spans, their full-text tokens, calls, unreadable lines) into chunks for the main
 // thread, which only writes them (one writer: build-pipe.ts and refresh.ts). Reading, parsing and tokenizing take about
 // as long as SQLite takes to insert what they give, so on two cores a first build takes about half the time.
 // Bundled on its own (dist/vendor/catalog-worker.cjs, through src/lazy.ts), loaded only by a build.
 import {isMainThread, parentPort, workerData} from 'node:worker_threads'
 
-import {readTranscriptSince} from '../store/file/transcript-stream.js'
+import {readSinceAtLocator} from '../store/locator-read.js'
 import type {TranscriptMark} from '../store/types.js'
 import {Digest} from './digest.js'
 import type {RemoteChunk} from './remote.js'
@@ -64,7 +64,7 @@ function run(data: WorkerData): void {
       const job = queue.shift()
       if (!job) break
       try {
-        const since = await readTranscriptSince(job.file, job.mark, {verify: 'ends'})
+        const since = await readSinceAtLocator(job.file, job.mark, {verify: 'ends'})
         const head = {rewritten: since.rewritten, unchanged: since.unchanged}
         const digest = new Digest()
         let bytes = 0
