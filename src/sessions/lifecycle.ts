@@ -4,6 +4,7 @@
 import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../errors.js'
 import {Journal, journaledRemoval, runJournaled} from '../store/journal.js'
 import {assertDeletable, type RestoreOutcome} from '../store/lifecycle.js'
+import {isSqliteRef} from '../store/maintenance.js'
 import {isSafeSessionId} from '../store/session-id.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionStore} from '../store/types.js'
@@ -183,7 +184,8 @@ export async function restoreSession(state: OpenClawState, target: string, opts:
     // journal of clawkit's own delete or cleanup still knows which session the key held. A failed attempt wrote nothing.
     if (!(error instanceof NotFoundError) || error.code !== 'E_SESSION_NOT_FOUND' || !src.key) throw error
     const sessionId = await journaledRemoval(Journal.open(state.env), {stateDir: state.stateDir, store: ref.path, key: src.key})
-    if (!sessionId) throw new NotFoundError(`${error.message}`, 'E_SESSION_NOT_FOUND', [...(error.suggestions ?? []), 'a session OpenClaw deleted is named only by its id: "clawkit sessions restore <sessionId> --as <key>"'])
+    // (A SQLite-era archive row names its key itself: the hint is the JSON era's.)
+    if (!sessionId) throw new NotFoundError(`${error.message}`, 'E_SESSION_NOT_FOUND', [...(error.suggestions ?? []), ...(isSqliteRef(ref) ? [] : ['a session OpenClaw deleted is named only by its id: "clawkit sessions restore <sessionId> --as <key>"'])])
     const {result, journal} = await run({sessionId}, asKey ?? src.key)
     return {...result, agentId, journal: journal?.id ?? null}
   }

@@ -434,7 +434,6 @@ function storeTempRe(ref: StoreRef): RegExp {
   return new RegExp(`^${path.basename(ref.path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:\\d+\\.)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp$`, 'i')
 }
 
-/** resolveSessionArtifactPathsForEntry: the transcript (inside the sessions dir), its trajectory pointer and trajectory. */
 /**
  * The entry's transcript locator, or undefined where it names no file: no sessionId, an id no transcript can be named
  * after (the store refuses it: E_BAD_SESSION_ID; such an entry references no file, and one bad entry must not stop a
@@ -452,6 +451,7 @@ function transcriptFileOf(store: SessionStore, key: string, e: SessionEntry): st
   return t.includes('#') ? undefined : t
 }
 
+/** resolveSessionArtifactPathsForEntry: the transcript (inside the sessions dir), its trajectory pointer and trajectory. */
 function budgetArtifactPaths(store: SessionStore, key: string, e: SessionEntry, dir: string): string[] {
   const file = transcriptFileOf(store, key, e)
   if (file === undefined) return []
