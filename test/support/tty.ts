@@ -23,6 +23,35 @@ export function onTty(cols: number, args: string[], env: Record<string, string>,
   })
 }
 
+/**
+ * A command that redraws a terminal (`--watch`) on a pseudo-terminal of `cols` x `rows`: its output so far, the frames
+ * it drew (each starts with the cursor sent home), Ctrl-C typed on its terminal (resolves to its exit code), and a
+ * stop that kills it whatever state it is in (call it in a finally). It is killed after 60 s in any case.
+ */
+export function watchOnTty(args: string[], env: Record<string, string>, opts: {cols: number; rows: number}) {
+  const cmd = `stty cols ${opts.cols} rows ${opts.rows}; exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  return {
+    out: () => out,
+    frames: () => out.split(`${ESC}H`).slice(1),
+    interrupt: () => {
+      child.stdin.write('\u0003')
+      return exited
+    },
+    stop: () => {
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+    },
+  }
+}
+
+/** The terminal's control sequence introducer. */
+export const ESC = '\u001B['
+
 /** Width in code points (what the tables measure). */
 export const visible = (s: string) => [...s].length
 

@@ -1,18 +1,15 @@
 // `sessions usage --statusline` and `--watch` through the real CLI: the line's today and this month equal the test's own
 // sums over the raw transcript lines (in the child's TZ), and it names the most expensive session active in the last
 // hour; --watch redraws a report in place on a terminal (util-linux `script`) and leaves with it on Ctrl-C (130).
-import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, jsonError, ROOT, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
-import {hasScript} from '../../support/tty.js'
+import {baseEnv, copyFixture, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {ESC, hasScript, watchOnTty} from '../../support/tty.js'
 import {middayZone, wallDate} from '../../support/usage-store.js'
 
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
-const ESC = '\u001B['
 
 /** Appends assistant calls to a key's transcript (its index entry's sessionId) and moves its updatedAt on. */
 function addCalls(state: string, agent: string, calls: {t: number; cost: number}[]): void {
@@ -76,26 +73,18 @@ describe('sessions usage --statusline and --watch', () => {
   it.skipIf(!hasScript)('--watch on a terminal: the report redrawn in place with the new spend; Ctrl-C leaves it printed and exits 130', async () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir(), {OPENCLAW_STATE_DIR: state})
-    const cmd = `stty cols 100 rows 40; exec ${[process.execPath, BIN, 'sessions', 'usage', '--all-agents', '--by', 'agent', '--watch'].map(quote).join(' ')}`
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
-    let out = ''
-    child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    const frames = () => out.split(`${ESC}H`).slice(1)
+    const {out, frames, interrupt, stop} = watchOnTty(['sessions', 'usage', '--all-agents', '--by', 'agent', '--watch'], env, {cols: 100, rows: 40})
     try {
       await expect.poll(() => frames().length, {timeout: 20_000}).toBeGreaterThanOrEqual(1)
-      expect(out.startsWith(`${ESC}?1049h${ESC}?25l`)).toBe(true)
+      expect(out().startsWith(`${ESC}?1049h${ESC}?25l`)).toBe(true)
       expect(frames()[0]).toMatch(/work +1 +7,030 +12 +0 +0 +\$0\.0213/)
       addCalls(state, 'work', [{t: Date.now(), cost: 9}])
       await expect.poll(() => frames().at(-1) ?? '', {timeout: 20_000}).toMatch(/work +2 +7,040 +13 +0 +0 +\$9\.0213/)
-      child.stdin.write('\u0003')
-      expect(await exited).toBe(130)
+      expect(await interrupt()).toBe(130)
     } finally {
-      clearTimeout(timer)
-      child.kill('SIGKILL')
+      stop()
     }
-    expect(out).toContain(`${ESC}?25h${ESC}?1049l`)
-    expect(out.slice(out.lastIndexOf(`${ESC}?1049l`))).toMatch(/work +2 +7,040/)
+    expect(out()).toContain(`${ESC}?25h${ESC}?1049l`)
+    expect(out().slice(out().lastIndexOf(`${ESC}?1049l`))).toMatch(/work +2 +7,040/)
   }, 60_000)
 })

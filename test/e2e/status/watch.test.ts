@@ -1,17 +1,13 @@
 // `status --watch`: on a terminal (util-linux `script` gives it a pseudo-terminal) the screen is redrawn in place when a
 // store changes, the session that changed marked; Ctrl-C typed on that terminal leaves the alternate screen with the
 // last frame printed and exits 130. Anywhere else it is refused.
-import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, copyFixture, jsonError, ROOT, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
+import {baseEnv, copyFixture, jsonError, runCli, sessionsJsonPath, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import {freePort} from '../../support/net.js'
-import {hasScript} from '../../support/tty.js'
-
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
-const ESC = '\u001B['
+import {ESC, hasScript, watchOnTty} from '../../support/tty.js'
 
 describe('status --watch', () => {
   it('is refused where it cannot redraw a screen: stdout not a terminal (exit 2, E_NOT_A_TERMINAL), with --json, with --store-url', async () => {
@@ -27,16 +23,10 @@ describe('status --watch', () => {
   it.skipIf(!hasScript)('on a terminal: redrawn in place when an index changes, the changed session marked; Ctrl-C leaves the last frame and exits 130', async () => {
     const state = copyFixture(TWO_AGENTS)
     const env = baseEnv(tempDir(), {OPENCLAW_GATEWAY_PORT: String(await freePort())})
-    const cmd = `stty cols 110 rows 50; exec ${[process.execPath, BIN, 'status', '--watch', '--state-dir', state].map(quote).join(' ')}`
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
-    let out = ''
-    child.stdout.setEncoding('utf8').on('data', (d) => (out += d))
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    const frames = () => out.split(`${ESC}H`).slice(1)
+    const {out, frames, interrupt, stop} = watchOnTty(['status', '--watch', '--state-dir', state], env, {cols: 110, rows: 50})
     try {
       await expect.poll(() => frames().length, {timeout: 20_000}).toBeGreaterThanOrEqual(1)
-      expect(out.startsWith(`${ESC}?1049h${ESC}?25l`)).toBe(true)
+      expect(out().startsWith(`${ESC}?1049h${ESC}?25l`)).toBe(true)
       expect(frames()[0]).toContain('clawkit status')
       // The fixture's own age grows day by day: any whole days.
       expect(frames()[0]).toMatch(/agent:work:main +direct +\d+d ago/)
@@ -51,14 +41,12 @@ describe('status --watch', () => {
       // Each line cleared to its end, then the rest of the screen: nothing of a longer earlier frame is left.
       expect(frame.split('\r\n').every((l, i, all) => l.endsWith(`${ESC}K`) || (i === all.length - 1 && l.includes(`${ESC}K${ESC}J`)))).toBe(true)
       expect(frame).not.toMatch(/agent:main:main +direct +\u25CF/)
-      child.stdin.write('\u0003')
-      expect(await exited).toBe(130)
+      expect(await interrupt()).toBe(130)
     } finally {
-      clearTimeout(timer)
-      child.kill('SIGKILL')
+      stop()
     }
-    const after = out.slice(out.lastIndexOf(`${ESC}?1049l`) + `${ESC}?1049l`.length)
-    expect(out).toContain(`${ESC}?25h${ESC}?1049l`)
+    const after = out().slice(out().lastIndexOf(`${ESC}?1049l`) + `${ESC}?1049l`.length)
+    expect(out()).toContain(`${ESC}?25h${ESC}?1049l`)
     expect(after).toContain('clawkit status')
     expect(after).toMatch(/agent:work:main/)
   }, 90_000)
