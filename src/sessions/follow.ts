@@ -7,6 +7,7 @@ import {normalizeAgentId} from '../config/agent-id.js'
 import {ClawkitError, NotFoundError, UsageError} from '../errors.js'
 import {sqliteStorePath} from '../store/era.js'
 import {normalizeSessionKey, parseAgentSessionKey, toAgentStoreSessionKey} from '../store/session-key.js'
+import {transcriptOrNone} from '../store/session-id.js'
 import type {OpenClawState} from '../store/state.js'
 import type {BadLine, TranscriptEntry} from '../store/transcript-types.js'
 import type {SessionStore, StoreRef, TranscriptLine, TranscriptMark, TranscriptRef, TranscriptSince} from '../store/types.js'
@@ -465,15 +466,9 @@ async function currentSessions(sf: StoreFollow): Promise<Map<string, {sessionId:
   const out = new Map<string, {sessionId: string; ref: TranscriptRef}>()
   for (const r of rows.values()) {
     if (!r || r.key === 'global' || r.key === 'unknown') continue
-    let ref: TranscriptRef
-    try {
-      ref = sf.store.transcriptOf({sessionId: r.sessionId, sessionFile: r.sessionFile}, r.key)
-    } catch (error) {
-      // An entry whose id names no transcript has nothing to follow; the other keys are followed.
-      if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') continue
-      throw error
-    }
-    out.set(r.key, {sessionId: r.sessionId, ref})
+    // An entry whose id names no transcript has nothing to follow; the other keys are followed.
+    const ref = transcriptOrNone(sf.store, {sessionId: r.sessionId, sessionFile: r.sessionFile}, r.key)
+    if (ref) out.set(r.key, {sessionId: r.sessionId, ref})
   }
   return out
 }

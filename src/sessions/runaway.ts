@@ -3,6 +3,7 @@
 // current transcript from its end (at most RUNAWAY.maxCalls calls), so `status` can ask on every run.
 import type {ReadableState} from '../store/state.js'
 import type {SessionStoreData} from '../store/types.js'
+import {transcriptOrNone} from '../store/session-id.js'
 import type {Runaway} from './budget-types.js'
 import {callFieldsOf, priceCall} from './usage.js'
 
@@ -69,15 +70,9 @@ export async function findRunaways(state: ReadableState, o: {agents: string[]; n
       continue
     }
     for (const a of active) {
-      let ref
-      try {
-        ref = store.transcriptOf(a.entry, a.key)
-      } catch (error) {
-        // An entry whose id names no transcript is doctor's finding, not a runaway; the rest are read.
-        if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') continue
-        throw error
-      }
-      if (!ref.exists) continue
+      // An entry whose id names no transcript is doctor's finding, not a runaway; the rest are read.
+      const ref = transcriptOrNone(store, a.entry, a.key)
+      if (!ref?.exists) continue
       let last = 0
       let calls = 0
       let history = 0

@@ -12,6 +12,7 @@ import {inspectLock, LOCK_SCRATCH_RE, lockScratchIsLeftover} from './lock.js'
 import {sha256} from '../util/hash.js'
 import {activityOf} from './lifecycle.js'
 import {isDiskBudgetEvictable} from './maintenance-plan.js'
+import {transcriptOrNone} from './session-id.js'
 import {normalizeSessionKey} from './session-key.js'
 import type {SessionEntry, SessionStore, SessionStoreData, StoreRef} from './types.js'
 
@@ -441,14 +442,8 @@ function storeTempRe(ref: StoreRef): RegExp {
  */
 function transcriptFileOf(store: SessionStore, key: string, e: SessionEntry): string | undefined {
   if (!e?.sessionId) return undefined
-  let t: string
-  try {
-    t = store.transcriptOf(e, key).locator
-  } catch (error) {
-    if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') return undefined
-    throw error
-  }
-  return t.includes('#') ? undefined : t
+  const t = transcriptOrNone(store, e, key)?.locator
+  return t === undefined || t.includes('#') ? undefined : t
 }
 
 /** resolveSessionArtifactPathsForEntry: the transcript (inside the sessions dir), its trajectory pointer and trajectory. */

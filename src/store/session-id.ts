@@ -1,6 +1,7 @@
 // Session ids, which every backend names transcripts after: which ids are safe, and the JSONL file name a session's
 // transcript has in OpenClaw's file layout (and in any export written as one).
 import {UsageError} from '../errors.js'
+import type {SessionEntry, SessionStore, TranscriptRef} from './types.js'
 
 export const SAFE_SESSION_ID_RE = /^[a-z0-9][a-z0-9._-]{0,127}$/i
 
@@ -39,4 +40,18 @@ export function transcriptFileName(sessionId: string, topicId?: string | number)
   if (topicId === undefined || topicId === '') return `${id}.jsonl`
   const topic = typeof topicId === 'number' ? String(topicId) : encodeURIComponent(topicId)
   return `${id}-topic-${topic}.jsonl`
+}
+
+/**
+ * The store's transcript of an entry, or undefined when the entry's id names none (the store refuses it with
+ * E_BAD_SESSION_ID): what a walk over every entry (status's runaway check, follow, cleanup) takes, so that one bad
+ * entry is passed over, not the end of the walk. A command on that one session still gets the error.
+ */
+export function transcriptOrNone(store: Pick<SessionStore, 'transcriptOf'>, entry: Pick<SessionEntry, 'sessionId' | 'sessionFile'>, key?: string): TranscriptRef | undefined {
+  try {
+    return store.transcriptOf(entry, key)
+  } catch (error) {
+    if ((error as {code?: string}).code === 'E_BAD_SESSION_ID') return undefined
+    throw error
+  }
 }
