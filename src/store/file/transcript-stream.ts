@@ -80,7 +80,9 @@ export function* hitLines(buf: Buffer, end: number, base: number, count: {lines:
   for (;;) {
     const at = from < end ? next(from) : -1
     if (at === -1) break
-    const start = buf.lastIndexOf(10, at) + 1
+    // The line holding `at` starts after the newline before it (not at `at`: with no filter `at` is a line's start, and
+    // an empty line's start is its own newline, which would be counted twice).
+    const start = at > 0 ? buf.lastIndexOf(10, at - 1) + 1 : 0
     let stop = buf.indexOf(10, at)
     const terminated = stop !== -1 && stop < end
     if (!terminated) stop = end

@@ -66,3 +66,20 @@ describe('grepTranscriptLines', () => {
     expect(got).toEqual([])
   })
 })
+
+describe('grepFileSpans', () => {
+  it('numbers the lines of a span read with no filter as a whole read does, blank and empty lines included', async () => {
+    const {grepFileSpans} = await import('../../../src/store/file/grep-scan.js')
+    const file = path.join(tempDir(), 't.jsonl')
+    const lines = ['{"type":"session","id":"s1"}', '{"type":"message","id":"a"}', '', '   ', '{"type":"message","id":"b"}', '', '', '{"type":"message","id":"c"}']
+    fs.writeFileSync(file, `${lines.join('\n')}\n`)
+    const whole = await collect(file)
+    for (const filter of [undefined, {needles: ['message'], ignoreCase: false}]) {
+      const got = []
+      for await (const l of grepFileSpans(file, [{line: 1, offset: 0}], filter)) got.push(l)
+      // Before the fix an empty line was counted twice with no filter: "c" came out as line 9.
+      expect(got.map((l) => [l.line, l.raw])).toEqual(whole.filter((l) => !filter || l.raw.includes('message')).map((l) => [l.line, l.raw]))
+    }
+    expect(whole.map((l) => l.line)).toEqual([1, 2, 5, 8])
+  })
+})
