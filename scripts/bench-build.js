@@ -7,7 +7,7 @@
 // Node 24 (node:sqlite). The corpus is the search benchmark's (scripts/search-corpus.js, cached), copied once.
 //   node scripts/bench-build.js [ROUNDS]     BENCH_BUILD_OTHER=<dir of another clawkit checkout, built> adds its build
 //   (`<dir>/bin/run.js index`) to each round, for a before/after in the same minutes. BENCH_BUILD_FLOORS: which floors
-//   (tokens2,tokens,trigram by default; 0: none).
+//   (words2,words by default; 0: none).
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -77,7 +77,7 @@ const ratio = (a, b) => `${(a.ms / b.ms).toFixed(1)}x (${(a.cpu / b.cpu).toFixed
 const load = () => os.loadavg()[0].toFixed(1)
 
 const other = process.env.BENCH_BUILD_OTHER
-const floorModes = process.env.BENCH_BUILD_FLOORS === '0' ? [] : (process.env.BENCH_BUILD_FLOORS ?? 'tokens2,tokens,trigram').split(',')
+const floorModes = process.env.BENCH_BUILD_FLOORS === '0' ? [] : (process.env.BENCH_BUILD_FLOORS ?? 'words2,words').split(',')
 const scan = () => {
   const scans = [0, 1, 2].map(() => time([path.join(root, 'bin', 'run.js'), 'sessions', 'search', corpus.needle, '--include-archived', '--json', '--scan', '--state-dir', state]))
   return {ms: scans.map((r) => r.ms).sort((a, b) => a - b)[1], cpu: scans.map((r) => r.cpu).sort((a, b) => a - b)[1]}

@@ -11,10 +11,9 @@
 //     does), against a search with nothing changed, alternating;
 //   - the catalog's size against the text it covers.
 // Every clawkit answer is checked against rg's count or the scan's document; a mismatch is a row "failed: ...".
-//   - the first build's floor (scripts/build-floor.js tokens2: two threads, as the build splits its work), the same on
-//     one thread (tokens), and schema 2's floor (trigram: the text to FTS5's trigram tokenizer), once each;
-//   - the floor of a common literal with an index that keeps no positions: scripts/parse-floor.js (read everything,
-//     parse each line holding the literal), beside rg and the catalog;
+//   - the first build's floor (scripts/build-floor.js words2: two threads, as the build splits its work) and the same
+//     on one thread (words), once each;
+//   - BENCH_CATALOG_EXACT=1: the design measured before the word index, an index with positions (bench-exact-index.js);
 // BENCH_CATALOG_RUNS, BENCH_SEARCH_BYTES (the corpus), BENCH_KEEP=1 keeps the copy.
 import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
@@ -97,22 +96,19 @@ export async function catalogRows() {
   }
   const build = clawkit('index', '--json')
   const built = JSON.parse(build.stdout)
-  // The build's floor (scripts/build-floor.js tokens2: read, parse, the searched text in 8 KiB spans as the catalog's
-  // tokens into FTS5, on two threads as the build does; nothing else), the same on one thread, and schema 2's floor
-  // (the text to FTS5's trigram tokenizer), once each, right after the build.
+  // The build's floor (scripts/build-floor.js words2: read, parse, each part's distinct folded tokens into the words
+  // table, on two threads as the build does; nothing else) and the same on one thread, once each, right after the build.
   const floorDb = path.join(dir, 'build-floor.sqlite')
   const floor = (mode) => time(node, [path.join(root, 'scripts', 'build-floor.js'), sessionsDir, floorDb, mode])
-  const buildFloor = floor('tokens2')
-  const buildFloor1 = floor('tokens')
-  const buildTrigram = floor('trigram')
+  const buildFloor = floor('words2')
+  const buildFloor1 = floor('words')
   row('one scan: sessions search kubeconfig --scan (3 runs)', scans)
   row('first build: clawkit index (1 run)', [build], `${ratio([build], scans)} one scan, ${ratio([build], [buildFloor])} its floor`)
-  row("build floor: node scripts/build-floor.js tokens2 (read, parse, each 8 KiB span's distinct trigrams in a worker; FTS5 inserts in the main thread; no ledger)", [buildFloor], `${ratio([buildFloor], scans)} one scan; ${buildFloor.stdout.trim().split(' ')[3]} bytes of text`)
-  row('the same on one thread (build-floor.js tokens)', [buildFloor1], `${ratio([buildFloor1], scans)} one scan, ${ratio([buildFloor1], [buildFloor])} the floor`)
-  row("schema 2's floor: the spans' text to FTS5's trigram tokenizer, one thread (build-floor.js trigram)", [buildTrigram], `${ratio([buildTrigram], scans)} one scan, ${ratio([buildTrigram], [buildFloor])} the floor`)
+  row("build floor: node scripts/build-floor.js words2 (read, parse, each part's distinct tokens in a worker; FTS5 inserts in the main thread; no vocabulary, spans or ledger)", [buildFloor], `${ratio([buildFloor], scans)} one scan; ${buildFloor.stdout.trim().split(' ')[3]} bytes of text`)
+  row('the same on one thread (build-floor.js words)', [buildFloor1], `${ratio([buildFloor1], scans)} one scan, ${ratio([buildFloor1], [buildFloor])} the floor`)
 
   // Warm and fresh: rg, the catalog, and the floors, round-robin.
-  const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: [], parseFloor: []}
+  const series = {rgRare: [], rare: [], version: [], statFloor: [], nodeStart: [], rgCommon: [], common: []}
   let rareDoc
   let commonDoc
   let rgRareCount
@@ -125,7 +121,6 @@ export async function catalogRows() {
     const e = time(node, ['-e', '0'])
     const f = time('rg', rgArgs('deploy'))
     const g = search('deploy')
-    const h = time(node, [path.join(root, 'scripts', 'parse-floor.js'), sessionsDir, 'deploy'])
     if (i === 0) {
       rgRareCount = rgCount(a.stdout)
       rgCommonCount = rgCount(f.stdout)
@@ -140,7 +135,6 @@ export async function catalogRows() {
     series.nodeStart.push(e)
     series.rgCommon.push(f)
     series.common.push(g)
-    series.parseFloor.push(h)
   }
   const commonScan = docOf(search('deploy', '--scan'))
   const rareOk = rareDoc.engine === 'catalog' && rareDoc.count === rgRareCount && strip(rareDoc) === strip(scanDoc)
@@ -151,12 +145,11 @@ export async function catalogRows() {
   row('clawkit --version (Node, bundle, oclif)', series.version)
   row('node scripts/stat-floor.js (Node start and one stat per transcript)', series.statFloor)
   row('rg -c deploy', series.rgCommon, `${rgCommonCount} lines`)
-  row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${ratio(series.common, series.rgCommon)} rg -c, ${ratio(series.common, series.parseFloor)} the parse floor` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
-  row('node scripts/parse-floor.js (Node start, every transcript read, each line holding deploy parsed: what an index without positions leaves to do)', series.parseFloor, `${ratio(series.parseFloor, series.rgCommon)} rg -c`)
+  row('clawkit sessions search deploy --include-archived --json (catalog)', series.common, commonOk ? `${commonDoc.count} hits, = --scan; ${ratio(series.common, series.rgCommon)} rg -c` : `failed: engine ${commonDoc.engine}, same as --scan: ${strip(commonDoc) === strip(commonScan)}`)
 
   // The other design for a common literal: an index with positions, counting without reading (bench-exact-index.js),
-  // built once per corpus and kept in the bench cache. BENCH_CATALOG_EXACT=0 skips it.
-  if (process.env.BENCH_CATALOG_EXACT !== '0') {
+  // built once per corpus and kept in the bench cache. Measured before the word index was built; BENCH_CATALOG_EXACT=1 runs it.
+  if (process.env.BENCH_CATALOG_EXACT === '1') {
     const exact = path.join(path.dirname(corpus.state), `${path.basename(corpus.state)}.exact-index.sqlite`)
     const script = path.join(root, 'scripts', 'bench-exact-index.js')
     let built

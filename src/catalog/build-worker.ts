@@ -72,9 +72,10 @@ function run(data: WorkerData): void {
           const mark = since.mark()
           digest.close(mark.bytes)
           // A copy of the tokens, moved to the main thread (the digest's buffer is used again).
-          const tokens = new Uint8Array(digest.tokens.len)
-          tokens.set(digest.tokens.buf.subarray(0, digest.tokens.len))
-          const chunk: RemoteChunk = {...head, last, mark, spans: digest.spans, tokens, calls: digest.calls, bad: digest.bad, lastLine: digest.lastLine, bytes}
+          const out = digest.out()
+          const tokens = new Uint8Array(out.tokens.byteLength)
+          tokens.set(out.tokens)
+          const chunk: RemoteChunk = {...head, last, mark, ...out, tokens, bytes}
           digest.clear()
           bytes = 0
           return chunk

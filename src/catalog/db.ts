@@ -6,13 +6,13 @@ import path from 'node:path'
 
 import {clawkitDirs} from '../settings.js'
 import {nodeSqlite, type SqlDatabase, type SqlStatement, type SqlValue} from '../util/node-sqlite.js'
-import {FTS_TOKENIZE} from './tokens.js'
+import {WORDS_TOKENIZE} from './tokens.js'
 
 /**
- * The catalog's own schema (PRAGMA user_version); a file of another version is rebuilt. 3: the full-text rows hold each
- * span's distinct trigrams as tokens (tokens.ts) where 2 gave FTS5's trigram tokenizer the text.
+ * The catalog's own schema (PRAGMA user_version); a file of another version is rebuilt. 4: a word index (one full-text
+ * row per searchable part, its folded tokens; a vocabulary with its trigrams) where 3 kept each span's trigrams.
  */
-export const CATALOG_SCHEMA = 3
+export const CATALOG_SCHEMA = 4
 
 /** How long a writer waits for another clawkit process's write transaction (each is one transcript's batch, short). */
 const BUSY_TIMEOUT_MS = 15_000
@@ -47,16 +47,28 @@ CREATE TABLE transcripts(
   lines INTEGER NOT NULL DEFAULT 0,
   text_bytes INTEGER NOT NULL DEFAULT 0,
   open_span INTEGER,
+  parts INTEGER NOT NULL DEFAULT 0,
   calls INTEGER NOT NULL DEFAULT 0,
   odd INTEGER NOT NULL DEFAULT 0,
   partial TEXT,
   removed_at INTEGER
 ) STRICT;
 CREATE UNIQUE INDEX transcripts_listed ON transcripts(agent, locator) WHERE removed_at IS NULL;
-CREATE VIRTUAL TABLE fts USING fts5(text, content='', contentless_delete=1, tokenize="${FTS_TOKENIZE.replaceAll('"', '""')}", detail=none);
-INSERT INTO fts(fts, rank) VALUES ('hashsize', ${FTS_HASH_BYTES});
-CREATE TABLE spans(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, lines INTEGER NOT NULL, "offset" INTEGER, bytes INTEGER, text_bytes INTEGER NOT NULL) STRICT;
-CREATE INDEX spans_of ON spans(transcript, line);
+-- The words: one row per searchable part (rowid: transcript << 32 | the part's number in it, digest.ts), its distinct
+-- folded tokens (tokens.ts). Contentless, without positions: a part holds a token or it does not.
+CREATE VIRTUAL TABLE words USING fts5(tokens, content='', contentless_delete=1, tokenize="${WORDS_TOKENIZE.replaceAll('"', '""')}", detail=none);
+INSERT INTO words(words, rank) VALUES ('hashsize', ${FTS_HASH_BYTES});
+-- Every token ever written to words (never removed: a token no part holds any more costs room, never a wrong answer),
+-- keyed by a 53-bit hash of its text (the next free number on a collision), and its trigrams: a needle's run is looked
+-- up there, then checked against each token's text.
+CREATE TABLE vocab(h INTEGER PRIMARY KEY, token TEXT NOT NULL) STRICT;
+CREATE VIRTUAL TABLE vtri USING fts5(token, content='', tokenize='trigram case_sensitive 1', detail=none, columnsize=0);
+-- Where lines are: spans of whole lines (JSONL: byte offset and length; SQLite: seqs), the parts they hold (numbers
+-- part_lo to part_lo + parts - 1), and the newest time of each (as search orders times, search-text.ts timeRank), so
+-- that the newest hits are read first.
+CREATE TABLE spans(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, lines INTEGER NOT NULL, "offset" INTEGER, bytes INTEGER, text_bytes INTEGER NOT NULL, tmax INTEGER, part_lo INTEGER NOT NULL, parts INTEGER NOT NULL) STRICT;
+CREATE INDEX spans_of ON spans(transcript, part_lo);
+CREATE INDEX spans_newest ON spans(tmax);
 CREATE TABLE models(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, provider TEXT, model TEXT) STRICT;
 CREATE TABLE calls(
   transcript INTEGER NOT NULL,
@@ -215,7 +227,7 @@ function ensureSchema(db: SqlDatabase, stateDirReal: string): void {
     if (now !== CATALOG_SCHEMA) {
       if (now !== 0) {
         // Another clawkit's schema: the catalog is made again (derived data).
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'").all()
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'words_%' AND name NOT LIKE 'vtri_%'").all()
         for (const t of tables) db.exec(`DROP TABLE IF EXISTS "${String(t.name).replaceAll('"', '""')}"`)
       }
       db.exec(SCHEMA)

@@ -1,13 +1,24 @@
 // What the catalog keeps of a run of a transcript's lines, before any of it is written: the lines grouped into spans of
-// about SPAN_BYTES (each span's searched text as full-text tokens), the calls usage sums, the unreadable lines. Pure (no
-// database), so that a first build can digest lines in a worker thread (build-worker.ts) while the main thread writes.
-import {searchTextOf} from '../sessions/search-text.js'
+// about SPAN_BYTES (where to read them back, and the newest time in each), one full-text row per searchable part (its
+// distinct tokens, tokens.ts), the calls usage sums, the lines the index does not describe. Pure (no database), so that
+// a first build can digest lines in a worker thread (build-worker.ts) while the main thread writes.
+import {partsOf, searchTextOf, timeOf, timeRank} from '../sessions/search-text.js'
 import {type CallFields, callFieldsOf} from '../sessions/usage.js'
 import type {TranscriptLine} from '../store/types.js'
-import {TokenWriter} from './tokens.js'
+import {tokensOf} from './tokens.js'
 
-/** A span (one full-text row) closes once it covers this many bytes of the transcript: big enough to keep the index small, small enough to read a candidate cheaply. */
+/** A span closes once it covers this many bytes of the transcript: a candidate is read back a span at a time. */
 export const SPAN_BYTES = 8 * 1024
+
+/**
+ * A part's full-text rowid is its transcript and its number in the transcript (parts numbered from 0 in the order they
+ * are read): transcript << 32 | n. Dense, so that the postings' rowid deltas are one byte, and FTS5 flushes nothing
+ * while a transcript's parts go in in order. Which span holds a part is in the spans (part_lo, parts).
+ */
+export const TRANSCRIPT_SHIFT = 32n
+
+/** The first and last full-text rowid of a transcript's parts (BigInt: rowids pass 2^53). */
+export const rowidRange = (transcript: number): [bigint, bigint] => [BigInt(transcript) << TRANSCRIPT_SHIFT, ((BigInt(transcript) + 1n) << TRANSCRIPT_SHIFT) - 1n]
 
 /** What `sessions search` reads in a line: its searched text, or all of an unreadable line (badLines counts it when it matches). */
 export function catalogText(l: TranscriptLine): string | null {
@@ -15,21 +26,22 @@ export function catalogText(l: TranscriptLine): string | null {
   return l.value ? searchTextOf(l.value) : null
 }
 
-/** A span being filled: its first and last line, where it starts, its texts so far. */
+/** A span being filled: its first and last line, where it starts, its text bytes and newest time so far. */
 export interface Group {
   line: number
   lastLine: number
   offset?: number
-  texts: string[]
   /** Bytes of the lines so far (SQLite events, which have no offsets). */
   raw: number
+  textBytes: number
+  /** Whether a line of it has a full-text row or must be read back (else no span is written). */
+  found: boolean
+  tmax: number | null
+  /** Full-text rows (parts) of its lines. */
+  parts: number
 }
 
-/**
- * A closed span as the catalog writes it: its lines, where they are (JSONL: byte offset and length), the bytes of its
- * searched text, and its tokens at [tokStart, tokEnd) of the digest's token buffer; `empty` when none of its lines has
- * searched text (no full-text row).
- */
+/** A closed span as the catalog writes it: its lines, where they are (JSONL: byte offset and length), its text bytes, its newest time's rank. */
 export interface SpanOut {
   line: number
   lines: number
@@ -37,8 +49,10 @@ export interface SpanOut {
   bytes: number | null
   raw: number
   textBytes: number
-  tokStart: number
-  tokEnd: number
+  tmax: number | null
+  /** Its parts (full-text rows), numbered on from the transcript's parts before it. */
+  parts: number
+  /** No line of it has a full-text row or is read back: no span row. */
   empty: boolean
 }
 
@@ -48,18 +62,40 @@ export interface CallOut {
   f: CallFields
 }
 
+/** Digested parts, in order: where each one's tokens end in the token buffer (each starts where the one before ends). */
+export interface PartsOut {
+  parts: number[]
+  tokens: Uint8Array
+  /** The distinct tokens of these parts (the vocabulary must hold each). */
+  vocab: string[]
+}
+
 export class Digest {
-  readonly tokens = new TokenWriter()
+  buf: Buffer = Buffer.allocUnsafe(1 << 16)
+  len = 0
+  parts: number[] = []
   spans: SpanOut[] = []
   calls: CallOut[] = []
   bad: number[] = []
+  readonly vocab = new Set<string>()
   /** The number of the last line digested. */
   lastLine = 0
   private group?: Group
+  private readonly partTokens = new Set<string>()
 
-  /** `carry`: the transcript's last span, read again, that the next lines are added to. */
+  /** `carry`: the transcript's last span, which the next lines are added to. */
   constructor(carry?: Group) {
     this.group = carry
+  }
+
+  private write(s: string): void {
+    const need = this.len + s.length * 3 + 1
+    if (need > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, need))
+      this.buf.copy(next, 0, 0, this.len)
+      this.buf = next
+    }
+    this.len += this.buf.write(s, this.len, 'utf8')
   }
 
   /** Adds one line; returns its size in bytes (with its newline). */
@@ -70,14 +106,37 @@ export class Digest {
       this.close(l.offset)
       g = undefined
     }
-    g ??= this.group = {line: l.line, lastLine: l.line, ...(l.offset === undefined ? {} : {offset: l.offset}), texts: [], raw: 0}
-    const text = catalogText(l)
-    if (text !== null) g.texts.push(text)
+    g ??= this.group = {line: l.line, lastLine: l.line, ...(l.offset === undefined ? {} : {offset: l.offset}), raw: 0, textBytes: 0, found: false, tmax: null, parts: 0}
     g.lastLine = l.line
     g.raw += size
     this.lastLine = l.line
-    if (l.bad) this.bad.push(l.line)
-    else {
+    if (l.bad) {
+      this.bad.push(l.line)
+      g.textBytes += size - 1
+      g.found = true
+    } else if (l.value) {
+      const parts = partsOf(l.value)
+      if (parts.length > 0) {
+        let bytes = parts.length - 1
+        for (const p of parts) bytes += Buffer.byteLength(p.text)
+        g.textBytes += bytes
+        g.found = true
+        const r = timeRank(timeOf(l.value))
+        if (r !== null && (g.tmax === null || r > g.tmax)) g.tmax = r
+        for (const p of parts) {
+          const toks = tokensOf(p.text, this.partTokens)
+          if (toks.size === 0) continue
+          let first = true
+          for (const t of toks) {
+            this.write(first ? t : ` ${t}`)
+            first = false
+            this.vocab.add(t)
+          }
+          toks.clear()
+          this.parts.push(this.len)
+          g.parts++
+        }
+      }
       const f = callFieldsOf(l.value)
       if (f) this.calls.push({line: l.line, f})
     }
@@ -90,22 +149,21 @@ export class Digest {
     if (!g) return
     this.group = undefined
     const bytes = g.offset !== undefined && end !== undefined ? end - g.offset : null
-    const base = {line: g.line, lines: g.lastLine - g.line + 1, offset: g.offset ?? null, bytes, raw: g.raw}
-    if (g.texts.length === 0) {
-      this.spans.push({...base, textBytes: 0, tokStart: 0, tokEnd: 0, empty: true})
-      return
-    }
-    const text = g.texts.join('\n')
-    const tokStart = this.tokens.len
-    this.tokens.add(text)
-    this.spans.push({...base, textBytes: Buffer.byteLength(text), tokStart, tokEnd: this.tokens.len, empty: false})
+    this.spans.push({line: g.line, lines: g.lastLine - g.line + 1, offset: g.offset ?? null, bytes, raw: g.raw, textBytes: g.textBytes, tmax: g.tmax, parts: g.parts, empty: !g.found})
   }
 
-  /** Forgets what was taken (written): spans, calls, unreadable lines and their tokens. */
+  /** What was digested, as the writer takes it. */
+  out(): PartsOut & {spans: SpanOut[]; calls: CallOut[]; bad: number[]; lastLine: number} {
+    return {parts: this.parts, tokens: this.buf.subarray(0, this.len), vocab: [...this.vocab], spans: this.spans, calls: this.calls, bad: this.bad, lastLine: this.lastLine}
+  }
+
+  /** Forgets what was taken (written): spans, parts, calls, lines and their tokens. */
   clear(): void {
     this.spans = []
+    this.parts = []
     this.calls = []
     this.bad = []
-    this.tokens.reset()
+    this.vocab.clear()
+    this.len = 0
   }
 }

@@ -7,11 +7,11 @@ import path from 'node:path'
 import {ClawkitError} from '../errors.js'
 import type {SearchIndex} from '../sessions/search.js'
 import type {OpenClawState} from '../store/state.js'
-import type {LineSpan, SessionReader, TranscriptMark} from '../store/types.js'
+import type {SessionReader, TranscriptMark} from '../store/types.js'
 import {type CatalogDb, catalogDir, CatalogUnavailable, openCatalogDb} from './db.js'
-import {ftsQuery} from './query.js'
+import {type WordQuery, wordQuery} from './query.js'
 import type {AgentView, RefreshOptions} from './refresh.js'
-import {candidateSpans} from './spans.js'
+import {type WordAnswer, wordAnswer} from './spans.js'
 
 export {CatalogUnavailable} from './db.js'
 export type {AgentView, RefreshProgress} from './refresh.js'
@@ -92,11 +92,11 @@ export class Catalog {
     return changed
   }
 
-  /** Per transcript of the view, the spans a search for this FTS query must read (search.ts). */
-  spans(view: AgentView, query: string): Map<string, LineSpan[]> | undefined {
+  /** The word index's answer for a search on this view (search.ts): exact, or the spans to read; undefined: scan. */
+  answer(view: AgentView, query: WordQuery): WordAnswer | undefined {
     if (this.failure) return undefined
     try {
-      return candidateSpans(this.db, view, query)
+      return wordAnswer(this.db, view, query)
     } catch (error) {
       this.failure = error as Error
       return undefined
@@ -159,13 +159,13 @@ export class CommandCatalog {
   }
 
   /** The narrowing index `sessions search` takes. */
-  searchIndex(): SearchIndex {
+  searchIndex(): SearchIndex<WordQuery> {
     return {
-      query: ftsQuery,
+      query: wordQuery,
       view: (agentId, store) => this.view(agentId, store),
-      spans: (view, query) => {
+      answer: (view, query) => {
         const c = this.get()
-        const out = c?.spans(view as AgentView, query)
+        const out = c?.answer(view as AgentView, query)
         if (c?.failure) this.note(c.failure)
         return out
       },

@@ -10,10 +10,9 @@ import os from 'node:os'
 import type {CallFields, CallsPartial} from '../sessions/usage.js'
 import type {AgentSession, SessionReader, TranscriptMark, TranscriptSince} from '../store/types.js'
 import {type CatalogDb, writeTx} from './db.js'
-import {type CallOut, catalogText, Digest, SPAN_BYTES, type SpanOut} from './digest.js'
+import {type CallOut, Digest, type PartsOut, rowidRange, SPAN_BYTES, type SpanOut, TRANSCRIPT_SHIFT} from './digest.js'
 import type {BuildPipe} from './build-pipe.js'
 import type {RemoteChunk, RemoteRead} from './remote.js'
-import {spanOf} from './spans.js'
 
 export {catalogText, SPAN_BYTES} from './digest.js'
 
@@ -35,6 +34,8 @@ export interface TranscriptRow {
   lines: number
   textBytes: number
   openSpan: number | null
+  /** Its parts (full-text rows) so far: the next one's number. */
+  parts: number
   /** Its calls, those a partial cannot stand for (odd), and the partial of the others (CallsPartial). */
   calls: number
   odd: number
@@ -84,10 +85,10 @@ const parseMark = (text: string | null): TranscriptMark | undefined => {
 
 function rowOf(r: Record<string, unknown>): TranscriptRow {
   const markText = typeof r.mark === 'string' ? r.mark : null
-  return {id: Number(r.id), locator: String(r.locator), sessionId: String(r.session_id), mark: parseMark(markText), markText, lines: Number(r.lines), textBytes: Number(r.text_bytes), openSpan: r.open_span === null || r.open_span === undefined ? null : Number(r.open_span), calls: Number(r.calls ?? 0), odd: Number(r.odd ?? 0), partialText: typeof r.partial === 'string' ? r.partial : null, removed: r.removed_at !== null && r.removed_at !== undefined}
+  return {id: Number(r.id), locator: String(r.locator), sessionId: String(r.session_id), mark: parseMark(markText), markText, lines: Number(r.lines), textBytes: Number(r.text_bytes), openSpan: r.open_span === null || r.open_span === undefined ? null : Number(r.open_span), parts: Number(r.parts ?? 0), calls: Number(r.calls ?? 0), odd: Number(r.odd ?? 0), partialText: typeof r.partial === 'string' ? r.partial : null, removed: r.removed_at !== null && r.removed_at !== undefined}
 }
 
-const ROW_COLUMNS = 'id, locator, session_id, mark, lines, text_bytes, open_span, calls, odd, partial, removed_at'
+const ROW_COLUMNS = 'id, locator, session_id, mark, lines, text_bytes, open_span, parts, calls, odd, partial, removed_at'
 
 export function emptyPartial(): CallsPartial {
   return {calls: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costNano: 0, firstT: null, lastT: null, largest: null}
@@ -243,7 +244,7 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
     // After a large read (a first build, a long catch-up) the full-text index is merged into one segment: its many small
     // segments would make every later delete (a span merged on append, a transcript rewritten) visit each of them
     // (~1.4 ms a delete against ~0.15 ms, measured on the 1 GiB benchmark; the merge takes a few seconds once).
-    if (read.bytes >= OPTIMIZE_AFTER_BYTES) writeTx(c, () => c.db.exec("INSERT INTO fts(fts) VALUES ('optimize')"))
+    if (read.bytes >= OPTIMIZE_AFTER_BYTES) writeTx(c, () => c.db.exec("INSERT INTO words(words) VALUES ('optimize')"))
     const gone = [...rows.values()].filter((r) => !present.has(r.locator)).map((r) => r.id)
     if (gone.length > 0 || indexedFresh) settleLedger(c, agentId, gone)
     if (relisted) {
@@ -313,7 +314,7 @@ function settleLedger(c: CatalogDb, agentId: string, gone: number[]): void {
     const now = Date.now()
     for (const id of gone) {
       deleteSearchRows(c, id)
-      c.stmt('UPDATE transcripts SET removed_at = ?, mark = NULL, open_span = NULL, text_bytes = 0, lines = 0 WHERE id = ?').run(now, id)
+      c.stmt('UPDATE transcripts SET removed_at = ?, mark = NULL, open_span = NULL, parts = 0, text_bytes = 0, lines = 0 WHERE id = ?').run(now, id)
     }
     c.stmt(
       `DELETE FROM calls WHERE transcript IN (SELECT id FROM transcripts WHERE agent = ?1 AND removed_at IS NOT NULL) AND entry_key IS NOT NULL
@@ -324,9 +325,34 @@ function settleLedger(c: CatalogDb, agentId: string, gone: number[]): void {
 }
 
 function deleteSearchRows(c: CatalogDb, id: number): void {
-  c.stmt('DELETE FROM fts WHERE rowid IN (SELECT id FROM spans WHERE transcript = ?)').run(id)
+  c.stmt('DELETE FROM words WHERE rowid BETWEEN ? AND ?').run(...rowidRange(id))
   c.stmt('DELETE FROM spans WHERE transcript = ?').run(id)
   c.stmt('DELETE FROM bad_lines WHERE transcript = ?').run(id)
+}
+
+/** Tokens this connection knows the vocabulary holds (forgotten when a batch is rolled back). */
+const knownTokens = new WeakMap<CatalogDb, Set<string>>()
+
+/**
+ * Adds tokens to the vocabulary (inside the batch that writes the parts holding them), each under a 53-bit hash of its
+ * text, or the next free number when another token has that hash; its trigrams go into vtri under the same number.
+ */
+function addVocab(c: CatalogDb, tokens: readonly string[]): void {
+  let known = knownTokens.get(c)
+  if (!known) knownTokens.set(c, (known = new Set()))
+  for (const t of tokens) {
+    if (known.has(t)) continue
+    for (let h = hash53(t); ; h = h >= Number.MAX_SAFE_INTEGER ? 0 : h + 1) {
+      const r = c.stmt('SELECT token FROM vocab WHERE h = ?').get(h)
+      if (!r) {
+        c.stmt('INSERT INTO vocab(h, token) VALUES (?, ?)').run(h, t)
+        c.stmt('INSERT INTO vtri(rowid, token) VALUES (?, ?)').run(h, t)
+        break
+      }
+      if (r.token === t) break
+    }
+    known.add(t)
+  }
 }
 
 interface SpanRow {
@@ -336,6 +362,9 @@ interface SpanRow {
   offset: number | null
   bytes: number | null
   textBytes: number
+  tmax: number | null
+  partLo: number
+  parts: number
 }
 
 type Indexed = {kind: 'gone'} | {kind: 'done' | 'rewritten'; id: number; mark: TranscriptMark; fresh: boolean}
@@ -368,6 +397,7 @@ export class Writer {
   }
 
   abort(): void {
+    knownTokens.delete(this.c)
     if (this.open && this.c.db.isTransaction) this.c.db.exec('ROLLBACK')
     this.open = false
     this.bytes = 0
@@ -428,23 +458,19 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
     return {kind: 'done', id: row.id, mark, fresh: false}
   }
   const fresh = head.rewritten || !row?.mark
-  let carry: {span: SpanRow; texts: string[]} | undefined
+  let carry: {span: SpanRow} | undefined
   if (!fresh && row!.openSpan !== null) {
-    // The last span is merged with the new lines here: a worker read only the new ones.
+    // The last span is merged with the new lines here (its parts' rows stay: only where the span ends changes); a
+    // worker read only the new ones.
     if (remote) {
       remote.done(chunk!)
       await remote.drain()
       return 'local'
     }
-    const r = c.stmt('SELECT id, line, lines, "offset", bytes, text_bytes FROM spans WHERE id = ?').get(row!.openSpan)
+    const r = c.stmt('SELECT id, line, lines, "offset", bytes, text_bytes, tmax, part_lo, parts FROM spans WHERE id = ?').get(row!.openSpan)
     if (r) {
-      const span: SpanRow = {id: Number(r.id), line: Number(r.line), lines: Number(r.lines), offset: r.offset === null ? null : Number(r.offset), bytes: r.bytes === null ? null : Number(r.bytes), textBytes: Number(r.text_bytes)}
-      const texts: string[] = []
-      for await (const l of store.grepSpans(s.transcript, [spanOf(span)])) {
-        const t = catalogText(l)
-        if (t !== null) texts.push(t)
-      }
-      carry = {span, texts}
+      const span: SpanRow = {id: Number(r.id), line: Number(r.line), lines: Number(r.lines), offset: r.offset === null ? null : Number(r.offset), bytes: r.bytes === null ? null : Number(r.bytes), textBytes: Number(r.text_bytes), tmax: r.tmax === null ? null : Number(r.tmax), partLo: Number(r.part_lo), parts: Number(r.parts)}
+      carry = {span}
     }
   }
   let id: number | undefined = row?.id
@@ -453,32 +479,40 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
   let odd = fresh ? 0 : row!.odd
   const partial = fresh ? emptyPartial() : partialOf(row!.partialText)
   let textBytes = fresh ? 0 : row!.textBytes - (carry?.span.textBytes ?? 0)
+  // The next part's number; the spans' first parts are numbered on from where the carried span's began.
+  let nParts = fresh ? 0 : row!.parts
+  let spanLo = carry ? carry.span.partLo : nParts
   let first = true
-  const digest = new Digest(carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), texts: carry.texts, raw: carry.span.bytes ?? 0} : undefined)
+  const digest = new Digest(carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), raw: carry.span.bytes ?? 0, textBytes: carry.span.textBytes, found: true, tmax: carry.span.tmax, parts: carry.span.parts} : undefined)
   let committed: string | undefined
 
   /** Writes what was digested so far (here or by a worker) with its mark (inside the open batch). */
-  const write = (out: {spans: SpanOut[]; calls: CallOut[]; bad: number[]; lastLine: number; tokens: Uint8Array}, mark: TranscriptMark, openLast: boolean) => {
+  const write = (out: PartsOut & {spans: SpanOut[]; calls: CallOut[]; bad: number[]; lastLine: number}, mark: TranscriptMark, openLast: boolean) => {
     const markText = JSON.stringify(mark)
     if (first && fresh && id !== undefined) {
       deleteSearchRows(c, id)
       c.stmt('DELETE FROM calls WHERE transcript = ?').run(id)
     }
-    if (first && carry) {
-      c.stmt('DELETE FROM fts WHERE rowid = ?').run(carry.span.id)
-      c.stmt('DELETE FROM spans WHERE id = ?').run(carry.span.id)
-    }
+    if (first && carry) c.stmt('DELETE FROM spans WHERE id = ?').run(carry.span.id)
     if (id === undefined) {
       id = Number(c.stmt('INSERT INTO transcripts(agent, locator, session_id, session_key, "where", ended) VALUES (?, ?, ?, ?, ?, ?)').run(agentId, s.transcript.locator, s.sessionId, s.key, s.where, s.ended).lastInsertRowid)
     }
     let openSpan: number | null = null
-    const insSpan = c.stmt('INSERT INTO spans(transcript, line, lines, "offset", bytes, text_bytes) VALUES (?, ?, ?, ?, ?, ?)')
-    const insText = c.stmt('INSERT INTO fts(rowid, text) VALUES (?, ?)')
-    for (const [i, sp] of out.spans.entries()) {
-      if (sp.empty) continue
-      const spanId = Number(insSpan.run(id, sp.line, sp.lines, sp.offset, sp.bytes, sp.textBytes).lastInsertRowid)
+    addVocab(c, out.vocab)
+    const insWords = c.stmt('INSERT INTO words(rowid, tokens) VALUES (?, ?)')
+    const base = BigInt(id) << TRANSCRIPT_SHIFT
+    const {parts, tokens} = out
+    for (let i = 0, from = 0; i < parts.length; i++) {
       // The tokens as bytes (a blob FTS5 reads as its text): no string made or converted on the way in.
-      insText.run(spanId, out.tokens.subarray(sp.tokStart, sp.tokEnd))
+      insWords.run(base + BigInt(nParts++), tokens.subarray(from, parts[i]))
+      from = parts[i]
+    }
+    const insSpan = c.stmt('INSERT INTO spans(transcript, line, lines, "offset", bytes, text_bytes, tmax, part_lo, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    for (const [i, sp] of out.spans.entries()) {
+      const lo = spanLo
+      spanLo += sp.parts
+      if (sp.empty) continue
+      const spanId = Number(insSpan.run(id, sp.line, sp.lines, sp.offset, sp.bytes, sp.textBytes, sp.tmax, lo, sp.parts).lastInsertRowid)
       textBytes += sp.textBytes
       if (openLast && i === out.spans.length - 1 && (sp.bytes ?? sp.raw) < SPAN_BYTES) openSpan = spanId
     }
@@ -491,11 +525,12 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
     const insBad = c.stmt('INSERT OR REPLACE INTO bad_lines(transcript, line) VALUES (?, ?)')
     for (const line of out.bad) insBad.run(id, line)
     if (out.lastLine > 0) lines = out.lastLine
-    c.stmt('UPDATE transcripts SET mark = ?, lines = ?, text_bytes = ?, open_span = ?, calls = ?, odd = ?, partial = ?, session_id = ?, session_key = ?, "where" = ?, ended = ?, removed_at = NULL WHERE id = ?').run(
+    c.stmt('UPDATE transcripts SET mark = ?, lines = ?, text_bytes = ?, open_span = ?, parts = ?, calls = ?, odd = ?, partial = ?, session_id = ?, session_key = ?, "where" = ?, ended = ?, removed_at = NULL WHERE id = ?').run(
       markText,
       lines,
       textBytes,
       openSpan,
+      nParts,
       nCalls,
       odd,
       JSON.stringify(partial),
@@ -509,7 +544,7 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
     first = false
   }
   const writeDigest = (mark: TranscriptMark, openLast: boolean) => {
-    write({spans: digest.spans, calls: digest.calls, bad: digest.bad, lastLine: digest.lastLine, tokens: digest.tokens.buf}, mark, openLast)
+    write(digest.out(), mark, openLast)
     digest.clear()
   }
   /** After a full batch was committed and the lock taken again: the row must still carry the mark committed with it. */
@@ -586,7 +621,11 @@ function modelId(c: CatalogDb, provider: string | undefined, model: string | und
 /** The same call (session and entry id) under another transcript name: a 53-bit number kept per call, compared when a transcript is removed. */
 export function entryKey(sessionId: string, entryId: string | undefined): number | null {
   if (entryId === undefined) return null
-  const s = `${sessionId}\n${entryId}`
+  return hash53(`${sessionId}\n${entryId}`)
+}
+
+/** A 53-bit hash of a string (cyrb53). */
+function hash53(s: string): number {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
   for (let i = 0; i < s.length; i++) {

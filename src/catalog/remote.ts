@@ -2,7 +2,7 @@
 // them in the worker, and the mark each ends at. Kept apart so the worker's code and the writer's share the shapes
 // without importing each other.
 import type {TranscriptMark} from '../store/types.js'
-import type {CallOut, SpanOut} from './digest.js'
+import type {CallOut, PartsOut, SpanOut} from './digest.js'
 
 /** A transcript as a build worker reads it: its chunks in order (build-pipe.ts), and the mark it was read from. */
 export interface RemoteRead {
@@ -17,13 +17,12 @@ export interface RemoteRead {
 }
 
 /** One chunk of a transcript read by a build worker: what a Digest gave for its lines, and the mark after them. */
-export interface RemoteChunk {
+export interface RemoteChunk extends PartsOut {
   rewritten: boolean
   unchanged: boolean
   last: boolean
   mark: TranscriptMark
   spans: SpanOut[]
-  tokens: Uint8Array
   calls: CallOut[]
   bad: number[]
   lastLine: number

@@ -1,49 +1,249 @@
-// Where the catalog says to look: the spans of lines (per transcript) whose searched text holds every trigram of a query,
-// adjacent ones joined into one read, and the unterminated end of a JSONL file, which is never indexed. The index only
-// narrows: every span is read back from the store and judged by the same matcher and code path as a scan.
+// What the catalog's word index answers for a search on one agent: the vocabulary tokens holding each of the needle's
+// runs, and then either the exact count per transcript with the spans that hold hits newest first (only as many are read
+// back as the newest hits need), or the spans that may hold a hit (a superset, read back and judged like a scan). Lines
+// the index does not describe (unreadable ones, a JSONL file's unterminated end) are always read.
 import type {LineSpan, TranscriptMark} from '../store/types.js'
 import type {CatalogDb} from './db.js'
+import {TRANSCRIPT_SHIFT} from './digest.js'
+import type {WordQuery} from './query.js'
+import {type NeedleRun, tokenHolds} from './tokens.js'
 
-/** What candidateSpans needs of an agent's view (refresh.ts AgentView). */
+/** What an answer needs of an agent's view (refresh.ts AgentView). */
 interface Covered {
   ids: ReadonlyMap<string, number>
   marks: ReadonlyMap<number, TranscriptMark>
 }
+
+/** A span to read back, with the rank of its newest time (digest.ts timeRank; null: no line of it has a time). */
+export interface RankedSpan {
+  locator: string
+  span: LineSpan
+  rank: number | null
+}
+
+/** Lines of a transcript that every indexed search reads and judges itself, and the spans that hold them. */
+export interface AlwaysRead {
+  spans: LineSpan[]
+  /** Whether a line is one of them (such a line is counted by reading it, never by the index). */
+  has(line: number): boolean
+}
+
+export type WordAnswer =
+  | {exact: false; spans: Map<string, LineSpan[]>}
+  | {
+      exact: true
+      /** The parts the index counts as hits (lines it describes only) in the transcripts `include` takes. */
+      count(include: (locator: string) => boolean): number
+      always: Map<string, AlwaysRead>
+      /** The spans holding counted hits, newest first, of the transcripts `include` takes. */
+      newest(include: (locator: string) => boolean): Iterator<RankedSpan>
+    }
+
+/** A run held by more vocabulary tokens than this is not looked up (FTS5's OR of many terms costs more than a read). */
+const MAX_RUN_TOKENS = 2048
+/** A run of one or two characters is looked up by reading the whole vocabulary, up to this many tokens. */
+const MAX_VOCAB_SCAN = 200_000
+/** An exact answer of at most this many hits lists their spans at once; more are walked newest first, span by span. */
+const LISTED_HITS = 4096
 
 /** A span row as grepSpans takes it. */
 export function spanOf(r: {line: number; lines: number; offset: number | null; bytes: number | null}): LineSpan {
   return r.offset === null ? {line: r.line, lines: r.lines} : {line: r.line, offset: r.offset, ...(r.bytes === null ? {} : {bytes: r.bytes})}
 }
 
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
+const spanRow = (r: Record<string, unknown>): LineSpan => spanOf({line: Number(r.line), lines: Number(r.lines), offset: num(r.offset), bytes: num(r.bytes)})
+
+/** The tokens holding a run as it says, or undefined when there are too many to ask for (or to find). */
+function tokensHolding(c: CatalogDb, r: NeedleRun): string[] | undefined {
+  const cps = [...r.run]
+  let found: string[]
+  if (cps.length >= 3) {
+    // Trigrams covering the run (not every one: as selective, and fewer doclists), ANDed; each token then checked.
+    const grams = new Set<string>()
+    for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
+    if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
+    const expr = [...grams].map((g) => `"${g}"`).join(' AND ')
+    found = c.stmt('SELECT v.token FROM vtri JOIN vocab v ON v.h = vtri.rowid WHERE vtri MATCH ?').all(expr).map((x) => String(x.token))
+  } else {
+    const all = c.stmt(`SELECT token FROM vocab LIMIT ${MAX_VOCAB_SCAN + 1}`).all()
+    if (all.length > MAX_VOCAB_SCAN) return undefined
+    found = all.map((x) => String(x.token))
+  }
+  const held = found.filter((t) => tokenHolds(t, r))
+  return held.length > MAX_RUN_TOKENS ? undefined : held
+}
+
+/** The words table's MATCH for the runs' tokens (null: no part can hold them all), or undefined: the index cannot say. */
+function matchOf(c: CatalogDb, q: WordQuery): {expr: string | null; exact: boolean} | undefined {
+  const groups: string[][] = []
+  let dropped = false
+  for (const r of q.runs) {
+    const held = tokensHolding(c, r)
+    if (held === undefined) dropped = true
+    else groups.push(held)
+  }
+  if (groups.length === 0) return undefined
+  if (groups.some((g) => g.length === 0)) return {expr: null, exact: q.exact && !dropped}
+  return {expr: groups.map((g) => `(${g.map((t) => `"${t}"`).join(' OR ')})`).join(' AND '), exact: q.exact && !dropped}
+}
+
+/** The span of a transcript holding a line (the last span starting at or before it; rare: unreadable lines only). */
+const SPAN_OF_LINE = 'SELECT id, line, lines, "offset", bytes, tmax FROM spans WHERE transcript = ? AND line <= ? ORDER BY line DESC LIMIT 1'
+
+/** The lines of the view's transcripts that are always read (unreadable, the unterminated end) and their spans. */
+function alwaysRead(c: CatalogDb, view: Covered, byId: ReadonlyMap<number, string>): Map<string, AlwaysRead> {
+  const lines = new Map<number, Set<number>>()
+  for (const r of c.stmt('SELECT transcript, line FROM bad_lines').all()) {
+    const t = Number(r.transcript)
+    if (!byId.has(t)) continue
+    let set = lines.get(t)
+    if (!set) lines.set(t, (set = new Set()))
+    set.add(Number(r.line))
+  }
+  const out = new Map<string, AlwaysRead>()
+  for (const [locator, id] of view.ids) {
+    const set = lines.get(id)
+    const tail = tailSpan(view.marks.get(id))
+    if (!set && !tail) continue
+    const spans: LineSpan[] = []
+    const seen = new Set<number>()
+    for (const line of set ?? []) {
+      const r = c.stmt(SPAN_OF_LINE).get(id, line)
+      if (r && !seen.has(Number(r.id))) {
+        seen.add(Number(r.id))
+        spans.push(spanRow(r))
+      }
+    }
+    if (tail) spans.push(tail)
+    const from = tail?.line ?? Number.POSITIVE_INFINITY
+    out.set(locator, {spans, has: (line) => line >= from || (set?.has(line) ?? false)})
+  }
+  return out
+}
+
 /**
- * The spans to read of each transcript of the view for a query: the index's candidates, adjacent ones joined into one
- * read, and the unterminated end of a JSONL file (never indexed: a line is indexed once it is complete), which is read
- * as a scan reads it. A transcript absent from the result has nothing that could match.
+ * The index's answer for one agent's view, or undefined when it cannot narrow this search (the caller scans): exact
+ * counts and the newest spans, or the candidate spans.
  */
-export function candidateSpans(c: CatalogDb, view: Covered, query: string): Map<string, LineSpan[]> {
+export function wordAnswer(c: CatalogDb, view: Covered, q: WordQuery): WordAnswer | undefined {
+  const m = matchOf(c, q)
+  if (!m) return undefined
   const byId = new Map<number, string>()
   for (const [locator, id] of view.ids) byId.set(id, locator)
-  const out = new Map<string, LineSpan[]>()
-  const rows = c.stmt('SELECT s.transcript AS t, s.line, s.lines, s."offset" AS o, s.bytes FROM fts JOIN spans s ON s.id = fts.rowid WHERE fts MATCH ? ORDER BY s.transcript, s.line').all(query)
-  for (const r of rows) {
-    const locator = byId.get(Number(r.t))
-    if (locator === undefined) continue
-    const span = spanOf({line: Number(r.line), lines: Number(r.lines), offset: r.o === null ? null : Number(r.o), bytes: r.bytes === null ? null : Number(r.bytes)})
-    const list = out.get(locator)
-    if (!list) out.set(locator, [span])
-    else {
-      const last = list[list.length - 1]
-      if (last.offset !== undefined && last.bytes !== undefined && span.offset === last.offset + last.bytes) last.bytes += span.bytes ?? 0
-      else if (last.offset === undefined && last.lines !== undefined && span.offset === undefined && span.line === last.line + last.lines) last.lines += span.lines ?? 0
-      else list.push(span)
+  const always = alwaysRead(c, view, byId)
+  if (!m.exact) {
+    const spans = new Map<string, LineSpan[]>()
+    if (m.expr !== null) {
+      for (const r of candidateSpans(c, m.expr)) {
+        const locator = byId.get(Number(r.transcript))
+        if (locator === undefined) continue
+        const list = spans.get(locator)
+        if (list) list.push(spanRow(r))
+        else spans.set(locator, [spanRow(r)])
+      }
     }
+    for (const [locator, a] of always) {
+      const list = spans.get(locator) ?? []
+      spans.set(locator, joinSpans([...list, ...a.spans]))
+    }
+    for (const [locator, list] of spans) spans.set(locator, joinSpans(list))
+    return {exact: false, spans}
   }
-  for (const [locator, id] of view.ids) {
-    const tail = tailSpan(view.marks.get(id))
-    if (!tail) continue
-    const list = out.get(locator)
-    if (list) list.push(tail)
-    else out.set(locator, [tail])
+  const expr = m.expr
+  let total = 0
+  return {
+    exact: true,
+    count(include) {
+      total = expr === null ? 0 : countIn(c, expr, byId, include)
+      return total
+    },
+    always,
+    newest(include) {
+      if (expr === null || total === 0) return [][Symbol.iterator]()
+      if (total <= LISTED_HITS) {
+        const list: RankedSpan[] = []
+        for (const r of candidateSpans(c, expr)) {
+          const locator = byId.get(Number(r.transcript))
+          if (locator !== undefined && include(locator)) list.push({locator, span: spanRow(r), rank: num(r.tmax)})
+        }
+        list.sort((a, b) => (b.rank ?? Number.NEGATIVE_INFINITY) - (a.rank ?? Number.NEGATIVE_INFINITY))
+        return list[Symbol.iterator]()
+      }
+      return walkNewest(c, expr, byId, include)
+    },
+  }
+}
+
+/**
+ * How many parts the expression matches in the transcripts `include` takes: one count(*) per run of consecutive
+ * transcript ids that holds no other listed transcript (a GROUP BY by transcript would sort every matching rowid; a
+ * range is a seek in each doclist). One range when every transcript of the catalog is asked for.
+ */
+function countIn(c: CatalogDb, expr: string, byId: ReadonlyMap<number, string>, include: (locator: string) => boolean): number {
+  const ranges: [number, number][] = []
+  let open: [number, number] | undefined
+  for (const r of c.stmt('SELECT id FROM transcripts WHERE removed_at IS NULL ORDER BY id').all()) {
+    const id = Number(r.id)
+    const locator = byId.get(id)
+    if (locator !== undefined && include(locator)) {
+      if (open) open[1] = id
+      else ranges.push((open = [id, id]))
+    } else open = undefined
+  }
+  const count = c.stmt('SELECT count(*) AS n FROM words WHERE words MATCH ? AND rowid BETWEEN ? AND ?')
+  let n = 0
+  for (const [lo, hi] of ranges) n += Number(count.get(expr, BigInt(lo) << TRANSCRIPT_SHIFT, ((BigInt(hi) + 1n) << TRANSCRIPT_SHIFT) - 1n)!.n)
+  return n
+}
+
+/** Every span holding a part the expression matches (one row per span). */
+function candidateSpans(c: CatalogDb, expr: string): Record<string, unknown>[] {
+  return c
+    .stmt(
+      `SELECT DISTINCT s.id, s.transcript, s.line, s.lines, s."offset", s.bytes, s.tmax
+         FROM (SELECT rowid >> ${TRANSCRIPT_SHIFT} AS t, rowid & ${(1n << TRANSCRIPT_SHIFT) - 1n} AS n FROM words WHERE words MATCH ?) w
+         JOIN spans s ON s.id = (SELECT x.id FROM spans x WHERE x.transcript = w.t AND x.part_lo <= w.n ORDER BY x.part_lo DESC LIMIT 1)
+         ORDER BY s.transcript, s.line`,
+    )
+    .all(expr)
+}
+
+/** The spans of the view newest first, each asked whether it holds a counted hit (a common needle's newest are near the top). */
+function* walkNewest(c: CatalogDb, expr: string, byId: ReadonlyMap<number, string>, include: (locator: string) => boolean): Generator<RankedSpan> {
+  const probe = c.stmt('SELECT 1 AS x FROM words WHERE words MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1')
+  // Its own statement: the walk is read lazily while the probe runs.
+  const walk = c.db.prepare('SELECT transcript, line, lines, "offset", bytes, tmax, part_lo, parts FROM spans WHERE parts > 0 ORDER BY tmax DESC')
+  for (const r of walk.iterate()) {
+    const t = Number(r.transcript)
+    const locator = byId.get(t)
+    if (locator === undefined || !include(locator)) continue
+    const lo = (BigInt(t) << TRANSCRIPT_SHIFT) + BigInt(Number(r.part_lo))
+    if (probe.get(expr, lo, lo + BigInt(Number(r.parts)) - 1n)) yield {locator, span: spanRow(r), rank: num(r.tmax)}
+  }
+}
+
+/** Spans of one transcript in order, overlapping or adjacent ones joined into one read. */
+function joinSpans(list: LineSpan[]): LineSpan[] {
+  const sorted = [...list].sort((a, b) => a.line - b.line)
+  const out: LineSpan[] = []
+  for (const span of sorted) {
+    const last = out.at(-1)
+    if (last && last.offset !== undefined && span.offset !== undefined) {
+      if (last.bytes === undefined) continue
+      if (span.offset <= last.offset + last.bytes) {
+        last.bytes = span.bytes === undefined ? undefined : Math.max(last.bytes, span.offset + span.bytes - last.offset)
+        if (last.bytes === undefined) delete last.bytes
+        continue
+      }
+    } else if (last && last.offset === undefined && span.offset === undefined && last.lines !== undefined) {
+      if (span.line <= last.line + last.lines) {
+        last.lines = span.lines === undefined ? undefined : Math.max(last.lines, span.line + span.lines - last.line)
+        if (last.lines === undefined) delete last.lines
+        continue
+      }
+    }
+    out.push({...span})
   }
   return out
 }

@@ -1,135 +1,137 @@
-// The catalog's full-text tokens: each distinct trigram (three code points) of a span's text, found here rather than by
-// SQLite's trigram tokenizer, and given to FTS5's `ascii` tokenizer one per line. The index holds the same postings a
-// trigram tokenizer would (a span holds a trigram or it does not: detail=none keeps no counts or positions), but FTS5
-// hashes each trigram once per span instead of once per position: an eighth of the tokens on the benchmark's text,
-// and less than half of FTS5's time in a first build (BENCHMARKS.md). Kept apart from the rest of the catalog: a search's query (query.ts) folds with it.
+// The catalog's words: how a searchable part's text is folded and cut into the tokens of its full-text row, and how a
+// search's needle is cut the same way into the runs the vocabulary is asked for. Kept apart from the rest of the catalog:
+// a search builds its query (query.ts) without loading the catalog's writing code.
+//
+// The literal matcher under ignore-case is a RegExp with the `i` flag and no `u` flag (search-matcher.ts): two UTF-16
+// units are equal iff their ECMA-262 non-unicode Canonicalize is (toUpperCase of the unit, kept only when it is one unit
+// and does not turn a non-ASCII unit into an ASCII one: the Kelvin sign and the long s stay themselves). fold() maps
+// each unit to one member of that class (ASCII: lower case; other units: the canonical unit), so folded equality is the
+// matcher's equality, unit for unit, and a literal matches a text iff the folded literal is a substring of the folded
+// text. A word unit is, after folding, an ASCII letter, digit or `_`, or any non-ASCII unit. Folding never moves a unit
+// between ASCII and non-ASCII, nor an ASCII unit in or out of [0-9a-z_], so an occurrence of an all-word needle lies
+// inside one maximal word run of the text: one token. (Measured as a prototype first: BENCHMARKS.md, "a word index".)
 
 /**
- * The tokenizer of the catalog's FTS5 table: every printable ASCII character is a token character (and every non-ASCII
- * byte is, always, in `ascii`), so the only separators are control characters: a token is one whole line of the text
- * given, one trigram. `ascii` folds A-Z to a-z, as tokens are folded here already.
+ * The tokenizer of the words table: tokens are given already folded and joined by spaces; `_` is a token character
+ * (every non-ASCII byte always is in `ascii`), so a token reaches FTS5 whole.
  */
-export const FTS_TOKENIZE = `ascii tokenchars '${" !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".replaceAll("'", "''")}'`
+export const WORDS_TOKENIZE = "ascii tokenchars '_'"
 
 /**
- * Whether a code point can be in an indexed trigram: the characters a query's runs can hold (query.ts). Control
- * characters, DEL, surrogates (a lone one; a pair is one code point) and U+FFFD end a run there, so a trigram holding
- * one is never asked for and is not indexed; every other character is, as itself.
+ * A token longer than this many UTF-16 units is kept as overlapping pieces of this length, LONG_STEP apart (the last one
+ * ends where the token does): any run of up to LONG_STEP units inside the token is inside one piece, and a piece is a
+ * bounded term for FTS5 and the vocabulary (base64 blobs and minified code make tokens of many kilobytes).
  */
-export const indexable = (cp: number): boolean => !(cp < 0x20 || cp === 0x7f || cp === 0xfffd || (cp >= 0xd800 && cp <= 0xdfff))
+export const LONG_TOKEN = 256
+export const LONG_STEP = 128
 
-/**
- * The one case folding of the index, for the text and the query alike: A-Z to a-z, nothing else. A search's matcher
- * folds only ASCII letters into each other under ignore-case (no `u` flag; RE2's k and s folds split the query's runs),
- * and a cased non-ASCII letter is left out of an ignore-case query's runs, so a match always holds its trigrams folded
- * this way. (SQLite's trigram tokenizer also folded non-ASCII letters; a query of one folded the same way, so neither
- * way is looser.)
- */
-export const foldCode = (cp: number): number => (cp >= 0x41 && cp <= 0x5a ? cp + 0x20 : cp)
+const canonCache = new Map<number, number>()
+function canonicalUnit(c: number): number {
+  let v = canonCache.get(c)
+  if (v === undefined) {
+    const u = String.fromCharCode(c).toUpperCase()
+    v = u.length !== 1 || u.charCodeAt(0) < 0x80 ? c : u.charCodeAt(0)
+    canonCache.set(c, v)
+  }
+  return v
+}
 
-/** A trigram of the query (three code points, each indexable) as the index holds it. */
-export function foldGram(gram: string): string {
-  return gram.replace(/[A-Z]+/g, (s) => s.toLowerCase())
+const NON_ASCII = /[^\x00-\x7f]/
+
+/** The text folded as the ignore-case literal matcher compares it (see above). */
+export function fold(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase()
+  let out = ''
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) continue
+    const f = canonicalUnit(c)
+    if (f !== c) {
+      out += text.slice(from, i) + String.fromCharCode(f)
+      from = i + 1
+    }
+  }
+  out += text.slice(from)
+  // ASCII lower case, unit by unit: toLowerCase would also lower non-ASCII letters (and the Kelvin sign to k).
+  return out.replace(/[A-Z]+/g, (s) => s.toLowerCase())
+}
+
+export const isWordUnit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c >= 0x80 || (c >= 0x41 && c <= 0x5a)
+const ASCII_TOKENS = /[0-9a-z_]+/g
+const TOKENS = /[0-9a-z_\u0080-\uffff]+/g
+
+/** The distinct tokens of a text (folded here), long ones as their pieces. */
+export function tokensOf(text: string, into: Set<string> = new Set()): Set<string> {
+  const folded = fold(text)
+  const found = folded.match(NON_ASCII.test(folded) ? TOKENS : ASCII_TOKENS)
+  if (!found) return into
+  for (const t of found) {
+    if (t.length <= LONG_TOKEN) into.add(t)
+    else {
+      for (let i = 0; i + LONG_TOKEN < t.length; i += LONG_STEP) into.add(t.slice(i, i + LONG_TOKEN))
+      into.add(t.slice(t.length - LONG_TOKEN))
+    }
+  }
+  return into
 }
 
 /**
- * Writes the distinct trigrams of texts, as tokens, into one growing buffer: `add` appends one span's tokens (UTF-8, each
- * followed by a newline) and says how many bytes they took. ASCII trigrams are found distinct by a bitmap of their
- * 21-bit codes, others by a Set.
+ * How a vocabulary token must hold a run of the needle for the needle to be in a part holding that token: `inside`
+ * (the run may continue into the text on both sides), `suffix` (the token ends where the run does: a non-word unit
+ * follows it in the needle), `prefix`, or `whole`.
  */
-export class TokenWriter {
-  buf: Buffer = Buffer.allocUnsafe(1 << 16)
-  len = 0
-  private readonly bits = new Uint8Array(1 << 18)
-  private seen = new Int32Array(1 << 12)
-  private other?: Set<string>
+export type RunHow = 'inside' | 'suffix' | 'prefix' | 'whole'
 
-  /** Empties the buffer (what was written before is overwritten). */
-  reset(): void {
-    this.len = 0
+export interface NeedleRun {
+  run: string
+  how: RunHow
+}
+
+/** Whether a vocabulary token holds a run as `how` says. */
+export function tokenHolds(token: string, r: NeedleRun): boolean {
+  switch (r.how) {
+    case 'inside':
+      return token.includes(r.run)
+    case 'prefix':
+      return token.startsWith(r.run)
+    case 'suffix':
+      return token.endsWith(r.run)
+    default:
+      return token === r.run
   }
+}
 
-  private room(n: number): void {
-    if (this.len + n <= this.buf.length) return
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n))
-    this.buf.copy(next, 0, 0, this.len)
-    this.buf = next
-  }
+const isSurrogate = (c: number) => c >= 0xd800 && c <= 0xdfff
 
-  /** Appends the tokens of one span's text; returns their length in bytes. */
-  add(text: string): number {
-    const start = this.len
-    // Locals, not fields, in the loop (~8 % of its time).
-    const {bits} = this
-    let {buf, len, seen} = this
-    let seenN = 0
-    let run = 0
-    let c0 = 0
-    let c1 = 0
-    const n = text.length
-    for (let i = 0; i < n; i++) {
-      let cp = text.charCodeAt(i)
-      if (cp < 0x80) {
-        if (cp < 0x20 || cp === 0x7f) {
-          run = 0
-          continue
-        }
-        if (cp >= 0x41 && cp <= 0x5a) cp += 0x20
-      } else {
-        if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
-          const lo = text.charCodeAt(i + 1)
-          if (lo >= 0xdc00 && lo <= 0xdfff) {
-            cp = ((cp - 0xd800) << 10) + (lo - 0xdc00) + 0x10000
-            i++
-          }
-        }
-        if (!indexable(cp)) {
-          run = 0
-          continue
-        }
-      }
-      if (run < 2) run++
-      else if ((c0 | c1 | cp) < 0x80) {
-        const k = (c0 << 14) | (c1 << 7) | cp
-        const m = 1 << (k & 7)
-        const byte = bits[k >> 3]
-        if ((byte & m) === 0) {
-          bits[k >> 3] = byte | m
-          if (seenN === seen.length) {
-            const more = new Int32Array(seen.length * 2)
-            more.set(seen)
-            this.seen = seen = more
-          }
-          seen[seenN++] = k
-          if (len + 4 > buf.length) {
-            this.len = len
-            this.room(4)
-            buf = this.buf
-          }
-          buf[len] = c0
-          buf[len + 1] = c1
-          buf[len + 2] = cp
-          buf[len + 3] = 10
-          len += 4
-        }
-      } else {
-        const g = String.fromCodePoint(c0, c1, cp)
-        const other = (this.other ??= new Set())
-        if (!other.has(g)) {
-          other.add(g)
-          this.len = len
-          this.room(13)
-          buf = this.buf
-          len += buf.write(g, len, 'utf8')
-          buf[len++] = 10
-        }
-      }
-      c0 = c1
-      c1 = cp
+/**
+ * The word runs of a folded piece of a needle, each with how a token must hold it. `openStart`/`openEnd`: whether the
+ * text may go on with word units before/after the piece (a literal's own ends are open: the match may sit inside a
+ * word). A surrogate ends a run without closing it (a lone one is stored as U+FFFD, so the run is looked up in two
+ * halves that a token holds anyway); a run longer than LONG_STEP is looked up by its first LONG_STEP units, inside.
+ */
+export function runsOfFolded(folded: string, openStart = true, openEnd = true): NeedleRun[] {
+  const runs: NeedleRun[] = []
+  let i = 0
+  let closedBefore = !openStart
+  while (i < folded.length) {
+    const c = folded.charCodeAt(i)
+    if (!isWordUnit(c) || isSurrogate(c)) {
+      closedBefore = !isSurrogate(c)
+      i++
+      continue
     }
-    for (let j = 0; j < seenN; j++) bits[seen[j] >> 3] = 0
-    this.other?.clear()
-    this.len = len
-    return len - start
+    let j = i
+    while (j < folded.length && isWordUnit(folded.charCodeAt(j)) && !isSurrogate(folded.charCodeAt(j))) j++
+    const closedAfter = j < folded.length ? !isSurrogate(folded.charCodeAt(j)) : !openEnd
+    let run = folded.slice(i, j)
+    let how: RunHow = closedBefore && closedAfter ? 'whole' : closedAfter ? 'suffix' : closedBefore ? 'prefix' : 'inside'
+    if (run.length > LONG_STEP) {
+      run = run.slice(0, LONG_STEP)
+      how = 'inside'
+    }
+    runs.push({run, how})
+    i = j
   }
+  return runs
 }

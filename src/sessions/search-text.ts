@@ -85,3 +85,16 @@ export function timeOf(e: Record<string, unknown>): number | undefined {
   return Number.isFinite(new Date(t).getTime()) ? t : undefined
 }
 
+
+/** The latest and earliest times an ISO string of years 0000-9999 carries: within them, ISO strings sort as their times do. */
+export const MAX_ISO_MS = 253_402_300_799_999
+export const MIN_ISO_MS = -62_167_219_200_000
+
+/**
+ * A time's rank in the order search shows hits (their ISO strings): within years 0000-9999 the time itself, any other
+ * time below all of those (its string starts with + or -), no time below everything (null). The catalog keeps each
+ * span's newest time so, and search reads an exact answer's spans in that order.
+ */
+export function timeRank(t: number | undefined): number | null {
+  return t === undefined ? null : t >= MIN_ISO_MS && t <= MAX_ISO_MS ? t : MIN_ISO_MS - 1
+}

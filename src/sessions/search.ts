@@ -11,7 +11,7 @@ import {normalizeSessionKey} from '../store/session-key.js'
 import type {ReadableState} from '../store/state.js'
 import type {AgentSession, LineSpan, SessionReader, SessionWhere, TranscriptLine} from '../store/types.js'
 import {type SearchMatch, WORD_CHAR, compileMatcher, indexTokens, isLowSurrogate, loadRegexEngine} from './search-matcher.js'
-import {SEARCH_ROLES, SEARCH_TEXT_VERSION, type SearchKind, type SearchRole, partsOf, timeOf} from './search-text.js'
+import {MAX_ISO_MS, SEARCH_ROLES, SEARCH_TEXT_VERSION, type SearchKind, type SearchRole, partsOf, timeOf, timeRank} from './search-text.js'
 import {parseWhen} from './usage.js'
 
 export interface SearchHit {
@@ -104,16 +104,36 @@ export interface SearchOptions {
 }
 
 /**
- * A local index that narrows a search without changing its answer (clawkit's catalog, src/catalog/): an agent's listing
- * as allSessions() gives it now, and for a query built from the pattern, the stretches of each transcript that may hold
- * a hit (LineSpan), read back through the store and judged here like any other line. A transcript it has no entry for
- * is read whole; one it has an entry but no spans for holds no hit.
+ * A local index that answers or narrows a search without changing its answer (clawkit's catalog, src/catalog/): an
+ * agent's listing as allSessions() gives it now, and for a query built from the pattern either
+ * - a superset: the stretches of each transcript that may hold a hit (LineSpan), read back through the store and judged
+ *   here like any other line (a transcript it has no entry for is read whole; one with an entry but no spans has no hit);
+ * - or an exact answer: per transcript the number of hits in the lines it describes, the lines it does not describe
+ *   (read and judged here), and the spans holding its hits, newest first, of which only as many are read back as the
+ *   newest `limit` hits need.
  */
-export interface SearchIndex {
-  query(pattern: string, opts: {regex?: boolean; ignoreCase: boolean}): string | undefined
+export interface SearchIndex<Q = unknown> {
+  query(pattern: string, opts: {regex?: boolean; ignoreCase: boolean; word?: boolean; role?: string; timed?: boolean; limited?: boolean}): Q | undefined
   view(agentId: string, store: SessionReader): Promise<{sessions: AgentSession[]; ids: ReadonlyMap<string, number>} | undefined>
-  spans(view: {sessions: AgentSession[]; ids: ReadonlyMap<string, number>}, query: string): ReadonlyMap<string, LineSpan[]> | undefined
+  answer(view: {sessions: AgentSession[]; ids: ReadonlyMap<string, number>}, query: Q): IndexAnswer | undefined
 }
+
+/** A span an exact index answer names, with the rank of its newest time (ms within years 0-9999; lower for others; null: none). */
+export interface RankedSpan {
+  locator: string
+  span: LineSpan
+  rank: number | null
+}
+
+export type IndexAnswer =
+  | {exact: false; spans: ReadonlyMap<string, LineSpan[]>}
+  | {
+      exact: true
+      /** Its hits in the lines it describes, in the transcripts `include` takes (called once, before newest). */
+      count(include: (locator: string) => boolean): number
+      always: ReadonlyMap<string, {spans: LineSpan[]; has(line: number): boolean}>
+      newest(include: (locator: string) => boolean): Iterator<RankedSpan>
+    }
 
 const SNIPPET_BEFORE = 50
 const SNIPPET_AFTER = 110
@@ -177,13 +197,14 @@ interface Target {
   lines?: TranscriptLine[]
   /** The stretches the local catalog says may hold a hit (none: nothing to read). */
   spans?: LineSpan[]
+  /** The catalog's exact answer (its count is taken for all of an agent's such targets at once): the lines it does not describe (read here). */
+  exact?: {always?: {spans: LineSpan[]; has(line: number): boolean}}
 }
 
 /** The newest hits first; ties by host, agent, session and position, so a run's order never depends on read timing. */
 type Ordered = Pick<SearchHit, 'time' | 'host' | 'agentId' | 'sessionId' | 'line'> & {order: number}
 
-/** The latest time an ISO string of years 0000-9999 carries: within it, ISO strings sort as their times do. */
-const MAX_ISO_MS = 253_402_300_799_999
+
 
 function newestFirst(a: Ordered, b: Ordered): number {
   const ta = a.time ?? ''
@@ -237,24 +258,38 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
 
   const targets: Target[] = []
   let narrowed = false
-  // The local catalog (a local state dir only): its query, when the pattern gives one (three usable characters).
-  const indexQuery = !opts.scan && opts.index ? opts.index.query(pattern, {regex: opts.regex, ignoreCase: matcher.ignoreCase}) : undefined
+  // The local catalog (a local state dir only): its query, when the pattern gives one (a word unit to look up).
+  const indexQuery = !opts.scan && opts.index ? opts.index.query(pattern, {regex: opts.regex, ignoreCase: matcher.ignoreCase, word: opts.word, role, timed: since !== undefined || until !== undefined, limited: limit !== undefined}) : undefined
+  /** Per agent, the spans of an exact answer newest first, and its targets by locator; and the hits those answers counted. */
+  const newestOf: {iter: Iterator<RankedSpan>; targets: Map<string, Target>}[] = []
+  let indexCount = 0
   for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
     const store = state.store(agentId)
     // The store's own index of the searched text (the fleet replica's) may rule transcripts out before any is read.
     const candidates = !opts.scan && matcher.filter && store.capabilities.contentIndex ? await store.contentCandidates(matcher.filter, SEARCH_TEXT_VERSION) : undefined
     if (candidates) narrowed = true
     const view = indexQuery !== undefined && host === undefined ? await opts.index!.view(agentId, store) : undefined
-    const spans = view ? opts.index!.spans(view, indexQuery!) : undefined
-    for (const session of view && spans ? view.sessions : await store.allSessions()) {
+    const answer = view ? opts.index!.answer(view, indexQuery) : undefined
+    const exactTargets = new Map<string, Target>()
+    for (const session of view && answer ? view.sessions : await store.allSessions()) {
       if (!includeArchived && session.ended !== 'current') continue
       if (!session.transcript.exists) continue
       if (wantKey !== undefined && (session.key === null || normalizeSessionKey(session.key) !== wantKey)) continue
       if (candidates && !candidates.sessions.has(session.sessionId)) continue
       const lines = candidates?.lines?.get(session.sessionId)
-      // Covered by the catalog: only its spans are read (none: nothing is); a transcript it does not cover is read whole.
-      const own = view && spans && view.ids.has(session.transcript.locator) ? {spans: spans.get(session.transcript.locator) ?? []} : {}
-      targets.push({agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {}), ...own})
+      // Covered by the catalog: only its spans are read (none: nothing is), or its exact count taken; a transcript it does
+      // not cover is read whole.
+      const locator = session.transcript.locator
+      const covered = view && answer && view.ids.has(locator) ? answer : undefined
+      const own = !covered ? {} : covered.exact ? {exact: covered.always.has(locator) ? {always: covered.always.get(locator)!} : {}} : {spans: covered.spans.get(locator) ?? []}
+      const target: Target = {agentId, store, session, ...(host === undefined ? {} : {host}), ...(lines ? {lines} : {}), ...own}
+      targets.push(target)
+      if (target.exact) exactTargets.set(locator, target)
+    }
+    if (answer?.exact && exactTargets.size > 0) {
+      const include = (locator: string) => exactTargets.has(locator)
+      indexCount += answer.count(include)
+      newestOf.push({iter: answer.newest(include), targets: exactTargets})
     }
   }
 
@@ -262,7 +297,7 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
   // matches are found only then too (`all` undefined until then): a common word has hundreds of thousands of hits, and
   // only the shown ones need either.
   let kept: (Omit<SearchHit, 'snippet' | 'matches' | 'matchCount'> & {order: number; t: number | undefined; text: string; all?: SearchMatch[]})[] = []
-  let count = 0
+  let count = indexCount
   let badLines = 0
   let order = 0
   // With a limit, the kept hits are a heap of the newest `limit` (its root the oldest of them): a hit that sorts after the
@@ -312,9 +347,10 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
   // found only for the hits that remain at the end.
   const test = limit !== undefined ? matcher.test : undefined
   const holds = (text: string) => (matcher.test ? matcher.test(text) : matcher.matches(text).length > 0)
-  const searchLine = (t: Target, l: TranscriptLine) => {
+  // `counted`: false for a line whose hits the index counted already (an exact answer's newest spans are read for their hits only).
+  const searchLine = (t: Target, l: TranscriptLine, counted = true) => {
     if (l.bad || !l.value) {
-      if (holds(l.raw)) badLines++
+      if (counted && holds(l.raw)) badLines++
       return
     }
     const e = l.value
@@ -337,7 +373,7 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
         all = matcher.matches(p.text)
         if (all.length === 0) continue
       }
-      count++
+      if (counted) count++
       if (!timed) {
         time = timeOf(e)
         timed = true
@@ -371,6 +407,12 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
   const tokens = opts.scan ? undefined : indexTokens(pattern, {regex: opts.regex, word: opts.word, role})
   const engines = new Map<string, {catalog: number; fts: number; scan: number}>(agents.map((a) => [a, {catalog: 0, fts: 0, scan: 0}]))
   const scanOne = async (t: Target) => {
+    if (t.exact) {
+      const always = t.exact.always
+      if (always && always.spans.length > 0) for await (const l of t.store.grepSpans!(t.session.transcript, always.spans, matcher.filter)) if (always.has(l.line)) searchLine(t, l)
+      engines.get(t.agentId)!.catalog++
+      return
+    }
     if (t.spans) {
       if (t.spans.length > 0) for await (const l of t.store.grepSpans!(t.session.transcript, t.spans, matcher.filter)) searchLine(t, l)
       engines.get(t.agentId)!.catalog++
@@ -401,6 +443,24 @@ async function searchOver(sources: readonly {state: ReadableState; agents: strin
       while (next < targets.length) await scanOne(targets[next++])
     }),
   )
+
+  // An exact answer's hits were counted by the index: its spans are read newest first (merged across agents) for the
+  // newest `limit` hits, until the next span's newest time sorts below the oldest hit kept.
+  if (newestOf.length > 0) {
+    const heads = newestOf.map((n) => ({...n, head: n.iter.next()}))
+    const rankOf = (r: number | null) => r ?? Number.NEGATIVE_INFINITY
+    for (;;) {
+      let best: (typeof heads)[number] | undefined
+      for (const h of heads) if (!h.head.done && (!best || rankOf(h.head.value.rank) > rankOf(best.head.value.rank))) best = h
+      if (!best) break
+      const {locator, span, rank} = best.head.value as RankedSpan
+      if (limit !== undefined && kept.length >= limit && rankOf(rank) < rankOf(timeRank(kept[0].t))) break
+      best.head = best.iter.next()
+      const t = best.targets.get(locator)!
+      const always = t.exact!.always
+      for await (const l of t.store.grepSpans(t.session.transcript, [span], matcher.filter)) if (!always?.has(l.line)) searchLine(t, l, false)
+    }
+  }
 
   kept.sort(newestFirst)
   if (limit !== undefined) kept = kept.slice(0, limit)
