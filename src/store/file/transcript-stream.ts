@@ -253,7 +253,9 @@ export async function readTranscriptSince(file: string, mark?: TranscriptMark, o
     try {
       // Read synchronously, a MiB at a time: a reader of many transcripts is bound by its own work, and each awaited read
       // costs a round trip through libuv's thread pool (a third of the time of a catalog's first build, idle).
-      const buf = Buffer.allocUnsafe(SINCE_CHUNK)
+      // No larger than what is left to read: an appended turn is a few hundred bytes, and a MiB allocated per transcript
+      // (a refresh reads many such tails) is external memory V8 collects for with full collections (~4 ms a tail).
+      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(SINCE_CHUNK, size - bytes)))
       let pending: Buffer[] = []
       let pos = bytes
       while (pos < size) {
