@@ -5,7 +5,7 @@
 import {partsOf, searchTextOf, timeOf, timeRank} from '../sessions/search-text.js'
 import {type CallFields, callFieldsOf} from '../sessions/usage.js'
 import type {TranscriptLine} from '../store/types.js'
-import {tokensOf} from './tokens.js'
+import {TokenWriter} from './tokens.js'
 
 /** A span closes once it covers this many bytes of the transcript: a candidate is read back a span at a time. */
 export const SPAN_BYTES = 8 * 1024
@@ -71,31 +71,18 @@ export interface PartsOut {
 }
 
 export class Digest {
-  buf: Buffer = Buffer.allocUnsafe(1 << 16)
-  len = 0
+  readonly tokens = new TokenWriter()
   parts: number[] = []
   spans: SpanOut[] = []
   calls: CallOut[] = []
   bad: number[] = []
-  readonly vocab = new Set<string>()
   /** The number of the last line digested. */
   lastLine = 0
   private group?: Group
-  private readonly partTokens = new Set<string>()
 
   /** `carry`: the transcript's last span, which the next lines are added to. */
   constructor(carry?: Group) {
     this.group = carry
-  }
-
-  private write(s: string): void {
-    const need = this.len + s.length * 3 + 1
-    if (need > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, need))
-      this.buf.copy(next, 0, 0, this.len)
-      this.buf = next
-    }
-    this.len += this.buf.write(s, this.len, 'utf8')
   }
 
   /** Adds one line; returns its size in bytes (with its newline). */
@@ -124,16 +111,8 @@ export class Digest {
         const r = timeRank(timeOf(l.value))
         if (r !== null && (g.tmax === null || r > g.tmax)) g.tmax = r
         for (const p of parts) {
-          const toks = tokensOf(p.text, this.partTokens)
-          if (toks.size === 0) continue
-          let first = true
-          for (const t of toks) {
-            this.write(first ? t : ` ${t}`)
-            first = false
-            this.vocab.add(t)
-          }
-          toks.clear()
-          this.parts.push(this.len)
+          if (this.tokens.add(p.text) === 0) continue
+          this.parts.push(this.tokens.len)
           g.parts++
         }
       }
@@ -154,7 +133,7 @@ export class Digest {
 
   /** What was digested, as the writer takes it. */
   out(): PartsOut & {spans: SpanOut[]; calls: CallOut[]; bad: number[]; lastLine: number} {
-    return {parts: this.parts, tokens: this.buf.subarray(0, this.len), vocab: [...this.vocab], spans: this.spans, calls: this.calls, bad: this.bad, lastLine: this.lastLine}
+    return {parts: this.parts, tokens: this.tokens.buf.subarray(0, this.tokens.len), vocab: this.tokens.vocab, spans: this.spans, calls: this.calls, bad: this.bad, lastLine: this.lastLine}
   }
 
   /** Forgets what was taken (written): spans, parts, calls, lines and their tokens. */
@@ -163,7 +142,7 @@ export class Digest {
     this.parts = []
     this.calls = []
     this.bad = []
-    this.vocab.clear()
-    this.len = 0
+    this.tokens.reset()
+    this.tokens.resetVocab()
   }
 }

@@ -135,3 +135,191 @@ export function runsOfFolded(folded: string, openStart = true, openEnd = true): 
   }
   return runs
 }
+
+const wellFormed = (s: string): string => (s as unknown as {toWellFormed(): string}).toWellFormed()
+
+/**
+ * Writes parts' distinct tokens (tokensOf's, exactly: test/catalog/tokens.test.ts compares them) into one growing UTF-8
+ * buffer, space-separated, without making a string per token: a first build tokenizes every part of every transcript,
+ * and tokensOf's strings and Set cost ~45 ns a character there, this ~10. Tokens are found distinct within a part by
+ * a hash table of their places in the folded text, and within a chunk (`vocab`: the distinct tokens written since
+ * resetVocab, as strings, a lone surrogate as U+FFFD as SQLite stores it) by a second one.
+ */
+export class TokenWriter {
+  buf: Buffer = Buffer.allocUnsafe(1 << 16)
+  len = 0
+  /** The distinct tokens written since resetVocab. */
+  vocab: string[] = []
+  // The part's tokens: open addressing over slot -> entry + 1; entries' hash, start and length in the folded text.
+  private slots = new Int32Array(1 << 10)
+  private used: number[] = []
+  private hashes = new Int32Array(1 << 9)
+  private starts = new Int32Array(1 << 9)
+  private lens = new Int32Array(1 << 9)
+  private n = 0
+  // The chunk's tokens: slot -> vocab index + 1, and each one's hash.
+  private vslots = new Int32Array(1 << 12)
+  private vhashes: number[] = []
+  private long?: Set<string>
+
+  reset(): void {
+    this.len = 0
+  }
+
+  resetVocab(): void {
+    this.vocab = []
+    this.vhashes = []
+    this.vslots.fill(0)
+  }
+
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n))
+    this.buf.copy(next, 0, 0, this.len)
+    this.buf = next
+  }
+
+  /** Appends the distinct tokens of one part's text; returns how many it has. */
+  add(text: string): number {
+    const f = fold(text)
+    const count0 = this.n
+    const end = f.length
+    let s = -1
+    let h = 0
+    let ascii = true
+    for (let i = 0; i <= end; i++) {
+      const c = i < end ? f.charCodeAt(i) : 32
+      if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c >= 0x80) {
+        if (s < 0) {
+          s = i
+          h = 0x811c9dc5 | 0
+          ascii = true
+        }
+        h = Math.imul(h ^ c, 0x01000193)
+        if (c >= 0x80) ascii = false
+      } else if (s >= 0) {
+        if (i - s > LONG_TOKEN) this.addLong(f.slice(s, i))
+        else this.token(f, s, i - s, h, ascii)
+        s = -1
+      }
+    }
+    const found = this.n - count0
+    for (const slot of this.used) this.slots[slot] = 0
+    this.used.length = 0
+    this.n = 0
+    this.long?.clear()
+    return found
+  }
+
+  /** One token of the folded text at [s, s + len): written unless the part has it already. */
+  private token(f: string, s: number, len: number, h: number, ascii: boolean): void {
+    let mask = this.slots.length - 1
+    if (this.n * 2 >= mask) {
+      this.grow()
+      mask = this.slots.length - 1
+    }
+    let slot = h & mask
+    for (;;) {
+      const e = this.slots[slot]
+      if (e === 0) break
+      const k = e - 1
+      if (this.hashes[k] === h && this.lens[k] === len && sameRun(f, this.starts[k], f, s, len)) return
+      slot = (slot + 1) & mask
+    }
+    const k = this.n++
+    if (k >= this.hashes.length) {
+      const more = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2)
+        b.set(a)
+        return b
+      }
+      this.hashes = more(this.hashes)
+      this.starts = more(this.starts)
+      this.lens = more(this.lens)
+    }
+    this.hashes[k] = h
+    this.starts[k] = s
+    this.lens[k] = len
+    this.slots[slot] = k + 1
+    this.used.push(slot)
+    this.room(len * 3 + 1)
+    const {buf} = this
+    if (k > 0) buf[this.len++] = 0x20
+    if (ascii) {
+      for (let i = 0; i < len; i++) buf[this.len + i] = f.charCodeAt(s + i)
+      this.len += len
+    } else this.len += buf.write(f.slice(s, s + len), this.len, 'utf8')
+    this.vocabOf(f, s, len, h, ascii)
+  }
+
+  /** A token of more than LONG_TOKEN units: its pieces (tokensOf's), each written unless the part has it already. */
+  private addLong(t: string): void {
+    const pieces: string[] = []
+    for (let i = 0; i + LONG_TOKEN < t.length; i += LONG_STEP) pieces.push(t.slice(i, i + LONG_TOKEN))
+    pieces.push(t.slice(t.length - LONG_TOKEN))
+    const long = (this.long ??= new Set())
+    for (const p of pieces) {
+      if (long.has(p)) continue
+      long.add(p)
+      let h = 0x811c9dc5 | 0
+      let ascii = true
+      for (let i = 0; i < p.length; i++) {
+        const c = p.charCodeAt(i)
+        h = Math.imul(h ^ c, 0x01000193)
+        if (c >= 0x80) ascii = false
+      }
+      // Pieces never equal a short token (they are LONG_TOKEN long), so the part's table is not asked.
+      const k = this.n++
+      this.room(p.length * 3 + 1)
+      if (k > 0) this.buf[this.len++] = 0x20
+      this.len += this.buf.write(p, this.len, ascii ? 'latin1' : 'utf8')
+      this.vocabOf(p, 0, p.length, h, ascii)
+    }
+  }
+
+  private grow(): void {
+    const slots = new Int32Array(this.slots.length * 2)
+    const mask = slots.length - 1
+    for (const slot of this.used) {
+      const e = this.slots[slot]
+      let s = this.hashes[e - 1] & mask
+      while (slots[s] !== 0) s = (s + 1) & mask
+      slots[s] = e
+    }
+    this.used = []
+    for (let s = 0; s < slots.length; s++) if (slots[s] !== 0) this.used.push(s)
+    this.slots = slots
+  }
+
+  /** Records a token in the chunk's vocabulary unless it is there. */
+  private vocabOf(f: string, s: number, len: number, h: number, ascii: boolean): void {
+    let mask = this.vslots.length - 1
+    if (this.vocab.length * 2 >= mask) {
+      const slots = new Int32Array(this.vslots.length * 2)
+      mask = slots.length - 1
+      for (let k = 0; k < this.vocab.length; k++) {
+        let slot = this.vhashes[k] & mask
+        while (slots[slot] !== 0) slot = (slot + 1) & mask
+        slots[slot] = k + 1
+      }
+      this.vslots = slots
+    }
+    let slot = h & mask
+    for (;;) {
+      const e = this.vslots[slot]
+      if (e === 0) break
+      const v = this.vocab[e - 1]
+      if (this.vhashes[e - 1] === h && v.length === len && sameRun(v, 0, f, s, len)) return
+      slot = (slot + 1) & mask
+    }
+    const t = f.slice(s, s + len)
+    this.vocab.push(ascii ? t : wellFormed(t))
+    this.vhashes.push(h)
+    this.vslots[slot] = this.vocab.length
+  }
+}
+
+function sameRun(a: string, as: number, b: string, bs: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (a.charCodeAt(as + i) !== b.charCodeAt(bs + i)) return false
+  return true
+}

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 
 import {wordQuery} from '../../src/catalog/query.js'
-import {fold, LONG_STEP, LONG_TOKEN, runsOfFolded, tokenHolds, tokensOf} from '../../src/catalog/tokens.js'
+import {fold, LONG_STEP, LONG_TOKEN, runsOfFolded, tokenHolds, TokenWriter, tokensOf} from '../../src/catalog/tokens.js'
 import {compileMatcher, loadRegexEngine} from '../../src/sessions/search-matcher.js'
 
 const TRICKY = ['a', 'b', 'k', 'K', 's', 'S', 'e', '\u212a', '\u017f', 'ß', 'ẞ', 'İ', 'ı', 'i', 'σ', 'ς', 'Σ', 'µ', 'μ', 'Μ', 'ﬁ', 'é', 'É', '_', '1', ' ', '-', '/', '"', '\n', '\ud800', '\udc00', '\ufffd', '😀', '数']
@@ -66,6 +66,29 @@ describe('the word index against the matcher', () => {
         if (m.matches(t).length > 0) expect(indexHolds(t, q), `${JSON.stringify(r)} in ${JSON.stringify(t)}`).toBe(true)
       }),
       {numRuns: 2000},
+    )
+  })
+
+  it('TokenWriter writes exactly tokensOf\'s tokens (as SQLite stores them), and its vocabulary holds each', () => {
+    const longish = fc.array(fc.constantFrom('a', 'b', 'é', '1', '\ud800', '😀', ' '), {minLength: 200, maxLength: 700}).map((a) => a.join(''))
+    fc.assert(
+      fc.property(fc.array(fc.oneof(text, longish), {minLength: 1, maxLength: 6}), (parts) => {
+        const w = new TokenWriter()
+        const vocab = new Set<string>()
+        let from = 0
+        for (const p of parts) {
+          const n = w.add(p)
+          const written = w.buf.toString('utf8', from, w.len)
+          from = w.len
+          const want = [...tokensOf(p)].map((t) => t.toWellFormed())
+          expect(n).toBe(want.length)
+          expect(written === '' ? [] : written.split(' ')).toEqual(want.map((t) => Buffer.from(t).toString('utf8')))
+          for (const t of want) vocab.add(t)
+        }
+        expect(new Set(w.vocab)).toEqual(vocab)
+        expect(w.vocab.length).toBeLessThanOrEqual(vocab.size + parts.join('').length)
+      }),
+      {numRuns: 1500},
     )
   })
 
