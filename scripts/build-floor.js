@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The floor of the catalog's first build (issue 28: at most 50x one scan), timed by `npm run bench` beside `clawkit
 // index` on the same corpus: Node's start, every transcript read and each line parsed, the parts search reads taken
-// from it (partsOf, as the catalog does), each part's distinct folded tokens (dist/catalog/tokens.js tokensOf, the
+// from it (partsOf, as the catalog does), each part's distinct folded tokens (dist/catalog/tokens.js TokenWriter, the
 // catalog's own) inserted as one row of a words table of the catalog's definition (contentless, detail=none, dense
 // rowids per transcript), a commit every 16 MiB and one merge at the end. No vocabulary, no spans, no ledger, no marks,
 // no listing: a lower bound of the build.
@@ -17,14 +17,16 @@ import {isMainThread, parentPort, Worker, workerData} from 'node:worker_threads'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const [dir, file, mode = 'words2'] = process.argv.slice(2)
 const {partsOf} = await import(path.join(root, 'dist', 'sessions', 'search-text.js'))
-const {tokensOf, WORDS_TOKENIZE} = await import(path.join(root, 'dist', 'catalog', 'tokens.js'))
+const {TokenWriter, WORDS_TOKENIZE} = await import(path.join(root, 'dist', 'catalog', 'tokens.js'))
 
-/** Every transcript of `dir` in order, each line parsed, each part's tokens: part(tokensText), endFile(bytes). */
-function digest(dir, part, endFile) {
-  const set = new Set()
+/** Every transcript of `dir` in order, each line parsed, each part's tokens written: endFile(writer, ends, bytes) per file. */
+function digest(dir, endFile) {
+  const w = new TokenWriter()
   for (const name of fs.readdirSync(dir).sort()) {
     if (!name.includes('.jsonl')) continue
     const buf = fs.readFileSync(path.join(dir, name))
+    const ends = []
+    let textBytes = 0
     let at = 0
     while (at < buf.length) {
       let end = buf.indexOf(10, at)
@@ -39,12 +41,13 @@ function digest(dir, part, endFile) {
       }
       if (!value || typeof value !== 'object') continue
       for (const p of partsOf(value)) {
-        tokensOf(p.text, set)
-        if (set.size > 0) part([...set].join(' '), Buffer.byteLength(p.text))
-        set.clear()
+        textBytes += Buffer.byteLength(p.text)
+        if (w.add(p.text) > 0) ends.push(w.len)
       }
     }
-    endFile(buf.length)
+    endFile(w, ends, buf.length, textBytes)
+    w.reset()
+    w.resetVocab()
   }
 }
 
@@ -52,31 +55,14 @@ function digest(dir, part, endFile) {
 if (!isMainThread) {
   const {dir, shared} = workerData
   const done = new Int32Array(shared)
-  let texts = []
-  let textBytes = 0
   let sent = 0
-  digest(
-    dir,
-    (tokens, n) => {
-      texts.push(tokens)
-      textBytes += n
-    },
-    (bytes) => {
-      const joined = Buffer.from(texts.join('\n'))
-      const ends = []
-      let at = 0
-      for (const t of texts) {
-        at += Buffer.byteLength(t)
-        ends.push(at)
-        at++
-      }
-      parentPort.postMessage({tokens: joined, ends, bytes, textBytes}, [joined.buffer])
-      texts = []
-      textBytes = 0
-      sent++
-      while (sent - Atomics.load(done, 0) > 8) Atomics.wait(done, 0, Atomics.load(done, 0), 50)
-    },
-  )
+  digest(dir, (w, ends, bytes, textBytes) => {
+    const tokens = new Uint8Array(w.len)
+    tokens.set(w.buf.subarray(0, w.len))
+    parentPort.postMessage({tokens, ends, bytes, textBytes}, [tokens.buffer])
+    sent++
+    while (sent - Atomics.load(done, 0) > 8) Atomics.wait(done, 0, Atomics.load(done, 0), 50)
+  })
   parentPort.postMessage({end: true})
 } else await main()
 
@@ -128,7 +114,7 @@ async function main() {
         let from = 0
         for (const end of m.ends) {
           insert.run(base + BigInt(n++), m.tokens.subarray(from, end))
-          from = end + 1
+          from = end
           parts++
         }
         textBytes += m.textBytes
@@ -139,19 +125,16 @@ async function main() {
     })
     await worker.terminate()
   } else {
-    base = 1n << 32n
-    digest(
-      dir,
-      (tokens, t) => {
-        insert.run(base + BigInt(n++), tokens)
+    digest(dir, (w, ends, b, t) => {
+      let from = 0
+      for (const end of ends) {
+        insert.run(base + BigInt(n++), w.buf.subarray(from, end))
+        from = end
         parts++
-        textBytes += t
-      },
-      (b) => {
-        endFile(b)
-        base = BigInt(files + 1) << 32n
-      },
-    )
+      }
+      textBytes += t
+      endFile(b)
+    })
   }
   db.exec('COMMIT')
   db.exec("INSERT INTO words(words) VALUES ('optimize')")
