@@ -241,10 +241,10 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
       marks.clear()
       continue
     }
-    // After a large read (a first build, a long catch-up) the full-text index is merged into one segment: its many small
-    // segments would make every later delete (a span merged on append, a transcript rewritten) visit each of them
+    // After a large read (a first build, a long catch-up) the full-text indexes are merged into one segment each: many
+    // small segments would make every later delete (a span merged on append, a transcript rewritten) visit each of them
     // (~1.4 ms a delete against ~0.15 ms, measured on the 1 GiB benchmark; the merge takes a few seconds once).
-    if (read.bytes >= OPTIMIZE_AFTER_BYTES) writeTx(c, () => c.db.exec("INSERT INTO words(words) VALUES ('optimize')"))
+    if (read.bytes >= OPTIMIZE_AFTER_BYTES) writeTx(c, () => c.db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize')"))
     const gone = [...rows.values()].filter((r) => !present.has(r.locator)).map((r) => r.id)
     if (gone.length > 0 || indexedFresh) settleLedger(c, agentId, gone)
     if (relisted) {
@@ -334,22 +334,19 @@ function deleteSearchRows(c: CatalogDb, id: number): void {
 const knownTokens = new WeakMap<CatalogDb, Set<string>>()
 
 /**
- * Adds tokens to the vocabulary (inside the batch that writes the parts holding them), each under a 53-bit hash of its
- * text, or the next free number when another token has that hash; its trigrams go into vtri under the same number.
+ * Adds tokens to the vocabulary (inside the batch that writes the parts holding them): each new token gets the next
+ * number, found again by a 53-bit hash of its text (tokens sharing a hash are told apart by their text); its trigrams
+ * go into vtri under the same number.
  */
 function addVocab(c: CatalogDb, tokens: readonly string[]): void {
   let known = knownTokens.get(c)
   if (!known) knownTokens.set(c, (known = new Set()))
   for (const t of tokens) {
     if (known.has(t)) continue
-    for (let h = hash53(t); ; h = h >= Number.MAX_SAFE_INTEGER ? 0 : h + 1) {
-      const r = c.stmt('SELECT token FROM vocab WHERE h = ?').get(h)
-      if (!r) {
-        c.stmt('INSERT INTO vocab(h, token) VALUES (?, ?)').run(h, t)
-        c.stmt('INSERT INTO vtri(rowid, token) VALUES (?, ?)').run(h, t)
-        break
-      }
-      if (r.token === t) break
+    const h = hash53(t)
+    if (!c.stmt('SELECT token FROM vocab WHERE h = ?').all(h).some((r) => r.token === t)) {
+      const id = Number(c.stmt('INSERT INTO vocab(h, token) VALUES (?, ?)').run(h, t).lastInsertRowid)
+      c.stmt('INSERT INTO vtri(rowid, token) VALUES (?, ?)').run(id, t)
     }
     known.add(t)
   }

@@ -64,7 +64,7 @@ function tokensHolding(c: CatalogDb, r: NeedleRun): string[] | undefined {
     for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
     if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
     const expr = [...grams].map((g) => `"${g}"`).join(' AND ')
-    found = c.stmt('SELECT v.token FROM vtri JOIN vocab v ON v.h = vtri.rowid WHERE vtri MATCH ?').all(expr).map((x) => String(x.token))
+    found = c.stmt('SELECT v.token FROM vtri JOIN vocab v ON v.id = vtri.rowid WHERE vtri MATCH ?').all(expr).map((x) => String(x.token))
   } else {
     const all = c.stmt(`SELECT token FROM vocab LIMIT ${MAX_VOCAB_SCAN + 1}`).all()
     if (all.length > MAX_VOCAB_SCAN) return undefined

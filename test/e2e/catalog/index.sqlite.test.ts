@@ -85,6 +85,28 @@ describeSqlite('clawkit index', () => {
     expect(bad.code).toBe(2)
   })
 
+  it('a catalog of an earlier schema (4: the vocabulary keyed by hash) is made again on first use, and answers as --scan', async () => {
+    const env = baseEnv(tempDir())
+    const state = copyFixture(TWO_AGENTS)
+    const built = json<IndexResult>(await runCli(['index', '--json', '--state-dir', state], {env}))
+    const {DatabaseSync} = await import('node:sqlite')
+    const db = new DatabaseSync(built.catalog.file!)
+    db.exec("DROP TABLE vocab; CREATE TABLE vocab(h INTEGER PRIMARY KEY, token TEXT NOT NULL) STRICT; INSERT INTO vocab VALUES (1, 'stale'); PRAGMA user_version = 4")
+    db.close()
+    const search = (...a: string[]) => runCli(['sessions', 'search', 'the', '--all-agents', '--json', ...a, '--state-dir', state], {env})
+    const r = await search()
+    expect(r.code, r.stderr).toBe(0)
+    const {engine, stores: _s, ...got} = json<Record<string, unknown>>(r)
+    expect(engine).toBe('catalog')
+    const {stores: _t, engine: _e, ...want} = json<Record<string, unknown>>(await search('--scan'))
+    expect(got).toEqual(want)
+    const after = new DatabaseSync(built.catalog.file!, {readOnly: true})
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({user_version: 5})
+    expect(after.prepare("SELECT count(*) AS n FROM vocab WHERE token = 'stale'").get()).toEqual({n: 0})
+    expect(Number(after.prepare('SELECT max(id) AS m FROM vocab').get()!.m)).toBe(Number(after.prepare('SELECT count(*) AS n FROM vocab').get()!.n))
+    after.close()
+  })
+
   it('an unwritable data dir, or one inside the state dir: the command scans (same stdout) and says why once on stderr', async () => {
     const state = copyFixture(TWO_AGENTS)
     const home = tempDir()
