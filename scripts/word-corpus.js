@@ -1,7 +1,10 @@
-// A corpus with many unique tokens for scripts/bench-word-index.js (issue 28): the search corpus's kind of store
-// (scripts/search-corpus.js: user and assistant text, tool calls and results from the same seeded word list), where
-// every line also carries what real transcripts are full of and a word index must keep in its vocabulary: request ids,
-// uuids, commit and content hashes, base64 blobs, paths with ids. Kept in BENCH_CACHE_DIR like the search corpus.
+// A corpus with many unique tokens (issue 28): the search corpus's kind of store (scripts/search-corpus.js: user and
+// assistant text, tool calls and results from the same seeded word list), where every line also carries what real
+// transcripts are full of and a word index must keep in its vocabulary: request ids, uuids, commit and content hashes,
+// base64 blobs, paths with ids. Kept in BENCH_CACHE_DIR like the search corpus. It measures the catalog's size where
+// the vocabulary is large (BENCHMARKS.md, "The word index"):
+//   node scripts/word-corpus.js [BYTES]     makes it (default 128 MiB) and prints its state dir; then, on Node 24,
+//   clawkit index --state-dir DIR && clawkit index --status --state-dir DIR
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -93,23 +96,7 @@ export function uniqueCorpus(bytes) {
   return {state, ...info}
 }
 
-/**
- * A small store of the texts where folding is easy to get wrong (the Kelvin sign, the long s, ß, dotted İ, final
- * sigma, micro sign, ligatures, combining marks, surrogate pairs and a lone surrogate, `_`), a line that is not JSON and
- * an entry with no time, with the needles to try on it: the word index must answer each exactly as `--scan` does.
- */
-export function edgeCorpus(dir) {
-  const sessionsDir = path.join(dir, 'agents', 'main', 'sessions')
-  fs.mkdirSync(sessionsDir, {recursive: true})
-  const texts = ['Kelvin \u212Aelvin kelvin KELVIN', 'long \u017Ftop stop STOP', 'stra\u00DFe STRASSE strasse', '\u0130stanbul istanbul ISTANBUL', '\u03A3\u039F\u03A6\u039F\u03A3 \u03C3\u03BF\u03C6\u03BF\u03C2 sofos', 'caf\u00E9 CAF\u00C9 cafe\u0301', 'emoji \uD83D\uDE00ok lone\uD800x', 'snake_case_word foo-bar baz.qux', '\u00B5s \u039Cs \u03BCs', 'tab\there new\nline', '\uFB01le \uFB00 file']
-  const t = Date.parse('2026-01-01T00:00:01Z')
-  const lines = [JSON.stringify({type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/'})]
-  texts.forEach((x, i) => lines.push(JSON.stringify({type: 'message', id: `e${i}`, parentId: null, timestamp: new Date(t + i * 1000).toISOString(), message: {role: i % 2 ? 'user' : 'assistant', content: [{type: 'text', text: x}], timestamp: t + i * 1000}})))
-  lines.push('{not json kelvin stop')
-  lines.push(JSON.stringify({type: 'message', id: 'nt', parentId: null, message: {role: 'user', content: 'no time kelvin stop'}}))
-  const id = '00000000-0000-4000-8000-000000000001'
-  fs.writeFileSync(path.join(sessionsDir, `${id}.jsonl`), `${lines.join('\n')}\n`)
-  fs.writeFileSync(path.join(sessionsDir, 'sessions.json'), JSON.stringify({'agent:main:main': {sessionId: id, updatedAt: t}}))
-  const needles = ['kelvin', 'Kelvin', 'stop', '\u017Ftop', 'strasse', 'stra\u00DFe', 'istanbul', '\u0130stanbul', '\u03C3\u03BF\u03C6\u03BF\u03C2', '\u03A3\u039F\u03A6\u039F\u03A3', 'caf\u00E9', 'cafe', '\u00B5s', '\u03BCs', 'ok', 'snake_case', 'foo-bar', 'le', '\uFB01le', 'time kelvin', 'emoji', 'not json']
-  return {state: dir, sessionsDir, needles}
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const c = uniqueCorpus(Number(process.argv[2] ?? 128 * 1024 ** 2))
+  console.log(`${c.state} (${c.files} transcripts, ${c.bytes} bytes)`)
 }

@@ -10,6 +10,7 @@
 // text. A word unit is, after folding, an ASCII letter, digit or `_`, or any non-ASCII unit. Folding never moves a unit
 // between ASCII and non-ASCII, nor an ASCII unit in or out of [0-9a-z_], so an occurrence of an all-word needle lies
 // inside one maximal word run of the text: one token. (Measured as a prototype first: BENCHMARKS.md, "a word index".)
+import {canonicalNonAscii} from '../util/canonical-unit.js'
 
 /**
  * The tokenizer of the words table: tokens are given already folded and joined by spaces; `_` is a token character
@@ -25,17 +26,6 @@ export const WORDS_TOKENIZE = "ascii tokenchars '_'"
 export const LONG_TOKEN = 256
 export const LONG_STEP = 128
 
-const canonCache = new Map<number, number>()
-function canonicalUnit(c: number): number {
-  let v = canonCache.get(c)
-  if (v === undefined) {
-    const u = String.fromCharCode(c).toUpperCase()
-    v = u.length !== 1 || u.charCodeAt(0) < 0x80 ? c : u.charCodeAt(0)
-    canonCache.set(c, v)
-  }
-  return v
-}
-
 const NON_ASCII = /[^\x00-\x7f]/
 
 /** The text folded as the ignore-case literal matcher compares it (see above). */
@@ -46,7 +36,7 @@ export function fold(text: string): string {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c < 0x80) continue
-    const f = canonicalUnit(c)
+    const f = canonicalNonAscii(c)
     if (f !== c) {
       out += text.slice(from, i) + String.fromCharCode(f)
       from = i + 1

@@ -4,6 +4,7 @@
 import type {RE2JS} from 're2js'
 
 import {UsageError} from '../errors.js'
+import {canonicalNonAscii} from '../util/canonical-unit.js'
 import {importRe2} from '../lazy.js'
 import type {RawLineFilter} from '../store/types.js'
 import {requiredLiterals} from './regex-literals.js'
@@ -69,16 +70,9 @@ export const MAX_REGEX_CHARS = 4096
 const LITERAL_PREFIX = 1024
 
 /** The case-insensitive canonical form of one UTF-16 unit without the `u` flag (ECMA-262 Canonicalize, non-unicode). */
-const canonCache = new Map<number, number>()
 function canonicalUnit(c: number): number {
   if (c < 0x80) return c >= 0x61 && c <= 0x7a ? c - 0x20 : c
-  let v = canonCache.get(c)
-  if (v === undefined) {
-    const u = String.fromCharCode(c).toUpperCase()
-    v = u.length !== 1 || u.charCodeAt(0) < 0x80 ? c : u.charCodeAt(0)
-    canonCache.set(c, v)
-  }
-  return v
+  return canonicalNonAscii(c)
 }
 
 export function compileMatcher(pattern: string, opts: {regex?: boolean; word?: boolean}): Matcher {
