@@ -45,7 +45,9 @@ async function expectSound(stateDir: string, dataDir: string, what: string, patt
     expect(stripUsage(got), what).toEqual(stripUsage(want))
     const db = cat.get()!.db.db
     expect(db.prepare('PRAGMA integrity_check').get()?.integrity_check, what).toBe('ok')
-    db.exec("INSERT INTO words(words, rank) VALUES ('integrity-check', 0)")
+    db.exec("INSERT INTO words(words, rank) VALUES ('integrity-check', 0); INSERT INTO vtri(vtri, rank) VALUES ('integrity-check', 0)")
+    // The vocabulary holds each token once, numbered without gaps (a killed batch's numbers are taken again).
+    expect(db.prepare('SELECT count(*) - count(DISTINCT token) AS d, count(*) - coalesce(max(id), 0) AS g FROM vocab').get(), what).toEqual({d: 0, g: 0})
     // Every span points into a transcript the catalog holds, and every transcript's text is counted once.
     expect(db.prepare('SELECT count(*) AS n FROM spans WHERE transcript NOT IN (SELECT id FROM transcripts WHERE removed_at IS NULL)').get()?.n, what).toBe(0)
     expect(db.prepare('SELECT count(*) AS n FROM transcripts t WHERE removed_at IS NULL AND text_bytes != (SELECT coalesce(sum(text_bytes), 0) FROM spans s WHERE s.transcript = t.id)').get()?.n, what).toBe(0)
