@@ -181,8 +181,9 @@ export interface Sums {
  */
 export function middayZone(now = Date.now()): string {
   const offset = 12 - new Date(now).getUTCHours() // -11..12 hours east of UTC
-  // Etc/GMT names are POSIX-signed: Etc/GMT-3 is three hours east of UTC.
-  return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`
+  // Etc/GMT names are POSIX-signed: Etc/GMT-3 is three hours east of UTC. Offset 0 is named UTC, the name Intl reports
+  // for TZ=Etc/GMT too (tests compare the zone a report names with this one).
+  return offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`
 }
 
 /** The zone's wall date of an instant, through toLocaleString (sv-SE prints YYYY-MM-DD). */
