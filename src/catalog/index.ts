@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import {ClawkitError} from '../errors.js'
-import type {SearchIndex} from '../sessions/search.js'
+import {IndexFailed, type SearchIndex} from '../sessions/search.js'
 import type {OpenClawState} from '../store/state.js'
 import type {SessionReader, TranscriptMark} from '../store/types.js'
 import {type CatalogDb, catalogDir, CatalogUnavailable, openCatalogDb} from './db.js'
@@ -20,6 +20,8 @@ export class Catalog {
   private readonly views = new Map<string, AgentView>()
   /** Set when the catalog failed during this command: from then on the command scans. */
   failure?: Error
+  /** PRAGMA data_version before the first refresh: another connection's commit since changes it (unchanged()). */
+  private version?: number
 
   private constructor(
     readonly db: CatalogDb,
@@ -52,6 +54,7 @@ export class Catalog {
     const have = this.views.get(agentId)
     if (have) return have
     try {
+      this.version ??= this.dataVersion()
       // The catalog's reading code (and the search and usage code it shares) loads only when a catalog is used.
       const {refreshAgent} = await import('./refresh.js')
       const view = await refreshAgent(this.db, store, agentId, this.refresh)
@@ -90,6 +93,26 @@ export class Catalog {
       changed += same.filter((x) => !x).length
     }
     return changed
+  }
+
+  /**
+   * Whether no other process has written to the catalog since this command's first refresh (PRAGMA data_version moves
+   * with every commit of another connection, never with this one's). Views hold the marks their refresh saw, and an
+   * answer reads the rows as they are when it runs: a line another process indexed in between (an unterminated last
+   * line, ended and read by it) would be counted from the rows and again as the view's unread tail. Checked after an
+   * answer: then every row it read was of the views' moment.
+   */
+  unchanged(): boolean {
+    if (this.version === undefined) return true
+    try {
+      return this.dataVersion() === this.version
+    } catch {
+      return false
+    }
+  }
+
+  private dataVersion(): number {
+    return Number(this.db.stmt('PRAGMA data_version').get()?.data_version)
   }
 
   /** The word index's answer for a search on this view (search.ts): exact, or the spans to read; undefined: scan. */
@@ -167,7 +190,38 @@ export class CommandCatalog {
         const c = this.get()
         const out = c?.answer(view as AgentView, query)
         if (c?.failure) this.note(c.failure)
-        return out
+        return out?.exact ? this.guarded(c!, out) : out
+      },
+      unchanged: () => this.unchanged(),
+    }
+  }
+
+  /** Whether the catalog is as this command's views saw it (Catalog.unchanged); true when none is open. */
+  unchanged(): boolean {
+    return !(this.opened instanceof Catalog) || this.opened.unchanged()
+  }
+
+  /**
+   * An exact answer whose count and newest spans, read after answer() returned, fail as the search expects: the
+   * catalog's failure is noted and IndexFailed makes the search scan (a store's own error stays the command's).
+   */
+  private guarded(c: Catalog, a: WordAnswer & {exact: true}): WordAnswer {
+    const guard = <T>(fn: () => T): T => {
+      try {
+        return fn()
+      } catch (error) {
+        if (error instanceof ClawkitError) throw error
+        c.failure = error as Error
+        this.note(c.failure)
+        throw new IndexFailed((error as Error).message)
+      }
+    }
+    return {
+      ...a,
+      count: (include) => guard(() => a.count(include)),
+      newest(include) {
+        const it = guard(() => a.newest(include))
+        return {next: () => guard(() => it.next())}
       },
     }
   }

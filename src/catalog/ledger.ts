@@ -134,7 +134,9 @@ export function catalogLedger(cat: CommandCatalog): UsageLedger {
           addKept(b, c.db, models, state.config, ctx, {id: r.id, odd: 1, partial: null, bad: 0}, false)
         }
       }
-      return true
+      // Another process wrote to the catalog since the views were made: a call may be in its rows and in a view's unread
+      // tail both (CommandCatalog.unchanged). The caller scans, into a builder of its own.
+      return cat.unchanged()
     },
   }
 }
@@ -154,7 +156,10 @@ export function catalogTranscriptCalls(cat: CommandCatalog): TranscriptCalls {
       if (!view || !c || id === undefined) return undefined
       models ??= modelsOf(c.db)
       const tail = tailSpan(view.marks.get(id))
-      return {calls: callsOf(c.db, models, id), ...(tail ? {tail: store.grepSpans(t, [tail], USAGE_LINES)} : {})}
+      const calls = callsOf(c.db, models, id)
+      // Rows another process wrote since the view may hold the view's tail too: the caller reads the transcript.
+      if (!cat.unchanged()) return undefined
+      return {calls, ...(tail ? {tail: store.grepSpans(t, [tail], USAGE_LINES)} : {})}
     },
   }
 }

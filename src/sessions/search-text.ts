@@ -81,10 +81,11 @@ export function searchTextOf(e: Record<string, unknown> | undefined): string | n
 export function timeOf(e: Record<string, unknown>): number | undefined {
   const m = isObj(e.message) ? e.message : undefined
   const t = typeof e.timestamp === 'string' ? Date.parse(e.timestamp) : typeof e.timestamp === 'number' ? e.timestamp : typeof m?.timestamp === 'number' ? m.timestamp : Number.NaN
-  // Past Date's range (±8.64e15 ms) is no time either: a hit's time is printed as an ISO date.
-  return Number.isFinite(new Date(t).getTime()) ? t : undefined
+  // Past Date's range (±8.64e15 ms) is no time either: a hit's time is printed as an ISO date. A fraction of a millisecond
+  // is dropped as Date drops it, so that hits are compared, sorted and shown by one value (and the catalog keeps integers).
+  const ms = new Date(t).getTime()
+  return Number.isFinite(ms) ? ms : undefined
 }
-
 
 /** The latest and earliest times an ISO string of years 0000-9999 carries: within them, ISO strings sort as their times do. */
 export const MAX_ISO_MS = 253_402_300_799_999

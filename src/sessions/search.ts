@@ -116,7 +116,16 @@ export interface SearchIndex<Q = unknown> {
   query(pattern: string, opts: {regex?: boolean; ignoreCase: boolean; word?: boolean; role?: string; timed?: boolean; limited?: boolean}): Q | undefined
   view(agentId: string, store: SessionReader): Promise<{sessions: AgentSession[]; ids: ReadonlyMap<string, number>} | undefined>
   answer(view: {sessions: AgentSession[]; ids: ReadonlyMap<string, number>}, query: Q): IndexAnswer | undefined
+  /**
+   * Whether the index is still what its views were made from (nothing written to it since by another process): its
+   * views' lines read at query time and its rows must describe one moment, or a line is counted twice. False: the
+   * search is done again by a scan.
+   */
+  unchanged(): boolean
 }
+
+/** Thrown by an exact answer's count or newest when the index failed while answering: the search is done again by a scan. */
+export class IndexFailed extends Error {}
 
 /** A span an exact index answer names, with the rank of its newest time (ms within years 0-9999; lower for others; null: none). */
 export interface RankedSpan {
@@ -236,6 +245,18 @@ export async function fleetSearch(hosts: readonly {host: string; state: Readable
 }
 
 async function searchOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult & {narrowed: boolean}> {
+  if (opts.scan || !opts.index) return searchOnce(sources, pattern, opts)
+  let out: SessionsSearchResult & {narrowed: boolean}
+  try {
+    out = await searchOnce(sources, pattern, opts)
+  } catch (error) {
+    if (error instanceof IndexFailed) return searchOnce(sources, pattern, {...opts, scan: true})
+    throw error
+  }
+  return opts.index.unchanged() ? out : searchOnce(sources, pattern, {...opts, scan: true})
+}
+
+async function searchOnce(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], pattern: string, opts: SearchOptions): Promise<SessionsSearchResult & {narrowed: boolean}> {
   const now = opts.now ?? new Date()
   const role = opts.role as SearchRole | undefined
   if (role !== undefined && !SEARCH_ROLES.includes(role)) throw new UsageError(`--role "${opts.role}" is not one of ${SEARCH_ROLES.join(', ')}`, 'E_BAD_FLAG')

@@ -641,10 +641,13 @@ export async function scanTranscriptUsage(b: UsageBuilder, config: OpenClawConfi
 async function usageOver(sources: readonly {state: ReadableState; agents: string[]; host?: string}[], opts: UsageOptions & {prefixHost?: boolean; ledger?: UsageLedger}): Promise<SessionsUsageResult> {
   const q = usageQuery(opts)
   const agents = [...new Set(sources.flatMap((s) => s.agents))]
-  const b = new UsageBuilder(q.dims, {since: q.since, until: q.until}, opts.prefixHost, q.timezone)
-  // The local catalog answers for a local state dir (it refreshes each agent first); undefined: it cannot, scan.
+  const builder = () => new UsageBuilder(q.dims, {since: q.since, until: q.until}, opts.prefixHost, q.timezone)
+  let b = builder()
+  // The local catalog answers for a local state dir (it refreshes each agent first); false: it could not, scan (into a
+  // builder of its own: the ledger may have added to this one before it found it could not).
   const fromLedger = !opts.scan && opts.ledger && sources.length === 1 && sources[0].host === undefined ? await opts.ledger.usage(b, sources[0].state, agents, q) : false
   if (!fromLedger) {
+    b = builder()
     for (const {state, host, agentId} of sources.flatMap((src) => src.agents.map((agentId) => ({...src, agentId})))) {
       const store = state.store(agentId)
       for (const s of await store.allSessions()) {
@@ -659,7 +662,7 @@ async function usageOver(sources: readonly {state: ReadableState; agents: string
   return b.result({since: q.since, until: q.until, agents, includeArchived: q.includeArchived, limit: q.limit, source: fromLedger ? 'catalog' : sources.some((s) => s.host !== undefined) ? 'replica' : 'scan'})
 }
 
-/** The local catalog's ledger as `sessions usage` asks it (src/catalog/ledger.ts); false: it cannot answer, scan. */
+/** The local catalog's ledger as `sessions usage` asks it (src/catalog/ledger.ts); false: it cannot answer (what it added to the builder is dropped), scan. */
 export interface UsageLedger {
   usage(b: UsageBuilder, state: ReadableState, agents: string[], q: UsageQuery): Promise<boolean>
 }

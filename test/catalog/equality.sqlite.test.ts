@@ -194,6 +194,106 @@ describeSqlite('the catalog, change by change', () => {
     await compareAll(stateDir, dataDir, 'after the in-place rewrite of the live header')
   })
 
+  it('times with a fraction of a millisecond (numeric timestamps OpenClaw does not write, a hand or another tool may): the catalog keeps them as Date does and answers as a scan, --limit and --until at that millisecond included', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    GeneratedStore.create(stateDir, 13, {agents: ['main'], keys: 2, lines: 10})
+    await compareAll(stateDir, dataDir, 'built')
+    const at = Date.parse('2026-10-01T12:00:00.000Z')
+    const usage = {input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: {total: 0.01}}
+    const lines = [
+      {type: 'message', id: 'frac01', parentId: null, timestamp: at + 0.5, message: {role: 'user', content: 'zebra at half a millisecond'}},
+      {type: 'message', id: 'frac02', parentId: null, message: {role: 'user', content: 'zebra at a quarter', timestamp: at + 0.25}},
+      {type: 'message', id: 'frac03', parentId: null, message: {role: 'assistant', content: [{type: 'text', text: 'zebra reply'}], provider: 'mockant', model: 'priced', usage, timestamp: at + 0.75}},
+      {type: 'message', id: 'frac04', parentId: null, timestamp: at - 0.5, message: {role: 'user', content: 'zebra just before'}},
+    ]
+    fs.appendFileSync(liveOf(stateDir, 'main', 'agent:main:k1'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+    await compareAll(stateDir, dataDir, 'after lines with fractional times')
+    for (const limit of ['1', '2', '3']) {
+      const o: SearchOptions = {allAgents: true, includeArchived: true, limit}
+      const want = await scan(stateDir, (s) => sessionsSearch(s, 'zebra', {...o, scan: true}))
+      const got = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsSearch(s, 'zebra', {...o, index: cat.searchIndex()}))
+      expect(got.engine).toBe('catalog')
+      expect(comparable(got), `--limit ${limit}`).toEqual(comparable(want))
+    }
+    const u: UsageOptions = {allAgents: true, until: '2026-10-01T12:00:00.000Z'}
+    const want = await scan(stateDir, (s) => sessionsUsage(s, {...u, scan: true}))
+    const got = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsUsage(s, {...u, ledger: catalogLedger(cat), removedSpend: false}))
+    expect(comparableUsage(got)).toEqual(comparableUsage(want))
+  })
+
+  it('another clawkit process writing to the catalog between a refresh and its answer (it indexed a last line that was ended meanwhile): search and usage answer as a scan, no line counted twice', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    GeneratedStore.create(stateDir, 17, {agents: ['main'], keys: 2, lines: 10})
+    const live = liveOf(stateDir, 'main', 'agent:main:k0')
+    const usage = {input: 7, output: 3, cacheRead: 0, cacheWrite: 0, totalTokens: 10, cost: {total: 0.02}}
+    // An unterminated last line: the view reads it at query time, as a scan does.
+    const unended = (id: string) => fs.appendFileSync(live, JSON.stringify({type: 'message', id, parentId: null, timestamp: '2026-10-02T00:00:00.000Z', message: {role: 'assistant', content: [{type: 'text', text: `tailword ${id}`}], provider: 'mockant', model: 'priced', usage}}))
+    // What happens between: OpenClaw ends the line, and another clawkit process (another connection) indexes it.
+    const meanwhile = async () => {
+      fs.appendFileSync(live, '\n')
+      await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    }
+    unended('tail01')
+    await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    const got = await fromCatalog(stateDir, dataDir, (s, cat) => {
+      const index = cat.searchIndex()
+      const racing: typeof index = {...index, view: async (agentId, store) => {
+        const v = await index.view(agentId, store)
+        await meanwhile()
+        return v
+      }}
+      return sessionsSearch(s, 'tailword', {allAgents: true, includeArchived: true, limit: '5', index: racing})
+    })
+    const want = await scan(stateDir, (s) => sessionsSearch(s, 'tailword', {allAgents: true, includeArchived: true, limit: '5', scan: true}))
+    expect(want.count).toBe(1)
+    expect(comparable(got)).toEqual(comparable(want))
+    unended('tail02')
+    await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    const spent = await fromCatalog(stateDir, dataDir, (s, cat) => {
+      const view = cat.view.bind(cat)
+      cat.view = async (agentId, store) => {
+        const v = await view(agentId, store)
+        await meanwhile()
+        return v
+      }
+      return sessionsUsage(s, {allAgents: true, ledger: catalogLedger(cat), removedSpend: false})
+    })
+    expect(comparableUsage(spent)).toEqual(comparableUsage(await scan(stateDir, (s) => sessionsUsage(s, {allAgents: true, scan: true}))))
+  })
+
+  it('the catalog failing while an exact answer is read (its count, its newest spans): the search says so once and answers by a scan', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    GeneratedStore.create(stateDir, 19, {agents: ['main'], keys: 2, lines: 10})
+    await fromCatalog(stateDir, dataDir, (s, cat) => cat.view('main', s.store('main')))
+    const want = await scan(stateDir, (s) => sessionsSearch(s, 'zebra', {allAgents: true, includeArchived: true, limit: '3', scan: true}))
+    const state = OpenClawState.open({stateDir, ignoreSettings: true, env: {HOME: dataDir}})
+    const notes: string[] = []
+    const cat = new CommandCatalog(state, (line) => notes.push(line), {env: {CLAWKIT_DATA_DIR: dataDir}})
+    try {
+      const index = cat.searchIndex()
+      // The words table gone after the answer was made (the vocabulary it looked the needle up in is still there).
+      const broken: typeof index = {...index, answer: (view, query) => {
+        const a = index.answer(view, query)
+        cat.get()!.db.db.exec('DROP TABLE words')
+        return a
+      }}
+      const got = await sessionsSearch(state, 'zebra', {allAgents: true, includeArchived: true, limit: '3', index: broken})
+      expect(got.engine).toBe('scan')
+      expect(comparable(got)).toEqual(comparable(want))
+      expect(notes).toHaveLength(1)
+      expect(notes[0]).toMatch(/^clawkit: the catalog failed \(.*words.*\); reading every transcript instead/)
+    } finally {
+      cat.close()
+      state.close()
+    }
+  })
+
   it('one appended turn is all a refresh reads: one transcript, the appended bytes (and its last span again, to merge it)', async () => {
     const root = tempDir('clawkit-catalog-')
     const stateDir = path.join(root, 'state')
