@@ -7,6 +7,7 @@
 // writer at a time, and a batch commits only onto the mark it was read from).
 import os from 'node:os'
 
+import {MAX_ISO_MS} from '../sessions/search-text.js'
 import type {CallFields, CallsPartial} from '../sessions/usage.js'
 import type {AgentSession, SessionReader, TranscriptMark, TranscriptSince} from '../store/types.js'
 import {type CatalogDb, writeTx} from './db.js'
@@ -103,9 +104,6 @@ export function partialOf(text: unknown): CallsPartial {
   }
 }
 
-/** The latest time an ISO string of years 0000-9999 can carry: beyond it (or before 0) string order is not time order. */
-const MAX_ISO_T = 253_402_300_799_999
-
 /**
  * Adds a call to a transcript's partial when a partial can stand for it (CallsPartial: a recorded cost on addCost's
  * grid, whole token counts, a plain time); false when it is odd and must be summed call by call.
@@ -118,7 +116,8 @@ function addToPartial(p: CallsPartial, f: CallFields): boolean {
   if (u.badValues > 0 || u.badCost) return false
   if (nano === undefined || !Number.isSafeInteger(nano) || !whole(u.input) || !whole(u.output) || !whole(u.cacheRead) || !whole(u.cacheWrite) || !whole(u.totalTokens)) return false
   const t = f.t ?? null
-  if (t !== null && (t < 0 || t > MAX_ISO_T)) return false
+  // Times before 1970 or past year 9999 (MAX_ISO_MS: ISO strings no longer sort as times) are summed call by call.
+  if (t !== null && (t < 0 || t > MAX_ISO_MS)) return false
   p.calls++
   p.input += u.input
   p.output += u.output
@@ -480,7 +479,9 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
   let nParts = fresh ? 0 : row!.parts
   let spanLo = carry ? carry.span.partLo : nParts
   let first = true
-  const digest = new Digest(carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), raw: carry.span.bytes ?? 0, textBytes: carry.span.textBytes, found: true, tmax: carry.span.tmax, parts: carry.span.parts} : undefined)
+  // A SQLite span records no bytes (its lines are seqs): what it had read is counted by its text, or one-turn appends
+  // would start it from 0 each time and it would never close.
+  const digest = new Digest(carry ? {line: carry.span.line, lastLine: carry.span.line + carry.span.lines - 1, ...(carry.span.offset === null ? {} : {offset: carry.span.offset}), raw: carry.span.bytes ?? carry.span.textBytes, textBytes: carry.span.textBytes, found: true, tmax: carry.span.tmax, parts: carry.span.parts} : undefined)
   let committed: string | undefined
 
   /** Writes what was digested so far (here or by a worker) with its mark (inside the open batch). */

@@ -54,6 +54,9 @@ export function spanOf(r: {line: number; lines: number; offset: number | null; b
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
 const spanRow = (r: Record<string, unknown>): LineSpan => spanOf({line: Number(r.line), lines: Number(r.lines), offset: num(r.offset), bytes: num(r.bytes)})
 
+/** A string as one FTS5 phrase (runs and tokens are word units and never hold a quote; doubled all the same). */
+const phrase = (s: string): string => `"${s.replaceAll('"', '""')}"`
+
 /** The tokens holding a run as it says, or undefined when there are too many to ask for (or to find). */
 function tokensHolding(c: CatalogDb, r: NeedleRun): string[] | undefined {
   const cps = [...r.run]
@@ -63,7 +66,7 @@ function tokensHolding(c: CatalogDb, r: NeedleRun): string[] | undefined {
     const grams = new Set<string>()
     for (let i = 0; i + 3 <= cps.length; i += 3) grams.add(cps.slice(i, i + 3).join(''))
     if (cps.length % 3 !== 0) grams.add(cps.slice(cps.length - 3).join(''))
-    const expr = [...grams].map((g) => `"${g}"`).join(' AND ')
+    const expr = [...grams].map(phrase).join(' AND ')
     found = c.stmt('SELECT v.token FROM vtri JOIN vocab v ON v.id = vtri.rowid WHERE vtri MATCH ?').all(expr).map((x) => String(x.token))
   } else {
     const all = c.stmt(`SELECT token FROM vocab LIMIT ${MAX_VOCAB_SCAN + 1}`).all()
@@ -85,7 +88,7 @@ function matchOf(c: CatalogDb, q: WordQuery): {expr: string | null; exact: boole
   }
   if (groups.length === 0) return undefined
   if (groups.some((g) => g.length === 0)) return {expr: null, exact: q.exact && !dropped}
-  return {expr: groups.map((g) => `(${g.map((t) => `"${t}"`).join(' OR ')})`).join(' AND '), exact: q.exact && !dropped}
+  return {expr: groups.map((g) => `(${g.map(phrase).join(' OR ')})`).join(' AND '), exact: q.exact && !dropped}
 }
 
 /** The span of a transcript holding a line (the last span starting at or before it; rare: unreadable lines only). */
@@ -197,13 +200,16 @@ function countIn(c: CatalogDb, expr: string, byId: ReadonlyMap<number, string>, 
   return n
 }
 
-/** Every span holding a part the expression matches (one row per span). */
+/**
+ * Every span holding a part the expression matches (one row per span): the last span starting at or before the part
+ * that holds any (a span of no parts, only unreadable lines or punctuation, starts at the same number as the next).
+ */
 function candidateSpans(c: CatalogDb, expr: string): Record<string, unknown>[] {
   return c
     .stmt(
       `SELECT DISTINCT s.id, s.transcript, s.line, s.lines, s."offset", s.bytes, s.tmax
          FROM (SELECT rowid >> ${TRANSCRIPT_SHIFT} AS t, rowid & ${(1n << TRANSCRIPT_SHIFT) - 1n} AS n FROM words WHERE words MATCH ?) w
-         JOIN spans s ON s.id = (SELECT x.id FROM spans x WHERE x.transcript = w.t AND x.part_lo <= w.n ORDER BY x.part_lo DESC LIMIT 1)
+         JOIN spans s ON s.id = (SELECT x.id FROM spans x WHERE x.transcript = w.t AND x.part_lo <= w.n AND x.parts > 0 ORDER BY x.part_lo DESC LIMIT 1)
          ORDER BY s.transcript, s.line`,
     )
     .all(expr)

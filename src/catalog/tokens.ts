@@ -219,7 +219,8 @@ export class TokenWriter {
     const k = this.n++
     if (k >= this.hashes.length) {
       const more = (a: Int32Array) => {
-        const b = new Int32Array(a.length * 2)
+        // At least k + 1: addLong's pieces take numbers without entries here, so k may be past twice the length.
+        const b = new Int32Array(Math.max(a.length * 2, k + 1))
         b.set(a)
         return b
       }
@@ -258,7 +259,8 @@ export class TokenWriter {
         h = Math.imul(h ^ c, 0x01000193)
         if (c >= 0x80) ascii = false
       }
-      // Pieces never equal a short token (they are LONG_TOKEN long), so the part's table is not asked.
+      // The part's table is not asked: only a token of exactly LONG_TOKEN units can equal a piece, and then the part's row
+      // holds it twice, which a table without positions keeps as one.
       const k = this.n++
       this.room(p.length * 3 + 1)
       if (k > 0) this.buf[this.len++] = 0x20
