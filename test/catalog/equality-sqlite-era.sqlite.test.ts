@@ -8,6 +8,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import {expect, it} from 'vitest'
 
+import {SPAN_BYTES} from '../../src/catalog/digest.js'
 import {CommandCatalog} from '../../src/catalog/index.js'
 import {catalogLedger} from '../../src/catalog/ledger.js'
 import {type SearchOptions, sessionsSearch, type SessionsSearchResult} from '../../src/sessions/search.js'
@@ -203,4 +204,38 @@ describeSqlite('the catalog answers as a scan does (SQLite era)', () => {
       )
     }, 600_000)
   }
+})
+
+describeSqlite('the catalog, turn by turn (SQLite era)', () => {
+  it('one-turn appends to a session, each refreshed: its open span closes as it grows (spans stay about SPAN_BYTES of text), and the answers are a scan\'s', async () => {
+    const stateDir = copyFixture(NATIVE_96)
+    const dataDir = path.join(tempDir('clawkit-catalog-'), 'data')
+    const refresh = async () => {
+      const state = OpenClawState.open({stateDir, ignoreSettings: true})
+      const cat = new CommandCatalog(state, (line) => expect.fail(line), {env: {CLAWKIT_DATA_DIR: dataDir}})
+      try {
+        expect(await cat.view('main', state.store('main'))).toBeDefined()
+        return Number(cat.get()!.db.db.prepare('SELECT max(text_bytes) AS m FROM spans').get()!.m)
+      } finally {
+        cat.close()
+        state.close()
+      }
+    }
+    await refresh()
+    const words = 'zebra deploy kubeconfig alpha the usage '.repeat(50)
+    const state = OpenClawState.open({stateDir, ignoreSettings: true})
+    try {
+      const store = state.store('main')
+      const key = Object.keys(await store.read())[0]
+      for (let i = 0; i < 12; i++) {
+        const found = (await store.findEntry(key))!
+        await appendTo(store, store.transcriptOf(found.entry, found.storedKey), [{type: 'message', message: {role: 'user', content: `${i} ${words}`, timestamp: Date.now()}}])
+        // ~2 KB of text a turn: twelve of them in one span would be ~24 KB.
+        expect(await refresh(), `after turn ${i + 1}`).toBeLessThanOrEqual(SPAN_BYTES + 4096)
+      }
+    } finally {
+      state.close()
+    }
+    await compareAll(stateDir, dataDir, 'after twelve one-turn appends')
+  })
 })
