@@ -4,9 +4,9 @@
 import type {RE2JS} from 're2js'
 
 import {UsageError} from '../errors.js'
-import {canonicalNonAscii} from '../util/canonical-unit.js'
 import {importRe2} from '../lazy.js'
 import type {RawLineFilter} from '../store/types.js'
+import {canonicalNonAscii} from '../util/canonical-unit.js'
 import {requiredLiterals} from './regex-literals.js'
 import type {SearchRole} from './search-text.js'
 
