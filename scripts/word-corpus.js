@@ -9,6 +9,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import {pathToFileURL} from 'node:url'
 
 export function uniqueCorpus(bytes) {
   const cacheRoot = process.env.BENCH_CACHE_DIR ?? path.join(os.tmpdir(), 'clawkit-bench-cache')
@@ -96,7 +97,7 @@ export function uniqueCorpus(bytes) {
   return {state, ...info}
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const c = uniqueCorpus(Number(process.argv[2] ?? 128 * 1024 ** 2))
   console.log(`${c.state} (${c.files} transcripts, ${c.bytes} bytes)`)
 }

@@ -504,6 +504,7 @@ export class UsageBuilder {
     const first = p.firstT === null ? null : new Date(p.firstT).toISOString()
     const last = p.lastT === null ? null : new Date(p.lastT).toISOString()
     const big = p.largest
+    // One object for the row and the total: rows' largest calls are replaced, never changed in place.
     let largest: LargestCall | undefined
     for (const r of [row, this.total]) {
       r.input += p.input
@@ -516,8 +517,7 @@ export class UsageBuilder {
       if (first && (!r.firstCallAt || first < r.firstCallAt)) r.firstCallAt = first
       if (last && (!r.lastCallAt || last > r.lastCallAt)) r.lastCallAt = last
       if (big && (!r.largestCall || big.totalTokens > r.largestCall.totalTokens)) {
-        largest ??= {at: big.t === null ? null : new Date(big.t).toISOString(), totalTokens: big.totalTokens, costUsd: big.costNano / 1e9, model: big.model}
-        r.largestCall = {...largest}
+        r.largestCall = largest ??= {at: big.t === null ? null : new Date(big.t).toISOString(), totalTokens: big.totalTokens, costUsd: big.costNano / 1e9, model: big.model}
       }
     }
     if (ctx.removed) this.addRemoved(row, p.costNano / 1e9, p.calls)
