@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {ClawkitError, ExitCode} from '../errors.js'
 import {ensurePrivateDir, isEnoent} from './fs-util.js'
-import {ABSENT, type FileImage, type FilesStep, hashFile, type JournalEntry} from './journal.js'
+import {ABSENT, type FileImage, type FilesStep, hashFile, type JournalEntry, killPoint} from './journal.js'
 import {withLock} from './lock.js'
 import {randomUUID} from './random-id.js'
 
@@ -102,7 +102,11 @@ export async function applyFileMoves(all: readonly FileMove[], entry: JournalEnt
   const state = new Map<string, FileImage>()
   for (const m of moves) state.set(m.path, await fileImage(m.path))
   const pending = moves.filter((m) => !sameContent(state.get(m.path)!, m.to))
-  // Renames first: content that only changes its name never leaves the state dir (an archive of a transcript).
+  // Renames first: content that only changes its name never leaves the state dir (an archive of a transcript). Their
+  // directories are synced once all are done (one sync per file was most of undoing a large cleanup); a crash before
+  // leaves each path in its from or its to image, which a replay takes either way.
+  const renamed = new Set<string>()
+  let renames = 0
   for (const m of pending) {
     if (!m.to.exists) continue
     if (sameContent(state.get(m.path)!, m.to)) continue
@@ -110,12 +114,13 @@ export async function applyFileMoves(all: readonly FileMove[], entry: JournalEnt
     if (!source || state.get(m.path)!.exists) continue
     await ensurePrivateDir(path.dirname(m.path))
     await fsp.rename(source.path, m.path)
-    await fsyncDir(path.dirname(m.path))
-    if (path.dirname(source.path) !== path.dirname(m.path)) await fsyncDir(path.dirname(source.path))
+    renamed.add(path.dirname(m.path)).add(path.dirname(source.path))
+    killPoint(`renamed:${++renames}`)
     await setMeta(m.path, m.to)
     state.set(m.path, m.to)
     state.set(source.path, ABSENT)
   }
+  for (const dir of renamed) await fsyncDir(dir)
   // Then content leaving a path: kept in the journal before the path changes.
   for (const m of pending) {
     const now = state.get(m.path)!

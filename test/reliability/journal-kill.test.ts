@@ -22,6 +22,8 @@ interface Case {
   change: string[]
   /** Kill points of its own, besides each record and the finish (doctor's: its repairs made, their snapshot still open). */
   points?: string[]
+  /** Kill points of its undo's own, besides each replayed step. */
+  undoPoints?: string[]
 }
 
 function mixed(): string {
@@ -46,7 +48,9 @@ const CASES: Case[] = [
   {name: 'sessions reset', make: () => copyFixture(COMPACTION), change: ['sessions', 'reset', KEY]},
   {name: 'sessions delete', make: () => copyFixture(COMPACTION), change: ['sessions', 'delete', KEY]},
   {name: 'sessions restore', make: () => copyFixture(COMPACTION), prepare: [['sessions', 'delete', KEY, '--no-journal']], change: ['sessions', 'restore', KEY]},
-  {name: 'sessions cleanup', make: mixed, change: ['sessions', 'cleanup', '--yes']},
+  // Its removals' transcripts are archived in one batch (one journal step): killed between two of its renames, and its
+  // undo killed between two of the renames back.
+  {name: 'sessions cleanup', make: mixed, change: ['sessions', 'cleanup', '--yes'], points: ['moved:1', 'moved:2'], undoPoints: ['renamed:1', 'renamed:2']},
   {name: 'doctor --fix', make: withRepairs, change: ['doctor', '--fix', '--yes'], points: ['snapshot:1']},
 ]
 
@@ -115,14 +119,14 @@ describe('kill -9 in the middle of a journaled change, and of its undo (JSON era
 
     it(`${c.name}: undo killed after each step it replays, undo run again gives every byte back`, async () => {
       const {steps} = await trial(c, {})
-      for (let k = 1; k <= steps; k++) {
+      for (const point of [...Array.from({length: steps}, (_, i) => `replay:${i + 1}`), ...(c.undoPoints ?? [])]) {
         const t = await trial(c, {})
         expect(t.r.code, t.r.stderr).toBe(0)
-        const killed = await t.cli(['undo'], `replay:${k}`)
-        expect(killed.code, `replay:${k}`).not.toBe(0)
+        const killed = await t.cli(['undo'], point)
+        expect(killed.code, point).not.toBe(0)
         const u = await t.cli(['undo', '--json'])
-        expect(u.code, `replay:${k}: ${u.stderr}`).toBe(0)
-        expect(settled(t.state, t.before), `replay:${k}`).toEqual(t.before)
+        expect(u.code, `${point}: ${u.stderr}`).toBe(0)
+        expect(settled(t.state, t.before), point).toEqual(t.before)
       }
     })
   }

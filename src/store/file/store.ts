@@ -324,6 +324,7 @@ export class FileSessionStore extends JsonLayoutStore implements SessionStore {
     return fileLifecycle({
       sessionsDir: this.sessionsDir,
       findEntry: (key) => this.findEntry(key),
+      read: () => this.read(),
       transcriptOf: (entry, key) => this.transcriptOf(entry, key),
       update: (mutator, journal) => (journal ? this.journaledUpdate(mutator, journal.entry, journal.label) : this.update(mutator)),
       recordFiles: (entry, label, files, locks) => this.recordFiles(entry, label, files, locks),

@@ -8,6 +8,7 @@ import {expect, it} from 'vitest'
 
 import type {IndexResult} from '../../../src/commands/index/index.js'
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
+import {loadSqlite} from '../../../src/store/sqlite/driver.js'
 import {baseEnv, json, runCli, tempDir, TWO_AGENTS, copyFixture} from '../../support/cli.js'
 import {GeneratedStore} from '../../support/catalog-store.js'
 import {describeSqlite, NATIVE_96} from '../../support/sqlite.js'
@@ -89,7 +90,7 @@ describeSqlite('clawkit index', () => {
     const env = baseEnv(tempDir())
     const state = copyFixture(TWO_AGENTS)
     const built = json<IndexResult>(await runCli(['index', '--json', '--state-dir', state], {env}))
-    const {DatabaseSync} = await import('node:sqlite')
+    const {DatabaseSync} = loadSqlite()
     const db = new DatabaseSync(built.catalog.file!)
     db.exec("DROP TABLE vocab; CREATE TABLE vocab(h INTEGER PRIMARY KEY, token TEXT NOT NULL) STRICT; INSERT INTO vocab VALUES (1, 'stale'); PRAGMA user_version = 4")
     db.close()
