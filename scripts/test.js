@@ -57,10 +57,20 @@ function fail(message) {
   exit(1)
 }
 
+/**
+ * The environment vitest runs in: this one without NODE_EXTRA_CA_CERTS, which Node 20 parses at every start (~40 ms for
+ * a system bundle; each test file's worker and each process a test starts would pay it). No test reaches a server
+ * beyond 127.0.0.1; this script itself keeps it (findNode24 may install Node 24 from the registry).
+ */
+function testEnv() {
+  const {NODE_EXTRA_CA_CERTS: _, ...rest} = process.env
+  return rest
+}
+
 /** vitest on `node`; resolves with its exit code. Not spawnSync: the signal handlers above must run while it does. */
 async function run(node, extraArgs, env) {
   const code = await new Promise((resolve) => {
-    const child = spawn(node, [vitest, 'run', ...extraArgs], {cwd: root, stdio: 'inherit', env: {...process.env, ...(runDir ? {[RUN_DIR_ENV]: runDir} : {}), ...env}})
+    const child = spawn(node, [vitest, 'run', ...extraArgs], {cwd: root, stdio: 'inherit', env: {...testEnv(), ...(runDir ? {[RUN_DIR_ENV]: runDir} : {}), ...env}})
     child.on('error', (e) => fail(`could not start ${node}: ${e.message}`))
     child.on('close', (status) => resolve(status ?? 1))
   })
