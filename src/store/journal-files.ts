@@ -115,10 +115,10 @@ export async function applyFileMoves(all: readonly FileMove[], entry: JournalEnt
     await ensurePrivateDir(path.dirname(m.path))
     await fsp.rename(source.path, m.path)
     renamed.add(path.dirname(m.path)).add(path.dirname(source.path))
-    killPoint(`renamed:${++renames}`)
     await setMeta(m.path, m.to)
     state.set(m.path, m.to)
     state.set(source.path, ABSENT)
+    killPoint(`renamed:${++renames}`)
   }
   for (const dir of renamed) await fsyncDir(dir)
   // Then content leaving a path: kept in the journal before the path changes.
