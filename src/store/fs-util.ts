@@ -57,7 +57,7 @@ export function isWithin(dir: string, p: string): boolean {
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel))
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+export async function fsyncDir(dir: string): Promise<void> {
   let fh: fsp.FileHandle | undefined
   try {
     fh = await fsp.open(dir, 'r')
@@ -73,7 +73,7 @@ async function fsyncDir(dir: string): Promise<void> {
  * Replace `file` atomically: temp file `<file>.<uuid>.tmp` in the same directory (OpenClaw's name), mode 0600,
  * fsync, rename, fsync the directory. Readers see the old or the new content, never a mix.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = FILE_MODE): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = FILE_MODE, opts: {syncDir?: boolean} = {}): Promise<void> {
   const dir = path.dirname(file)
   await ensurePrivateDir(dir)
   const tmp = `${file}.${randomUUID()}.tmp`
@@ -86,7 +86,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     await fh.close()
     fh = undefined
     await fsp.rename(tmp, file)
-    await fsyncDir(dir)
+    // Off for a batch of files in one directory, which the caller syncs once after the last.
+    if (opts.syncDir !== false) await fsyncDir(dir)
   } catch (error) {
     // Named by the file being replaced (the temp file is ours); it is unchanged, the temp file is removed below.
     throw fileError(error, file, 'write')

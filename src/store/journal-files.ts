@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 
 import {ClawkitError, ExitCode} from '../errors.js'
-import {ensurePrivateDir, isEnoent} from './fs-util.js'
+import {ensurePrivateDir, fsyncDir, isEnoent} from './fs-util.js'
 import {ABSENT, type FileImage, type FilesStep, hashFile, type JournalEntry, killPoint} from './journal.js'
 import {withLock} from './lock.js'
 import {randomUUID} from './random-id.js'
@@ -70,12 +70,6 @@ export async function fileConflicts(moves: readonly FileMove[]): Promise<FileCon
     if (!sameContent(now, m.from) && !sameContent(now, m.to)) out.push({path: m.path, now, want: m.to})
   }
   return out
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, 'r').catch(() => undefined)
-  await fh?.sync().catch(() => {})
-  await fh?.close().catch(() => {})
 }
 
 async function setMeta(file: string, img: FileImage): Promise<void> {

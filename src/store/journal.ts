@@ -18,7 +18,7 @@ import {ClawkitError, ExitCode, fileError, NotFoundError} from '../errors.js'
 import {parseDurationMs} from '../config/units.js'
 import {clawkitDirs, loadSettings, settingsPath} from '../settings.js'
 import {sha256} from '../util/hash.js'
-import {DIR_MODE, ensurePrivateDir, FILE_MODE, isEnoent, realLocation, writeFileAtomic} from './fs-util.js'
+import {DIR_MODE, ensurePrivateDir, FILE_MODE, fsyncDir, isEnoent, realLocation, writeFileAtomic} from './fs-util.js'
 import {withLock} from './lock.js'
 import {randomUUID} from './random-id.js'
 import {normalizeSessionKey} from './session-key.js'
@@ -157,12 +157,6 @@ const ID_RE = /^\d{8}-\d{6}-[0-9a-f]{4}$/
 function newId(now: Date): string {
   const t = now.toISOString()
   return `${t.slice(0, 10).replaceAll('-', '')}-${t.slice(11, 19).replaceAll(':', '')}-${randomUUID().slice(0, 4)}`
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, 'r').catch(() => undefined)
-  await fh?.sync().catch(() => {})
-  await fh?.close().catch(() => {})
 }
 
 /** Hash a file's bytes as stored, streamed. */

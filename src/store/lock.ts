@@ -205,8 +205,12 @@ function installExitHook(): void {
   }
 }
 
+/** This process's start time as the kernel counts it, read once (/proc/self/stat): it never changes while it runs. */
+let ownStartTime: {value: number | undefined} | undefined
+
 function lockPayloadText(): string {
-  const starttime = readProcessStartTime(process.pid)
+  ownStartTime ??= {value: readProcessStartTime(process.pid)}
+  const starttime = ownStartTime.value
   const payload: LockPayload = {pid: process.pid, createdAt: new Date().toISOString()}
   if (starttime !== undefined) payload.starttime = starttime
   return JSON.stringify(payload, null, 2)

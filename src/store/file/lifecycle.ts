@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import {ClawkitError, ExitCode, NotFoundError, UsageError} from '../../errors.js'
 import {EntryLookup, findEntryIn} from '../entry-lookup.js'
-import {archiveTimestamp} from '../fs-util.js'
+import {archiveTimestamp, fsyncDir} from '../fs-util.js'
 import {ABSENT, type FileImage, type JournalEntry, killPoint} from '../journal.js'
 import {activeSince, type ArchiveMark, type ArchiveOutcome, type DeleteOutcome, type LifecycleOptions, type PlannedRemoval, type RestoreOutcome, type RestoreSource, type SessionLifecycle} from '../lifecycle.js'
 import {withLock} from '../lock.js'
@@ -41,12 +41,6 @@ function changed(key: string): ClawkitError {
 
 function journalOf(opts: LifecycleOptions, label: string): {entry: JournalEntry; label: string} | undefined {
   return opts.journal ? {entry: opts.journal, label} : undefined
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, 'r').catch(() => undefined)
-  await fh?.sync().catch(() => {})
-  await fh?.close().catch(() => {})
 }
 
 function isFile(p: string): boolean {

@@ -30,9 +30,9 @@ import {immediateAsync, immediateWrite, type WriteWait} from './transaction.js'
 import {planSessionReset, resetSession, resetSessionTx, SQLITE_HEADER_VERSION} from './write.js'
 import {randomUUID} from '../random-id.js'
 import {filesStepConflicts, replayFilesStep} from '../journal-files.js'
-import {ensurePrivateDir, writeFileAtomic} from '../fs-util.js'
+import {ensurePrivateDir, fsyncDir, writeFileAtomic} from '../fs-util.js'
 import {ABSENT, hashBytes} from '../journal.js'
-import type {SessionLifecycle} from '../lifecycle.js'
+import type {DeleteOutcome, SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf, unionScope} from './journal.js'
 import {archiveTx, budgetInventory, deleteTx, dropArchivesTx, listArchiveRows, markTx, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
@@ -64,6 +64,8 @@ export function sqliteLocator(dbPath: string, sessionId: string): string {
 
 /** Keys per snapshot of eachEntry: a real entry is ~14 KB, so a page is a few MB at most. */
 const ENTRY_PAGE = 256
+/** Keys per transaction in deleteMany: a cleanup of thousands in a few dozen writes, each holding its sessions' locks. */
+const DELETE_CHUNK = 64
 
 export class SqliteSessionStore implements SessionStore {
   /** `path` is the database file. */
@@ -738,6 +740,47 @@ export class SqliteSessionStore implements SessionStore {
           await this.journaledWrite({scope, label: `delete ${k}: archives marked published`, entry: opts.journal}, (d) => markPublishedTx(d, out.rows.map((r) => r.name), Date.now()))
         }
         return {key: k, sessionId: out.sessionId, archived: out.rows.map((r) => archiveLocator(db, r.name))}
+      },
+      deleteMany: async (items, opts) => {
+        const now = (opts.now ?? new Date()).getTime()
+        const out: DeleteOutcome[] = []
+        for (let i = 0; i < items.length; i += DELETE_CHUNK) {
+          // The keys whose session is still the planned one (the others are left out: the caller says "changed"), each
+          // with the session ids it had when looked at, which deleteTx holds it to under the lock.
+          const chunk = this.snap((d) =>
+            items.slice(i, i + DELETE_CHUNK).flatMap((it) => {
+              const key = normalizeSessionKey(it.key)
+              const hit = entryByKey(d, this.ref.path, key)
+              return hit && hit.entry.sessionId === it.sessionId ? [{key, sessionId: it.sessionId, activityAt: it.activityAt, ids: scopeOf(d, [key]).sessionIds}] : []
+            }),
+          )
+          if (chunk.length === 0) continue
+          const scope = chunk.reduce((a, c) => unionScope(a, {keys: [c.key], sessionIds: c.ids}), {keys: [], sessionIds: []} as RowScope)
+          // One transaction and one journal step for the chunk, where one per key cost ~25 ms each (two transactions,
+          // three journal steps and their syncs): a key that moved on meanwhile is left out of it, unwritten (deleteTx
+          // checks before it writes), as one by one it failed alone.
+          const done = await this.journaledWrite({scope, label: `cleanup: ${chunk.length} session(s) archived into rows and removed`, entry: opts.journal}, (d) =>
+            chunk.flatMap((c) => {
+              try {
+                return [{...c, ...deleteTx(d, c.key, c.ids, now, c.activityAt)}]
+              } catch (error) {
+                if (error instanceof ClawkitError && (error.code === 'E_SESSION_CHANGED' || error.code === 'E_SESSION_NOT_FOUND')) return []
+                throw error
+              }
+            }),
+          )
+          const rows = done.flatMap((c) => c.rows)
+          if (rows.length > 0) {
+            // Published as OpenClaw publishes each row (a file byte-identical to the blob), recorded before written.
+            await ensurePrivateDir(published)
+            if (opts.journal) await opts.journal.record({kind: 'files', agentId, store: db, label: `cleanup: ${rows.length} archive(s) published`, files: rows.map((r) => ({path: path.join(published, r.name), before: ABSENT, after: {exists: true, sha256: hashBytes(r.blob), size: r.blob.length, mode: 0o600, mtimeMs: Date.now()}}))})
+            for (const r of rows) await writeFileAtomic(path.join(published, r.name), r.blob, 0o600, {syncDir: false})
+            await fsyncDir(published)
+            await this.journaledWrite({scope, label: `cleanup: ${rows.length} archive(s) marked published`, entry: opts.journal}, (d) => markPublishedTx(d, rows.map((r) => r.name), Date.now()))
+          }
+          for (const c of done) out.push(c.skipped ? {key: c.key, sessionId: c.sessionId, archived: [], skipped: true} : {key: c.key, sessionId: c.sessionId, archived: c.rows.map((r) => archiveLocator(db, r.name))})
+        }
+        return out
       },
       previewDelete: async (key, opts) => {
         const k = normalizeSessionKey(key)
