@@ -35,7 +35,7 @@ import {ABSENT, hashBytes} from '../journal.js'
 import type {DeleteOutcome, SessionLifecycle} from '../lifecycle.js'
 import {archiveLocator} from './archives.js'
 import {scopeOf, unionScope} from './journal.js'
-import {archiveTx, budgetInventory, deleteTx, dropArchivesTx, listArchiveRows, markTx, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
+import {archiveTx, budgetInventory, deleteTx, dropArchivesTx, listArchiveRows, markTx, type NewArchiveRow, previewDelete, reclaimPages, findArchiveRow, markPublishedTx, restoreTx, sessionNotFound, unarchiveTx} from './lifecycle.js'
 
 /**
  * A session's transcript in the database is named `<db path>#<sessionId>`: printable, stable for the life of the
@@ -694,6 +694,20 @@ export class SqliteSessionStore implements SessionStore {
     const db = this.ref.path
     const published = path.join(path.dirname(path.dirname(db)), 'sessions')
     const lastNode = (k: string) => this.snap((d) => d.prepare('SELECT 1 AS x FROM session_nodes WHERE session_key = ?').get(k) !== undefined)
+    /**
+     * New archive rows published as OpenClaw publishes each (a file byte-identical to its blob beside the live
+     * transcripts), recorded in one files step before they are written, their directory synced once after the last,
+     * then marked published.
+     */
+    const publish = async (rows: readonly NewArchiveRow[], scope: RowScope, what: string, journal: JournalEntry | undefined): Promise<void> => {
+      if (rows.length === 0) return
+      await ensurePrivateDir(published)
+      const image = (r: NewArchiveRow) => ({exists: true as const, sha256: hashBytes(r.blob), size: r.blob.length, mode: 0o600, mtimeMs: Date.now()})
+      if (journal) await journal.record({kind: 'files', agentId, store: db, label: `${what}: ${rows.length} archive(s) published`, files: rows.map((r) => ({path: path.join(published, r.name), before: ABSENT, after: image(r)}))})
+      for (const r of rows) await writeFileAtomic(path.join(published, r.name), r.blob, 0o600, {syncDir: false})
+      await fsyncDir(published)
+      await this.journaledWrite({scope, label: `${what}: archives marked published`, entry: journal}, (d) => markPublishedTx(d, rows.map((r) => r.name), Date.now()))
+    }
     return {
       archive: async (key, opts) => {
         const k = normalizeSessionKey(key)
@@ -729,16 +743,7 @@ export class SqliteSessionStore implements SessionStore {
         if (!lastNode(k)) throw sessionNotFound(k)
         const out = await this.journaledWrite({scope, label: `delete ${k}: rows archived and removed`, entry: opts.journal}, (d) => deleteTx(d, k, scope.sessionIds, now, opts.plannedActivityAt))
         if (out.skipped) return {key: k, sessionId: out.sessionId, archived: [], skipped: true}
-        // Published as OpenClaw publishes each row: a file byte-identical to the blob, recorded before it is written.
-        if (out.rows.length > 0) {
-          await ensurePrivateDir(published)
-          for (const r of out.rows) {
-            const file = path.join(published, r.name)
-            if (opts.journal) await opts.journal.record({kind: 'files', agentId, store: db, label: `delete ${k}: archive published`, files: [{path: file, before: ABSENT, after: {exists: true, sha256: hashBytes(r.blob), size: r.blob.length, mode: 0o600, mtimeMs: Date.now()}}]})
-            await writeFileAtomic(file, r.blob, 0o600)
-          }
-          await this.journaledWrite({scope, label: `delete ${k}: archives marked published`, entry: opts.journal}, (d) => markPublishedTx(d, out.rows.map((r) => r.name), Date.now()))
-        }
+        await publish(out.rows, scope, `delete ${k}`, opts.journal)
         return {key: k, sessionId: out.sessionId, archived: out.rows.map((r) => archiveLocator(db, r.name))}
       },
       deleteMany: async (items, opts) => {
@@ -769,15 +774,7 @@ export class SqliteSessionStore implements SessionStore {
               }
             }),
           )
-          const rows = done.flatMap((c) => c.rows)
-          if (rows.length > 0) {
-            // Published as OpenClaw publishes each row (a file byte-identical to the blob), recorded before written.
-            await ensurePrivateDir(published)
-            if (opts.journal) await opts.journal.record({kind: 'files', agentId, store: db, label: `cleanup: ${rows.length} archive(s) published`, files: rows.map((r) => ({path: path.join(published, r.name), before: ABSENT, after: {exists: true, sha256: hashBytes(r.blob), size: r.blob.length, mode: 0o600, mtimeMs: Date.now()}}))})
-            for (const r of rows) await writeFileAtomic(path.join(published, r.name), r.blob, 0o600, {syncDir: false})
-            await fsyncDir(published)
-            await this.journaledWrite({scope, label: `cleanup: ${rows.length} archive(s) marked published`, entry: opts.journal}, (d) => markPublishedTx(d, rows.map((r) => r.name), Date.now()))
-          }
+          await publish(done.flatMap((c) => c.rows), scope, 'cleanup', opts.journal)
           for (const c of done) out.push(c.skipped ? {key: c.key, sessionId: c.sessionId, archived: [], skipped: true} : {key: c.key, sessionId: c.sessionId, archived: c.rows.map((r) => archiveLocator(db, r.name))})
         }
         return out
