@@ -11,9 +11,10 @@ import {WORDS_TOKENIZE} from './tokens.js'
 /**
  * The catalog's own schema (PRAGMA user_version); a file of another version is rebuilt. 4: a word index (one full-text
  * row per searchable part, its folded tokens; a vocabulary with its trigrams) where 3 kept each span's trigrams. 5: the
- * vocabulary's tokens numbered densely (4 keyed them, and their trigrams, by a 53-bit hash).
+ * vocabulary's tokens numbered densely (4 keyed them, and their trigrams, by a 53-bit hash). 6: id-like tokens kept out
+ * of the vocabulary, as their spans' trigrams (grams).
  */
-export const CATALOG_SCHEMA = 5
+export const CATALOG_SCHEMA = 6
 
 /** How long a writer waits for another clawkit process's write transaction (each is one transcript's batch, short). */
 const BUSY_TIMEOUT_MS = 15_000
@@ -48,6 +49,7 @@ CREATE TABLE transcripts(
   lines INTEGER NOT NULL DEFAULT 0,
   text_bytes INTEGER NOT NULL DEFAULT 0,
   open_span INTEGER,
+  open_grams TEXT,
   parts INTEGER NOT NULL DEFAULT 0,
   calls INTEGER NOT NULL DEFAULT 0,
   odd INTEGER NOT NULL DEFAULT 0,
@@ -67,10 +69,16 @@ INSERT INTO words(words, rank) VALUES ('hashsize', ${FTS_HASH_BYTES});
 CREATE TABLE vocab(id INTEGER PRIMARY KEY, h INTEGER NOT NULL, token TEXT NOT NULL) STRICT;
 CREATE INDEX vocab_h ON vocab(h);
 CREATE VIRTUAL TABLE vtri USING fts5(token, content='', tokenize='trigram case_sensitive 1', detail=none, columnsize=0);
+-- Id-like tokens (tokens.ts isIdToken: hashes, request ids, base64, numbers), which are nearly all seen once and would be
+-- most of a vocabulary, are kept only as the distinct trigrams of the span they are in: a row of grams per span, under
+-- the span's id (each trigram a term), the span marked \`ids\`. A needle that may sit inside one reads those spans back
+-- (spans.ts). The open last span of a transcript, which the next lines are merged into, keeps its trigrams' text in
+-- transcripts.open_grams until it closes (the table keeps no text to add the new lines' trigrams to).
+CREATE VIRTUAL TABLE grams USING fts5(g, content='', contentless_delete=1, tokenize="${WORDS_TOKENIZE.replaceAll('"', '""')}", detail=none);
 -- Where lines are: spans of whole lines (JSONL: byte offset and length; SQLite: seqs), the parts they hold (numbers
 -- part_lo to part_lo + parts - 1), and the newest time of each (as search orders times, search-text.ts timeRank), so
 -- that the newest hits are read first.
-CREATE TABLE spans(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, lines INTEGER NOT NULL, "offset" INTEGER, bytes INTEGER, text_bytes INTEGER NOT NULL, tmax INTEGER, part_lo INTEGER NOT NULL, parts INTEGER NOT NULL) STRICT;
+CREATE TABLE spans(id INTEGER PRIMARY KEY, transcript INTEGER NOT NULL, line INTEGER NOT NULL, lines INTEGER NOT NULL, "offset" INTEGER, bytes INTEGER, text_bytes INTEGER NOT NULL, tmax INTEGER, part_lo INTEGER NOT NULL, parts INTEGER NOT NULL, ids INTEGER NOT NULL DEFAULT 0) STRICT;
 CREATE INDEX spans_of ON spans(transcript, part_lo);
 CREATE INDEX spans_newest ON spans(tmax);
 CREATE TABLE models(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, provider TEXT, model TEXT) STRICT;
@@ -231,7 +239,7 @@ function ensureSchema(db: SqlDatabase, stateDirReal: string): void {
     if (now !== CATALOG_SCHEMA) {
       if (now !== 0) {
         // Another clawkit's schema: the catalog is made again (derived data).
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'words_%' AND name NOT LIKE 'vtri_%'").all()
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'words_%' AND name NOT LIKE 'vtri_%' AND name NOT LIKE 'grams_%'").all()
         for (const t of tables) db.exec(`DROP TABLE IF EXISTS "${String(t.name).replaceAll('"', '""')}"`)
       }
       db.exec(SCHEMA)

@@ -54,6 +54,8 @@ export interface SpanOut {
   parts: number
   /** No line of it has a full-text row or is read back: no span row. */
   empty: boolean
+  /** The distinct trigrams of its lines' id-like tokens, space-separated (tokens.ts GramSet; '' for none). */
+  grams: string
 }
 
 /** A call line and what usage reads of it. */
@@ -128,7 +130,9 @@ export class Digest {
     if (!g) return
     this.group = undefined
     const bytes = g.offset !== undefined && end !== undefined ? end - g.offset : null
-    this.spans.push({line: g.line, lines: g.lastLine - g.line + 1, offset: g.offset ?? null, bytes, raw: g.raw, textBytes: g.textBytes, tmax: g.tmax, parts: g.parts, empty: !g.found})
+    const grams = this.tokens.grams.text()
+    this.tokens.grams.clear()
+    this.spans.push({line: g.line, lines: g.lastLine - g.line + 1, offset: g.offset ?? null, bytes, raw: g.raw, textBytes: g.textBytes, tmax: g.tmax, parts: g.parts, empty: !g.found, grams})
   }
 
   /** What was digested, as the writer takes it. */

@@ -243,7 +243,7 @@ export async function refreshAgent(c: CatalogDb, store: SessionReader, agentId: 
     // After a large read (a first build, a long catch-up) the full-text indexes are merged into one segment each: many
     // small segments would make every later delete (a span merged on append, a transcript rewritten) visit each of them
     // (~1.4 ms a delete against ~0.15 ms, measured on the 1 GiB benchmark; the merge takes a few seconds once).
-    if (read.bytes >= OPTIMIZE_AFTER_BYTES) writeTx(c, () => c.db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize')"))
+    if (read.bytes >= OPTIMIZE_AFTER_BYTES) writeTx(c, () => c.db.exec("INSERT INTO words(words) VALUES ('optimize'); INSERT INTO vtri(vtri) VALUES ('optimize'); INSERT INTO grams(grams) VALUES ('optimize')"))
     const gone = [...rows.values()].filter((r) => !present.has(r.locator)).map((r) => r.id)
     if (gone.length > 0 || indexedFresh) settleLedger(c, agentId, gone)
     if (relisted) {
@@ -313,7 +313,7 @@ function settleLedger(c: CatalogDb, agentId: string, gone: number[]): void {
     const now = Date.now()
     for (const id of gone) {
       deleteSearchRows(c, id)
-      c.stmt('UPDATE transcripts SET removed_at = ?, mark = NULL, open_span = NULL, parts = 0, text_bytes = 0, lines = 0 WHERE id = ?').run(now, id)
+      c.stmt('UPDATE transcripts SET removed_at = ?, mark = NULL, open_span = NULL, open_grams = NULL, parts = 0, text_bytes = 0, lines = 0 WHERE id = ?').run(now, id)
     }
     c.stmt(
       `DELETE FROM calls WHERE transcript IN (SELECT id FROM transcripts WHERE agent = ?1 AND removed_at IS NOT NULL) AND entry_key IS NOT NULL
@@ -325,8 +325,17 @@ function settleLedger(c: CatalogDb, agentId: string, gone: number[]): void {
 
 function deleteSearchRows(c: CatalogDb, id: number): void {
   c.stmt('DELETE FROM words WHERE rowid BETWEEN ? AND ?').run(...rowidRange(id))
+  // Row by row: FTS5 finds a row to delete by `rowid = ?`, where an IN over a subquery would walk the whole table.
+  const delGrams = c.stmt('DELETE FROM grams WHERE rowid = ?')
+  for (const r of c.stmt('SELECT id FROM spans WHERE transcript = ? AND ids = 1').all(id)) delGrams.run(r.id as number)
   c.stmt('DELETE FROM spans WHERE transcript = ?').run(id)
   c.stmt('DELETE FROM bad_lines WHERE transcript = ?').run(id)
+}
+
+/** Two spaced lists of trigrams as one, each trigram once. */
+function joinGrams(a: string, b: string): string {
+  if (!b) return a
+  return [...new Set([...a.split(' '), ...b.split(' ')])].join(' ')
 }
 
 /** Tokens this connection knows the vocabulary holds (forgotten when a batch is rolled back). */
@@ -491,11 +500,18 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
       deleteSearchRows(c, id)
       c.stmt('DELETE FROM calls WHERE transcript = ?').run(id)
     }
-    if (first && carry) c.stmt('DELETE FROM spans WHERE id = ?').run(carry.span.id)
+    // The carried span's trigrams so far, which its row of grams is written again with (under the span's new id).
+    let carried = ''
+    if (first && carry) {
+      carried = String(c.stmt('SELECT open_grams FROM transcripts WHERE id = ?').get(id!)?.open_grams ?? '')
+      c.stmt('DELETE FROM spans WHERE id = ?').run(carry.span.id)
+      if (carried) c.stmt('DELETE FROM grams WHERE rowid = ?').run(carry.span.id)
+    }
     if (id === undefined) {
       id = Number(c.stmt('INSERT INTO transcripts(agent, locator, session_id, session_key, "where", ended) VALUES (?, ?, ?, ?, ?, ?)').run(agentId, s.transcript.locator, s.sessionId, s.key, s.where, s.ended).lastInsertRowid)
     }
     let openSpan: number | null = null
+    let openGrams: string | null = null
     addVocab(c, out.vocab)
     const insWords = c.stmt('INSERT INTO words(rowid, tokens) VALUES (?, ?)')
     const base = BigInt(id) << TRANSCRIPT_SHIFT
@@ -505,14 +521,21 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
       insWords.run(base + BigInt(nParts++), tokens.subarray(from, parts[i]))
       from = parts[i]
     }
-    const insSpan = c.stmt('INSERT INTO spans(transcript, line, lines, "offset", bytes, text_bytes, tmax, part_lo, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const insSpan = c.stmt('INSERT INTO spans(transcript, line, lines, "offset", bytes, text_bytes, tmax, part_lo, parts, ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const insGrams = c.stmt('INSERT INTO grams(rowid, g) VALUES (?, ?)')
     for (const [i, sp] of out.spans.entries()) {
       const lo = spanLo
       spanLo += sp.parts
       if (sp.empty) continue
-      const spanId = Number(insSpan.run(id, sp.line, sp.lines, sp.offset, sp.bytes, sp.textBytes, sp.tmax, lo, sp.parts).lastInsertRowid)
+      // The first span of a write that carries one is that span, grown.
+      const grams = i === 0 && carried ? joinGrams(carried, sp.grams) : sp.grams
+      const spanId = Number(insSpan.run(id, sp.line, sp.lines, sp.offset, sp.bytes, sp.textBytes, sp.tmax, lo, sp.parts, grams ? 1 : 0).lastInsertRowid)
+      if (grams) insGrams.run(spanId, grams)
       textBytes += sp.textBytes
-      if (openLast && i === out.spans.length - 1 && (sp.bytes ?? sp.raw) < SPAN_BYTES) openSpan = spanId
+      if (openLast && i === out.spans.length - 1 && (sp.bytes ?? sp.raw) < SPAN_BYTES) {
+        openSpan = spanId
+        openGrams = grams || null
+      }
     }
     const insCall = c.stmt('INSERT OR REPLACE INTO calls(transcript, line, entry_key, at, model, input, output, cache_read, cache_write, total_tokens, cost_nano, cost, bad_values, bad_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
     for (const {line, f} of out.calls) {
@@ -523,11 +546,12 @@ async function indexOnce(c: CatalogDb, w: Writer, store: SessionReader, agentId:
     const insBad = c.stmt('INSERT OR REPLACE INTO bad_lines(transcript, line) VALUES (?, ?)')
     for (const line of out.bad) insBad.run(id, line)
     if (out.lastLine > 0) lines = out.lastLine
-    c.stmt('UPDATE transcripts SET mark = ?, lines = ?, text_bytes = ?, open_span = ?, parts = ?, calls = ?, odd = ?, partial = ?, session_id = ?, session_key = ?, "where" = ?, ended = ?, removed_at = NULL WHERE id = ?').run(
+    c.stmt('UPDATE transcripts SET mark = ?, lines = ?, text_bytes = ?, open_span = ?, open_grams = ?, parts = ?, calls = ?, odd = ?, partial = ?, session_id = ?, session_key = ?, "where" = ?, ended = ?, removed_at = NULL WHERE id = ?').run(
       markText,
       lines,
       textBytes,
       openSpan,
+      openGrams,
       nParts,
       nCalls,
       odd,

@@ -74,7 +74,7 @@ export function catalogSummary(stateDir: string, env: Record<string, string | un
 
 /** `clawkit index --status`'s figures of one open catalog. */
 export interface CatalogDetails {
-  /** Pages of the full-text index (the words, the vocabulary and its trigrams, and the spans that point into the store). */
+  /** Pages of the full-text index (the words, the vocabulary and its trigrams, the id-like tokens' trigrams, and the spans that point into the store). */
   indexBytes: number
   /** Pages of the ledger (calls, models) and the bookkeeping (transcripts, agents). */
   ledgerBytes: number
@@ -92,7 +92,7 @@ export function catalogDetails(db: SqlDatabase, textBytes: number): CatalogDetai
   try {
     for (const r of db.prepare('SELECT name, sum(pgsize) AS b FROM dbstat GROUP BY name').all()) {
       const name = String(r.name)
-      if (/^(words|vocab|vtri|spans)/.test(name)) indexBytes += Number(r.b)
+      if (/^(words|vocab|vtri|spans|grams)/.test(name)) indexBytes += Number(r.b)
       else ledgerBytes += Number(r.b)
     }
   } catch {

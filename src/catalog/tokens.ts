@@ -51,19 +51,98 @@ export const isWordUnit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c
 const ASCII_TOKENS = /[0-9a-z_]+/g
 const TOKENS = /[0-9a-z_\u0080-\uffff]+/g
 
-/** The distinct tokens of a text (folded here), long ones as their pieces. */
-export function tokensOf(text: string, into: Set<string> = new Set()): Set<string> {
+/**
+ * Whether a token is id-like: ASCII, and 24 units or more, or 8 or more with a digit (request ids, hashes, uuids' longer
+ * groups, base64, numbers, timestamps). Such tokens are nearly all seen once, so a vocabulary of them would be most of
+ * the index (1.18x the text on a store where ids are 16 % of it; BENCHMARKS.md "The word index"): they are kept out of
+ * it, as the distinct trigrams of the span they are in (GramSet), and a needle that may sit inside one is read back and
+ * judged (spans.ts). Which tokens are id-like changes only the index's size and speed, never an answer: a search asks
+ * both the vocabulary and the trigrams.
+ */
+/** An ASCII token this long is id-like whatever it holds; a shorter one of 8 or more units is with a digit. */
+const ID_LENGTH = 24
+const ID_MIN = 8
+
+export function isIdToken(t: string): boolean {
+  if (t.length < ID_MIN || NON_ASCII.test(t)) return false
+  return t.length >= ID_LENGTH || /[0-9]/.test(t)
+}
+/**
+ * The distinct tokens of a text (folded here): `words`, the vocabulary's (long ones as their pieces), and `ids`, the
+ * id-like ones whole (isIdToken; their trigrams are what the index keeps of them).
+ */
+export function tokensOf(text: string): {words: Set<string>; ids: Set<string>} {
+  const words = new Set<string>()
+  const ids = new Set<string>()
   const folded = fold(text)
   const found = folded.match(NON_ASCII.test(folded) ? TOKENS : ASCII_TOKENS)
-  if (!found) return into
+  if (!found) return {words, ids}
   for (const t of found) {
-    if (t.length <= LONG_TOKEN) into.add(t)
+    if (isIdToken(t)) ids.add(t)
+    else if (t.length <= LONG_TOKEN) words.add(t)
     else {
-      for (let i = 0; i + LONG_TOKEN < t.length; i += LONG_STEP) into.add(t.slice(i, i + LONG_TOKEN))
-      into.add(t.slice(t.length - LONG_TOKEN))
+      for (let i = 0; i + LONG_TOKEN < t.length; i += LONG_STEP) words.add(t.slice(i, i + LONG_TOKEN))
+      words.add(t.slice(t.length - LONG_TOKEN))
     }
   }
-  return into
+  return {words, ids}
+}
+
+/** The distinct trigrams of id-like tokens, as the index keeps them (GramSet's, in any order). */
+export function gramsOf(ids: Iterable<string>): Set<string> {
+  const out = new Set<string>()
+  for (const t of ids) for (let i = 0; i + 3 <= t.length; i++) out.add(t.slice(i, i + 3))
+  return out
+}
+
+/** A folded ASCII word unit as 0-36 ('0'-'9', '_', 'a'-'z'): a trigram of them is a number under 37^3. */
+const gramCode = (c: number): number => (c <= 0x39 ? c - 0x30 : c === 0x5f ? 10 : c - 0x61 + 11)
+const GRAM_CHARS = '0123456789_abcdefghijklmnopqrstuvwxyz'
+
+/**
+ * The distinct trigrams of the id-like tokens of a span's lines (a bitmap of the 37^3 possible ones and the list of
+ * those set), written as one row of the id trigram table: a trigram is a term of its own, so that the table's
+ * tokenizer only splits on spaces and no term runs across two tokens.
+ */
+export class GramSet {
+  private readonly seen = new Uint8Array(37 * 37 * 37)
+  private used: number[] = []
+
+  get size(): number {
+    return this.used.length
+  }
+
+  /** Adds the trigrams of the folded id-like token at [s, s + len) of `f` (ASCII word units only). */
+  add(f: string, s: number, len: number): void {
+    if (len < 3) return
+    let a = gramCode(f.charCodeAt(s))
+    let b = gramCode(f.charCodeAt(s + 1))
+    for (let i = s + 2; i < s + len; i++) {
+      const c = gramCode(f.charCodeAt(i))
+      const code = a * 1369 + b * 37 + c
+      if (this.seen[code] === 0) {
+        this.seen[code] = 1
+        this.used.push(code)
+      }
+      a = b
+      b = c
+    }
+  }
+
+  /** The trigrams, space-separated ('' for none). */
+  text(): string {
+    let out = ''
+    for (const code of this.used) {
+      if (out) out += ' '
+      out += GRAM_CHARS[Math.floor(code / 1369)] + GRAM_CHARS[Math.floor(code / 37) % 37] + GRAM_CHARS[code % 37]
+    }
+    return out
+  }
+
+  clear(): void {
+    for (const code of this.used) this.seen[code] = 0
+    this.used = []
+  }
 }
 
 /**
@@ -129,17 +208,20 @@ export function runsOfFolded(folded: string, openStart = true, openEnd = true): 
 const wellFormed = (s: string): string => (s as unknown as {toWellFormed(): string}).toWellFormed()
 
 /**
- * Writes parts' distinct tokens (tokensOf's, exactly: test/catalog/tokens.test.ts compares them) into one growing UTF-8
- * buffer, space-separated, without making a string per token: a first build tokenizes every part of every transcript,
- * and tokensOf's strings and Set cost ~45 ns a character there, this ~10. Tokens are found distinct within a part by
- * a hash table of their places in the folded text, and within a chunk (`vocab`: the distinct tokens written since
- * resetVocab, as strings, a lone surrogate as U+FFFD as SQLite stores it) by a second one.
+ * Writes parts' distinct vocabulary tokens (tokensOf's `words`, exactly: test/catalog/tokens.test.ts compares them) into
+ * one growing UTF-8 buffer, space-separated, without making a string per token: a first build tokenizes every part of
+ * every transcript, and tokensOf's strings and Set cost ~45 ns a character there, this ~10. Tokens are found distinct
+ * within a part by a hash table of their places in the folded text, and within a chunk (`vocab`: the distinct tokens
+ * written since resetVocab, as strings, a lone surrogate as U+FFFD as SQLite stores it) by a second one. Id-like tokens
+ * (tokensOf's `ids`) go to `grams` instead, which the digest empties span by span.
  */
 export class TokenWriter {
   buf: Buffer = Buffer.allocUnsafe(1 << 16)
   len = 0
   /** The distinct tokens written since resetVocab. */
   vocab: string[] = []
+  /** The trigrams of the id-like tokens added since it was last cleared (digest.ts: per span). */
+  readonly grams = new GramSet()
   // The part's tokens: open addressing over slot -> entry + 1; entries' hash, start and length in the folded text.
   private slots = new Int32Array(1 << 10)
   private used: number[] = []
@@ -147,6 +229,8 @@ export class TokenWriter {
   private starts = new Int32Array(1 << 9)
   private lens = new Int32Array(1 << 9)
   private n = 0
+  /** Tokens written for the part being added (the separator goes before all but the first). */
+  private written = 0
   // The chunk's tokens: slot -> vocab index + 1, and each one's hash.
   private vslots = new Int32Array(1 << 12)
   private vhashes: number[] = []
@@ -169,14 +253,15 @@ export class TokenWriter {
     this.buf = next
   }
 
-  /** Appends the distinct tokens of one part's text; returns how many it has. */
+  /** Appends the distinct vocabulary tokens of one part's text (its id-like ones to `grams`); returns how many it wrote. */
   add(text: string): number {
     const f = fold(text)
-    const count0 = this.n
     const end = f.length
     let s = -1
     let h = 0
     let ascii = true
+    let digit = false
+    this.written = 0
     for (let i = 0; i <= end; i++) {
       const c = i < end ? f.charCodeAt(i) : 32
       if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c >= 0x80) {
@@ -184,16 +269,21 @@ export class TokenWriter {
           s = i
           h = 0x811c9dc5 | 0
           ascii = true
+          digit = false
         }
         h = Math.imul(h ^ c, 0x01000193)
         if (c >= 0x80) ascii = false
+        else if (c <= 0x39) digit = true
       } else if (s >= 0) {
-        if (i - s > LONG_TOKEN) this.addLong(f.slice(s, i))
-        else this.token(f, s, i - s, h, ascii)
+        const len = i - s
+        // isIdToken's rule, on what the loop knows of the token.
+        if (ascii && (len >= ID_LENGTH || (len >= ID_MIN && digit))) this.grams.add(f, s, len)
+        else if (len > LONG_TOKEN) this.addLong(f.slice(s, i))
+        else this.token(f, s, len, h, ascii)
         s = -1
       }
     }
-    const found = this.n - count0
+    const found = this.written
     for (const slot of this.used) this.slots[slot] = 0
     this.used.length = 0
     this.n = 0
@@ -235,7 +325,7 @@ export class TokenWriter {
     this.used.push(slot)
     this.room(len * 3 + 1)
     const {buf} = this
-    if (k > 0) buf[this.len++] = 0x20
+    if (this.written++ > 0) buf[this.len++] = 0x20
     if (ascii) {
       for (let i = 0; i < len; i++) buf[this.len + i] = f.charCodeAt(s + i)
       this.len += len
@@ -261,9 +351,9 @@ export class TokenWriter {
       }
       // The part's table is not asked: only a token of exactly LONG_TOKEN units can equal a piece, and then the part's row
       // holds it twice, which a table without positions keeps as one.
-      const k = this.n++
+      this.n++
       this.room(p.length * 3 + 1)
-      if (k > 0) this.buf[this.len++] = 0x20
+      if (this.written++ > 0) this.buf[this.len++] = 0x20
       this.len += this.buf.write(p, this.len, ascii ? 'latin1' : 'utf8')
       this.vocabOf(p, 0, p.length, h, ascii)
     }

@@ -21,7 +21,7 @@ import {dbPath, eventsOf, openDb} from '../support/sqlite-expect.js'
 import {DELETED_96, describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 
 const RUNS = Number(process.env.CLAWKIT_CATALOG_RUNS ?? 8)
-const WORDS = ['zebra', 'Zebra', 'kubeconfig', 'café', 'deploy', 'alpha', 'the', 'usage', '数据库', '\u212Aelvin']
+const WORDS = ['zebra', 'Zebra', 'kubeconfig', 'café', 'deploy', 'alpha', 'the', 'usage', '数据库', '\u212Aelvin', 'zebra42deploy', 'req_9f3a0b1c2d', 'ZebraDeployAlphaKubeconfigUsage']
 
 const SEARCHES: [string, SearchOptions][] = [
   ['zebra', {}],
@@ -34,6 +34,9 @@ const SEARCHES: [string, SearchOptions][] = [
   ['usage', {}],
   ['ze+bra', {regex: true}],
   ['ok', {}],
+  ['9f3a', {}],
+  ['ebra42de', {}],
+  ['deployalpha', {}],
 ]
 const USAGES: UsageOptions[] = [{}, {by: 'model'}, {by: 'day'}, {includeArchived: false}]
 

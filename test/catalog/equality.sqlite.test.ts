@@ -49,6 +49,14 @@ const SEARCHES: [string, SearchOptions][] = [
   ['(?:alpha|deploy)', {regex: true}],
   ['kube', {since: '2026-10-01T12:00:00Z'}],
   ['zebra', {key: 'agent:main:k0'}],
+  // Inside id-like tokens (kept as trigrams, read back): a piece of one, a whole one, one over two of them, short ones.
+  ['9f3a', {}],
+  ['ebra42de', {}],
+  ['req_9f3a0b1c2d', {}],
+  ['20261207', {word: true}],
+  ['f3', {}],
+  ['deployalpha', {}],
+  ['zebra42', {role: 'user'}],
 ]
 
 const USAGES: UsageOptions[] = [
@@ -126,14 +134,19 @@ describeSqlite('the catalog answers as a scan does (JSON era, generated stores)'
         const root = tempDir('clawkit-catalog-')
         const stateDir = path.join(root, 'state')
         const dataDir = path.join(root, 'data')
-        const g = GeneratedStore.create(stateDir, seed, {keys: 3, lines: 10})
+        // Many id-like words: the searches meet them in most spans (a store this small is answered from the catalog whatever the share).
+        const g = GeneratedStore.create(stateDir, seed, {keys: 3, lines: 10, idRate: 0.15})
         const done: string[] = []
         // Every other run builds through the build worker (the bundle's, dist/vendor/catalog-worker.cjs), whatever the
         // store's size: what it writes must be what a read in the main thread writes.
         const worker = seed % 2 === 0
-        const saved = {bytes: process.env.CLAWKIT_CATALOG_WORKER_BYTES, file: process.env.CLAWKIT_CATALOG_WORKER_FILE}
+        const saved = {bytes: process.env.CLAWKIT_CATALOG_WORKER_BYTES, file: process.env.CLAWKIT_CATALOG_WORKER_FILE, counts: process.env.CLAWKIT_CATALOG_SPAN_COUNTS}
         process.env.CLAWKIT_CATALOG_WORKER_BYTES = worker ? '0' : '-1'
         process.env.CLAWKIT_CATALOG_WORKER_FILE = WORKER_FILE
+        // Every third run, an exact answer takes the parts of the spans it reads whole (id-like tokens) out of its count
+        // by walking the needle's parts, as it does for many such spans, instead of a count per span.
+        if (seed % 3 === 0) process.env.CLAWKIT_CATALOG_SPAN_COUNTS = '0'
+        else delete process.env.CLAWKIT_CATALOG_SPAN_COUNTS
         try {
           if (worker) {
             for (const agent of g.agents) {
@@ -147,7 +160,7 @@ describeSqlite('the catalog answers as a scan does (JSON era, generated stores)'
             await compareAll(stateDir, dataDir, `seed ${seed} after ${done.join('; ')}`)
           }
         } finally {
-          for (const [k, v] of [['CLAWKIT_CATALOG_WORKER_BYTES', saved.bytes], ['CLAWKIT_CATALOG_WORKER_FILE', saved.file]] as const) {
+          for (const [k, v] of [['CLAWKIT_CATALOG_WORKER_BYTES', saved.bytes], ['CLAWKIT_CATALOG_WORKER_FILE', saved.file], ['CLAWKIT_CATALOG_SPAN_COUNTS', saved.counts]] as const) {
             if (v === undefined) delete process.env[k]
             else process.env[k] = v
           }
@@ -291,6 +304,29 @@ describeSqlite('the catalog, change by change', () => {
     } finally {
       cat.close()
       state.close()
+    }
+  })
+
+  it('a needle whose id-like candidates are most of a large store (one or two units, a word most ids hold) is scanned; a rarer one is answered from the catalog; both as --scan', async () => {
+    const root = tempDir('clawkit-catalog-')
+    const stateDir = path.join(root, 'state')
+    const dataDir = path.join(root, 'data')
+    GeneratedStore.create(stateDir, 29, {agents: ['main'], keys: 20, lines: 500, idRate: 0.01})
+    const spans = await fromCatalog(stateDir, dataDir, async (s, cat) => {
+      await cat.view('main', s.store('main'))
+      return Number(cat.get()!.db.db.prepare('SELECT count(*) AS n FROM spans').get()!.n)
+    })
+    // Past the 256 spans below which a store is answered from the catalog whatever the share.
+    expect(spans).toBeGreaterThan(300)
+    // Ids are in most spans; `zebra` is in three of the five id-like words, `kubeconfig` and `0b1c2d` in one.
+    for (const [pattern, engine] of [['f3', 'scan'], ['zebra', 'scan'], ['kubeconfig', 'catalog'], ['0b1c2d', 'catalog'], ['café', 'catalog']] as const) {
+      for (const limit of ['all', '3'] as const) {
+        const o: SearchOptions = {allAgents: true, includeArchived: true, limit}
+        const want = await scan(stateDir, (s) => sessionsSearch(s, pattern, {...o, scan: true}))
+        const got = await fromCatalog(stateDir, dataDir, (s, cat) => sessionsSearch(s, pattern, {...o, index: cat.searchIndex()}))
+        expect(comparable(got), `${pattern} ${limit}`).toEqual(comparable(want))
+        expect(got.engine, pattern).toBe(engine)
+      }
     }
   })
 

@@ -7,20 +7,29 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 
 import {wordQuery} from '../../src/catalog/query.js'
-import {fold, LONG_STEP, LONG_TOKEN, runsOfFolded, tokenHolds, TokenWriter, tokensOf} from '../../src/catalog/tokens.js'
+import {fold, gramsOf, isIdToken, LONG_STEP, LONG_TOKEN, runsOfFolded, tokenHolds, TokenWriter, tokensOf} from '../../src/catalog/tokens.js'
 import {compileMatcher, loadRegexEngine} from '../../src/sessions/search-matcher.js'
 
 const TRICKY = ['a', 'b', 'k', 'K', 's', 'S', 'e', '\u212a', '\u017f', 'ß', 'ẞ', 'İ', 'ı', 'i', 'σ', 'ς', 'Σ', 'µ', 'μ', 'Μ', 'ﬁ', 'é', 'É', '_', '1', ' ', '-', '/', '"', '\n', '\ud800', '\udc00', '\ufffd', '😀', '数']
-const text = fc.array(fc.constantFrom(...TRICKY), {maxLength: 40}).map((a) => a.join(''))
+/** Runs of these make id-like tokens (tokens.ts isIdToken: ASCII, 8 units with a digit or 24), which the index keeps as trigrams. */
+const IDISH = ['a', 'b', 'k', 'K', '1', '7', '_', 'f', 'A9', 'b2c']
+const text = fc.oneof(
+  fc.array(fc.constantFrom(...TRICKY), {maxLength: 40}).map((a) => a.join('')),
+  fc.array(fc.oneof(fc.constantFrom(...TRICKY), fc.array(fc.constantFrom(...IDISH), {minLength: 4, maxLength: 16}).map((a) => a.join(''))), {maxLength: 12}).map((a) => a.join('')),
+)
 /** String.prototype.toWellFormed (Node 20 has it; the TypeScript lib this project targets does not name it). */
 const wellFormed = (t: string): string => (t as string & {toWellFormed(): string}).toWellFormed()
 
 const needle = fc.array(fc.constantFrom(...TRICKY), {minLength: 1, maxLength: 5}).map((a) => a.join(''))
 
-/** What the index says of one part: does some token of it hold every run of the query as the run says. */
+/**
+ * What the index says of one part: does some token of it hold every run of the query as the run says. A vocabulary token
+ * is asked; an id-like one is read back and judged (spans.ts), which is asking it too.
+ */
 const indexHolds = (part: string, q: {runs: {run: string; how: 'inside' | 'prefix' | 'suffix' | 'whole'}[]}) => {
   // Tokens as SQLite gives them back: a lone surrogate is stored as U+FFFD.
-  const toks = [...tokensOf(part)].map((t) => wellFormed(t))
+  const {words, ids} = tokensOf(part)
+  const toks = [...words, ...ids].map((t) => wellFormed(t))
   return q.runs.every((r) => toks.some((t) => tokenHolds(t, r)))
 }
 
@@ -72,32 +81,50 @@ describe('the word index against the matcher', () => {
     )
   })
 
-  it('TokenWriter writes exactly tokensOf\'s tokens (as SQLite stores them), and its vocabulary holds each', () => {
+  it('TokenWriter writes exactly tokensOf\'s vocabulary tokens (as SQLite stores them), its vocabulary holds each, and its grams are their id-like tokens\' trigrams', () => {
     const longish = fc.array(fc.constantFrom('a', 'b', 'é', '1', '\ud800', '😀', ' '), {minLength: 200, maxLength: 700}).map((a) => a.join(''))
+    const longAscii = fc.array(fc.constantFrom('a', 'b', '1', '_', ' '), {minLength: 200, maxLength: 700}).map((a) => a.join(''))
     fc.assert(
-      fc.property(fc.array(fc.oneof(text, longish), {minLength: 1, maxLength: 6}), (parts) => {
+      fc.property(fc.array(fc.oneof(text, longish, longAscii), {minLength: 1, maxLength: 6}), (parts) => {
         const w = new TokenWriter()
         const vocab = new Set<string>()
+        const ids = new Set<string>()
         let from = 0
         for (const p of parts) {
           const n = w.add(p)
           const written = w.buf.toString('utf8', from, w.len)
           from = w.len
-          const want = [...tokensOf(p)].map((t) => wellFormed(t))
+          const found = tokensOf(p)
+          const want = [...found.words].map((t) => wellFormed(t))
           expect(n).toBe(want.length)
           expect(written === '' ? [] : written.split(' ')).toEqual(want.map((t) => Buffer.from(t).toString('utf8')))
           for (const t of want) vocab.add(t)
+          for (const t of found.ids) ids.add(t)
         }
         expect(new Set(w.vocab)).toEqual(vocab)
         expect(w.vocab.length).toBeLessThanOrEqual(vocab.size + parts.join('').length)
+        const grams = w.grams.text()
+        expect(new Set(grams === '' ? [] : grams.split(' '))).toEqual(gramsOf(ids))
+        expect(w.grams.size).toBe(gramsOf(ids).size)
+        w.grams.clear()
+        expect(w.grams.text()).toBe('')
       }),
       {numRuns: 1500},
     )
   })
 
+  it('id-like tokens: ASCII, 8 units or more with a digit, or 24 or more; kept whole, out of the vocabulary', () => {
+    for (const t of ['a1b2c3d4', '20261207', 'req_011ct7abcdefgh', 'abcdefghijklmnopqrstuvwx', 'x'.repeat(300)]) expect(isIdToken(t), t).toBe(true)
+    for (const t of ['kubeconfig', 'a1b2c3d', 'deploy2', 'abcdefghijklmnopqrstuvw', 'é1234567890', '']) expect(isIdToken(t), t).toBe(false)
+    const {words, ids} = tokensOf('Deploy build A1B2C3D4E5 to 4f3a9c0e-1b2d and kubeconfig')
+    expect([...words].sort()).toEqual(['1b2d', 'and', 'build', 'deploy', 'kubeconfig', 'to'])
+    expect([...ids].sort()).toEqual(['4f3a9c0e', 'a1b2c3d4e5'])
+  })
+
   it('a long token is kept as overlapping pieces: every run of up to LONG_STEP units inside it is inside one piece', () => {
-    const long = Array.from({length: 1000}, (_, i) => 'abcdefghij'[(i * 7) % 10] + (i % 13 === 0 ? '9' : '')).join('')
-    const toks = [...tokensOf(long)]
+    // Not ASCII (an ASCII one is id-like, kept whole as trigrams).
+    const long = Array.from({length: 1000}, (_, i) => 'abcd数fghij'[(i * 7) % 10] + (i % 13 === 0 ? '9' : '')).join('')
+    const toks = [...tokensOf(long).words]
     expect(toks.every((t) => t.length <= LONG_TOKEN)).toBe(true)
     expect(toks.some((t) => long.startsWith(t)) && toks.some((t) => long.endsWith(t))).toBe(true)
     for (let i = 0; i + LONG_STEP <= long.length; i += 37) expect(toks.some((t) => t.includes(long.slice(i, i + LONG_STEP)))).toBe(true)

@@ -12,6 +12,11 @@ export {seeded}
 
 /** Words the texts are made of; the needles the tests ask for are among them, in several cases and spellings. */
 const WORDS = ['alpha', 'zebra', 'Zebra', 'ZEBRA', 'zebras', 'café', 'cafe', 'kubeconfig', 'deploy', 'type', 'usage', 'naïve', '\u212Aelvin', 'kelvin', 'straße', 'Σίσυφος', '数据库', 'x', 'to', 'the', '"quoted"', 'a/b', '<tag>', 'tab\there', 'line\nbreak']
+/**
+ * Id-like words (the catalog keeps those as their spans' trigrams, tokens.ts isIdToken), holding the words above and
+ * each other's pieces; a word of a text is one of them with the store's `idRate`.
+ */
+const ID_WORDS = ['zebra42deploy', 'Kube9f3aZEBRA', '20261207', 'req_9f3a0b1c2d', 'ZebraDeployAlphaKubeconfigUsage']
 
 const hex = (rnd: () => number, n: number) => Array.from({length: n}, () => Math.floor(rnd() * 16).toString(16)).join('')
 const uuid = (rnd: () => number) => `${hex(rnd, 8)}-${hex(rnd, 4)}-4${hex(rnd, 3)}-8${hex(rnd, 3)}-${hex(rnd, 12)}`
@@ -47,10 +52,15 @@ export class GeneratedStore {
     readonly state: string,
     private readonly rnd: () => number,
     readonly agents: string[],
+    private readonly idRate: number,
   ) {}
 
-  static create(state: string, seed: number, opts: {agents?: string[]; keys?: number; lines?: number} = {}): GeneratedStore {
-    const g = new GeneratedStore(state, seeded(seed), opts.agents ?? ['main', 'work'])
+  /**
+   * `idRate`: how often a word is id-like (0.002 by default: a search of a word held by such ids still reads few spans
+   * back, so large stores are answered from the catalog; small ones are whatever the share).
+   */
+  static create(state: string, seed: number, opts: {agents?: string[]; keys?: number; lines?: number; idRate?: number} = {}): GeneratedStore {
+    const g = new GeneratedStore(state, seeded(seed), opts.agents ?? ['main', 'work'], opts.idRate ?? 0.002)
     fs.mkdirSync(state, {recursive: true, mode: 0o700})
     fs.writeFileSync(
       path.join(state, 'openclaw.json'),
@@ -82,7 +92,7 @@ export class GeneratedStore {
   }
 
   private text(n = 3 + Math.floor(this.rnd() * 12)): string {
-    return Array.from({length: n}, () => this.pick(WORDS)).join(' ')
+    return Array.from({length: n}, () => this.pick(this.rnd() < this.idRate ? ID_WORDS : WORDS)).join(' ')
   }
 
   /** One transcript line (as stored), of a kind picked at random. */

@@ -86,13 +86,13 @@ describeSqlite('clawkit index', () => {
     expect(bad.code).toBe(2)
   })
 
-  it('a catalog of an earlier schema (4: the vocabulary keyed by hash) is made again on first use, and answers as --scan', async () => {
+  it('a catalog of an earlier schema (5: id-like tokens in the vocabulary, no id trigrams) is made again on first use, and answers as --scan', async () => {
     const env = baseEnv(tempDir())
     const state = copyFixture(TWO_AGENTS)
     const built = json<IndexResult>(await runCli(['index', '--json', '--state-dir', state], {env}))
     const {DatabaseSync} = loadSqlite()
     const db = new DatabaseSync(built.catalog.file!)
-    db.exec("DROP TABLE vocab; CREATE TABLE vocab(h INTEGER PRIMARY KEY, token TEXT NOT NULL) STRICT; INSERT INTO vocab VALUES (1, 'stale'); PRAGMA user_version = 4")
+    db.exec("DROP TABLE grams; ALTER TABLE spans DROP COLUMN ids; INSERT INTO vocab(h, token) VALUES (1, 'stale'); PRAGMA user_version = 5")
     db.close()
     const search = (...a: string[]) => runCli(['sessions', 'search', 'the', '--all-agents', '--json', ...a, '--state-dir', state], {env})
     const r = await search()
@@ -102,8 +102,9 @@ describeSqlite('clawkit index', () => {
     const {stores: _t, engine: _e, ...want} = json<Record<string, unknown>>(await search('--scan'))
     expect(got).toEqual(want)
     const after = new DatabaseSync(built.catalog.file!, {readOnly: true})
-    expect(after.prepare('PRAGMA user_version').get()).toEqual({user_version: 5})
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({user_version: 6})
     expect(after.prepare("SELECT count(*) AS n FROM vocab WHERE token = 'stale'").get()).toEqual({n: 0})
+    expect(after.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'grams'").get()).toEqual({n: 1})
     expect(Number(after.prepare('SELECT max(id) AS m FROM vocab').get()!.m)).toBe(Number(after.prepare('SELECT count(*) AS n FROM vocab').get()!.n))
     after.close()
   })
