@@ -1,7 +1,12 @@
 // Calendar periods in IANA zones across DST changes: every period's start and end bracket its instants, and the
 // labels agree with Intl's own wall-clock reading (toLocaleString in the zone), the tests' independent reading.
+import {execFileSync} from 'node:child_process'
+import path from 'node:path'
+import {pathToFileURL} from 'node:url'
+
 import {describe, expect, it} from 'vitest'
 
+import {ROOT} from '../support/cli.js'
 import {canonicalTimeZone, periodEnd, periodLabel, periodStart, type Period, zonedInstant} from '../../src/util/zoned-time.js'
 
 /** The zone's wall date as sv-SE prints it (YYYY-MM-DD HH:MM:SS), an independent path through Intl. */
@@ -41,5 +46,17 @@ describe('zoned time', () => {
     expect(zonedInstant('Europe/Berlin', 2026, 10, 25, 2, 30)).toBe(Date.parse('2026-10-25T00:30:00Z'))
     expect(canonicalTimeZone('Mars/Olympus')).toBeUndefined()
     expect(canonicalTimeZone('utc')).toBe('UTC')
+  })
+
+  it('the local zone is Intl\'s: UTC by its names without Intl, any other TZ (or none, or the system\'s link) through it', () => {
+    // A process each: ICU reads the zone when it starts. The built module, as the CLI runs it.
+    const mod = pathToFileURL(path.join(ROOT, 'dist', 'util', 'zoned-time.js')).href
+    const script = `import(${JSON.stringify(mod)}).then((m) => console.log(JSON.stringify([m.localTimeZone(), Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'])))`
+    const {TZ: _, ...env} = process.env
+    for (const tz of [undefined, 'UTC', 'Etc/UTC', 'UCT', 'Etc/UCT', 'Universal', 'Etc/Universal', 'Zulu', 'Etc/Zulu', 'GMT', 'Etc/GMT', 'utc', 'UTC0', ':UTC', '', 'Europe/Berlin', 'America/New_York']) {
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {env: tz === undefined ? env : {...env, TZ: tz}, encoding: 'utf8'})
+      const [got, intl] = JSON.parse(out) as [string, string]
+      expect(got, `TZ=${tz ?? '(unset)'}`).toBe(intl)
+    }
   })
 })
