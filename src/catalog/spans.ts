@@ -213,16 +213,16 @@ function alwaysRead(c: CatalogDb, view: Covered, byId: ReadonlyMap<number, strin
   return out
 }
 
-/** Whether a line is in one of the sorted, disjoint ranges [lo, hi). */
-function inRanges(ranges: readonly [number, number][], line: number): boolean {
+/** Whether x is in one of the sorted, disjoint ranges [lo, end) (lines, or part rowids). */
+function inRanges<T extends number | bigint>(ranges: readonly (readonly [T, T])[], x: T): boolean {
   let lo = 0
   let hi = ranges.length - 1
   while (lo <= hi) {
     const mid = (lo + hi) >> 1
-    if (ranges[mid][0] <= line) lo = mid + 1
+    if (ranges[mid][0] <= x) lo = mid + 1
     else hi = mid - 1
   }
-  return hi >= 0 && line < ranges[hi][1]
+  return hi >= 0 && x < ranges[hi][1]
 }
 
 /**
@@ -319,28 +319,22 @@ const SPAN_COUNTS = 64
 
 /** How many parts the expression matches inside the spans (disjoint). */
 function countInSpans(c: CatalogDb, expr: string, spans: readonly FullSpan[]): number {
+  // The span's part rowids, [first, past the last).
   const range = (x: FullSpan): [bigint, bigint] => {
     const lo = (BigInt(x.transcript) << TRANSCRIPT_SHIFT) + BigInt(x.partLo)
-    return [lo, lo + BigInt(x.parts) - 1n]
+    return [lo, lo + BigInt(x.parts)]
   }
   let n = 0
   if (spans.length <= Number(process.env.CLAWKIT_CATALOG_SPAN_COUNTS || SPAN_COUNTS)) {
     const inSpan = c.stmt('SELECT count(*) AS n FROM words WHERE words MATCH ? AND rowid BETWEEN ? AND ?')
-    for (const x of spans) n += Number(inSpan.get(expr, ...range(x))!.n)
+    for (const x of spans) {
+      const [lo, end] = range(x)
+      n += Number(inSpan.get(expr, lo, end - 1n)!.n)
+    }
     return n
   }
   const ranges = spans.map(range).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-  for (const r of c.stmt('SELECT rowid AS id FROM words WHERE words MATCH ?').iterate(expr)) {
-    const id = BigInt(r.id as number | bigint)
-    let lo = 0
-    let hi = ranges.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1
-      if (ranges[mid][0] <= id) lo = mid + 1
-      else hi = mid - 1
-    }
-    if (hi >= 0 && id <= ranges[hi][1]) n++
-  }
+  for (const r of c.stmt('SELECT rowid AS id FROM words WHERE words MATCH ?').iterate(expr)) if (inRanges(ranges, BigInt(r.id as number | bigint))) n++
   return n
 }
 
