@@ -111,8 +111,9 @@ function matchOf(c: CatalogDb, q: WordQuery): {expr: string | null; exact: boole
 }
 
 /**
- * Whether a run's id-like candidates would be past READ_BACK_MIN spans and over half of all spans. Small stores are answered whatever the share: it costs nothing there, and the tests
- * take the id-like path on them.
+ * Whether a run's id-like candidates would be past READ_BACK_MIN spans and over half of all spans (counted by their rows
+ * of grams, one a span). Small stores are answered whatever the share: it costs nothing there, and the tests take the
+ * id-like path on them.
  */
 function readBackCost(c: CatalogDb): (r: NeedleRun) => boolean {
   let all: number | undefined

@@ -51,6 +51,10 @@ export const isWordUnit = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c
 const ASCII_TOKENS = /[0-9a-z_]+/g
 const TOKENS = /[0-9a-z_\u0080-\uffff]+/g
 
+/** An ASCII token this long is id-like whatever it holds; a shorter one of 8 or more units is with a digit. */
+const ID_LENGTH = 24
+const ID_MIN = 8
+
 /**
  * Whether a token is id-like: ASCII, and 24 units or more, or 8 or more with a digit (request ids, hashes, uuids' longer
  * groups, base64, numbers, timestamps). Such tokens are nearly all seen once, so a vocabulary of them would be most of
@@ -59,14 +63,11 @@ const TOKENS = /[0-9a-z_\u0080-\uffff]+/g
  * judged (spans.ts). Which tokens are id-like changes only the index's size and speed, never an answer: a search asks
  * both the vocabulary and the trigrams.
  */
-/** An ASCII token this long is id-like whatever it holds; a shorter one of 8 or more units is with a digit. */
-const ID_LENGTH = 24
-const ID_MIN = 8
-
 export function isIdToken(t: string): boolean {
   if (t.length < ID_MIN || NON_ASCII.test(t)) return false
   return t.length >= ID_LENGTH || /[0-9]/.test(t)
 }
+
 /**
  * The distinct tokens of a text (folded here): `words`, the vocabulary's (long ones as their pieces), and `ids`, the
  * id-like ones whole (isIdToken; their trigrams are what the index keeps of them).
