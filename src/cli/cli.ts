@@ -1,34 +1,6 @@
 // The executable's entry: every command under its oclif id plus oclif's `execute`, which scripts/bundle.js turns
 // into one file so that start-up loads one module instead of about two hundred (BENCHMARKS.md, "Start-up").
 import {commands as helpCommands} from '@oclif/plugin-help'
-
-import Agent from '../commands/agent.js'
-import Autocomplete from '../commands/autocomplete/index.js'
-import AutocompleteCreate from '../commands/autocomplete/create.js'
-import AutocompleteScript from '../commands/autocomplete/script.js'
-import Doctor from '../commands/doctor.js'
-import Index from '../commands/index/index.js'
-import Mcp from '../commands/mcp.js'
-import MessageSend from '../commands/message/send.js'
-import Sessions from '../commands/sessions/index.js'
-import SessionsExport from '../commands/sessions/export.js'
-import SessionsHistory from '../commands/sessions/history.js'
-import SessionsLineage from '../commands/sessions/lineage.js'
-import SessionsSearch from '../commands/sessions/search.js'
-import SessionsUsage from '../commands/sessions/usage.js'
-import SessionsList from '../commands/sessions/list.js'
-import SessionsArchive from '../commands/sessions/archive.js'
-import SessionsCleanup from '../commands/sessions/cleanup.js'
-import SessionsDelete from '../commands/sessions/delete.js'
-import SessionsReset from '../commands/sessions/reset.js'
-import SessionsRestore from '../commands/sessions/restore.js'
-import Status from '../commands/status.js'
-import StoreExport from '../commands/store/export.js'
-import StoreInfo from '../commands/store/info.js'
-import StoreVerify from '../commands/store/verify.js'
-import Sync from '../commands/sync.js'
-import Undo from '../commands/undo.js'
-
 import {Errors, run, type Command} from '@oclif/core'
 
 import {type BaseCommand, jsonRequested, reportError} from './base-command.js'
@@ -40,39 +12,75 @@ import {commandWords, describeError, unexpectedArguments} from '../error-report.
 export {ranCommand} from './base-command.js'
 
 /**
- * oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`). `help` and
- * `autocomplete` are the commands of @oclif/plugin-help (which exports them for this) and @oclif/plugin-autocomplete
- * (src/cli/autocomplete-plugin.ts), listed here rather than configured as oclif plugins, which oclif would locate and read
- * at every start (~6-9 ms of every command, BENCHMARKS.md).
+ * Each command's module, imported when that command runs. In the bundle a module imported so is a function run on
+ * demand, so a start initializes oclif and the one command it runs (its store, its renderer), not every command's code:
+ * the agent loop, the fleet replica, the MCP server, cleanup and its journal (BENCHMARKS.md, "Commands loaded on
+ * demand"). `help` and `autocomplete` are the commands of @oclif/plugin-help (which exports them for this) and
+ * @oclif/plugin-autocomplete (src/cli/autocomplete-plugin.ts), listed here rather than configured as oclif plugins,
+ * which oclif would locate and read at every start (~6-9 ms of every command, BENCHMARKS.md).
  */
-export const COMMANDS: Record<string, Command.Class> = {
-  agent: Agent,
-  autocomplete: Autocomplete,
-  'autocomplete:create': AutocompleteCreate,
-  'autocomplete:script': AutocompleteScript,
-  help: helpCommands.help,
-  doctor: Doctor,
-  index: Index,
-  mcp: Mcp,
-  'message:send': MessageSend,
-  sessions: Sessions,
-  'sessions:export': SessionsExport,
-  'sessions:history': SessionsHistory,
-  'sessions:lineage': SessionsLineage,
-  'sessions:list': SessionsList,
-  'sessions:archive': SessionsArchive,
-  'sessions:cleanup': SessionsCleanup,
-  'sessions:delete': SessionsDelete,
-  'sessions:reset': SessionsReset,
-  'sessions:restore': SessionsRestore,
-  'sessions:search': SessionsSearch,
-  'sessions:usage': SessionsUsage,
-  status: Status,
-  'store:export': StoreExport,
-  'store:info': StoreInfo,
-  'store:verify': StoreVerify,
-  sync: Sync,
-  undo: Undo,
+const LOADERS: Record<string, () => Promise<{default: Command.Class}>> = {
+  agent: () => import('../commands/agent.js'),
+  autocomplete: () => import('../commands/autocomplete/index.js'),
+  'autocomplete:create': () => import('../commands/autocomplete/create.js'),
+  'autocomplete:script': () => import('../commands/autocomplete/script.js'),
+  help: async () => ({default: helpCommands.help}),
+  doctor: () => import('../commands/doctor.js'),
+  index: () => import('../commands/index/index.js'),
+  mcp: () => import('../commands/mcp.js'),
+  'message:send': () => import('../commands/message/send.js'),
+  sessions: () => import('../commands/sessions/index.js'),
+  'sessions:export': () => import('../commands/sessions/export.js'),
+  'sessions:history': () => import('../commands/sessions/history.js'),
+  'sessions:lineage': () => import('../commands/sessions/lineage.js'),
+  'sessions:list': () => import('../commands/sessions/list.js'),
+  'sessions:archive': () => import('../commands/sessions/archive.js'),
+  'sessions:cleanup': () => import('../commands/sessions/cleanup.js'),
+  'sessions:delete': () => import('../commands/sessions/delete.js'),
+  'sessions:reset': () => import('../commands/sessions/reset.js'),
+  'sessions:restore': () => import('../commands/sessions/restore.js'),
+  'sessions:search': () => import('../commands/sessions/search.js'),
+  'sessions:usage': () => import('../commands/sessions/usage.js'),
+  status: () => import('../commands/status.js'),
+  'store:export': () => import('../commands/store/export.js'),
+  'store:info': () => import('../commands/store/info.js'),
+  'store:verify': () => import('../commands/store/verify.js'),
+  sync: () => import('../commands/sync.js'),
+  undo: () => import('../commands/undo.js'),
+}
+
+/** Every command's oclif id (`:` between the words). */
+export const COMMAND_IDS: readonly string[] = Object.keys(LOADERS)
+
+/**
+ * oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`) when it runs a command,
+ * and its help and flags come from oclif.manifest.json: it holds the commands loaded so far. `execute` loads the one its
+ * arguments name before oclif looks; loadCommands() all of them, for what lists them (the manifest, bin/dev.js through
+ * src/cli/all-commands.ts, an unknown command's nearest match).
+ */
+export const COMMANDS: Record<string, Command.Class> = {}
+
+/** Loads commands into COMMANDS (all of them by default) and returns it. */
+export async function loadCommands(ids: readonly string[] = COMMAND_IDS): Promise<Record<string, Command.Class>> {
+  for (const id of ids) COMMANDS[id] ??= (await LOADERS[id]()).default
+  return COMMANDS
+}
+
+/**
+ * The command oclif will run for `argv`, as it finds one: the longest run of the words before any flag (three at most)
+ * that is a command id; none for help or the version alone (oclif shows those from the manifest).
+ */
+function commandOf(argv: readonly string[]): string[] {
+  const words: string[] = []
+  for (const a of argv) {
+    if (a.startsWith('-') || words.length === 3) break
+    words.push(a)
+  }
+  for (let k = words.length; k >= 1; k--) {
+    const id = words.slice(0, k).join(':')
+    if (Object.hasOwn(LOADERS, id)) return [id]
+  }
+  return []
 }
 
 /**
@@ -82,6 +90,7 @@ export const COMMANDS: Record<string, Command.Class> = {
  */
 export async function execute(opts: {dir: string; args?: string[]}): Promise<void> {
   const argv = opts.args ?? process.argv.slice(2)
+  await loadCommands(commandOf(argv))
   // Help is long (a command's flags fill a screen) and printed by oclif in pieces: held, then paged as a whole.
   const help = process.stdout.isTTY && !argv.includes('--no-pager') && !jsonRequested(argv) && helpRequested(argv) ? holdStdout() : undefined
   try {
@@ -95,6 +104,8 @@ export async function execute(opts: {dir: string; args?: string[]}): Promise<voi
     }
     // oclif's "command x not found", and plugin-help's "Command x not found." for `clawkit help x`.
     const unknown = e instanceof Errors.CLIError ? /^command (\S+) not found\.?$/i.exec(e.message) : null
+    // The nearest command and a stray argument's hint are told from every command's class.
+    if (unknown) await loadCommands()
     reportError(unknown ? (strayArguments(argv) ?? unknownCommand(argv, unknown[1])) : describeError(error), error, jsonRequested(argv))
   }
   if (help) await writePaged(help.release(true))
@@ -109,7 +120,7 @@ function helpRequested(argv: readonly string[]): boolean {
   const end = argv.indexOf('--')
   if ((end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')) return true
   const words = argv.filter((a) => !a.startsWith('-'))
-  return words.length === 1 && !COMMANDS[words[0]] && Object.keys(COMMANDS).some((id) => id.startsWith(`${words[0]}:`))
+  return words.length === 1 && !Object.hasOwn(LOADERS, words[0]) && COMMAND_IDS.some((id) => id.startsWith(`${words[0]}:`))
 }
 
 /**
@@ -156,7 +167,7 @@ function strayArguments(argv: readonly string[]): ReturnType<typeof describeErro
     const command = COMMANDS[id]
     if (!command) continue
     // `sessions extra`: sessions has subcommands, so the word is more likely one of them, misspelt.
-    if (Object.keys(COMMANDS).some((other) => other.startsWith(`${id}:`))) return undefined
+    if (COMMAND_IDS.some((other) => other.startsWith(`${id}:`))) return undefined
     const hint = (command as typeof BaseCommand).strayArgumentsHint
     return unexpectedArguments(id, words.slice(k), hint && ((args) => hint(args, argv.slice(k))))
   }

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMMANDS} from '../../src/cli/cli.js'
+import {COMMAND_IDS, loadCommands} from '../../src/cli/cli.js'
 import type {SessionsListResult} from '../../src/commands/sessions/list.js'
 import {baseEnv, ROOT, tempDir} from '../support/cli.js'
 
@@ -19,8 +19,11 @@ function idsUnder(dir: string, prefix: string[] = []): string[] {
 }
 
 describe('src/cli/cli.ts (the bundle entry, oclif explicit discovery)', () => {
-  it('lists every command file under src/commands, so none is missing from the bundle (and oclif\'s help command)', () => {
-    expect(Object.keys(COMMANDS).sort()).toEqual([...idsUnder(path.join(ROOT, 'src', 'commands')), 'help'].sort())
+  it('lists every command file under src/commands, so none is missing from the bundle (and oclif\'s help command), each loading its command', async () => {
+    expect([...COMMAND_IDS].sort()).toEqual([...idsUnder(path.join(ROOT, 'src', 'commands')), 'help'].sort())
+    const all = await loadCommands()
+    expect(Object.keys(all).sort()).toEqual([...COMMAND_IDS].sort())
+    for (const [id, c] of Object.entries(all)) expect(typeof c.run, id).toBe('function')
   })
 
   it('configures no oclif plugins: help and autocomplete are listed commands, not located and read at every start', () => {
@@ -31,7 +34,7 @@ describe('src/cli/cli.ts (the bundle entry, oclif explicit discovery)', () => {
 
   it('and the committed manifest has exactly those ids', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
-    expect(Object.keys(manifest.commands).sort()).toEqual(Object.keys(COMMANDS).sort())
+    expect(Object.keys(manifest.commands).sort()).toEqual([...COMMAND_IDS].sort())
   })
 
   it('bin/run.js in a checkout that was never built says to build it, without a stack trace', () => {
