@@ -53,6 +53,12 @@ const LOADERS: Record<string, () => Promise<{default: Command.Class}>> = {
 export const COMMAND_IDS: readonly string[] = Object.keys(LOADERS)
 
 /**
+ * The commands' aliases (a command's static `aliases`, which oclif reads from the manifest) and the command each runs:
+ * an alias in the arguments loads that command. test/cli/cli.test.ts keeps this equal to the manifest's.
+ */
+export const COMMAND_ALIASES: Readonly<Record<string, string>> = {'sessions:tail': 'sessions:history'}
+
+/**
  * oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`) when it runs a command,
  * and its help and flags come from oclif.manifest.json: it holds the commands loaded so far. `execute` loads the one its
  * arguments name before oclif looks; loadCommands() all of them, for what lists them (the manifest, bin/dev.js through
@@ -68,7 +74,7 @@ export async function loadCommands(ids: readonly string[] = COMMAND_IDS): Promis
 
 /**
  * The command oclif will run for `argv`, as it finds one: the longest run of the words before any flag (three at most)
- * that is a command id; none for help or the version alone (oclif shows those from the manifest).
+ * that is a command id or an alias of one; none for help or the version alone (oclif shows those from the manifest).
  */
 function commandOf(argv: readonly string[]): string[] {
   const words: string[] = []
@@ -79,6 +85,7 @@ function commandOf(argv: readonly string[]): string[] {
   for (let k = words.length; k >= 1; k--) {
     const id = words.slice(0, k).join(':')
     if (Object.hasOwn(LOADERS, id)) return [id]
+    if (Object.hasOwn(COMMAND_ALIASES, id)) return [COMMAND_ALIASES[id]]
   }
   return []
 }

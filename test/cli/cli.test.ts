@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {COMMAND_IDS, loadCommands} from '../../src/cli/cli.js'
+import {COMMAND_ALIASES, COMMAND_IDS, loadCommands} from '../../src/cli/cli.js'
 import type {SessionsListResult} from '../../src/commands/sessions/list.js'
 import {baseEnv, ROOT, tempDir} from '../support/cli.js'
 
@@ -32,9 +32,11 @@ describe('src/cli/cli.ts (the bundle entry, oclif explicit discovery)', () => {
     expect(pjson.oclif.devPlugins).toBeUndefined()
   })
 
-  it('and the committed manifest has exactly those ids', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+  it('and the committed manifest has exactly those ids, and the aliases execute loads a command for', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {aliases?: string[]; hiddenAliases?: string[]}>}
     expect(Object.keys(manifest.commands).sort()).toEqual([...COMMAND_IDS].sort())
+    const aliases = Object.entries(manifest.commands).flatMap(([id, c]) => [...(c.aliases ?? []), ...(c.hiddenAliases ?? [])].map((a) => [a, id]))
+    expect(Object.fromEntries(aliases)).toEqual(COMMAND_ALIASES)
   })
 
   it('bin/run.js in a checkout that was never built says to build it, without a stack trace', () => {
