@@ -131,6 +131,31 @@ const PATCHES = [
     from: '.sort((a, b) => a.id.localeCompare(b.id));',
     to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
   },
+  // Built-ins oclif requires at its top level and uses only on paths clawkit never or rarely takes (a shell lookup on
+  // Windows, flags read from stdin, OCLIF_PERFORMANCE): required when first used instead. node:child_process brings
+  // net and dgram with it; with readline and perf_hooks ~4 ms of every start (BENCHMARKS.md, "A minified bundle").
+  {
+    file: 'node_modules/@oclif/core/lib/util/os.js',
+    from: 'const node_child_process_1 = require("node:child_process");',
+    to: 'const node_child_process_1 = { get execSync() { return require("node:child_process").execSync; } };',
+  },
+  {
+    file: 'node_modules/@oclif/core/lib/parser/parse.js',
+    from: 'const node_readline_1 = require("node:readline");',
+    to: 'const node_readline_1 = { get createInterface() { return require("node:readline").createInterface; } };',
+  },
+  {
+    file: 'node_modules/@oclif/core/lib/performance.js',
+    from: 'const node_perf_hooks_1 = require("node:perf_hooks");',
+    to: 'const node_perf_hooks_1 = { get performance() { return require("node:perf_hooks").performance; }, get PerformanceObserver() { return require("node:perf_hooks").PerformanceObserver; } };',
+  },
+  // oclif's platform check (at every start, for the "wsl" of --version's line) imported all of wsl-utils for its isWsl,
+  // which is is-wsl's: the same answer from is-wsl alone, without wsl-utils' node:child_process and PowerShell helpers.
+  {
+    file: 'node_modules/@oclif/core/lib/util/os.js',
+    from: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+    to: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
+  },
   // The one character that kept dist/cli.cjs from being ASCII (a raw U+009B in ansis's strip() regex); written as an
   // escape it means the same. Why ASCII matters: src/cli/load-bundle.ts.
   {
@@ -142,14 +167,19 @@ const PATCHES = [
 const dependencyPatches = {
   name: 'dependency-patches',
   setup(b) {
-    for (const p of PATCHES) {
+    // One onLoad per file, applying each of its patches in turn (esbuild takes the first onLoad that returns contents).
+    for (const file of new Set(PATCHES.map((p) => p.file))) {
+      const patches = PATCHES.filter((p) => p.file === file)
       // By the path's end: esbuild loads the real path, which is elsewhere when node_modules is a symlink.
-      const tail = p.file.split('/').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\\\/]')
+      const tail = file.split('/').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\\\/]')
       b.onLoad({filter: new RegExp(`[\\\\/]${tail}$`)}, async (args) => {
-        const text = await fs.promises.readFile(args.path, 'utf8')
-        if (text.split(p.from).length !== 2) throw new Error(`${p.file}: the text to patch was not found exactly once; review PATCHES in scripts/bundle.js`)
-        p.applied = true
-        return {contents: text.split(p.from).join(p.to), loader: 'js'}
+        let text = await fs.promises.readFile(args.path, 'utf8')
+        for (const p of patches) {
+          if (text.split(p.from).length !== 2) throw new Error(`${p.file}: the text to patch was not found exactly once; review PATCHES in scripts/bundle.js`)
+          text = text.split(p.from).join(p.to)
+          p.applied = true
+        }
+        return {contents: text, loader: 'js'}
       })
     }
     b.onEnd(() => {

@@ -1,7 +1,6 @@
 // Long human output through the user's pager when stdout is a terminal, as git does: $CLAWKIT_PAGER, else $PAGER,
 // else `less` with LESS=FRX when LESS is unset. Never under --json or when piped; --no-pager, an empty pager or `cat`
 // turn it off, and a pager that cannot be started leaves the output printed as it is.
-import {spawn} from 'node:child_process'
 
 import {stripAnsi} from '../text/ansi.js'
 import {displayWidth} from '../render/fit.js'
@@ -44,6 +43,9 @@ export async function writePaged(text: string, opts: {disabled?: boolean} = {}):
 
 /** Runs the pager on `text`; false when it could not be started (nothing was shown), so the caller prints it. */
 function runPager(cmd: string, text: string): Promise<boolean> {
+  // Loaded here, not imported: every command imports this module, and node:child_process (with net and dgram) is ~2-5
+  // ms of a start that pages nothing (BENCHMARKS.md, "A minified bundle").
+  const {spawn} = (process as unknown as {getBuiltinModule(id: 'node:child_process'): typeof import('node:child_process')}).getBuiltinModule('node:child_process')
   const argv = cmd.split(/\s+/)
   const plain = argv.every((a) => !SHELL_CHARS.test(a))
   const env = {...process.env, LESS: process.env.LESS ?? 'FRX', LV: process.env.LV ?? '-c'}
