@@ -29,6 +29,11 @@ export interface WatchOptions {
    */
   onFallback?: (why: string) => void
   pollMs?: number
+  /**
+   * Called after each look at which directories exist, before the watches are set (tests: a directory made right there
+   * gives no notification, which only the look repeated after arming catches; test/store/watch.test.ts).
+   */
+  afterLook?: () => void
 }
 
 /** Whether watchStore can watch this store: the JSON files and the SQLite database can; the fleet replica cannot. */
@@ -84,6 +89,7 @@ export function watchStore(store: SessionStore, onChange: (change: StoreChange) 
    */
   const arm = () => {
     for (let targets = targetsNow(); ;) {
+      opts.afterLook?.()
       armOnce(targets)
       if (closed || poll) return
       const again = targetsNow()

@@ -45,4 +45,25 @@ describe('watchStore', () => {
       return seen.includes(index)
     }, {timeout: 10_000, interval: 100}).toBe(true)
   })
+
+  it('a sessions dir made between the look and the watch (no notification for it) is still watched: the look is repeated after arming', async () => {
+    // The timing the test above can only hope to hit, made certain: the directories appear inside the gap, once.
+    const state = fs.mkdtempSync(path.join(os.tmpdir(), 'clawkit-watch-'))
+    dirs.push(state)
+    const sessions = path.join(state, 'agents', 'main', 'sessions')
+    const index = path.join(sessions, 'sessions.json')
+    const seen: string[] = []
+    let made = false
+    const afterLook = () => {
+      if (made) return
+      made = true
+      fs.mkdirSync(sessions, {recursive: true})
+    }
+    watchers.push(watchStore(new FileSessionStore({agentId: 'main', path: index}), (c) => seen.push(...(c.paths ?? ['*'])), {afterLook}))
+    expect(made).toBe(true)
+    await expect.poll(() => {
+      fs.writeFileSync(index, `{"n": ${Date.now()}}`)
+      return seen.includes(index)
+    }, {timeout: 5_000, interval: 100}).toBe(true)
+  })
 })
