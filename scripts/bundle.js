@@ -52,8 +52,9 @@ const common = {
   // that reads constructor.name (ours in agent/api-errors.ts, libraries' own) must see the original. No measurable cost.
   keepNames: true,
   // Whitespace and syntax minified: a third less to read and to hold as a string at every start (2.1 MB to 1.5), ~4 %
-  // of a start on Node 20 and 24 (BENCHMARKS.md, "Minified bundle"). Identifiers are kept: stack traces (DEBUG) still
-  // name every function, and the helpers the steps below look for (__toESM, import()) keep their names.
+  // of a start on Node 20 and 24 (BENCHMARKS.md, "A minified bundle, and two start-up designs that lost"). Identifiers
+  // are kept: stack traces (DEBUG) still name every function, and the helpers the steps below look for (__toESM,
+  // import()) keep their names.
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
@@ -133,7 +134,8 @@ const PATCHES = [
   },
   // Built-ins oclif requires at its top level and uses only on paths clawkit never or rarely takes (a shell lookup on
   // Windows, flags read from stdin, OCLIF_PERFORMANCE): required when first used instead. node:child_process brings
-  // net and dgram with it; with readline and perf_hooks ~4 ms of every start (BENCHMARKS.md, "A minified bundle").
+  // net and dgram with it; with readline and perf_hooks ~4 ms of every start (BENCHMARKS.md, "A minified bundle, and
+  // two start-up designs that lost").
   {
     file: 'node_modules/@oclif/core/lib/util/os.js',
     from: 'const node_child_process_1 = require("node:child_process");',
