@@ -134,8 +134,15 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
   if (!first) throw notFound(key)
   // Lock order is transcript first, then store: an agent turn holds its transcript lock and takes the store lock at
   // the end, so the opposite order here could deadlock until a timeout.
-  const firstGuess = b.transcriptOf(first.entry, key).locator
-  return b.lockTranscript(firstGuess, async () => {
+  const firstRef = b.transcriptOf(first.entry, key)
+  const firstGuess = firstRef.locator
+  // The new transcript's lock is held too, from before the index names it until it is written: a second reset of the
+  // key starts from the new row and takes that lock first, so it waits for the file instead of rotating the row on,
+  // finding no file to archive, and leaving this reset to write a header-only transcript nothing references (doctor
+  // then archived it as deleted: test/store/reset-race.test.ts). The name is new, so no other writer holds it.
+  const newId = randomUUID()
+  const newGuess = b.renamedFor(firstRef, first.entry.sessionId, newId)
+  return b.lockTranscript(firstGuess, () => b.lockTranscript(newGuess, async () => {
     const now = opts.now ?? new Date()
     const label = `reset ${key}`
     const done = await b.update(async (data) => {
@@ -149,8 +156,9 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
       // archive: a reader that holds that lock (an agent turn, doctor deciding whether a file is an orphan) then sees
       // the row and the file change together. Another writer rotated it meanwhile: start over from the new row.
       if (oldTranscript.locator !== firstGuess) return undefined
-      const newId = randomUUID()
       const newFile = b.renamedFor(oldTranscript, previousSessionId, newId)
+      // Named otherwise than guessed (the row's id changed under the same file): start over, holding the right lock.
+      if (newFile !== newGuess) return undefined
       // Fold mixed-case spellings into the canonical lowercase key, as OpenClaw's writers do.
       for (const k of Object.keys(data)) if (k !== hit.storedKey && k.toLowerCase() === key) delete data[k]
       if (hit.storedKey !== key) delete data[hit.storedKey]
@@ -171,5 +179,5 @@ async function resetOnce(b: ResetBackend, key: string, opts: ResetOptions): Prom
     await b.createTranscript(done.newFile, header)
     const archived = await b.lockTranscript(done.oldTranscript, () => b.archiveTranscript(done.oldTranscript, to))
     return {key, previousSessionId: done.previousSessionId, sessionId: done.newId, archivedTranscript: archived ? to : null, sessionFile: done.newFile}
-  })
+  }))
 }

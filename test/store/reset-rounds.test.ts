@@ -61,11 +61,12 @@ describe('runReset when other writers rotate the session first', () => {
     expect(r.previousSessionId).toBe('other1')
     expect(data[KEY].sessionId).toBe(r.sessionId)
     // Round one saw the row moved on and wrote nothing; the write came in round two, holding the lock of the
-    // transcript the row named then.
-    expect(log.filter((l) => l.startsWith('update'))).toEqual([
-      'update left the row holding [s0.jsonl] while it named other1.jsonl',
-      'update rewrote the row holding [other1.jsonl] while it named other1.jsonl',
-    ])
+    // transcript the row named then, and of the new transcript it names (each round guesses a new id).
+    const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
+    const updates = log.filter((l) => l.startsWith('update'))
+    expect(updates).toHaveLength(2)
+    expect(updates[0]).toMatch(new RegExp(`^update left the row holding \\[s0\\.jsonl, ${uuid}\\.jsonl\\] while it named other1\\.jsonl$`))
+    expect(updates[1]).toBe(`update rewrote the row holding [other1.jsonl, ${r.sessionId}.jsonl] while it named other1.jsonl`)
     expect(log.filter((l) => l.startsWith('archive'))).toEqual(['archive other1.jsonl -> other1.jsonl.reset.*'])
     expect([...files].sort()).toEqual([`${r.sessionId}.jsonl`])
   })
