@@ -45,7 +45,7 @@ export async function writePaged(text: string, opts: {disabled?: boolean} = {}):
 function runPager(cmd: string, text: string): Promise<boolean> {
   // Loaded here, not imported: every command imports this module, and node:child_process (with net and dgram) is ~2-5
   // ms of a start that pages nothing (BENCHMARKS.md, "A minified bundle, and two start-up designs that lost").
-  const {spawn} = (process as unknown as {getBuiltinModule(id: 'node:child_process'): typeof import('node:child_process')}).getBuiltinModule('node:child_process')
+  const {spawn} = process.getBuiltinModule('node:child_process')
   const argv = cmd.split(/\s+/)
   const plain = argv.every((a) => !SHELL_CHARS.test(a))
   const env = {...process.env, LESS: process.env.LESS ?? 'FRX', LV: process.env.LV ?? '-c'}
