@@ -3,6 +3,6 @@ type Crypto = typeof import('node:crypto')
 let cryptoMod: Crypto | undefined
 
 export function sha256(): import('node:crypto').Hash {
-  cryptoMod ??= (process as unknown as {getBuiltinModule(id: string): Crypto}).getBuiltinModule('node:crypto')
+  cryptoMod ??= process.getBuiltinModule('node:crypto')
   return cryptoMod.createHash('sha256')
 }

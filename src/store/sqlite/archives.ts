@@ -10,13 +10,13 @@ import {parseLine} from '../lines.js'
 import type {BadLine, TranscriptEntry, TranscriptHeader} from '../transcript-types.js'
 import type {KeySession, TailOptions, TranscriptLine, TranscriptReadResult, TranscriptRef} from '../types.js'
 import type {SqlDatabase} from './driver.js'
+import {zlib} from './support.js'
 
 /** `<db path>#archive/<archive_name>`: archive names never contain `/` or `#` (OpenClaw checks they stay a basename). */
 const MARK = '#archive/'
 /** OpenClaw materializes at most 256 MiB of archives at once; a blob that decodes to more is refused, not read. */
 const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
 
-const zlib = (): unknown => (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:zlib')
 const fatalUtf8 = new TextDecoder('utf-8', {fatal: true})
 
 export interface ArchiveRow {
@@ -85,7 +85,8 @@ export function archiveText(db: SqlDatabase, name: string): {text: string} | {er
   if (row.encoding === 'identity') bytes = blob
   else if (row.encoding === 'zstd') {
     try {
-      bytes = (zlib() as {zstdDecompressSync(b: Uint8Array, o: {maxOutputLength: number}): Buffer}).zstdDecompressSync(blob, {maxOutputLength: MAX_ARCHIVE_BYTES})
+      // A SQLite-era store is opened only where sqliteSupported() holds, which requires zstd.
+      bytes = zlib().zstdDecompressSync!(blob, {maxOutputLength: MAX_ARCHIVE_BYTES})
     } catch (error) {
       return {error: `its zstd blob does not decode (${(error as Error).message})`}
     }

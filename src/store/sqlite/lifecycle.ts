@@ -22,9 +22,8 @@ import {archiveText} from './archives.js'
 import type {OpenedDb, SqlDatabase} from './driver.js'
 import {readNodeTx, writeEntryTx} from './entry-rows.js'
 import {pageEvents} from './read.js'
+import {zlib} from './support.js'
 import {requireTx} from './transaction.js'
-
-const zlib = () => (process as unknown as {getBuiltinModule(id: string): {zstdCompressSync?(b: Uint8Array): Buffer}}).getBuiltinModule('node:zlib')
 
 export function sessionNotFound(key: string): NotFoundError {
   return new NotFoundError(`Session not found: ${key}`, 'E_SESSION_NOT_FOUND', ['List sessions with "clawkit sessions list".'])

@@ -5,8 +5,14 @@ import {ClawkitError, ExitCode} from '../../errors.js'
 /** Node that has both node:sqlite unflagged and zlib's zstd (OpenClaw 2026.9.6 itself needs 24.16). */
 export const SQLITE_NODE_REQUIREMENT = '22.15'
 
+/** What the SQLite era takes of node:zlib: zstd, which Node 22.15+ has and @types/node 20 does not declare. */
+export interface Zstd {
+  zstdCompressSync?(data: Uint8Array): Buffer
+  zstdDecompressSync?(data: Uint8Array, opts?: {maxOutputLength?: number}): Buffer
+}
+
 /** node:zlib on first use: the store modules are loaded by every command, and JSON-era start-up must not pay ~2 ms. */
-export const zlib = (): unknown => (process as unknown as {getBuiltinModule(id: string): unknown}).getBuiltinModule('node:zlib')
+export const zlib = (): Zstd => process.getBuiltinModule('node:zlib') as Zstd
 
 /** The running Node cannot open a SQLite-era store (Node 20, or 22 before 22.15). Exit 1, one line. */
 export class SqliteUnavailableError extends ClawkitError {
@@ -26,5 +32,5 @@ function nodeAtLeast(major: number, minor: number): boolean {
 
 /** Whether this Node can read a SQLite-era store at all (tests use it to pick their runtime). */
 export function sqliteSupported(): boolean {
-  return nodeAtLeast(22, 15) && typeof (zlib() as {zstdDecompressSync?: unknown}).zstdDecompressSync === 'function'
+  return nodeAtLeast(22, 15) && typeof zlib().zstdDecompressSync === 'function'
 }
