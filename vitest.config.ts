@@ -4,21 +4,37 @@ import {defineConfig} from 'vitest/config'
 import {BaseSequencer, type TestSpecification} from 'vitest/node'
 
 /**
- * The longest files, longest first (seconds on a quiet 2-core machine; docs/development.md). Started first, they run
- * beside the many short ones; left to vitest's order in a fresh clone (no timings cached: largest file first), the
- * crash trials, a small file, started last and kept one worker busy for a minute after the other had finished.
+ * The longest files, longest first: each pass's files by their wall seconds in a full `npm test` (CLAWKIT_TEST_CPU_LOG,
+ * c541673, docs/development.md), as one list (a pass meets only its own). Started first, they run beside the many short
+ * ones; left to vitest's order in a fresh clone (no timings cached: largest file first), a long file started late kept
+ * one worker busy after the others had finished (the crash trials for a minute; the Node 24 pass's usage reports,
+ * started near its end, ~50 s). Longest first is the classic rule for packing jobs of known lengths onto workers.
  */
 const LONGEST_FIRST = [
-  'test/reliability/crash.test.ts',
-  'test/e2e/fleet/sync-crash.test.ts',
-  'test/reliability/hostile-input.test.ts',
-  'test/e2e/fleet/read.test.ts',
-  'test/e2e/doctor/sqlite.sqlite.test.ts',
-  'test/reliability/special-files.test.ts',
-  'test/e2e/fleet/sync.test.ts',
-  'test/e2e/agent/failures.test.ts',
-  'test/e2e/sessions/search.sqlite.test.ts',
-  'test/e2e/fleet/sync.sqlite.test.ts',
+  // seconds, Node 20 pass | Node 24 pass (*.sqlite.test.ts)
+  'test/reliability/hostile-input.test.ts', // 166
+  'test/catalog/equality-sqlite-era.sqlite.test.ts', // 104
+  'test/catalog/equality.sqlite.test.ts', // 100
+  'test/e2e/fleet/sync-crash.test.ts', // 94
+  'test/reliability/crash.test.ts', // 87
+  'test/e2e/fleet/read.test.ts', // 85
+  'test/e2e/fleet/sync.test.ts', // 67
+  'test/reliability/special-files.test.ts', // 64
+  'test/reliability/catalog-crash.sqlite.test.ts', // 55
+  'test/reliability/cleanup-10k.test.ts', // 53
+  'test/e2e/sessions/usage-reports.sqlite.test.ts', // 53
+  'test/e2e/catalog/fixtures.sqlite.test.ts', // 52
+  'test/e2e/agent/failures.test.ts', // 48
+  'test/reliability/sqlite-contention.sqlite.test.ts', // 48
+  'test/reliability/journal-kill.test.ts', // 44
+  'test/reliability/journal-kill.sqlite.test.ts', // 39
+  'test/schemas.test.ts', // 36
+  'test/e2e/message/send.test.ts', // 35
+  'test/e2e/named-paths.test.ts', // 30
+  'test/e2e/sessions/export-memory.test.ts', // 29
+  'test/e2e/doctor/sqlite.sqlite.test.ts', // 28
+  'test/e2e/sessions/usage-reports.test.ts', // 28
+  'test/e2e/sessions/lifecycle.sqlite.test.ts', // 25
 ]
 
 class LongestFirst extends BaseSequencer {
