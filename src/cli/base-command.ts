@@ -30,8 +30,8 @@ type FleetReadFlags = {'store-url'?: string; host?: string; 'all-hosts'?: boolea
 let ranCommandId: string | undefined
 
 /**
- * The id of the command this process ran to its end without an error, else undefined. bin/run.js's code cache lists
- * the commands whose code it holds by it; a run that stopped early (a bad flag) ran too little of that code to count.
+ * The id of the command this process ran to its end without an error, else undefined. bin/run.js keeps a code cache
+ * per command by it; a run that stopped early (a bad flag) ran too little of that code to write its command's cache.
  */
 export function ranCommand(): string | undefined {
   return ranCommandId

@@ -10,6 +10,7 @@ import path from 'node:path'
 
 import {ExitCode} from '../errors.js'
 import {clawkitDirs} from '../settings.js'
+import {commandOf} from './command-ids.js'
 import {loadBundle, privateDir} from './load-bundle.js'
 
 interface Cli {
@@ -42,8 +43,10 @@ export async function run(root: string, bundle: string): Promise<void> {
       if (privateDir(dir)) enableCompileCache(dir)
     } catch {}
   }
-  const ranName = (): string | undefined => cli.ranCommand()
-  const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'), {ranName})
+  // The cache is the command's (load-bundle says why), under the name the arguments give it (an alias keeps its own).
+  const named = commandOf(process.argv.slice(2))
+  const ranName = (): string | undefined => (named !== undefined && cli.ranCommand() === named.id ? named.name : undefined)
+  const {exports: cli} = loadBundle<Cli>(bundle, cacheRoot && path.join(cacheRoot, 'code-cache'), {name: named?.name, ranName})
   const output = guardOutput()
   // Only for the load: the agent's exec tool must not inherit it.
   if (ownEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING

@@ -6,6 +6,7 @@ import {Errors, run, type Command} from '@oclif/core'
 import {type BaseCommand, jsonRequested, reportError} from './base-command.js'
 import {ExitCode} from '../errors.js'
 import {closest} from '../suggest.js'
+import {COMMAND_IDS, type CommandId, commandOf} from './command-ids.js'
 import {writePaged} from './pager.js'
 import {commandWords, describeError, unexpectedArguments} from '../error-report.js'
 
@@ -19,7 +20,7 @@ export {ranCommand} from './base-command.js'
  * @oclif/plugin-autocomplete (src/cli/autocomplete-plugin.ts), listed here rather than configured as oclif plugins,
  * which oclif would locate and read at every start (~6-9 ms of every command, BENCHMARKS.md).
  */
-const LOADERS: Record<string, () => Promise<{default: Command.Class}>> = {
+const LOADERS: Record<CommandId, () => Promise<{default: Command.Class}>> = {
   agent: () => import('../commands/agent.js'),
   autocomplete: () => import('../commands/autocomplete/index.js'),
   'autocomplete:create': () => import('../commands/autocomplete/create.js'),
@@ -49,14 +50,7 @@ const LOADERS: Record<string, () => Promise<{default: Command.Class}>> = {
   undo: () => import('../commands/undo.js'),
 }
 
-/** Every command's oclif id (`:` between the words). */
-export const COMMAND_IDS: readonly string[] = Object.keys(LOADERS)
-
-/**
- * The commands' aliases (a command's static `aliases`, which oclif reads from the manifest) and the command each runs:
- * an alias in the arguments loads that command. test/cli/cli.test.ts keeps this equal to the manifest's.
- */
-export const COMMAND_ALIASES: Readonly<Record<string, string>> = {'sessions:tail': 'sessions:history'}
+export {COMMAND_ALIASES, COMMAND_IDS} from './command-ids.js'
 
 /**
  * oclif's `explicit` command discovery reads this map (package.json `oclif.commands.identifier`) when it runs a command,
@@ -68,26 +62,8 @@ export const COMMANDS: Record<string, Command.Class> = {}
 
 /** Loads commands into COMMANDS (all of them by default) and returns it. */
 export async function loadCommands(ids: readonly string[] = COMMAND_IDS): Promise<Record<string, Command.Class>> {
-  for (const id of ids) COMMANDS[id] ??= (await LOADERS[id]()).default
+  for (const id of ids) COMMANDS[id] ??= (await LOADERS[id as CommandId]()).default
   return COMMANDS
-}
-
-/**
- * The command oclif will run for `argv`, as it finds one: the longest run of the words before any flag (three at most)
- * that is a command id or an alias of one; none for help or the version alone (oclif shows those from the manifest).
- */
-function commandOf(argv: readonly string[]): string[] {
-  const words: string[] = []
-  for (const a of argv) {
-    if (a.startsWith('-') || words.length === 3) break
-    words.push(a)
-  }
-  for (let k = words.length; k >= 1; k--) {
-    const id = words.slice(0, k).join(':')
-    if (Object.hasOwn(LOADERS, id)) return [id]
-    if (Object.hasOwn(COMMAND_ALIASES, id)) return [COMMAND_ALIASES[id]]
-  }
-  return []
 }
 
 /**
@@ -97,7 +73,8 @@ function commandOf(argv: readonly string[]): string[] {
  */
 export async function execute(opts: {dir: string; args?: string[]}): Promise<void> {
   const argv = opts.args ?? process.argv.slice(2)
-  await loadCommands(commandOf(argv))
+  const named = commandOf(argv)
+  await loadCommands(named ? [named.id] : [])
   // Help is long (a command's flags fill a screen) and printed by oclif in pieces: held, then paged as a whole.
   const help = process.stdout.isTTY && !argv.includes('--no-pager') && !jsonRequested(argv) && helpRequested(argv) ? holdStdout() : undefined
   try {

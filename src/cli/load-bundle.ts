@@ -31,13 +31,25 @@ interface InternalModule {
 
 export interface LoadOptions {
   /**
-   * Called at exit: a name for what this run executed to its end (the command id), or undefined. V8 compiles a function
-   * only when it first runs, so a cache written by one command lacks the next command's code, which is then compiled
-   * on every run (~10 ms for status or a 10k-row list). A run whose name the cache does not list yet rewrites it at
-   * exit: the cache then holds what every command run so far needs.
+   * The command the arguments name (boot.ts finds it as oclif will), whose cache is read; without one, or before it has
+   * one, the start cache (START_CACHE).
+   */
+  name?: string
+  /**
+   * Called at exit: `name` if this run ran that command to its end, else undefined. V8 compiles a function only when it
+   * first runs, so a cache holds the code of the run that wrote it (and of the cache that run read).
    */
   ranName?: () => string | undefined
 }
+
+/**
+ * The cache of a run that names no command (`--version`, help), and the one a command without a cache of its own yet
+ * starts from: oclif and the bundle's top level.
+ */
+export const START_CACHE = 'start'
+
+/** A name a cache file may have: a command id or alias (`sessions:list`), never anything that could make a path. */
+const CACHE_NAME = /^[a-z][a-z0-9-]*(?::[a-z][a-z0-9-]*){0,2}$/
 
 export function loadBundle<T>(input: string, cacheDir: string | undefined, opts: LoadOptions = {}): LoadedBundle<T> {
   const require = createRequire(input)
@@ -54,17 +66,25 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
   const fileKey = digest([st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs])
   const runtimeKey = digest([process.version, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? ''])
   const name = path.basename(file)
-  const cacheFile = path.join(cacheDir, `${name}-${fileKey}-${runtimeKey}.v8`)
+  // One cache per command: V8 deserializes all of a cache at load, so one holding every command's code (as an earlier
+  // layout did) made each start pay for the others' (`sessions list` 0.94x with its own 0.8 MB cache against a 1.3 MB
+  // one of 13 commands, BENCHMARKS.md). The price is a file of ~0.7-0.9 MB per command used, in the cache dir.
+  const cacheFile = (cacheName: string) => path.join(cacheDir, `${name}-${fileKey}-${runtimeKey}-${cacheName.replaceAll(':', '.')}.v8`)
   // Decoded as Latin-1 when it is ASCII, which scripts/bundle.js makes it: the same string, made by a copy, where
   // UTF-8 decoding took ~3-5 ms of every start. (Any non-ASCII character also made the whole 1.1 MB a two-byte string.)
   const bytes = fs.readFileSync(file)
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
   let cachedData: Buffer | undefined
-  let names: string[] = []
-  try {
-    ;({names, data: cachedData} = parseCacheFile(fs.readFileSync(cacheFile)))
-  } catch {
-    // No cache yet (or unreadable): compile from source and write one at exit.
+  let read: string | undefined
+  const own = opts.name !== undefined && CACHE_NAME.test(opts.name) ? opts.name : undefined
+  for (const candidate of own === undefined ? [START_CACHE] : [own, START_CACHE]) {
+    try {
+      cachedData = fs.readFileSync(cacheFile(candidate))
+      read = candidate
+      break
+    } catch {
+      // No such cache (or unreadable): the next name, else compile from source and write one at exit.
+    }
   }
   // Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself without an experimental option, and not
   // at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here.
@@ -88,16 +108,19 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
   mod.loaded = true
 
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
-  // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code). The names are
-  // those of the cache this run loaded (a cache written meanwhile by another run is replaced, and its command adds its
-  // code again on its next run): a name is never listed without its code.
+  // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
   process.once('exit', () => {
     const ran = opts.ranName?.()
-    const covered = ran === undefined || (cache === 'hit' && names.includes(ran))
-    if (cache === 'hit' && covered) return
-    // A new cache holds only this run's code; a cache that was read keeps what its earlier runs put in.
-    const held = cache === 'hit' ? names : []
-    writeCache(cacheFile, script, ran === undefined || held.includes(ran) ? held : [...held, ran], (other) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`))
+    const isEarlierBuild = (other: string) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`)
+    // A run that names no command (`--version`, help) writes the start cache when it read none. A command's run that
+    // stopped early (a bad flag, an unknown command) writes nothing: its cache would hold too little of its code, and
+    // the start cache must hold no command's, since a cache holds all a run had, what it read included: each command's
+    // cache is start-up's code and its own.
+    const target = ran !== undefined && ran === own ? own : own === undefined && opts.name === undefined && cache !== 'hit' ? START_CACHE : undefined
+    // A cache V8 refused (another V8 wrote it, or it is damaged) is not read again by every run that falls back to it.
+    if (cache === 'rejected' && read !== undefined && read !== target) removeQuietly(cacheFile(read))
+    if (target === undefined || (target === read && cache === 'hit')) return
+    writeCache(cacheFile(target), script, isEarlierBuild)
   })
   return {exports: mod.exports as T, cache}
 }
@@ -132,38 +155,24 @@ export function privateDir(dir: string): boolean {
   return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0
 }
 
-/**
- * A cache file: `ckc1`, the byte length of the names (uint32, little-endian), the names of the commands whose code it
- * holds (one per line), then V8's data. In one file, so that one rename replaces both together. Anything else is
- * handed to V8 whole, which rejects it (the file is then rewritten).
- */
-const MAGIC = Buffer.from('ckc1')
-
-export function parseCacheFile(buf: Buffer): {names: string[]; data: Buffer} {
-  if (buf.length < 8 || !buf.subarray(0, 4).equals(MAGIC)) return {names: [], data: buf}
-  const end = 8 + buf.readUInt32LE(4)
-  if (end > buf.length) return {names: [], data: buf}
-  return {names: buf.toString('utf8', 8, end).split('\n').filter(Boolean), data: buf.subarray(end)}
-}
-
-function writeCache(file: string, script: vm.Script, names: string[], isEarlierBuild: (name: string) => boolean): void {
+function writeCache(file: string, script: vm.Script, isEarlierBuild: (name: string) => boolean): void {
   const dir = path.dirname(file)
   const tmp = `${file}.${process.pid}.tmp`
   try {
     fs.mkdirSync(dir, {recursive: true, mode: 0o700})
-    const listed = Buffer.from(names.join('\n'))
-    const header = Buffer.alloc(8)
-    MAGIC.copy(header)
-    header.writeUInt32LE(listed.length, 4)
-    fs.writeFileSync(tmp, Buffer.concat([header, listed, script.createCachedData()]), {mode: 0o600})
+    fs.writeFileSync(tmp, script.createCachedData(), {mode: 0o600})
     // Atomic: a concurrent start reads the old cache or the new one, never half of one.
     fs.renameSync(tmp, file)
-    // Caches of earlier builds are dead weight (0.5-1 MB each); caches of this build for other runtimes stay. (`.names`
+    // Caches of earlier builds are dead weight (0.7-0.9 MB each); caches of this build for other runtimes stay. (`.names`
     // files were the names of an earlier layout.)
     for (const name of fs.readdirSync(dir)) if ((name.endsWith('.v8') || name.endsWith('.v8.names')) && isEarlierBuild(name)) fs.rmSync(path.join(dir, name), {force: true})
   } catch {
-    try {
-      fs.rmSync(tmp, {force: true})
-    } catch {}
+    removeQuietly(tmp)
   }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, {force: true})
+  } catch {}
 }

@@ -1,13 +1,12 @@
-import {spawn, spawnSync} from 'node:child_process'
-import {once} from 'node:events'
+import {spawnSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
-import {parseCacheFile} from '../../src/cli/load-bundle.js'
-import {baseEnv as sharedCacheEnv, BIN, bigState, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
+import {commandOf} from '../../src/cli/command-ids.js'
+import {baseEnv as sharedCacheEnv, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 /** These tests are about the cache: each HOME gets its own, where clawkit puts it by default, not the run's shared one. */
 const baseEnv = (home: string, extra: Record<string, string | undefined> = {}) => sharedCacheEnv(home, {CLAWKIT_CACHE_DIR: path.join(home, '.cache', 'clawkit'), ...extra})
@@ -19,11 +18,14 @@ const describeOnNode22Plus = nodeHasCompileCache ? describe : describe.skip
 
 const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [])
 const codeCaches = (dir: string) => cacheFiles(dir).filter((n) => n.endsWith('.v8'))
-/** The commands whose code a cache file says it holds (its header). */
-const namesOf = (dir: string, cache: string) => parseCacheFile(fs.readFileSync(path.join(dir, cache))).names
+/** A cache file's name for its command (`sessions.list`, `start`): what follows the build and runtime keys. */
+const nameOf = (file: string) => file.split('-').slice(3).join('-').replace(/\.v8$/, '')
+/** Each cache file's modification time, by its command's name. */
+const stamps = (dir: string) => Object.fromEntries(codeCaches(dir).map((f) => [nameOf(f), fs.statSync(path.join(dir, f)).mtimeMs]))
+const sizeOf = (dir: string, name: string) => fs.statSync(path.join(dir, codeCaches(dir).find((f) => nameOf(f) === name)!)).size
 
 describe('the CLI bundle through V8 code cache', () => {
-  it('the first run writes a private cache at exit and the second run reads it without rewriting it', async () => {
+  it('the first run writes a private cache of its command at exit; the next run reads it and writes nothing', async () => {
     const home = tempDir()
     const env = baseEnv(home)
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
@@ -31,83 +33,81 @@ describe('the CLI bundle through V8 code cache', () => {
     const first = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
     expect(first.code, first.stderr).toBe(0)
     const files = cacheFiles(dir)
-    expect(files).toHaveLength(1)
-    expect(files[0]).toMatch(/^cli\.cjs-[0-9a-f]{16}-[0-9a-f]{16}\.v8$/)
-    expect(namesOf(dir, files[0])).toEqual(['sessions:list'])
+    expect(files.map(nameOf)).toEqual(['sessions.list'])
+    for (const f of files) expect(f).toMatch(/^cli\.cjs-[0-9a-f]{16}-[0-9a-f]{16}-[a-z.]+\.v8$/)
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
     for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600)
-    const written = files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)
+    const written = stamps(dir)
     const second = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
     expect(second.code, second.stderr).toBe(0)
     expect(json(second).sessions.map((s: {key: string}) => s.key)).toEqual(json(first).sessions.map((s: {key: string}) => s.key))
-    expect(cacheFiles(dir)).toEqual(files)
-    expect(files.map((f) => fs.statSync(path.join(dir, f)).mtimeMs)).toEqual(written)
+    expect(stamps(dir)).toEqual(written)
   })
 
-  it('a cache written by one command is rewritten once by each other command, and then holds the code of all of them', async () => {
+  it('each command keeps a cache of its own, written once, under the name its arguments give (an alias its own); --version uses the start cache', async () => {
     const home = tempDir()
     const env = baseEnv(home)
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
     const state = copyFixture(TWO_AGENTS)
-    // --version runs no clawkit command: its cache holds only start-up code and names nothing.
+    // --version runs no clawkit command: its cache is the start cache only.
     expect((await runCli(['--version'], {env})).code).toBe(0)
-    const [cache] = codeCaches(dir)
-    expect(namesOf(dir, cache)).toEqual([])
-    const startOnly = fs.statSync(path.join(dir, cache)).size
-    const stamp = () => fs.statSync(path.join(dir, cache)).mtimeMs
-    const before = stamp()
+    expect(codeCaches(dir).map(nameOf)).toEqual(['start'])
+    const startOnly = stamps(dir)
     expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toEqual(['status'])
-    const withStatus = fs.statSync(path.join(dir, cache)).size
-    expect(stamp()).not.toBe(before)
-    expect(withStatus).toBeGreaterThan(startOnly)
-    const afterStatus = stamp()
-    for (const args of [['status', '--json'], ['--version']]) expect((await runCli([...args, '--state-dir', state], {env})).code).toBe(0)
-    expect(stamp()).toBe(afterStatus)
+    expect(codeCaches(dir).map(nameOf)).toEqual(['start', 'status'])
+    // The start cache stays as it was; status's holds more than start-up's code (the command's own).
+    expect(stamps(dir).start).toBe(startOnly.start)
+    expect(sizeOf(dir, 'status')).toBeGreaterThan(sizeOf(dir, 'start'))
+    const afterStatus = stamps(dir)
+    for (const args of [['status', '--json', '--state-dir', state], ['--version']]) expect((await runCli(args, {env})).code).toBe(0)
+    expect(stamps(dir)).toEqual(afterStatus)
+    // A positional argument is not part of the name (`sessions history <key>` is sessions:history's); an alias has its own.
+    for (const cmd of ['history', 'tail', 'history', 'tail']) expect((await runCli(['sessions', cmd, 'agent:main:main', '--json', '--state-dir', state], {env})).code).toBe(0)
+    expect(codeCaches(dir).map(nameOf)).toEqual(['sessions.history', 'sessions.tail', 'start', 'status'])
+    const settled = stamps(dir)
     expect((await runCli(['sessions', 'history', 'agent:main:main', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toEqual(['status', 'sessions:history'])
-    // status's code is still in the cache: it grew, and status does not rewrite it again.
-    expect(fs.statSync(path.join(dir, cache)).size).toBeGreaterThan(withStatus)
-    const afterHistory = stamp()
-    expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(stamp()).toBe(afterHistory)
-    expect(codeCaches(dir)).toEqual([cache])
+    expect(stamps(dir)).toEqual(settled)
   })
 
-  it('a first run that stops on a bad flag does not count as its command\'s: the next good run adds the code', async () => {
+  it('a run that stops on a bad flag does not write its command\'s cache (too little of its code ran): the next good run does', async () => {
     const home = tempDir()
     const env = baseEnv(home)
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
     const state = copyFixture(TWO_AGENTS)
     expect((await runCli(['sessions', 'list', '--limit', 'abc', '--state-dir', state], {env})).code).toBe(2)
-    const [cache] = codeCaches(dir)
-    expect(namesOf(dir, cache)).toEqual([])
+    expect(codeCaches(dir)).toEqual([])
     expect((await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toEqual(['sessions:list'])
+    expect(codeCaches(dir).map(nameOf)).toEqual(['sessions.list'])
+    // An unknown command (under a topic that is a command itself) writes none either.
+    const before = stamps(dir)
+    expect((await runCli(['sessions', 'nosuch', '--state-dir', state], {env})).code).toBe(2)
+    expect(stamps(dir)).toEqual(before)
   })
 
-  it('overlapping runs: a cache written meanwhile is replaced, never listed without its code, and filled in again', async () => {
+  it('two runs of one command at once both end well and leave one whole cache, which the next run reads without rewriting', async () => {
     const home = tempDir()
     const env = baseEnv(home)
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
-    const big = bigState(4000)
-    expect((await runCli(['--version'], {env})).code).toBe(0)
-    const [cache] = codeCaches(dir)
-    // A list whose reader does not read: it loads the cache, then waits on the full pipe.
-    const list = spawn(process.execPath, [BIN, 'sessions', 'list', '--json', '--state-dir', big], {env, stdio: ['ignore', 'pipe', 'pipe']})
-    const listDone = new Promise<number | null>((resolve) => list.on('close', (c) => resolve(c)))
-    list.stdout.pause()
-    await once(list.stdout, 'readable')
-    // Meanwhile status runs and adds its code.
-    expect((await runCli(['status', '--json', '--state-dir', big], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toEqual(['status'])
-    list.stdout.resume()
-    expect(await listDone).toBe(0)
-    // list rewrote the cache from the one it loaded, without status's code, so it does not claim status.
-    expect(namesOf(dir, cache)).toEqual(['sessions:list'])
-    expect((await runCli(['status', '--json', '--state-dir', big], {env})).code).toBe(0)
-    expect(namesOf(dir, cache)).toEqual(['sessions:list', 'status'])
-  }, 30_000)
+    const state = copyFixture(TWO_AGENTS)
+    const both = await Promise.all([1, 2].map(() => runCli(['status', '--json', '--state-dir', state], {env})))
+    for (const r of both) expect(r.code, r.stderr).toBe(0)
+    expect(codeCaches(dir).map(nameOf)).toEqual(['status'])
+    expect(cacheFiles(dir).filter((f) => f.endsWith('.tmp'))).toEqual([])
+    const before = stamps(dir)
+    expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
+    expect(stamps(dir)).toEqual(before)
+  })
+
+  it('commandOf: the command oclif will run, named as the arguments name it (the cache\'s name), before any bundle is loaded', () => {
+    expect(commandOf(['sessions', 'history', 'main', '--json'])).toEqual({name: 'sessions:history', id: 'sessions:history'})
+    expect(commandOf(['sessions', 'tail', 'agent:main:main'])).toEqual({name: 'sessions:tail', id: 'sessions:history'})
+    expect(commandOf(['sessions', '--json'])).toEqual({name: 'sessions', id: 'sessions'})
+    expect(commandOf(['agent', '-m', 'hi'])).toEqual({name: 'agent', id: 'agent'})
+    expect(commandOf(['undo', '../../x'])).toEqual({name: 'undo', id: 'undo'})
+    expect(commandOf(['nosuch', 'list'])).toBeUndefined()
+    expect(commandOf(['--version'])).toBeUndefined()
+    expect(commandOf([])).toBeUndefined()
+  })
 
   it('import() from the bundle works from a cached script too (clawkit importing the ES-module autocomplete plugin)', async () => {
     // A vm.Script's own import() fails once it comes from the cache; scripts/bundle.js routes them through load-bundle.
@@ -133,6 +133,10 @@ describe('the CLI bundle through V8 code cache', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toBe('')
     expect(json(r).sessions.map((s: {key: string}) => s.key)).toEqual(['agent:main:main'])
+    // The refused start cache is removed (the next --version writes it again); the list wrote its own.
+    expect(fs.existsSync(path.join(dir, name))).toBe(false)
+    expect(codeCaches(dir).map(nameOf)).toEqual(['sessions.list'])
+    expect((await runCli(['--version'], {env})).code).toBe(0)
     expect(fs.readFileSync(path.join(dir, name)).equals(garbage)).toBe(false)
   })
 
