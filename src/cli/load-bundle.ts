@@ -108,10 +108,14 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
   mod.loaded = true
 
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
+  const isEarlierBuild = (other: string) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`)
+  // No cache at all (a new build): the bundle's top level, compiled now, is the start cache until a run that names no
+  // command writes a fuller one, so that each command's first run compiles only what start-up did not (written before
+  // the command runs, it holds no command's code).
+  if (cache === 'miss' && own !== undefined) writeCache(cacheFile(START_CACHE), script, isEarlierBuild)
   // At exit, so that the cache also holds the functions this run compiled lazily (the command's own code).
   process.once('exit', () => {
     const ran = opts.ranName?.()
-    const isEarlierBuild = (other: string) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`)
     // A run that names no command (`--version`, help) writes the start cache when it read none. A command's run that
     // stopped early (a bad flag, an unknown command) writes nothing: its cache would hold too little of its code, and
     // the start cache must hold no command's, since a cache holds all a run had, what it read included: each command's

@@ -25,7 +25,7 @@ const stamps = (dir: string) => Object.fromEntries(codeCaches(dir).map((f) => [n
 const sizeOf = (dir: string, name: string) => fs.statSync(path.join(dir, codeCaches(dir).find((f) => nameOf(f) === name)!)).size
 
 describe('the CLI bundle through V8 code cache', () => {
-  it('the first run writes a private cache of its command at exit; the next run reads it and writes nothing', async () => {
+  it('the first run writes a private cache of its command at exit (and the start cache); the next run reads it and writes nothing', async () => {
     const home = tempDir()
     const env = baseEnv(home)
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
@@ -33,7 +33,9 @@ describe('the CLI bundle through V8 code cache', () => {
     const first = await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})
     expect(first.code, first.stderr).toBe(0)
     const files = cacheFiles(dir)
-    expect(files.map(nameOf)).toEqual(['sessions.list'])
+    expect(files.map(nameOf)).toEqual(['sessions.list', 'start'])
+    // The start cache was written before the command ran: it holds none of the command's code, which the list's does.
+    expect(sizeOf(dir, 'start')).toBeLessThan(sizeOf(dir, 'sessions.list'))
     for (const f of files) expect(f).toMatch(/^cli\.cjs-[0-9a-f]{16}-[0-9a-f]{16}-[a-z.]+\.v8$/)
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700)
     for (const f of files) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600)
@@ -75,9 +77,10 @@ describe('the CLI bundle through V8 code cache', () => {
     const dir = path.join(home, '.cache', 'clawkit', 'code-cache')
     const state = copyFixture(TWO_AGENTS)
     expect((await runCli(['sessions', 'list', '--limit', 'abc', '--state-dir', state], {env})).code).toBe(2)
-    expect(codeCaches(dir)).toEqual([])
+    // Only the start cache, written as the bundle loaded (no cache existed), before the command ran.
+    expect(codeCaches(dir).map(nameOf)).toEqual(['start'])
     expect((await runCli(['sessions', 'list', '--json', '--state-dir', state], {env})).code).toBe(0)
-    expect(codeCaches(dir).map(nameOf)).toEqual(['sessions.list'])
+    expect(codeCaches(dir).map(nameOf)).toEqual(['sessions.list', 'start'])
     // An unknown command (under a topic that is a command itself) writes none either.
     const before = stamps(dir)
     expect((await runCli(['sessions', 'nosuch', '--state-dir', state], {env})).code).toBe(2)
@@ -91,7 +94,7 @@ describe('the CLI bundle through V8 code cache', () => {
     const state = copyFixture(TWO_AGENTS)
     const both = await Promise.all([1, 2].map(() => runCli(['status', '--json', '--state-dir', state], {env})))
     for (const r of both) expect(r.code, r.stderr).toBe(0)
-    expect(codeCaches(dir).map(nameOf)).toEqual(['status'])
+    expect(codeCaches(dir).map(nameOf)).toEqual(['start', 'status'])
     expect(cacheFiles(dir).filter((f) => f.endsWith('.tmp'))).toEqual([])
     const before = stamps(dir)
     expect((await runCli(['status', '--json', '--state-dir', state], {env})).code).toBe(0)
