@@ -10,6 +10,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+// tsc has built dist/ before this script runs (npm run build).
+import {BUNDLE_WRAPPER} from '../dist/cli/load-bundle.js'
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 // Leftovers of earlier layouts (the ES module bundle and its chunks) must not be packed or loaded.
 for (const old of ['chunks', 'vendor', 'boot.cjs', 'cli.cjs', 'cli.cjs.LEGAL.txt', 'cli.js.LEGAL.txt']) {
@@ -222,7 +225,9 @@ const main = await build({
 recordPackages(main)
 for (const out of main.outputFiles) {
   fs.mkdirSync(path.dirname(out.path), {recursive: true})
-  fs.writeFileSync(out.path, out.path.endsWith('.cjs') ? shareBuiltins(routeDynamicImports(out.text)) : out.contents)
+  // dist/cli.cjs is written wrapped (BUNDLE_WRAPPER, src/cli/load-bundle.ts says why): a script for load-bundle, no
+  // longer a module for require().
+  fs.writeFileSync(out.path, out.path.endsWith('.cjs') ? `${BUNDLE_WRAPPER[0]}${shareBuiltins(routeDynamicImports(out.text))}${BUNDLE_WRAPPER[1]}` : out.contents)
 }
 
 for (const [name, v] of Object.entries(VENDOR)) {

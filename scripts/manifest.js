@@ -12,7 +12,9 @@ import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
-const cli = require(path.join(root, 'dist', 'cli.cjs'))
+// Through load-bundle, as bin/run.js loads it (the file is a wrapped script, not a module), without a code cache.
+const {loadBundle} = await import('../dist/cli/load-bundle.js')
+const cli = loadBundle(path.join(root, 'dist', 'cli.cjs'), undefined).exports
 await cli.loadCommands()
 const {Plugin} = require('@oclif/core')
 const plugin = new Plugin({errorOnManifestCreate: true, ignoreManifest: true, respectNoCacheDefault: true, root, type: 'core', isRoot: true})

@@ -51,12 +51,29 @@ export const START_CACHE = 'start'
 /** A name a cache file may have: a command id or alias (`sessions:list`), never anything that could make a path. */
 const CACHE_NAME = /^[a-z][a-z0-9-]*(?::[a-z][a-z0-9-]*){0,2}$/
 
+/**
+ * Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself without an experimental option, and not
+ * at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here. scripts/bundle.js
+ * writes dist/cli.cjs already wrapped (a script whose value is this function, not a module): wrapping 1.5 MB at load
+ * made V8 copy it once more into one flat string, ~375 more pages touched at every start (BENCHMARKS.md). A file
+ * without it (any other CommonJS module) is wrapped here.
+ */
+export const BUNDLE_WRAPPER = ['(function (exports, require, module, __filename, __dirname, __ckImporter) { ', '\n});'] as const
+
 export function loadBundle<T>(input: string, cacheDir: string | undefined, opts: LoadOptions = {}): LoadedBundle<T> {
   const require = createRequire(input)
   // The path require() itself would use (symlinks resolved unless --preserve-symlinks), so that oclif's require() of
   // the bundle finds the module registered below instead of loading a second copy.
   const file = require.resolve(input)
-  if (!cacheDir || !privateDir(cacheDir)) return {exports: require(file) as T, cache: 'off'}
+  const usable = cacheDir !== undefined && privateDir(cacheDir)
+  // Decoded as Latin-1 when it is ASCII, which scripts/bundle.js makes it: the same string, made by a copy, where
+  // UTF-8 decoding took ~3-5 ms of every start. (Any non-ASCII character also made the whole 1.1 MB a two-byte string.)
+  const bytes = fs.readFileSync(file)
+  const prewrapped = bytes.subarray(0, BUNDLE_WRAPPER[0].length).toString('latin1') === BUNDLE_WRAPPER[0]
+  if (!usable && !prewrapped) return {exports: require(file) as T, cache: 'off'}
+  const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
+  const source = prewrapped ? text : `${BUNDLE_WRAPPER[0]}${text}${BUNDLE_WRAPPER[1]}`
+  if (!usable) return {exports: runWrapped<T>(new vm.Script(source, {filename: file}), file, require), cache: 'off'}
 
   // Keyed by the file's identity, not a hash of its 1.1 MB (hashing cost ~4 ms of every start): a rebuild or a new
   // install changes the change time, which nothing can set back, even where npm pins every file's mtime to 1985. The
@@ -70,10 +87,6 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
   // layout did) made each start pay for the others' (`sessions list` 0.94x with its own 0.8 MB cache against a 1.3 MB
   // one of 13 commands, BENCHMARKS.md). The price is a file of ~0.7-0.9 MB per command used, in the cache dir.
   const cacheFile = (cacheName: string) => path.join(cacheDir, `${name}-${fileKey}-${runtimeKey}-${cacheName.replaceAll(':', '.')}.v8`)
-  // Decoded as Latin-1 when it is ASCII, which scripts/bundle.js makes it: the same string, made by a copy, where
-  // UTF-8 decoding took ~3-5 ms of every start. (Any non-ASCII character also made the whole 1.1 MB a two-byte string.)
-  const bytes = fs.readFileSync(file)
-  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
   let cachedData: Buffer | undefined
   let read: string | undefined
   const own = opts.name !== undefined && CACHE_NAME.test(opts.name) ? opts.name : undefined
@@ -86,27 +99,11 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
       // No such cache (or unreadable): the next name, else compile from source and write one at exit.
     }
   }
-  // Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself without an experimental option, and not
-  // at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here.
-  const wrapped = `(function (exports, require, module, __filename, __dirname, __ckImporter) { ${source}\n});`
-  const script = new vm.Script(wrapped, {
+  const script = new vm.Script(source, {
     filename: file,
     cachedData,
   })
-  // The same Module object require() would build, registered first, so oclif's require() of the file returns it.
-  const internal = Module as unknown as InternalModule
-  const mod = new Module(file) as Module & {filename: string; paths: string[]; loaded: boolean}
-  mod.filename = file
-  mod.paths = internal._nodeModulePaths(path.dirname(file))
-  internal._cache[file] = mod
-  try {
-    ;(script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, require, mod, file, path.dirname(file), importer)
-  } catch (error) {
-    delete internal._cache[file]
-    throw error
-  }
-  mod.loaded = true
-
+  const exports = runWrapped<T>(script, file, require)
   const cache: CodeCacheUse = cachedData === undefined ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit'
   const isEarlierBuild = (other: string) => other.startsWith(`${name}-`) && !other.startsWith(`${name}-${fileKey}-`)
   // No cache at all (a new build): the bundle's top level, compiled now, is the start cache until a run that names no
@@ -126,7 +123,26 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
     if (target === undefined || (target === read && cache === 'hit')) return
     writeCache(cacheFile(target), script, isEarlierBuild)
   })
-  return {exports: mod.exports as T, cache}
+  return {exports, cache}
+}
+
+/** Runs the wrapped bundle as the Module require() would build, registered first, so oclif's require() of the file returns it. */
+function runWrapped<T>(script: vm.Script, file: string, require: NodeJS.Require): T {
+  const internal = Module as unknown as InternalModule
+  const mod = new Module(file) as Module & {filename: string; paths: string[]; loaded: boolean}
+  mod.filename = file
+  mod.paths = internal._nodeModulePaths(path.dirname(file))
+  internal._cache[file] = mod
+  try {
+    const fn = script.runInThisContext()
+    if (typeof fn !== 'function') throw new Error(`${file} is not a bundle (it does not evaluate to its wrapper function)`)
+    ;(fn as (...a: unknown[]) => void).call(mod.exports, mod.exports, require, mod, file, path.dirname(file), importer)
+  } catch (error) {
+    delete internal._cache[file]
+    throw error
+  }
+  mod.loaded = true
+  return mod.exports as T
 }
 
 /** import() from an ES module: absolute file URLs and `node:` built-ins, which is all the bundle imports. */

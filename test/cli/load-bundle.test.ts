@@ -6,6 +6,7 @@ import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
 import {commandOf} from '../../src/cli/command-ids.js'
+import {BUNDLE_WRAPPER} from '../../src/cli/load-bundle.js'
 import {baseEnv as sharedCacheEnv, copyFixture, json, ROOT, runCli, tempDir, TWO_AGENTS} from '../support/cli.js'
 
 /** These tests are about the cache: each HOME gets its own, where clawkit puts it by default, not the run's shared one. */
@@ -243,6 +244,27 @@ console.log(JSON.stringify({same: r.exports === again, cache: r.cache}))`)
     fs.writeFileSync(file, 'module.exports = 42\n')
     expect(runLoader(`console.log(JSON.stringify(loadBundle(${JSON.stringify(file)}, undefined)))`)).toEqual({exports: 42, cache: 'off'})
   })
+
+  it('a file written wrapped (as dist/cli.cjs is) runs as the same module with a cache or without, and is never wrapped twice', () => {
+    const dir = tempDir()
+    const file = path.join(dir, 'bundle.cjs')
+    fs.writeFileSync(file, `${BUNDLE_WRAPPER[0]}"use strict"; module.exports = {dir: __dirname, strict: (function () { return this })() === undefined}${BUNDLE_WRAPPER[1]}`)
+    for (const [cacheDir, cache] of [[path.join(dir, 'cache'), 'miss'], [path.join(dir, 'cache'), 'hit'], [undefined, 'off']] as const) {
+      expect(runLoader(`console.log(JSON.stringify(loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)})))`)).toEqual({exports: {dir, strict: true}, cache})
+    }
+    // require() of the file itself is no module: its exports are empty (the build's own scripts load it through loadBundle).
+    expect(runLoader(`console.log(JSON.stringify(createRequire(import.meta.url)(${JSON.stringify(file)})))`)).toEqual({})
+  })
+
+  it('dist/cli.cjs is written wrapped, and loads without a cache dir too (scripts/manifest.js loads it so)', () => {
+    const text = fs.readFileSync(path.join(ROOT, 'dist', 'cli.cjs'), 'latin1')
+    expect(text.startsWith(BUNDLE_WRAPPER[0])).toBe(true)
+    expect(text.endsWith(BUNDLE_WRAPPER[1])).toBe(true)
+    const out = runLoader(`const r = loadBundle(${JSON.stringify(path.join(ROOT, 'dist', 'cli.cjs'))}, undefined)
+console.log(JSON.stringify({cache: r.cache, ids: r.exports.COMMAND_IDS.length}))`)
+    expect(out).toEqual({cache: 'off', ids: expect.any(Number)})
+    expect(out.ids).toBeGreaterThan(20)
+  })
 })
 
 describeOnNode22Plus('Node 22+: its own compile cache, for what is not in the bundle', () => {
@@ -261,7 +283,9 @@ describe('the bundle files run in strict mode, as the ES module bundle before th
   it('dist/cli.cjs, dist/boot.cjs and every dist/vendor file open with the directive (a banner line before it would void it)', () => {
     const files = [path.join(ROOT, 'dist', 'cli.cjs'), path.join(ROOT, 'dist', 'boot.cjs'), ...fs.readdirSync(path.join(ROOT, 'dist', 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => path.join(ROOT, 'dist', 'vendor', f))]
     expect(files.length).toBeGreaterThan(3)
-    for (const f of files) expect(fs.readFileSync(f, 'utf8').startsWith('"use strict";'), f).toBe(true)
+    // dist/cli.cjs is written inside its wrapper function (BUNDLE_WRAPPER): the directive opens the function's body.
+    const body = (text: string) => (text.startsWith(BUNDLE_WRAPPER[0]) ? text.slice(BUNDLE_WRAPPER[0].length) : text)
+    for (const f of files) expect(body(fs.readFileSync(f, 'utf8')).startsWith('"use strict";'), f).toBe(true)
   })
 })
 
