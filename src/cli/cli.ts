@@ -61,8 +61,8 @@ export {COMMAND_ALIASES, COMMAND_IDS} from './command-ids.js'
 export const COMMANDS: Record<string, Command.Class> = {}
 
 /** Loads commands into COMMANDS (all of them by default) and returns it. */
-export async function loadCommands(ids: readonly string[] = COMMAND_IDS): Promise<Record<string, Command.Class>> {
-  for (const id of ids) COMMANDS[id] ??= (await LOADERS[id as CommandId]()).default
+export async function loadCommands(ids: readonly CommandId[] = COMMAND_IDS): Promise<Record<string, Command.Class>> {
+  for (const id of ids) COMMANDS[id] ??= (await LOADERS[id]()).default
   return COMMANDS
 }
 

@@ -55,7 +55,7 @@ const CACHE_NAME = /^[a-z][a-z0-9-]*(?::[a-z][a-z0-9-]*){0,2}$/
  * Module's wrapper plus `__ckImporter`: a vm.Script cannot import() by itself without an experimental option, and not
  * at all once it comes from the cache, so scripts/bundle.js routes the bundle's import()s here. scripts/bundle.js
  * writes dist/cli.cjs already wrapped (a script whose value is this function, not a module): wrapping 1.5 MB at load
- * made V8 copy it once more into one flat string, ~375 more pages touched at every start (BENCHMARKS.md). A file
+ * made V8 copy it once more into one flat string, ~480 more pages touched at every start (BENCHMARKS.md). A file
  * without it (any other CommonJS module) is wrapped here.
  */
 export const BUNDLE_WRAPPER = ['(function (exports, require, module, __filename, __dirname, __ckImporter) { ', '\n});'] as const
@@ -117,7 +117,7 @@ export function loadBundle<T>(input: string, cacheDir: string | undefined, opts:
     // stopped early (a bad flag, an unknown command) writes nothing: its cache would hold too little of its code, and
     // the start cache must hold no command's, since a cache holds all a run had, what it read included: each command's
     // cache is start-up's code and its own.
-    const target = ran !== undefined && ran === own ? own : own === undefined && opts.name === undefined && cache !== 'hit' ? START_CACHE : undefined
+    const target = ran !== undefined && ran === own ? own : opts.name === undefined && cache !== 'hit' ? START_CACHE : undefined
     // A cache V8 refused (another V8 wrote it, or it is damaged) is not read again by every run that falls back to it.
     if (cache === 'rejected' && read !== undefined && read !== target) removeQuietly(cacheFile(read))
     if (target === undefined || (target === read && cache === 'hit')) return
