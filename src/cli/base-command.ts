@@ -10,6 +10,7 @@ import {printable, printableLines} from '../render/safe.js'
 import {OpenClawState} from '../store/state.js'
 import {setHintContext} from '../text/hint-context.js'
 import {redactText} from '../text/redact.js'
+import {writeJsonDocument} from './json-document.js'
 import {writePaged} from './pager.js'
 
 /**
@@ -199,15 +200,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * Plain `JSON.stringify(..., null, 2)` plus one newline, written straight to stdout. oclif's default runs the
-   * document through a regex colorizer that costs ~1 s on a 10k-session list and would put ANSI codes into
-   * what scripts parse whenever a theme is configured. The newline is a write of its own: appended to the text it
-   * would copy a 5 MB document once more.
+   * Exactly `JSON.stringify(..., null, 2)` plus one newline, written straight to stdout, a large list in pieces
+   * (src/cli/json-document.ts). oclif's default runs the document through a regex colorizer that costs ~1 s on a
+   * 10k-session list and would put ANSI codes into what scripts parse whenever a theme is configured. Once stdout has
+   * failed (boot.ts reports it), the pieces left are not written.
    */
   override logJson(json: unknown): void {
-    // `?? 'null'`: JSON.stringify(undefined) is undefined, and a script must still get a JSON document.
-    process.stdout.write(JSON.stringify(json, null, 2) ?? 'null')
-    process.stdout.write('\n')
+    const out = process.stdout
+    writeJsonDocument(json, (text) => {
+      if (!out.destroyed) out.write(text)
+    })
+    if (!out.destroyed) out.write('\n')
   }
 
   protected override toErrorJson(err: unknown): ErrorEnvelope {
