@@ -7,6 +7,8 @@ import path from 'node:path'
 import {expect, it} from 'vitest'
 
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
+import {sessionsUsage, type UsageOptions} from '../../../src/sessions/usage.js'
+import {OpenClawState} from '../../../src/store/state.js'
 import {copyFixture, tempDir} from '../../support/cli.js'
 import {dbPath} from '../../support/sqlite-expect.js'
 import {describeSqlite, NATIVE_96} from '../../support/sqlite.js'
@@ -15,6 +17,20 @@ import {expectRows, REPORT_BYS, usageIn} from '../../support/usage-reports.js'
 import {generateUsageStore} from '../../support/usage-store.js'
 
 const comparable = ({source: _s, removed: _r, ...rest}: SessionsUsageResult) => rest
+
+/**
+ * The second oracle, --scan's document, computed in this process (as the command computes it: its flags passed to
+ * sessionsUsage as they are, the zone as --timezone); each report from the catalog is a real CLI run, and the scan's
+ * own reports are checked against the raw calls through the CLI in usage-reports.test.ts.
+ */
+async function scanned(stateDir: string, tz: string, opts: UsageOptions): Promise<SessionsUsageResult> {
+  const state = OpenClawState.open({stateDir, ignoreSettings: true, env: {HOME: '/nonexistent'}})
+  try {
+    return JSON.parse(JSON.stringify(await sessionsUsage(state, {...opts, allAgents: true, timezone: tz, scan: true}))) as SessionsUsageResult
+  } finally {
+    state.close()
+  }
+}
 
 describeSqlite('sessions usage reports from the catalog', () => {
   it('JSON era: every grouping in Berlin (TZ) and New York (--timezone) from the catalog equals the raw calls and --scan', async () => {
@@ -25,7 +41,7 @@ describeSqlite('sessions usage reports from the catalog', () => {
         const cat = await usageIn(store.state, zone, '--by', by)
         expect(cat.source).toBe('catalog')
         expectRows(cat, store.calls, by, tz, store.facts)
-        const scan = await usageIn(store.state, zone, '--by', by, '--scan')
+        const scan = await scanned(store.state, tz, {by})
         expect(scan.source).toBe('scan')
         expect(comparable(cat)).toEqual(comparable(scan))
       }
@@ -34,7 +50,7 @@ describeSqlite('sessions usage reports from the catalog', () => {
     const since = Date.parse('2026-03-29T00:00:00Z')
     const cat = await usageIn(store.state, {tz: 'Europe/Berlin'}, '--by', 'week,cron', '--since', '2026-03-29T01:00Z', '--until', '2026-10-25')
     expectRows(cat, store.calls, 'week,cron', 'Europe/Berlin', store.facts, {since: since + 3_600_000, until: Date.parse('2026-10-25T23:00:00Z') - 1})
-    expect(comparable(cat)).toEqual(comparable(await usageIn(store.state, {tz: 'Europe/Berlin'}, '--by', 'week,cron', '--since', '2026-03-29T01:00Z', '--until', '2026-10-25', '--scan')))
+    expect(comparable(cat)).toEqual(comparable(await scanned(store.state, 'Europe/Berlin', {by: 'week,cron', since: '2026-03-29T01:00Z', until: '2026-10-25'})))
   }, 240_000)
 
   it('SQLite era: a 2026.9.6 database with sessions of every kind of key; every grouping in two zones equals its events grouped by the test, catalog and scan alike', async () => {
@@ -52,7 +68,7 @@ describeSqlite('sessions usage reports from the catalog', () => {
         const cat = await usageIn(state, zone, '--by', by)
         expect(cat.source).toBe('catalog')
         expectRows(cat, calls, by, tz, facts)
-        expect(comparable(cat)).toEqual(comparable(await usageIn(state, zone, '--by', by, '--scan')))
+        expect(comparable(cat)).toEqual(comparable(await scanned(state, tz, {by})))
       }
     }
     expect(path.basename(file)).toBe('openclaw-agent.sqlite')
