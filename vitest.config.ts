@@ -11,30 +11,31 @@ import {BaseSequencer, type TestSpecification} from 'vitest/node'
  * started near its end, ~50 s). Longest first is the classic rule for packing jobs of known lengths onto workers.
  */
 const LONGEST_FIRST = [
-  // seconds, Node 20 pass | Node 24 pass (*.sqlite.test.ts)
-  'test/reliability/hostile-input.test.ts', // 166
-  'test/catalog/equality-sqlite-era.sqlite.test.ts', // 104
-  'test/catalog/equality.sqlite.test.ts', // 100
-  'test/e2e/fleet/sync-crash.test.ts', // 94
-  'test/reliability/crash.test.ts', // 87
-  'test/e2e/fleet/read.test.ts', // 85
-  'test/e2e/fleet/sync.test.ts', // 67
-  'test/reliability/special-files.test.ts', // 64
-  'test/reliability/catalog-crash.sqlite.test.ts', // 55
-  'test/reliability/cleanup-10k.test.ts', // 53
-  'test/e2e/sessions/usage-reports.sqlite.test.ts', // 53
-  'test/e2e/catalog/fixtures.sqlite.test.ts', // 52
-  'test/e2e/agent/failures.test.ts', // 48
+  // seconds of wall in a whole run (2026-12-08, after npm test's smoke counts), Node 20 pass | Node 24 pass (*.sqlite.test.ts)
+  'test/e2e/fleet/read.test.ts', // 75
+  'test/reliability/hostile-input.test.ts', // 72
+  'test/e2e/fleet/sync.test.ts', // 56
   'test/reliability/sqlite-contention.sqlite.test.ts', // 48
-  'test/reliability/journal-kill.test.ts', // 44
-  'test/reliability/journal-kill.sqlite.test.ts', // 39
-  'test/schemas.test.ts', // 36
-  'test/e2e/message/send.test.ts', // 35
-  'test/e2e/named-paths.test.ts', // 30
-  'test/e2e/sessions/export-memory.test.ts', // 29
-  'test/e2e/doctor/sqlite.sqlite.test.ts', // 28
-  'test/e2e/sessions/usage-reports.test.ts', // 28
-  'test/e2e/sessions/lifecycle.sqlite.test.ts', // 25
+  'test/reliability/special-files.test.ts', // 48
+  'test/e2e/fleet/sync-crash.test.ts', // 46
+  'test/e2e/message/send.test.ts', // 37
+  'test/e2e/doctor/sqlite.sqlite.test.ts', // 36
+  'test/schemas.test.ts', // 34
+  'test/e2e/agent/failures.test.ts', // 32
+  'test/e2e/sessions/export-memory.test.ts', // 31
+  'test/e2e/catalog/fixtures.sqlite.test.ts', // 31
+  'test/catalog/equality-sqlite-era.sqlite.test.ts', // 30
+  'test/catalog/equality.sqlite.test.ts', // 29
+  'test/reliability/catalog-crash.sqlite.test.ts', // 28
+  'test/reliability/crash.test.ts', // 28
+  'test/e2e/named-paths.test.ts', // 28
+  'test/e2e/sessions/usage-reports.test.ts', // 26
+  'test/reliability/paths.test.ts', // 26
+  'test/e2e/sessions/usage-reports.sqlite.test.ts', // ~25
+  'test/e2e/sessions/usage.test.ts', // 24
+  'test/reliability/sqlite-hostile.sqlite.test.ts', // 21
+  'test/e2e/sessions/lifecycle.sqlite.test.ts', // 21
+  'test/reliability/journal-kill.sqlite.test.ts', // ~20
 ]
 
 class LongestFirst extends BaseSequencer {

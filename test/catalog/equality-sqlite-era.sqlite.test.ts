@@ -20,7 +20,8 @@ import {copyFixture, tempDir} from '../support/cli.js'
 import {dbPath, eventsOf, openDb} from '../support/sqlite-expect.js'
 import {DELETED_96, describeSqlite, IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
 
-const RUNS = Number(process.env.CLAWKIT_CATALOG_RUNS ?? 8)
+/** npm test's smoke count; `npm run test:deep` (CI) runs 12. */
+const RUNS = Number(process.env.CLAWKIT_CATALOG_RUNS ?? 2)
 const WORDS = ['zebra', 'Zebra', 'kubeconfig', 'café', 'deploy', 'alpha', 'the', 'usage', '数据库', '\u212Aelvin', 'zebra42deploy', 'req_9f3a0b1c2d', 'ZebraDeployAlphaKubeconfigUsage']
 
 const SEARCHES: [string, SearchOptions][] = [

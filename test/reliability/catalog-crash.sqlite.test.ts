@@ -18,7 +18,8 @@ import {GeneratedStore, seeded} from '../support/catalog-store.js'
 import {baseEnv, json, ROOT, runCli, runProcess, startCli, tempDir, waitUntil} from '../support/cli.js'
 import {describeSqlite} from '../support/sqlite.js'
 
-const TRIALS = Number(process.env.CLAWKIT_CATALOG_CRASH_TRIALS ?? 10)
+/** npm test's smoke count; `npm run test:deep` (CI) runs 10. */
+const TRIALS = Number(process.env.CLAWKIT_CATALOG_CRASH_TRIALS ?? 3)
 
 const strip = (r: SessionsSearchResult) => {
   const {engine: _e, stores: _s, ...rest} = r

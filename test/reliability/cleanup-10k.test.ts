@@ -9,9 +9,12 @@ import {describe, expect, it} from 'vitest'
 import type {SessionsCleanupResult} from '../../src/sessions/cleanup.js'
 import {baseEnv, cliWith, json, tempDir} from '../support/cli.js'
 import {mixedJsonStore} from '../support/cleanup-store.js'
+import {DEEP} from '../support/deep.js'
 import {hashTree} from '../support/state-hash.js'
 
-describe('sessions cleanup on 10 000 sessions', () => {
+// A scale test (~25 s of CPU): npm run test:deep runs it, npm test does not (test/e2e/sessions/cleanup.test.ts covers
+// the same rules on small stores).
+describe.skipIf(!DEEP)('sessions cleanup on 10 000 sessions', () => {
   it('plans by OpenClaw\'s rules, applies, and undo gives every byte back', {timeout: 600_000}, async () => {
     const state = tempDir()
     fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({agents: {defaults: {workspace: path.join(state, 'workspace')}}}))

@@ -44,7 +44,8 @@ describe('concurrent CLI writers on one session', () => {
 // re-checking too little: it re-attached transcripts that a reset was about to archive (phantom explicit rows) and
 // archived main's live transcript as `.deleted.`. Each run checks the invariants in support/store-invariants.ts.
 describe('doctor --fix among concurrent writers', () => {
-  const runs = intFromEnv('CLAWKIT_CONCURRENCY_RUNS', 2)
+  // npm test one run; npm run test:deep two; RELIABILITY.md's 25 with CLAWKIT_CONCURRENCY_RUNS=25.
+  const runs = intFromEnv('CLAWKIT_CONCURRENCY_RUNS', 1)
   const seed = seedFromEnv(20261126)
   // 0 gives the baseline the issue compares against: the same load without doctor.
   const doctors = intFromEnv('CLAWKIT_CONCURRENCY_DOCTORS', 3)

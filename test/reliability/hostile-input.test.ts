@@ -1,6 +1,7 @@
 // Property-based hostile input through the real CLI: broken sessions.json, transcripts and openclaw.json must end in a
 // correct result or one clear `Error:` line (exit 1/2), never a stack trace, and read commands must modify nothing.
-// npm test runs a bounded number of cases; `npm run test:fuzz` runs many more (CLAWKIT_FUZZ_RUNS, CLAWKIT_SEED).
+// npm test runs a smoke count of cases; `npm run test:deep` (CI) the bounded run, 30 a property; `npm run test:fuzz` many
+// more (CLAWKIT_FUZZ_RUNS, CLAWKIT_SEED). One seed: a smaller count runs the first cases of a larger one.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -16,10 +17,10 @@ import {writeResults} from './support/crash.js'
 import {type HostileCommand, HOSTILE_COMMANDS, HOSTILE_READ_FILE, locksLeft, makeSandbox, plantDeep, plantSpecial, runHostile} from './support/hostile.js'
 import {intFromEnv, seedFromEnv} from './support/prng.js'
 
-/** CLI runs per property; five properties, so npm test spawns about 5x this many processes (fewer for the last two). */
-const RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 30)
+/** CLI runs per property; five properties, so a run spawns about 5x this many processes (fewer for the last two). */
+const RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 12)
 /** Special files and deep nesting: each case is cheap to judge but the product of positions and kinds is covered by test/reliability/special-files.test.ts for FIFOs; a small default keeps npm test fast. */
-const SPECIAL_RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 16)
+const SPECIAL_RUNS = intFromEnv('CLAWKIT_FUZZ_RUNS', 6)
 const SEED = seedFromEnv(20_261_125)
 
 const MAIN_INDEX = path.join(FIXTURES, TWO_AGENTS, 'agents', 'main', 'sessions', 'sessions.json')

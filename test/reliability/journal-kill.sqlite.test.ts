@@ -12,6 +12,7 @@ import {expect, it} from 'vitest'
 
 import {baseEnv, copyFixture, runCli, tempDir} from '../support/cli.js'
 import {mixedSqliteStore} from '../support/cleanup-store.js'
+import {deepOr} from '../support/deep.js'
 import {DELETED_96, describeSqlite} from '../support/sqlite.js'
 import {hashTree, stateRows} from '../support/state-hash.js'
 
@@ -67,7 +68,8 @@ async function trial(c: Case, killAt?: string) {
 }
 
 describeSqlite('kill -9 in the middle of a journaled change, and of its undo (SQLite era)', () => {
-  for (const c of CASES) {
+  // npm test: a single-step change and doctor's, with its own kill points; test:deep every change.
+  for (const c of deepOr(CASES, ['sessions archive', 'doctor --fix'])) {
     it(`${c.name}: killed after each step and before it is marked done, undo gives every row and file back`, async () => {
       const {steps} = await trial(c)
       expect(steps).toBeGreaterThan(0)

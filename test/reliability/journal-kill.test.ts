@@ -10,6 +10,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, runCli, tempDir} from '../support/cli.js'
 import {mixedJsonStore} from '../support/cleanup-store.js'
+import {deepOr} from '../support/deep.js'
 import {hashTree} from '../support/state-hash.js'
 
 const KEY = 'agent:main:explicit:0a1b2c3d-0000-4000-8000-000000000001'
@@ -104,7 +105,8 @@ async function trial(c: Case, kill: {change?: string; undo?: string}) {
 }
 
 describe('kill -9 in the middle of a journaled change, and of its undo (JSON era)', () => {
-  for (const c of CASES) {
+  // npm test: a single-step change and the one whose step is a batch of renames; test:deep every change.
+  for (const c of deepOr(CASES, ['sessions reset', 'sessions cleanup'])) {
     it(`${c.name}: killed after each step and before it is marked done, undo gives every byte back`, async () => {
       const {steps} = await trial(c, {})
       expect(steps).toBeGreaterThan(0)
