@@ -1,4 +1,4 @@
-// Writes a --json document exactly as `JSON.stringify(doc, null, 2)` spells it, in pieces, so that a large list is never one string.
+// Writes a --json document as `JSON.stringify(doc, null, 2)` spells it, in pieces: a large list is never one string.
 /*
  * Why: `sessions list --json` on 10 000 sessions is a 7 MB document. Stringified whole, V8 grows one 7 MB string (in
  * pretty-printing mode, ~90 ms in a fresh process, most of it first-touched memory), and the write copies it into a
@@ -35,7 +35,7 @@ export function writeJsonDocument(doc: unknown, write: (text: string) => void): 
   const arrays: unknown[][] = []
   for (const key of Object.keys(shallow)) {
     const v = shallow[key]
-    if (Array.isArray(v) && Object.getPrototypeOf(v) === Array.prototype && v.length > BATCH) {
+    if (Array.isArray(v) && Object.getPrototypeOf(v) === Array.prototype && typeof (v as {toJSON?: unknown}).toJSON !== 'function' && v.length > BATCH) {
       shallow[key] = `${tag}${arrays.length}`
       arrays.push(v)
     }

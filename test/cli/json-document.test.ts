@@ -36,6 +36,7 @@ describe('writeJsonDocument', () => {
       {when: new Date(0), rows: Array.from({length: 100}, (_, i) => new Date(i * 1000))},
       Object.assign(Object.create(null), {rows: Array.from({length: 70}, (_, i) => i)}),
       {toJSON: () => ({rows: Array.from({length: 100}, (_, i) => i)})},
+      {rows: Object.assign(Array.from({length: 100}, (_, i) => i), {toJSON: () => 'an array that spells itself'})},
       new Point(1, 2),
     ]
     for (const [i, doc] of docs.entries()) expect(pieces(doc).join(''), `document ${i}`).toBe(JSON.stringify(doc, null, 2) ?? 'null')

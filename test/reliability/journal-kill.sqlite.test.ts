@@ -68,7 +68,7 @@ async function trial(c: Case, killAt?: string) {
 }
 
 describeSqlite('kill -9 in the middle of a journaled change, and of its undo (SQLite era)', () => {
-  // npm test: a single-step change and doctor's, with its own kill points; test:deep every change.
+  // npm test: archive, and doctor --fix with its own kill points; npm run test:deep every change.
   for (const c of deepOr(CASES, ['sessions archive', 'doctor --fix'])) {
     it(`${c.name}: killed after each step and before it is marked done, undo gives every row and file back`, async () => {
       const {steps} = await trial(c)

@@ -105,7 +105,8 @@ async function trial(c: Case, kill: {change?: string; undo?: string}) {
 }
 
 describe('kill -9 in the middle of a journaled change, and of its undo (JSON era)', () => {
-  // npm test: a single-step change and the one whose step is a batch of renames; test:deep every change.
+  // npm test: reset, and cleanup, whose step is a batch of renames with kill points inside it; npm run test:deep every
+  // change.
   for (const c of deepOr(CASES, ['sessions reset', 'sessions cleanup'])) {
     it(`${c.name}: killed after each step and before it is marked done, undo gives every byte back`, async () => {
       const {steps} = await trial(c, {})
