@@ -9,8 +9,8 @@ import {expect, it} from 'vitest'
 
 import {type SearchOptions, sessionsSearch} from '../../../src/sessions/search.js'
 import {sessionsUsage} from '../../../src/sessions/usage.js'
-import {OpenClawState} from '../../../src/store/state.js'
 import {baseEnv, copyFixture, json, runCli, tempDir, TWO_AGENTS, COMPACTION} from '../../support/cli.js'
+import {inProcess} from '../../support/in-process.js'
 import {describeSqlite, DELETED_96, IMPORTED_96, NATIVE_96} from '../../support/sqlite.js'
 
 const RESET_TWICE = 'openclaw-2026.4.27-reset-twice'
@@ -32,22 +32,13 @@ const USAGES: [string[], {by?: string}][] = [
   [['--by', 'key'], {by: 'key'}],
 ]
 
-/**
- * The oracle: the scan that `--scan` runs, in this process (the command passes its flags to sessionsSearch and
- * sessionsUsage as they are; test/e2e/sessions covers --scan through the CLI), as the document the CLI would print.
- * Only the side under test, the catalog's answer, costs a CLI process.
- */
-async function scanned(state: string, run: (s: OpenClawState) => Promise<unknown>): Promise<Doc> {
-  const s = OpenClawState.open({stateDir: state, ignoreSettings: true, env: {HOME: '/nonexistent'}})
-  try {
-    return JSON.parse(JSON.stringify(await run(s))) as Doc
-  } finally {
-    s.close()
-  }
-}
-
 type Doc = Record<string, unknown> & {engine?: string; source?: string; count?: number}
 
+/**
+ * Each search and usage from the catalog (a real CLI run) against the oracle: the scan that `--scan` runs, made in this
+ * process (the command passes its flags to sessionsSearch and sessionsUsage as they are; test/e2e/sessions covers --scan
+ * through the CLI).
+ */
 async function compare(state: string, env: Record<string, string>, when: string): Promise<number> {
   let hits = 0
   for (const [q, opts] of SEARCHES) {
@@ -56,7 +47,7 @@ async function compare(state: string, env: Record<string, string>, when: string)
     expect(got.code, `${when}: ${q.join(' ')}: ${got.stderr}`).toBe(0)
     expect(got.stderr, `${when}: ${q.join(' ')}`).toBe('')
     const {engine, stores: _s, ...g} = json<Doc>(got)
-    const {engine: scanEngine, stores: _t, ...w} = await scanned(state, (s) => sessionsSearch(s, q[0], {...opts, allAgents: true, includeArchived: true, limit: 'all', scan: true}))
+    const {engine: scanEngine, stores: _t, ...w} = (await inProcess<unknown>(state, (s) => sessionsSearch(s, q[0], {...opts, allAgents: true, includeArchived: true, limit: 'all', scan: true}))) as Doc
     expect(engine, `${when}: ${q.join(' ')}`).toBe('catalog')
     expect(scanEngine).toBe('scan')
     expect(g, `${when}: search ${q.join(' ')}`).toEqual(w)
@@ -67,7 +58,7 @@ async function compare(state: string, env: Record<string, string>, when: string)
     const got = await runCli(args, {env})
     expect(got.code, `${when}: usage ${u.join(' ')}: ${got.stderr}`).toBe(0)
     const {source, removed: _r, ...g} = json<Doc>(got)
-    const {source: scanSource, removed: _q, ...w} = await scanned(state, (s) => sessionsUsage(s, {...opts, allAgents: true, scan: true}))
+    const {source: scanSource, removed: _q, ...w} = (await inProcess<unknown>(state, (s) => sessionsUsage(s, {...opts, allAgents: true, scan: true}))) as Doc
     expect(source, `${when}: usage ${u.join(' ')}`).toBe('catalog')
     expect(scanSource).toBe('scan')
     expect(g, `${when}: usage ${u.join(' ')}`).toEqual(w)

@@ -11,11 +11,12 @@ import {connectPg} from '../../../src/fleet/pg.js'
 import {sessionHistory} from '../../../src/sessions/history.js'
 import {SEARCH_TEXT_VERSION} from '../../../src/sessions/search-text.js'
 import {sessionsUsage} from '../../../src/sessions/usage.js'
-import {OpenClawState} from '../../../src/store/state.js'
+import type {OpenClawState} from '../../../src/store/state.js'
 
 import {baseEnv, COMPACTION, copyFixture, json, jsonError, runCli, tempDir, TWO_AGENTS} from '../../support/cli.js'
 import type {SessionsSearchResult} from '../../../src/commands/sessions/search.js'
 import {fleetRunners, seedHost} from '../../support/fleet-seed.js'
+import {inProcess} from '../../support/in-process.js'
 import {poisonUsage} from '../../support/usage-sums.js'
 import {expectDoc} from '../../support/schema-check.js'
 import {describePg, PG_PASSWORD, usePg} from '../../support/postgres.js'
@@ -35,19 +36,10 @@ let url = ''
 const env = () => baseEnv(tempDir())
 const {local, fleet, ok, withoutAge} = fleetRunners(HOSTS, () => url)
 
-/**
- * A host's own answer computed in this process, as the command computes it from its flags (the replica's side is the
- * real CLI, and both commands' local runs are tested through the CLI elsewhere): the most repeated comparisons here
- * would otherwise start a second CLI process each.
- */
-async function onHost<T>(host: string, run: (state: OpenClawState) => Promise<T>): Promise<T> {
-  const state = OpenClawState.open({stateDir: HOSTS[host], ignoreSettings: true, env: {HOME: '/nonexistent'}})
-  try {
-    return JSON.parse(JSON.stringify(await run(state))) as T
-  } finally {
-    state.close()
-  }
-}
+// A host's own answer computed in this process, as the command computes it from its flags (the replica's side is the
+// real CLI, and both commands' local runs are tested through the CLI elsewhere): the most repeated comparisons here
+// would otherwise start a second CLI process each.
+const onHost = <T>(host: string, run: (state: OpenClawState) => Promise<T>): Promise<T> => inProcess(HOSTS[host], run)
 
 describePg('fleet reads (--store-url) on a real PostgreSQL: three JSON-era hosts', () => {
   const pg = usePg()

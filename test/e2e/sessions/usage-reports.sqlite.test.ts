@@ -8,8 +8,8 @@ import {expect, it} from 'vitest'
 
 import type {SessionsUsageResult} from '../../../src/commands/sessions/usage.js'
 import {sessionsUsage, type UsageOptions} from '../../../src/sessions/usage.js'
-import {OpenClawState} from '../../../src/store/state.js'
 import {copyFixture, tempDir} from '../../support/cli.js'
+import {inProcess} from '../../support/in-process.js'
 import {dbPath} from '../../support/sqlite-expect.js'
 import {describeSqlite, NATIVE_96} from '../../support/sqlite.js'
 import {addSqliteUsage, sqliteCalls} from '../../support/usage-store-sqlite.js'
@@ -23,13 +23,8 @@ const comparable = ({source: _s, removed: _r, ...rest}: SessionsUsageResult) => 
  * sessionsUsage as they are, the zone as --timezone); each report from the catalog is a real CLI run, and the scan's
  * own reports are checked against the raw calls through the CLI in usage-reports.test.ts.
  */
-async function scanned(stateDir: string, tz: string, opts: UsageOptions): Promise<SessionsUsageResult> {
-  const state = OpenClawState.open({stateDir, ignoreSettings: true, env: {HOME: '/nonexistent'}})
-  try {
-    return JSON.parse(JSON.stringify(await sessionsUsage(state, {...opts, allAgents: true, timezone: tz, scan: true}))) as SessionsUsageResult
-  } finally {
-    state.close()
-  }
+function scanned(stateDir: string, tz: string, opts: UsageOptions): Promise<SessionsUsageResult> {
+  return inProcess(stateDir, (state) => sessionsUsage(state, {...opts, allAgents: true, timezone: tz, scan: true}))
 }
 
 describeSqlite('sessions usage reports from the catalog', () => {
