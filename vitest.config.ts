@@ -5,13 +5,14 @@ import {BaseSequencer, type TestSpecification} from 'vitest/node'
 
 /**
  * The longest files, longest first: each pass's files by their wall seconds in a full `npm test` (CLAWKIT_TEST_CPU_LOG,
- * c541673, docs/development.md), as one list (a pass meets only its own). Started first, they run beside the many short
+ * docs/development.md; measured again after npm test's smoke counts, 2026-12-08), as one list (a pass meets only its
+ * own). Started first, they run beside the many short
  * ones; left to vitest's order in a fresh clone (no timings cached: largest file first), a long file started late kept
  * one worker busy after the others had finished (the crash trials for a minute; the Node 24 pass's usage reports,
  * started near its end, ~50 s). Longest first is the classic rule for packing jobs of known lengths onto workers.
  */
 const LONGEST_FIRST = [
-  // seconds of wall in a whole run (2026-12-08, after npm test's smoke counts), Node 20 pass | Node 24 pass (*.sqlite.test.ts)
+  // seconds, Node 20 pass | Node 24 pass (*.sqlite.test.ts)
   'test/e2e/fleet/read.test.ts', // 75
   'test/reliability/hostile-input.test.ts', // 72
   'test/e2e/fleet/sync.test.ts', // 56
