@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop with real OpenClaw releases: installs a Node 24 runtime (scripts/node24.js), openclaw@2026.4.27 (JSON era)
-# and openclaw@2026.9.6 (SQLite era) from the npm registry into a cache dir (once), then runs every
+# and openclaw@2026.9.6 (SQLite era) from the npm registry into a cache dir (once), fills the plugin runtime each
+# release installs on its first agent run (scripts/interop-warm.mjs, once), then runs every
 # test/reliability/interop*.test.ts, which drive clawkit and OpenClaw on temp state dirs.
 #   npm run test:interop                          # cache in ~/.cache/clawkit-interop
 #   npm run test:interop -- -t 'round trip'       # arguments go to vitest
@@ -50,6 +51,10 @@ CCUSAGE_VERSION="${CCUSAGE_VERSION:-20.0.24}"
 CC_ENTRY="$(install_ccusage "$CCUSAGE_VERSION")"
 OC_ENTRY="$(install_openclaw "$OPENCLAW_VERSION")"
 OC96_ENTRY="$(install_openclaw "$OPENCLAW96_VERSION")"
+# Each release's plugin runtime deps (what OpenClaw installs from npm on its first agent run) into the cache the tests
+# share, once, so that no test's first turn waits for that install inside its own timeout (scripts/interop-warm.mjs).
+"$NODE_BIN" "$ROOT/scripts/interop-warm.mjs" "$OC_ENTRY" "$OPENCLAW_VERSION" "$CACHE"
+"$NODE_BIN" "$ROOT/scripts/interop-warm.mjs" "$OC96_ENTRY" "$OPENCLAW96_VERSION" "$CACHE"
 echo "interop: clawkit and vitest on $("$NODE_BIN" --version); openclaw $OPENCLAW_VERSION and $OPENCLAW96_VERSION" >&2
 
 cd "$ROOT"
