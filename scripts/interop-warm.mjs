@@ -30,15 +30,22 @@ const marker = path.join(deps, `.warmed-${version}`)
 if (fs.existsSync(marker)) process.exit(0)
 
 const say = (line) => process.stderr.write(`interop: ${line}\n`)
-/** A child to its end (killed after timeoutMs): its exit code (null if killed) and the tail of what it printed. */
+/**
+ * A child to its end: its exit code (null if killed) and the tail of what it printed. After timeoutMs its whole process
+ * group is killed (OpenClaw runs npm and its agent as children of its own).
+ */
 function run(args, env, timeoutMs) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {env, cwd: env.HOME, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, args, {env, cwd: env.HOME, stdio: ['ignore', 'pipe', 'pipe'], detached: true})
     let out = ''
     const keep = (d) => (out = (out + d).slice(-4000))
     child.stdout.on('data', keep)
     child.stderr.on('data', keep)
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {}
+    }, timeoutMs)
     child.on('close', (code) => {
       clearTimeout(timer)
       resolve({code, out})
