@@ -11,7 +11,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runProcess, tempDir} from '../support/cli.js'
 import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
-import {shareCachedPluginRuntime, startMockProcess} from './support/interop.js'
+import {openclawEnv, shareCachedPluginRuntime, startMockProcess} from './support/interop.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -23,7 +23,7 @@ function run(bin: string, args: string[], env: Record<string, string>, cwd: stri
   return runProcess(NODE!, [bin, ...args], {env, cwd, timeoutMs: 300_000})
 }
 
-const openclaw = (entry: string, args: string[], stateDir: string, home: string) => run(entry, args, {...baseEnv(home), OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1'}, home)
+const openclaw = (entry: string, args: string[], stateDir: string, home: string) => run(entry, args, openclawEnv(home, stateDir), home)
 /** clawkit on the interop Node 24: the export reads node:sqlite, which the test runner's Node may lack. */
 const clawkit = (args: string[], home: string) => run(BIN, args, baseEnv(home), ROOT)
 

@@ -15,7 +15,7 @@ import {baseEnv, cliWith, FIXTURES, json, type RunResult, tempDir} from '../supp
 import {everyKindJsonStore, everyKindSqliteStore, type GeneratedKey, KINDS} from '../support/every-kind-store.js'
 import {useServers} from '../support/servers.js'
 import {DELETED_96} from '../support/sqlite.js'
-import {docOf, enabled96, NODE, openclaw, run, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
+import {docOf, enabled96, NODE, openclaw, openclawEnv, run, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
 
 const OC427 = process.env.CLAWKIT_INTEROP_OPENCLAW
 const enabled427 = Boolean(OC427 && NODE && fs.existsSync(OC427))
@@ -33,7 +33,7 @@ type Era = '2026.4.27' | '2026.9.6'
 /** `openclaw <args>` of the release of an era, on the Node 24. */
 function oc(era: Era, args: string[], state: string, home: string, timeoutMs?: number): Promise<RunResult> {
   if (era === '2026.9.6') return openclaw(args, state, home, timeoutMs)
-  return run(NODE!, [OC427!, ...args], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home, timeoutMs)
+  return run(NODE!, [OC427!, ...args], openclawEnv(home, state), home, timeoutMs)
 }
 
 const clawkit = (state: string, home: string) => cliWith(['--state-dir', state], {env: baseEnv(home), timeoutMs: 240_000})

@@ -13,7 +13,7 @@ import {baseEnv, cliWith, json, tempDir} from '../support/cli.js'
 import {bigSqliteSessions, headerOnlySqliteSession, jsonBudgetLeftovers, mixedJsonStore, mixedSqliteStore, promptBlobs, sqliteArchiveHistory, sqliteStoreBytes} from '../support/cleanup-store.js'
 import {DELETED_96} from '../support/sqlite.js'
 import {useServers} from '../support/servers.js'
-import {docOf, enabled96, NODE, openclaw, run, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
+import {docOf, enabled96, NODE, openclaw, openclawEnv, run, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
 
 // The model OpenClaw's turn after a restore talks to (every request recorded).
 const servers = useServers({mock: {fallback: () => ({kind: 'text', text: 'ok'})}})
@@ -230,7 +230,7 @@ describe.skipIf(!enabled427)('sessions cleanup against OpenClaw 2026.4.27 (JSON 
       }
       const home = tempDir()
       const ak = activeKey ? ['--active-key', activeKey] : []
-      const oc427 = async (args: string[]) => docOf(await run(NODE!, [OC427!, ...args], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home), 'openclaw 2026.4.27')
+      const oc427 = async (args: string[]) => docOf(await run(NODE!, [OC427!, ...args], openclawEnv(home, state), home), 'openclaw 2026.4.27')
       const clawkit = cliWith(['--state-dir', state], {env: baseEnv(home)})
       const oc = await oc427(['sessions', 'cleanup', '--dry-run', '--json', ...ak])
       const r = await clawkit(['sessions', 'cleanup', '--dry-run', '--json', ...ak])
@@ -258,7 +258,7 @@ describe.skipIf(!enabled427)('sessions cleanup against OpenClaw 2026.4.27 (JSON 
       fs.writeFileSync(path.join(state, 'openclaw.json'), JSON.stringify({agents: {defaults: {workspace: path.join(state, 'workspace')}}, ...(maintenance ? {session: {maintenance}} : {})}))
       mixedJsonStore(state, Date.now(), 20)
       const home = tempDir()
-      const oc427 = async (args: string[]) => docOf(await run(NODE!, [OC427!, ...args], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home), 'openclaw 2026.4.27')
+      const oc427 = async (args: string[]) => docOf(await run(NODE!, [OC427!, ...args], openclawEnv(home, state), home), 'openclaw 2026.4.27')
       const clawkit = cliWith(['--state-dir', state], {env: baseEnv(home)})
       const oc = await oc427(['sessions', 'cleanup', '--dry-run', '--json'])
       const ck = json<any>(await clawkit(['sessions', 'cleanup', '--dry-run', '--json'])).stores[0]
@@ -269,7 +269,7 @@ describe.skipIf(!enabled427)('sessions cleanup against OpenClaw 2026.4.27 (JSON 
       for (const k of oversized ? (['afterCount', 'missing', 'diskBudget'] as const) : (['beforeCount', 'afterCount', 'missing', 'pruned', 'capped', 'wouldMutate', 'diskBudget'] as const)) expect(ck[k], k).toEqual(oc[k])
       expect((await clawkit(['sessions', 'cleanup', '--yes', '--json'])).code).toBe(0)
       expect(await oc427(['sessions', 'cleanup', '--dry-run', '--json'])).toMatchObject({beforeCount: ck.afterCount, afterCount: ck.afterCount, pruned: 0, capped: 0, wouldMutate: false})
-      expect(docOf(await run(NODE!, [OC427!, 'sessions', '--json'], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home), 'openclaw sessions').count).toBe(ck.afterCount)
+      expect(docOf(await run(NODE!, [OC427!, 'sessions', '--json'], openclawEnv(home, state), home), 'openclaw sessions').count).toBe(ck.afterCount)
     })
   }
 })

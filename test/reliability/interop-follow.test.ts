@@ -15,7 +15,7 @@ import {baseEnv, json, ROOT, runCli, runProcess, sessionsJsonPath, tempDir} from
 import {expectValidFollowLines, type Follower, startFollow} from '../support/follow.js'
 import {useServers} from '../support/servers.js'
 import {NATIVE_96} from '../support/sqlite.js'
-import {enabled96, events, NODE, openclaw as openclaw96, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
+import {enabled96, events, NODE, openclaw as openclaw96, openclawEnv, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
 
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
 const VERSION = process.env.CLAWKIT_INTEROP_VERSION ?? ''
@@ -67,9 +67,10 @@ describe.skipIf(!enabled427)(`interop: --follow while real OpenClaw ${VERSION} (
         agents: {defaults: {model: {primary: 'mock/mock-1'}}},
       }, null, 2))
       shareCachedPluginRuntime(state)
-      const env = baseEnv(home, {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined})
+      const noAnthropic = {ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, ANTHROPIC_AUTH_TOKEN: undefined}
+      const env = baseEnv(home, noAnthropic)
       const openclaw = async (text: string) => {
-        const r = await runProcess(NODE!, [OPENCLAW!, 'agent', '--local', '--agent', 'main', '-m', text, '--json'], {env: {...env, OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, cwd: home, timeoutMs: 300_000})
+        const r = await runProcess(NODE!, [OPENCLAW!, 'agent', '--local', '--agent', 'main', '-m', text, '--json'], {env: openclawEnv(home, state, noAnthropic), cwd: home, timeoutMs: 300_000})
         expect(r.code, r.stderr.slice(-2000)).toBe(0)
         return Date.now()
       }

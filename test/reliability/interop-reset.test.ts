@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest'
 
 import {baseEnv, json, type RunResult, runCli, runProcess, tempDir} from '../support/cli.js'
 import {freePort} from '../support/net.js'
-import {startMockProcess} from './support/interop.js'
+import {openclawEnv, startMockProcess} from './support/interop.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -17,13 +17,9 @@ const VERSION = process.env.CLAWKIT_INTEROP_VERSION ?? ''
 // The archive naming pinned here is 2026.4.27's (JSON era); later releases keep sessions in SQLite.
 const enabled = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW) && (VERSION === '' || VERSION.startsWith('2026.4.')))
 
-function openclawEnv(state: string, home: string): Record<string, string | undefined> {
-  return {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}
-}
-
 /** `openclaw gateway run` in the background, resolved once it logs "[gateway] ready". */
 async function startGateway(state: string, home: string): Promise<ChildProcess> {
-  const gw = spawn(NODE!, [OPENCLAW!, 'gateway', 'run'], {cwd: home, env: openclawEnv(state, home), stdio: ['ignore', 'pipe', 'pipe']})
+  const gw = spawn(NODE!, [OPENCLAW!, 'gateway', 'run'], {cwd: home, env: openclawEnv(home, state), stdio: ['ignore', 'pipe', 'pipe']})
   let log = ''
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway not ready after 180 s:\n${log.slice(-3000)}`)), 180_000)
@@ -65,7 +61,7 @@ describe.skipIf(!enabled)(`interop: a key reset twice by a real OpenClaw ${VERSI
       gw = await startGateway(state, home)
       const questions = ['the capital of France?', 'the capital of Italy?', 'the capital of Spain?']
       for (const [i, q] of questions.entries()) {
-        const r: RunResult = await runProcess(NODE!, [OPENCLAW!, 'agent', '--agent', 'main', '-m', `${i === 0 ? '' : '/new '}question ${i + 1}: ${q}`, '--json'], {env: openclawEnv(state, home), cwd: home, timeoutMs: 180_000})
+        const r: RunResult = await runProcess(NODE!, [OPENCLAW!, 'agent', '--agent', 'main', '-m', `${i === 0 ? '' : '/new '}question ${i + 1}: ${q}`, '--json'], {env: openclawEnv(home, state), cwd: home, timeoutMs: 180_000})
         expect(r.code, r.stderr.slice(-2000)).toBe(0)
       }
       gw.kill()

@@ -12,7 +12,7 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, cliWith, json, jsonError, runCli, type RunResult, tempDir} from '../support/cli.js'
 import {useServers} from '../support/servers.js'
 import {IMPORTED_96, NATIVE_96} from '../support/sqlite.js'
-import {both, cleanSent, enabled96 as enabled, events, expectSame, NODE, OPENCLAW, openclaw, run, sentLines, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
+import {both, cleanSent, enabled96 as enabled, events, expectSame, NODE, OPENCLAW, openclaw, openclawEnv, run, sentLines, shareCachedPluginRuntime, stateCopy} from './support/openclaw96.js'
 
 let replies = 0
 // Every model reply is a distinct "reply N", so the next request shows whether each earlier answer was sent back.
@@ -179,7 +179,7 @@ describe.skipIf(!enabled)('interop through the CLI: clawkit and real OpenClaw 20
     const key = 'agent:main:explicit:c0ffee00-0000-4000-8000-000000000096'
     const before = servers.mock.messageRequests().length
     servers.mock.push({kind: 'text', text: 'a slow answer', delayMs: 20_000})
-    const running = run(NODE!, [OPENCLAW!, 'agent', '--local', '--session-key', key, '-m', 'take your time', '--json'], {...baseEnv(w.home), OPENCLAW_STATE_DIR: w.state, NO_COLOR: '1'}, w.home, 600_000)
+    const running = run(NODE!, [OPENCLAW!, 'agent', '--local', '--session-key', key, '-m', 'take your time', '--json'], openclawEnv(w.home, w.state), w.home, 600_000)
     let done = false
     void running.then(() => (done = true))
     // OpenClaw holds the state dir for its whole run; once its model request is in flight it is certainly running.

@@ -11,7 +11,7 @@ import {describe, expect, it} from 'vitest'
 import {baseEnv, copyFixture, ROOT, tempDir} from '../support/cli.js'
 import {NATIVE_96} from '../support/sqlite.js'
 import {docOf, enabled96 as enabled, events, expectOneChain, NODE, OPENCLAW, openclaw, run, sentLines, shareCachedPluginRuntime} from './support/openclaw96.js'
-import {startMockProcess} from './support/interop.js'
+import {openclawEnv, startMockProcess} from './support/interop.js'
 
 const openclawJson = (r: Parameters<typeof docOf>[0]) => docOf(r, 'openclaw')
 /** What the model was sent in the last request the mock process logged. */
@@ -138,7 +138,7 @@ describe.skipIf(!enabled)('interop: clawkit writes a SQLite store, real OpenClaw
     try {
       writeConfig(state, port)
       expect(await probe()).toEqual({owner: null, refusal: null})
-      const turn = run(NODE!, [OPENCLAW!, 'agent', '--local', '--session-id', 'c0ffee00-0000-4000-8000-000000000096', '-m', 'hold the lock', '--json'], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home)
+      const turn = run(NODE!, [OPENCLAW!, 'agent', '--local', '--session-id', 'c0ffee00-0000-4000-8000-000000000096', '-m', 'hold the lock', '--json'], openclawEnv(home, state), home)
       let done = false
       void turn.then(() => (done = true))
       let seen: any

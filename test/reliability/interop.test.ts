@@ -6,7 +6,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {baseEnv, COMPACTION, copyFixture, json, ROOT, type RunResult, runCli, runProcess, sessionsJsonPath, tempDir, TWO_AGENTS} from '../support/cli.js'
-import {shareCachedPluginRuntime, startMockProcess} from './support/interop.js'
+import {openclawEnv, shareCachedPluginRuntime, startMockProcess} from './support/interop.js'
 
 const NODE = process.env.CLAWKIT_INTEROP_NODE
 const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW
@@ -14,7 +14,7 @@ const enabled = Boolean(NODE && OPENCLAW && fs.existsSync(OPENCLAW))
 
 /** `openclaw <args>` on Node 24 with OPENCLAW_STATE_DIR, a scratch HOME and no network-facing extras. */
 function openclaw(args: string[], stateDir: string, home: string): Promise<RunResult> {
-  return runProcess(NODE!, [OPENCLAW!, ...args], {env: {...baseEnv(home), OPENCLAW_STATE_DIR: stateDir, NO_COLOR: '1'}, cwd: home, timeoutMs: 180_000})
+  return runProcess(NODE!, [OPENCLAW!, ...args], {env: openclawEnv(home, stateDir), cwd: home, timeoutMs: 180_000})
 }
 
 /** OpenClaw prints a banner and logs around its JSON; take the one top-level document. */

@@ -4,7 +4,19 @@ import {type ChildProcess, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import {ROOT} from '../../support/cli.js'
+import {baseEnv, ROOT} from '../../support/cli.js'
+
+/**
+ * The environment of a real OpenClaw child: the tests' own (baseEnv, with `extra` as it takes it), the state dir, and the
+ * caller's NODE_EXTRA_CA_CERTS back. baseEnv drops that for clawkit's children, since Node 20 parses the file at every
+ * start; OpenClaw runs on Node 24, which reads it at its first TLS connection only, and needs it when it installs its
+ * plugins' runtime deps from npm behind a proxy with a certificate of its own (their install scripts download over
+ * HTTPS with Node's certificates: without it they stalled, scripts/interop-warm.mjs).
+ */
+export function openclawEnv(home: string, state: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const ca = process.env.NODE_EXTRA_CA_CERTS
+  return {...baseEnv(home, extra), OPENCLAW_STATE_DIR: state, NO_COLOR: '1', ...(ca ? {NODE_EXTRA_CA_CERTS: ca} : {})}
+}
 
 /** support/mock-anthropic.mjs as a child process: its port, and every request body appended to `requests`. */
 export async function startMockProcess(requests: string): Promise<{mock: ChildProcess; port: number}> {

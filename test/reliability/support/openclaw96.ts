@@ -9,6 +9,7 @@ import JSON5 from 'json5'
 import {expect} from 'vitest'
 
 import {baseEnv, BIN, copyFixture, ROOT, type RunResult, runProcess, tempDir} from '../../support/cli.js'
+import {openclawEnv} from './interop.js'
 
 export const NODE = process.env.CLAWKIT_INTEROP_NODE
 export const OPENCLAW = process.env.CLAWKIT_INTEROP_OPENCLAW96
@@ -21,7 +22,7 @@ export function run(cmd: string, args: string[], env: Record<string, string>, cw
 
 /** `openclaw <args>` (2026.9.6) on the Node 24, with OPENCLAW_STATE_DIR and a scratch HOME. */
 export function openclaw(args: string[], state: string, home: string, timeoutMs?: number): Promise<RunResult> {
-  return run(NODE!, [OPENCLAW!, ...args], {...baseEnv(home), OPENCLAW_STATE_DIR: state, NO_COLOR: '1'}, home, timeoutMs)
+  return run(NODE!, [OPENCLAW!, ...args], openclawEnv(home, state), home, timeoutMs)
 }
 
 /** OpenClaw prints logs around its JSON; take the one top-level document. */
@@ -44,12 +45,12 @@ export function stateCopy(fixture: string): string {
   return dir
 }
 
-export {shareCachedPluginRuntime} from './interop.js'
+export {openclawEnv, shareCachedPluginRuntime} from './interop.js'
 
 /** `openclaw sessions --json --limit all <args>` and `clawkit sessions list --json <args>` on the same state dir. */
 export async function both(dir: string, args: string[]): Promise<{oc: any; ck: any}> {
   const home = tempDir()
-  const env = {...baseEnv(home), OPENCLAW_STATE_DIR: dir, NO_COLOR: '1'}
+  const env = openclawEnv(home, dir)
   const oc = docOf(await run(NODE!, [OPENCLAW!, 'sessions', '--json', '--limit', 'all', ...args], env, home), 'openclaw')
   const ck = docOf(await run(NODE!, [BIN, 'sessions', 'list', '--json', ...args, '--state-dir', dir], baseEnv(home), home), 'clawkit')
   return {oc, ck}
